@@ -1,0 +1,234 @@
+// Package monerodlab runs the reference monerod for cross-check tests,
+// through the shared tools (shared/tools/monerod-lab, build-regtest-chain).
+//
+// Network rule: monerod dials seed nodes unless confined, so every test that
+// starts it runs inside a network namespace that has loopback alone. `make
+// test` creates that namespace and runs `go test` inside it with
+// GONERO_NETNS naming it; the tools start monerod in the same namespace, so
+// tests reach it on 127.0.0.1 directly.
+package monerodlab
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gonero/gonero/internal/testutil"
+)
+
+// Lab is the environment monerod tests need.
+type Lab struct {
+	NetNS string
+	Tools string // shared/tools
+}
+
+// Require returns the lab or, when something is missing, fails the test in
+// CI and skips it elsewhere, saying what is missing.
+func Require(t testing.TB) *Lab {
+	t.Helper()
+	missing := func(what string) *Lab {
+		if testutil.InCI() {
+			t.Fatalf("monerod cross-check needs %s (CI must provide it; run the tests with `make test`)", what)
+		}
+		t.Skipf("monerod cross-check skipped: needs %s; run `make test` as root", what)
+		return nil
+	}
+	if os.Geteuid() != 0 {
+		return missing("root (for network namespaces)")
+	}
+	for _, tool := range []string{"monerod", "monero-wallet-rpc", "monero-blockchain-export", "curl", "ip", "python3"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			return missing(tool + " (apt-get install monero curl iproute2 python3)")
+		}
+	}
+	ns := os.Getenv("GONERO_NETNS")
+	if ns == "" || !insideNetNS(ns) {
+		return missing("to run inside the loopback-only namespace named by GONERO_NETNS")
+	}
+	return &Lab{NetNS: ns, Tools: testutil.Path(t, "tools")}
+}
+
+// insideNetNS reports whether this process runs in the named namespace.
+func insideNetNS(name string) bool {
+	var self, ns syscall.Stat_t
+	if syscall.Stat("/proc/self/ns/net", &self) != nil || syscall.Stat("/var/run/netns/"+name, &ns) != nil {
+		return false
+	}
+	return self.Ino == ns.Ino && self.Dev == ns.Dev
+}
+
+// FreePort returns a TCP port free on 127.0.0.1 in this namespace.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func (l *Lab) tool(name string, args ...string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(l.Tools, name), args...)
+	cmd.Env = append(os.Environ(), "NETNS="+l.NetNS)
+	return cmd
+}
+
+// Chain is a regtest chain made by build-regtest-chain: the export file and
+// monerod's stopped node directory.
+type Chain struct {
+	Dir     string
+	RawFile string
+	NodeDir string
+}
+
+var (
+	freshOnce  sync.Once
+	freshChain *Chain
+	freshErr   error
+)
+
+// FreshChain returns a regtest chain built for this test run: the one named
+// by GONERO_FRESH_CHAIN (`make test` builds one per run and shares it between
+// packages), or one this test binary builds once. Callers must not modify it;
+// copy NodeDir before starting monerod on it.
+func (l *Lab) FreshChain(t testing.TB) *Chain {
+	t.Helper()
+	if d := os.Getenv("GONERO_FRESH_CHAIN"); d != "" {
+		c := &Chain{Dir: d, RawFile: filepath.Join(d, "blockchain.raw"), NodeDir: filepath.Join(d, "node1")}
+		if _, err := os.Stat(c.RawFile); err != nil {
+			t.Fatalf("GONERO_FRESH_CHAIN=%s has no blockchain.raw: %v", d, err)
+		}
+		return c
+	}
+	freshOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "gonero-fresh-chain-")
+		if err != nil {
+			freshErr = err
+			return
+		}
+		ports := []string{}
+		for i := 0; i < 4; i++ {
+			ports = append(ports, strconv.Itoa(FreePort(t)))
+		}
+		cmd := l.tool("build-regtest-chain", append([]string{dir}, ports...)...)
+		cmd.Dir = dir // monero-blockchain-export writes its log to the working directory
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			freshErr = fmt.Errorf("build-regtest-chain: %v\n%s", err, out.String())
+			return
+		}
+		freshChain = &Chain{Dir: dir, RawFile: filepath.Join(dir, "blockchain.raw"), NodeDir: filepath.Join(dir, "node1")}
+	})
+	if freshErr != nil {
+		t.Fatal(freshErr)
+	}
+	return freshChain
+}
+
+// Monerod is a running reference node.
+type Monerod struct {
+	DataDir  string
+	RPCPort  int
+	P2PPort  int
+	lab      *Lab
+	pid      string
+	client   *http.Client
+	stopOnce sync.Once
+}
+
+// StartMonerod starts monerod (regtest, fixed difficulty 1, offline unless
+// extra args say --online) on a copy of nodeDir, and stops it when the test
+// ends. nodeDir may be "" for an empty chain.
+func (l *Lab) StartMonerod(t testing.TB, nodeDir string, extra ...string) *Monerod {
+	t.Helper()
+	data := t.TempDir()
+	if nodeDir != "" {
+		if out, err := exec.Command("cp", "-a", nodeDir+"/.", data).CombinedOutput(); err != nil {
+			t.Fatalf("copy %s: %v %s", nodeDir, err, out)
+		}
+		os.Remove(filepath.Join(data, "monerod.pid"))
+	}
+	m := &Monerod{DataDir: data, RPCPort: FreePort(t), P2PPort: FreePort(t), lab: l,
+		client: &http.Client{Timeout: 60 * time.Second}}
+	args := []string{"start", "-d", data, "-r", strconv.Itoa(m.RPCPort), "-p", strconv.Itoa(m.P2PPort)}
+	var opts, monerodArgs []string
+	for _, a := range extra {
+		switch a {
+		case "--online", "--restricted", "--fresh":
+			opts = append(opts, a)
+		default:
+			monerodArgs = append(monerodArgs, a)
+		}
+	}
+	args = append(args, opts...)
+	if len(monerodArgs) > 0 {
+		args = append(append(args, "--"), monerodArgs...)
+	}
+	cmd := l.tool("monerod-lab", args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("monerod-lab start: %v\n%s", err, stderr.String())
+	}
+	m.pid = strings.TrimSpace(string(out))
+	t.Cleanup(m.Stop)
+	return m
+}
+
+// Stop stops monerod (idempotent).
+func (m *Monerod) Stop() {
+	m.stopOnce.Do(func() {
+		_ = m.lab.tool("monerod-lab", "stop", m.pid, "30").Run()
+	})
+}
+
+// Post sends body to path on monerod's RPC port and returns the response body.
+func (m *Monerod) Post(path string, body []byte) ([]byte, error) {
+	resp, err := m.client.Post(fmt.Sprintf("http://127.0.0.1:%d%s", m.RPCPort, path), "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+// Call makes a JSON-RPC call and decodes its result into result (if not nil).
+func (m *Monerod) Call(method string, params any, result any) error {
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "0", "method": method, "params": params})
+	body, err := m.Post("/json_rpc", req)
+	if err != nil {
+		return err
+	}
+	var env struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return fmt.Errorf("%s: undecodable answer %q: %w", method, body, err)
+	}
+	if env.Error != nil {
+		return fmt.Errorf("%s: monerod error %d: %s", method, env.Error.Code, env.Error.Message)
+	}
+	if result != nil {
+		return json.Unmarshal(env.Result, result)
+	}
+	return nil
+}
