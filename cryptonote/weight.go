@@ -13,32 +13,38 @@ func (tx *Transaction) Weight(blobSize int) uint64 {
 		return w
 	}
 	p := tx.Rct.Prunable
-	var nPad uint64
-	pad := func(rounds int) {
-		if rounds >= 6 && rounds <= 10 { // the decoder guarantees it; a hand-built value may not
-			nPad += 1 << (rounds - 6)
-		}
+	var rounds []int
+	for i := range p.Bulletproofs {
+		rounds = append(rounds, len(p.Bulletproofs[i].L))
 	}
-	if tx.Rct.Type == RctTypeBulletproofPlus {
-		for i := range p.BulletproofsPlus {
-			pad(len(p.BulletproofsPlus[i].L))
-		}
-	} else {
-		for i := range p.Bulletproofs {
-			pad(len(p.Bulletproofs[i].L))
-		}
+	for i := range p.BulletproofsPlus {
+		rounds = append(rounds, len(p.BulletproofsPlus[i].L))
 	}
-	return w + bulletproofClawback(nPad, tx.Rct.Type == RctTypeBulletproofPlus)
+	return w + bulletproofClawback(paddedOutputs(rounds), tx.Rct.Type == RctTypeBulletproofPlus)
 }
 
-// bulletproofClawback is the extra weight of proofs covering nPad padded
-// outputs: 4/5 of what nPad separate 2-output proofs would have cost beyond
-// the one aggregated proof.
+// paddedOutputs is rct::n_bulletproof_max_amounts: a proof with L rounds
+// covers 2^(L-6) outputs; any proof outside 6..10 rounds makes the count 0
+// (the decoder refuses such proofs, but a hand-built value may hold one).
+func paddedOutputs(rounds []int) uint64 {
+	var n uint64
+	for _, l := range rounds {
+		if l < 6 || l > 10 {
+			return 0
+		}
+		n += 1 << (l - 6)
+	}
+	return n
+}
+
+// bulletproofClawback (get_transaction_weight_clawback) is 4/5 of what nPad
+// outputs' share of 2-output proofs would have weighed beyond the one
+// aggregated proof that covers them.
 func bulletproofClawback(nPad uint64, plus bool) uint64 {
 	if nPad <= 2 {
 		return 0
 	}
-	k := uint64(9)
+	k := uint64(9) // scalars in a proof besides L and R
 	if plus {
 		k = 6
 	}

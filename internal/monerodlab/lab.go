@@ -147,6 +147,7 @@ type Monerod struct {
 	lab      *Lab
 	pid      string
 	client   *http.Client
+	stop     func() // how to stop this process; nil: through monerod-lab
 	stopOnce sync.Once
 }
 
@@ -193,6 +194,10 @@ func (l *Lab) StartMonerod(t testing.TB, nodeDir string, extra ...string) *Moner
 // Stop stops monerod (idempotent).
 func (m *Monerod) Stop() {
 	m.stopOnce.Do(func() {
+		if m.stop != nil {
+			m.stop()
+			return
+		}
 		_ = m.lab.tool("monerod-lab", "stop", m.pid, "30").Run()
 	})
 }
@@ -231,4 +236,59 @@ func (m *Monerod) Call(method string, params any, result any) error {
 		return json.Unmarshal(env.Result, result)
 	}
 	return nil
+}
+
+// AliceAddress is the regtest wallet address of shared/testdata/regtest
+// (mainnet format, which regtest uses); mining rewards can go there.
+const AliceAddress = "43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS"
+
+// StartMonerodDirect starts an offline regtest monerod with an empty chain
+// and the given extra flags (e.g. --fixed-difficulty 20, which monerod-lab
+// fixes at 1). It runs as a child of the test, which Require has checked
+// runs inside the loopback-only namespace, and is killed when the test ends.
+func (l *Lab) StartMonerodDirect(t testing.TB, extra ...string) *Monerod {
+	t.Helper()
+	m := &Monerod{DataDir: t.TempDir(), RPCPort: FreePort(t), P2PPort: FreePort(t), lab: l,
+		client: &http.Client{Timeout: 120 * time.Second}}
+	args := append([]string{"--regtest", "--offline", "--no-igd", "--no-zmq", "--disable-dns-checkpoints",
+		"--check-updates", "disabled", "--p2p-bind-ip", "127.0.0.1", "--rpc-bind-ip", "127.0.0.1",
+		"--non-interactive", "--log-level", "0", "--data-dir", m.DataDir,
+		"--log-file", filepath.Join(m.DataDir, "monerod.log"),
+		"--p2p-bind-port", strconv.Itoa(m.P2PPort), "--rpc-bind-port", strconv.Itoa(m.RPCPort)}, extra...)
+	cmd := exec.Command("monerod", args...)
+	out, err := os.Create(filepath.Join(m.DataDir, "monerod.stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); out.Close(); close(done) }()
+	m.stop = func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	}
+	t.Cleanup(m.Stop)
+	deadline := time.Now().Add(120 * time.Second)
+	for {
+		if body, err := m.Post("/get_height", nil); err == nil && bytes.Contains(body, []byte(`"OK"`)) {
+			return m
+		}
+		select {
+		case <-done:
+			log, _ := os.ReadFile(filepath.Join(m.DataDir, "monerod.stdout"))
+			t.Fatalf("monerod exited before its RPC answered:\n%s", log)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("monerod RPC did not come up within 120 s")
+		}
+	}
 }

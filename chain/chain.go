@@ -1,0 +1,210 @@
+// Package chain is the chain manager: the one writer of the chain store.
+// Every block, whatever its source (an export file, a peer, the miner),
+// enters through AddBlock, which checks it against the consensus rules with
+// a context read from the store and appends it atomically. Readers use the
+// store's snapshots (Store().View) and never wait for the writer.
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/u128"
+	"github.com/gonero/gonero/params"
+)
+
+// Config is what the chain manager needs beyond the store.
+type Config struct {
+	Network params.Network
+	// FixedDifficulty, when not 0, is the difficulty of every block after
+	// genesis (monerod's --fixed-difficulty; regtest chains use 1).
+	FixedDifficulty uint64
+	// PoW hashes blocks of version >= 12 (RandomX). It may be nil only if
+	// every block to be added has difficulty 1, which every hash meets.
+	PoW consensus.PoWHasher
+	// Now is the local clock for the future-timestamp rule; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Chain is the chain manager. Its methods are safe for concurrent use;
+// AddBlock calls are serialised.
+type Chain struct {
+	cfg   Config
+	store chaindb.Store
+
+	mu sync.Mutex // held by the writer; guards everything below
+	// top is the newest block; height the number of blocks.
+	top    chaindb.BlockMeta
+	height uint64
+	// recent holds the newest blocks' figures the rules read at every block:
+	// difficulty (735), timestamps (60), short-term weights (100).
+	recent []recentBlock
+	// longTerm is the rolling median of the last 100000 long-term weights.
+	longTerm *consensus.RollingMedian
+}
+
+type recentBlock struct {
+	timestamp  uint64
+	cumulative u128.U128
+	weight     uint64
+}
+
+// recentWindow is how many blocks recent keeps: the largest window a rule reads.
+const recentWindow = consensus.DifficultyBlocksCount
+
+// Open loads the chain held by store, adding the network's genesis block to
+// an empty store.
+func Open(store chaindb.Store, cfg Config) (*Chain, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	c := &Chain{cfg: cfg, store: store}
+	if err := c.load(); err != nil {
+		return nil, err
+	}
+	if c.height == 0 {
+		genesis, err := cryptonote.ParseBlock(cfg.Network.GenesisBlock())
+		if err != nil {
+			return nil, fmt.Errorf("genesis block: %w", err)
+		}
+		if _, err := c.AddBlock(genesis, cfg.Network.GenesisBlock(), nil, nil); err != nil {
+			return nil, fmt.Errorf("adding the genesis block: %w", err)
+		}
+	} else if got, want := c.HashAt(0), cfg.Network.GenesisID(); got != want {
+		return nil, fmt.Errorf("the store's genesis block %s is not %s's (%s)", got, cfg.Network, want)
+	}
+	return c, nil
+}
+
+// load rebuilds the in-memory windows from the store.
+func (c *Chain) load() error {
+	return c.store.View(func(r *chaindb.Reader) error {
+		h, err := r.Height()
+		if err != nil {
+			return err
+		}
+		c.height = h
+		c.recent = c.recent[:0]
+		c.longTerm = consensus.NewRollingMedian(consensus.LongTermBlockWeightWindow)
+		if h == 0 {
+			c.top = chaindb.BlockMeta{}
+			return nil
+		}
+		if c.top, err = r.Top(); err != nil {
+			return err
+		}
+		first := uint64(0)
+		if h > consensus.LongTermBlockWeightWindow {
+			first = h - consensus.LongTermBlockWeightWindow
+		}
+		metas, err := r.MetasInRange(first, h)
+		if err != nil {
+			return err
+		}
+		for _, m := range metas {
+			c.longTerm.Push(m.LongTermWeight)
+		}
+		if len(metas) > recentWindow {
+			metas = metas[len(metas)-recentWindow:]
+		}
+		for _, m := range metas {
+			c.recent = append(c.recent, recentBlock{m.Timestamp, m.CumulativeDifficulty, m.Weight})
+		}
+		return nil
+	})
+}
+
+// Height is the number of blocks in the chain.
+func (c *Chain) Height() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.height
+}
+
+// Top is the newest block's metadata.
+func (c *Chain) Top() chaindb.BlockMeta {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.top
+}
+
+// Network is the chain's network.
+func (c *Chain) Network() params.Network { return c.cfg.Network }
+
+// Store gives readers the store (for View snapshots).
+func (c *Chain) Store() chaindb.Store { return c.store }
+
+// HashAt is the id of the main-chain block at height h, or the zero hash if
+// there is none.
+func (c *Chain) HashAt(h uint64) cryptonote.Hash {
+	var id cryptonote.Hash
+	_ = c.store.View(func(r *chaindb.Reader) error {
+		m, err := r.MetaByHeight(h)
+		id = m.Hash
+		return err
+	})
+	return id
+}
+
+// BlockError says which block broke which rule. Err wraps the rule's
+// sentinel (from this package or consensus), so errors.Is works on it.
+type BlockError struct {
+	Height uint64
+	Hash   cryptonote.Hash
+	Rule   string
+	Err    error
+}
+
+func (e *BlockError) Error() string {
+	return fmt.Sprintf("block %d (%s) rejected: %s: %v", e.Height, e.Hash, e.Rule, e.Err)
+}
+
+func (e *BlockError) Unwrap() error { return e.Err }
+
+// Sentinels for the rules this package checks itself.
+var (
+	ErrPrevMismatch     = errors.New("previous block id is not the chain's top block")
+	ErrAlreadyInChain   = errors.New("block is already in the chain")
+	ErrBadBlockID       = errors.New("block id cannot be computed")
+	ErrTxMismatch       = errors.New("transactions do not match the block's tx_hashes")
+	ErrTxAlreadyInChain = errors.New("transaction is already in the chain")
+	ErrBadMinerTx       = errors.New("malformed miner transaction")
+	ErrBadTx            = errors.New("transaction breaks a consensus rule")
+	ErrDifficultyZero   = errors.New("difficulty overflowed 128 bits")
+	ErrNoPoWHasher      = errors.New("no proof-of-work hasher configured")
+)
+
+// AddBlock checks blk against the consensus rules and, if it extends the
+// chain validly, stores it with its transactions. blob is blk's
+// serialization, txs and txBlobs its transactions in tx_hashes order. On any
+// error the store is unchanged. It returns the stored metadata.
+func (c *Chain) AddBlock(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transaction, txBlobs [][]byte) (chaindb.BlockMeta, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	meta, rec, err := c.check(blk, blob, txs, txBlobs)
+	if err != nil {
+		return chaindb.BlockMeta{}, err
+	}
+	if err := c.store.Append(rec); err != nil {
+		return chaindb.BlockMeta{}, &BlockError{Height: meta.Height, Hash: meta.Hash, Rule: "store", Err: err}
+	}
+	c.top = meta
+	c.height++
+	if len(c.recent) == recentWindow {
+		copy(c.recent, c.recent[1:])
+		c.recent = c.recent[:recentWindow-1]
+	}
+	c.recent = append(c.recent, recentBlock{meta.Timestamp, meta.CumulativeDifficulty, meta.Weight})
+	c.longTerm.Push(meta.LongTermWeight)
+	return meta, nil
+}

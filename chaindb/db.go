@@ -1,0 +1,477 @@
+// Package chaindb is gonero's embedded chain store: the main chain's blocks
+// with their metadata, transactions and indexes, plus the alternative blocks,
+// in one bbolt file.
+//
+// Writes (Append, PopTop, alternative-block puts and deletes) each run in one
+// bbolt transaction, so after a crash the store holds the chain as of the last
+// completed write and every index agrees with it. Reads run in read-only
+// bbolt transactions (View), which see one consistent snapshot and do not wait
+// for the writer. The store checks the chain's linkage (height, prev hash) and
+// its own indexes, nothing else: consensus rules live in package consensus.
+//
+// The layout of every bucket, key and value is in schema.go.
+package chaindb
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
+
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/u128"
+)
+
+// BlockMeta is what the store keeps about each block besides its blob: the
+// header fields the RPC serves and the values the consensus windows read.
+type BlockMeta struct {
+	Height               uint64
+	Hash                 cryptonote.Hash
+	PrevHash             cryptonote.Hash
+	Timestamp            uint64
+	MajorVersion         uint8
+	MinorVersion         uint8
+	Nonce                uint32
+	BlobSize             uint64    // length of the block blob in bytes
+	Weight               uint64    // block weight (RPC block_size and block_weight)
+	LongTermWeight       uint64    // long-term block weight
+	Difficulty           u128.U128 // difficulty of this block
+	CumulativeDifficulty u128.U128 // sum of difficulties from genesis through this block
+	Reward               uint64    // sum of the miner tx outputs (base reward plus fees)
+	GeneratedCoins       uint64    // coins emitted by the chain up to and including this block
+	MinerTxHash          cryptonote.Hash
+	NumTxes              uint64 // number of txs in the block, miner tx excluded
+}
+
+// TxRecord is one non-coinbase transaction of a block.
+type TxRecord struct {
+	Hash cryptonote.Hash
+	Blob []byte
+}
+
+// BlockRecord is everything the store keeps for one block.
+type BlockRecord struct {
+	Meta BlockMeta
+	Blob []byte     // the serialised block (header, miner tx, tx hash list)
+	Txs  []TxRecord // the block's non-coinbase txs, in block order
+}
+
+// TxLocation is where a transaction sits on the main chain.
+type TxLocation struct {
+	Height uint64 // height of the block holding the tx
+	Index  uint32 // position in the block's tx hash list (miner tx not counted)
+}
+
+// Store is the seam between the chain manager and the storage backend: the
+// writer operations and a consistent read view. *DB implements it. A test
+// double wraps a *DB opened in a temporary directory (for instance to make
+// Append fail); Reader is concrete because a store on a temp file is already
+// a cheap and faithful fake.
+type Store interface {
+	Append(rec BlockRecord) error
+	PopTop() (BlockRecord, error)
+	PutAltBlock(rec BlockRecord) error
+	DeleteAltBlock(hash cryptonote.Hash) error
+	View(fn func(r *Reader) error) error
+}
+
+var _ Store = (*DB)(nil)
+
+// Defaults for Options fields left zero.
+const (
+	// DefaultLockTimeout is short: the lock is released as soon as the
+	// holder exits (even on kill -9), so a longer wait only delays the error.
+	DefaultLockTimeout = time.Second
+
+	// DefaultInitialMmapSize is the address space reserved at Open. bbolt
+	// must wait for every open read transaction before it can grow the
+	// mapping, so reserving generously keeps the writer from ever waiting
+	// for readers until the file outgrows it. It costs address space only.
+	DefaultInitialMmapSize = 1 << 30
+)
+
+// Options configure Open.
+type Options struct {
+	// Network names the chain's network ("mainnet", "testnet", "stagenet",
+	// "regtest", ...). Required. It is recorded when the store is created
+	// and must match on every later Open.
+	Network string
+
+	// LockTimeout bounds the wait for a file lock held by another process;
+	// zero means DefaultLockTimeout.
+	LockTimeout time.Duration
+
+	// InitialMmapSize in bytes; zero means DefaultInitialMmapSize.
+	InitialMmapSize int
+}
+
+// DB is an open chain store. Its methods are safe for concurrent use; writes
+// are serialised by bbolt.
+type DB struct {
+	bolt *bolt.DB
+	path string
+}
+
+// Open opens the store at path, creating it if the file does not exist.
+func Open(path string, opts Options) (*DB, error) {
+	if opts.Network == "" {
+		return nil, errors.New("chaindb: Options.Network is required")
+	}
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	if opts.InitialMmapSize <= 0 {
+		opts.InitialMmapSize = DefaultInitialMmapSize
+	}
+	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
+		Timeout: opts.LockTimeout,
+		// Every commit is fsynced: a block acknowledged by Append survives
+		// kill -9 and power loss. Durability matters more than import speed.
+		NoSync:     false,
+		NoGrowSync: false,
+		// The free list is written with each commit (NoFreelistSync false) so
+		// that Open does not have to scan the whole file to rebuild it.
+		NoFreelistSync: false,
+		// The hashmap free list stays fast once a large file is fragmented
+		// by reorganisations; the array one degrades.
+		FreelistType:    bolt.FreelistMapType,
+		InitialMmapSize: opts.InitialMmapSize,
+	})
+	if errors.Is(err, bolterrors.ErrTimeout) {
+		return nil, fmt.Errorf("chaindb: open %s: %w", path, ErrInUse)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("chaindb: open %s: %w", path, err)
+	}
+	db := &DB{bolt: bdb, path: path}
+	if err := db.initOrCheck(opts.Network); err != nil {
+		_ = bdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// initOrCheck creates the buckets of a fresh file, or checks that an existing
+// file is a store of this schema and network.
+func (db *DB) initOrCheck(network string) error {
+	fresh := false
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketInfo) == nil {
+			if k, _ := tx.Cursor().First(); k != nil {
+				return fmt.Errorf("chaindb: %s is a bbolt file but not a chain store (it has no %q bucket)", db.path, bucketInfo)
+			}
+			fresh = true
+			return nil
+		}
+		return db.check(tx, network)
+	})
+	if err != nil || !fresh {
+		return err
+	}
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		for _, name := range allBuckets {
+			if _, err := tx.CreateBucket(name); err != nil {
+				return fmt.Errorf("chaindb: create bucket %s: %w", name, err)
+			}
+		}
+		info := tx.Bucket(bucketInfo)
+		for _, kv := range []struct{ k, v []byte }{
+			{infoSchemaVersion, encodeU32(schemaVersion)},
+			{infoNetwork, []byte(network)},
+			{infoTxCount, encodeU64(0)},
+			{infoAltBlockCount, encodeU64(0)},
+		} {
+			if err := info.Put(kv.k, kv.v); err != nil {
+				return fmt.Errorf("chaindb: write %s: %w", kv.k, err)
+			}
+		}
+		return nil
+	})
+}
+
+func (db *DB) check(tx *bolt.Tx, network string) error {
+	info := tx.Bucket(bucketInfo)
+	version, err := decodeU32(info.Get(infoSchemaVersion))
+	if err != nil {
+		return corrupt(bucketInfo, infoSchemaVersion, err)
+	}
+	if version != schemaVersion {
+		return &ErrSchemaVersion{Path: db.path, Found: version, Want: schemaVersion}
+	}
+	if stored := string(info.Get(infoNetwork)); stored != network {
+		return &ErrNetworkMismatch{Path: db.path, Stored: stored, Requested: network}
+	}
+	for _, name := range allBuckets {
+		if tx.Bucket(name) == nil {
+			return fmt.Errorf("chaindb: corrupt store %s: bucket %s is missing", db.path, name)
+		}
+	}
+	r := Reader{tx: tx}
+	if _, err := r.TxCount(); err != nil {
+		return err
+	}
+	_, err = r.AltBlockCount()
+	return err
+}
+
+// Close releases the file. It waits for open read views to finish.
+func (db *DB) Close() error { return db.bolt.Close() }
+
+// View runs fn on a read-only snapshot of the store; the Reader must not be
+// used after fn returns (the values it returned are copies and stay valid).
+// Views and the writer do not wait for each other, with one exception: when
+// the file outgrows the mapped size (Options.InitialMmapSize, then 1 GiB
+// steps), the commit that grows it waits for the views open at that moment,
+// and new views wait for that commit. Keep views short.
+func (db *DB) View(fn func(r *Reader) error) error {
+	return db.bolt.View(func(tx *bolt.Tx) error { return fn(&Reader{tx: tx}) })
+}
+
+// validateRecord checks that rec agrees with itself before anything is written.
+func validateRecord(rec *BlockRecord) error {
+	if rec.Meta.BlobSize != uint64(len(rec.Blob)) {
+		return &ErrInvalidRecord{Field: "Meta.BlobSize",
+			Reason: fmt.Sprintf("is %d but the blob has %d bytes", rec.Meta.BlobSize, len(rec.Blob))}
+	}
+	if rec.Meta.NumTxes != uint64(len(rec.Txs)) {
+		return &ErrInvalidRecord{Field: "Meta.NumTxes",
+			Reason: fmt.Sprintf("is %d but %d txs were supplied", rec.Meta.NumTxes, len(rec.Txs))}
+	}
+	if !fitsU32(len(rec.Blob)) || !fitsU32(len(rec.Txs)) {
+		return &ErrInvalidRecord{Field: "Blob", Reason: "block blob or tx list longer than 2^32-1"}
+	}
+	seen := make(map[cryptonote.Hash]uint32, len(rec.Txs))
+	for i := range rec.Txs {
+		tx := &rec.Txs[i]
+		if !fitsU32(len(tx.Blob)) {
+			return &ErrInvalidRecord{Field: fmt.Sprintf("Txs[%d].Blob", i), Reason: "longer than 2^32-1 bytes"}
+		}
+		if first, dup := seen[tx.Hash]; dup {
+			return &ErrDuplicateTx{Hash: tx.Hash, Existing: TxLocation{Height: rec.Meta.Height, Index: first}}
+		}
+		seen[tx.Hash] = uint32(i)
+	}
+	return nil
+}
+
+// Append adds rec as the new top block, with its txs and every index, in one
+// transaction. It refuses, leaving the store unchanged, unless
+// rec.Meta.Height is the current chain height and (above genesis)
+// rec.Meta.PrevHash is the current top hash. The blobs in rec are stored, not
+// retained, once Append returns.
+func (db *DB) Append(rec BlockRecord) error {
+	if err := validateRecord(&rec); err != nil {
+		return err
+	}
+	m := &rec.Meta
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		r := Reader{tx: tx}
+		height, err := r.Height()
+		if err != nil {
+			return err
+		}
+		if m.Height != height {
+			return &ErrHeightMismatch{Got: m.Height, Want: height}
+		}
+		if height > 0 {
+			top, err := r.MetaByHeight(height - 1)
+			if err != nil {
+				return err
+			}
+			if m.PrevHash != top.Hash {
+				return &ErrPrevMismatch{Height: m.Height, Got: m.PrevHash, Want: top.Hash}
+			}
+		}
+		heights := tx.Bucket(bucketBlockHeights)
+		if v := heights.Get(m.Hash[:]); v != nil {
+			existing, err := decodeU64(v)
+			if err != nil {
+				return corrupt(bucketBlockHeights, m.Hash[:], err)
+			}
+			return &ErrDuplicateBlock{Hash: m.Hash, Height: existing}
+		}
+		locations := tx.Bucket(bucketTxLocations)
+		for i := range rec.Txs {
+			h := rec.Txs[i].Hash[:]
+			if v := locations.Get(h); v != nil {
+				loc, err := decodeTxLocation(v)
+				if err != nil {
+					return corrupt(bucketTxLocations, h, err)
+				}
+				return &ErrDuplicateTx{Hash: rec.Txs[i].Hash, Existing: loc}
+			}
+		}
+		txCount, err := r.TxCount()
+		if err != nil {
+			return err
+		}
+
+		key := heightKey(m.Height)
+		puts := []struct {
+			bucket, key, value []byte
+		}{
+			{bucketBlockMeta, key, encodeMeta(m)},
+			{bucketBlockBlobs, key, rec.Blob},
+			{bucketBlockTxs, key, encodeTxHashes(rec.Txs)},
+			{bucketBlockHeights, m.Hash[:], encodeU64(m.Height)},
+			{bucketInfo, infoTxCount, encodeU64(txCount + uint64(len(rec.Txs)))},
+		}
+		for _, p := range puts {
+			if err := tx.Bucket(p.bucket).Put(p.key, p.value); err != nil {
+				return fmt.Errorf("chaindb: append height %d: put %s: %w", m.Height, p.bucket, err)
+			}
+		}
+		blobs := tx.Bucket(bucketTxBlobs)
+		for i := range rec.Txs {
+			t := &rec.Txs[i]
+			if err := blobs.Put(t.Hash[:], t.Blob); err != nil {
+				return fmt.Errorf("chaindb: append height %d: put tx %s: %w", m.Height, t.Hash, err)
+			}
+			loc := encodeTxLocation(TxLocation{Height: m.Height, Index: uint32(i)})
+			if err := locations.Put(t.Hash[:], loc); err != nil {
+				return fmt.Errorf("chaindb: append height %d: put tx location %s: %w", m.Height, t.Hash, err)
+			}
+		}
+		return nil
+	})
+}
+
+// PopTop removes the top block with its txs and index entries in one
+// transaction and returns what it removed, so the caller can keep it as an
+// alternative block. It returns ErrEmpty on an empty store.
+func (db *DB) PopTop() (BlockRecord, error) {
+	var rec BlockRecord
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		r := Reader{tx: tx}
+		top, err := r.Top()
+		if err != nil {
+			return err
+		}
+		h := top.Height
+		key := heightKey(h)
+		blob, err := r.BlockBlob(h)
+		if err != nil {
+			return err
+		}
+		hashes, err := r.TxHashes(h)
+		if err != nil {
+			return err
+		}
+		if uint64(len(hashes)) != top.NumTxes {
+			return corruptf(bucketBlockTxs, key, "%d tx hashes stored but the meta says %d", len(hashes), top.NumTxes)
+		}
+		indexed, err := r.HeightByHash(top.Hash)
+		if err != nil {
+			return err
+		}
+		if indexed != h {
+			return corruptf(bucketBlockHeights, top.Hash[:], "points at height %d, but the block is at %d", indexed, h)
+		}
+		txCount, err := r.TxCount()
+		if err != nil {
+			return err
+		}
+		if txCount < uint64(len(hashes)) {
+			return corruptf(bucketInfo, infoTxCount, "tx count %d is below the %d txs of the top block", txCount, len(hashes))
+		}
+
+		txs := make([]TxRecord, len(hashes))
+		for i, th := range hashes {
+			loc, err := r.TxLocation(th)
+			if err != nil {
+				return err
+			}
+			if loc != (TxLocation{Height: h, Index: uint32(i)}) {
+				return corruptf(bucketTxLocations, th[:], "points at height %d index %d, but the tx is at height %d index %d",
+					loc.Height, loc.Index, h, i)
+			}
+			if txs[i].Blob, err = r.TxBlob(th); err != nil {
+				return err
+			}
+			txs[i].Hash = th
+		}
+
+		for _, t := range txs {
+			if err := tx.Bucket(bucketTxBlobs).Delete(t.Hash[:]); err != nil {
+				return fmt.Errorf("chaindb: pop height %d: delete tx %s: %w", h, t.Hash, err)
+			}
+			if err := tx.Bucket(bucketTxLocations).Delete(t.Hash[:]); err != nil {
+				return fmt.Errorf("chaindb: pop height %d: delete tx location %s: %w", h, t.Hash, err)
+			}
+		}
+		for _, d := range []struct{ bucket, key []byte }{
+			{bucketBlockMeta, key},
+			{bucketBlockBlobs, key},
+			{bucketBlockTxs, key},
+			{bucketBlockHeights, top.Hash[:]},
+		} {
+			if err := tx.Bucket(d.bucket).Delete(d.key); err != nil {
+				return fmt.Errorf("chaindb: pop height %d: delete from %s: %w", h, d.bucket, err)
+			}
+		}
+		if err := tx.Bucket(bucketInfo).Put(infoTxCount, encodeU64(txCount-uint64(len(txs)))); err != nil {
+			return fmt.Errorf("chaindb: pop height %d: update tx count: %w", h, err)
+		}
+		rec = BlockRecord{Meta: top, Blob: blob, Txs: txs}
+		return nil
+	})
+	if err != nil {
+		return BlockRecord{}, err
+	}
+	return rec, nil
+}
+
+// PutAltBlock stores rec as an alternative block under rec.Meta.Hash,
+// replacing any alternative block stored under that hash. The store does not
+// check its linkage: alternative blocks are the chain manager's business.
+func (db *DB) PutAltBlock(rec BlockRecord) error {
+	if err := validateRecord(&rec); err != nil {
+		return err
+	}
+	value := encodeAltBlock(&rec)
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		alts := tx.Bucket(bucketAltBlocks)
+		isNew := alts.Get(rec.Meta.Hash[:]) == nil
+		if err := alts.Put(rec.Meta.Hash[:], value); err != nil {
+			return fmt.Errorf("chaindb: put alt block %s: %w", rec.Meta.Hash, err)
+		}
+		if isNew {
+			return changeAltBlockCount(tx, true)
+		}
+		return nil
+	})
+}
+
+// DeleteAltBlock removes the alternative block stored under hash; it returns
+// an ErrNotFound error if there is none.
+func (db *DB) DeleteAltBlock(hash cryptonote.Hash) error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		alts := tx.Bucket(bucketAltBlocks)
+		if alts.Get(hash[:]) == nil {
+			return notFoundf("no alternative block %s", hash)
+		}
+		if err := alts.Delete(hash[:]); err != nil {
+			return fmt.Errorf("chaindb: delete alt block %s: %w", hash, err)
+		}
+		return changeAltBlockCount(tx, false)
+	})
+}
+
+// changeAltBlockCount adds one to the alternative block counter, or takes one away.
+func changeAltBlockCount(tx *bolt.Tx, add bool) error {
+	n, err := (&Reader{tx: tx}).AltBlockCount()
+	if err != nil {
+		return err
+	}
+	switch {
+	case add:
+		n++
+	case n == 0:
+		return corruptf(bucketInfo, infoAltBlockCount, "count is 0 but an alternative block was deleted")
+	default:
+		n--
+	}
+	return tx.Bucket(bucketInfo).Put(infoAltBlockCount, encodeU64(n))
+}

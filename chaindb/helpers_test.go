@@ -1,0 +1,281 @@
+package chaindb
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/u128"
+)
+
+const testNetwork = "regtest"
+
+// openTemp opens a fresh store in a test directory and closes it at cleanup.
+func openTemp(t testing.TB) (*DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "chain.db")
+	db, err := Open(path, Options{Network: testNetwork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db, path
+}
+
+// synthHash is the hash of synthetic block h of chain seed; the block's other
+// values are drawn from the same stream, so a block can be rebuilt from
+// (seed, h) alone, and its prev hash from (seed, h-1).
+func synthHash(seed, h uint64) cryptonote.Hash {
+	rng := rand.New(rand.NewPCG(seed, h))
+	return randHash(rng)
+}
+
+func randHash(rng *rand.Rand) cryptonote.Hash {
+	var h cryptonote.Hash
+	for i := 0; i < len(h); i += 8 {
+		v := rng.Uint64()
+		for j := 0; j < 8; j++ {
+			h[i+j] = byte(v >> (8 * j))
+		}
+	}
+	return h
+}
+
+func randBytes(rng *rand.Rand, n int) []byte {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	return b
+}
+
+// synthBlock is block h of the synthetic chain seed: random values, 0–4 txs.
+func synthBlock(seed, h uint64) BlockRecord {
+	rng := rand.New(rand.NewPCG(seed, h))
+	m := BlockMeta{Height: h, Hash: randHash(rng)}
+	if h > 0 {
+		m.PrevHash = synthHash(seed, h-1)
+	}
+	m.Timestamp = rng.Uint64()
+	m.MajorVersion = uint8(rng.Uint32())
+	m.MinorVersion = uint8(rng.Uint32())
+	m.Nonce = rng.Uint32()
+	m.Weight = rng.Uint64()
+	m.LongTermWeight = rng.Uint64()
+	// High halves are often non-zero so that both halves are exercised.
+	m.Difficulty = u128.U128{Lo: rng.Uint64(), Hi: rng.Uint64N(3)}
+	m.CumulativeDifficulty = u128.U128{Lo: rng.Uint64(), Hi: rng.Uint64()}
+	m.Reward = rng.Uint64()
+	m.GeneratedCoins = rng.Uint64()
+	m.MinerTxHash = randHash(rng)
+	blob := randBytes(rng, 80+rng.IntN(1200))
+	m.BlobSize = uint64(len(blob))
+	txs := make([]TxRecord, rng.IntN(5))
+	for i := range txs {
+		txs[i] = TxRecord{Hash: randHash(rng), Blob: randBytes(rng, 100+rng.IntN(1500))}
+	}
+	m.NumTxes = uint64(len(txs))
+	return BlockRecord{Meta: m, Blob: blob, Txs: txs}
+}
+
+// appendSynth appends blocks [from, to) of chain seed.
+func appendSynth(t testing.TB, db *DB, seed, from, to uint64) {
+	t.Helper()
+	for h := from; h < to; h++ {
+		if err := db.Append(synthBlock(seed, h)); err != nil {
+			t.Fatalf("append height %d: %v", h, err)
+		}
+	}
+}
+
+// sameRecord reports how a and b differ, or "" (nil and empty blobs are equal).
+func sameRecord(a, b BlockRecord) string {
+	if a.Meta != b.Meta {
+		return fmt.Sprintf("meta %+v != %+v", a.Meta, b.Meta)
+	}
+	if !bytes.Equal(a.Blob, b.Blob) {
+		return "block blob differs"
+	}
+	if len(a.Txs) != len(b.Txs) {
+		return fmt.Sprintf("%d txs != %d txs", len(a.Txs), len(b.Txs))
+	}
+	for i := range a.Txs {
+		if a.Txs[i].Hash != b.Txs[i].Hash || !bytes.Equal(a.Txs[i].Blob, b.Txs[i].Blob) {
+			return fmt.Sprintf("tx %d differs", i)
+		}
+	}
+	return ""
+}
+
+// dump returns every key and value of every bucket, to compare whole stores.
+func dump(t testing.TB, db *DB) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := db.bolt.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			return b.ForEach(func(k, v []byte) error {
+				out[string(name)+"/"+string(k)] = string(v)
+				return nil
+			})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameDump(t testing.TB, what string, before, after map[string]string) {
+	t.Helper()
+	if !reflect.DeepEqual(before, after) {
+		t.Fatalf("%s: store changed (%d entries before, %d after)", what, len(before), len(after))
+	}
+}
+
+// bucketLen counts the keys of a bucket.
+func bucketLen(tx *bolt.Tx, name []byte) uint64 {
+	var n uint64
+	_ = tx.Bucket(name).ForEach(func(_, _ []byte) error { n++; return nil })
+	return n
+}
+
+// checkConsistent verifies, in one snapshot, that heights 0..n-1 are all
+// present and linked, that every index agrees with them and holds nothing
+// else, and that the tx counter equals the real count. It returns n.
+func checkConsistent(t testing.TB, db *DB) uint64 {
+	t.Helper()
+	var height uint64
+	err := db.View(func(r *Reader) error {
+		var err error
+		if height, err = r.Height(); err != nil {
+			return err
+		}
+		metas, err := r.MetasInRange(0, height)
+		if err != nil {
+			return err
+		}
+		var txs uint64
+		for h, m := range metas {
+			if m.Height != uint64(h) {
+				return fmt.Errorf("meta %d says height %d", h, m.Height)
+			}
+			if h > 0 && m.PrevHash != metas[h-1].Hash {
+				return fmt.Errorf("height %d: prev hash does not link to height %d", h, h-1)
+			}
+			byHash, err := r.MetaByHash(m.Hash)
+			if err != nil {
+				return err
+			}
+			if byHash != m {
+				return fmt.Errorf("height %d: meta by hash differs", h)
+			}
+			blob, err := r.BlockBlob(m.Height)
+			if err != nil {
+				return err
+			}
+			if uint64(len(blob)) != m.BlobSize {
+				return fmt.Errorf("height %d: blob %d bytes, meta says %d", h, len(blob), m.BlobSize)
+			}
+			hashes, err := r.TxHashes(m.Height)
+			if err != nil {
+				return err
+			}
+			if uint64(len(hashes)) != m.NumTxes {
+				return fmt.Errorf("height %d: %d tx hashes, meta says %d", h, len(hashes), m.NumTxes)
+			}
+			for i, th := range hashes {
+				loc, err := r.TxLocation(th)
+				if err != nil {
+					return err
+				}
+				if loc != (TxLocation{Height: m.Height, Index: uint32(i)}) {
+					return fmt.Errorf("height %d tx %d: location %+v", h, i, loc)
+				}
+				if _, err := r.TxBlob(th); err != nil {
+					return err
+				}
+			}
+			txs += m.NumTxes
+		}
+		count, err := r.TxCount()
+		if err != nil {
+			return err
+		}
+		if count != txs {
+			return fmt.Errorf("tx counter %d, chain holds %d txs", count, txs)
+		}
+		// No index entry may outlive its block.
+		for _, b := range [][]byte{bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs, bucketBlockHeights} {
+			if n := bucketLen(r.tx, b); n != height {
+				return fmt.Errorf("bucket %s has %d entries for %d blocks", b, n, height)
+			}
+		}
+		for _, b := range [][]byte{bucketTxBlobs, bucketTxLocations} {
+			if n := bucketLen(r.tx, b); n != txs {
+				return fmt.Errorf("bucket %s has %d entries for %d txs", b, n, txs)
+			}
+		}
+		alts, err := r.AltBlockCount()
+		if err != nil {
+			return err
+		}
+		if n := bucketLen(r.tx, bucketAltBlocks); n != alts {
+			return fmt.Errorf("alt block counter %d, bucket holds %d", alts, n)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("store is inconsistent: %v", err)
+	}
+	return height
+}
+
+// checkSynthContent verifies that heights [0, n) hold exactly chain seed.
+func checkSynthContent(t testing.TB, db *DB, seed, n uint64) {
+	t.Helper()
+	err := db.View(func(r *Reader) error {
+		for h := uint64(0); h < n; h++ {
+			got, err := readRecord(r, h)
+			if err != nil {
+				return err
+			}
+			if d := sameRecord(got, synthBlock(seed, h)); d != "" {
+				return fmt.Errorf("height %d: %s", h, d)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// readRecord reassembles the record of main-chain height h.
+func readRecord(r *Reader, h uint64) (BlockRecord, error) {
+	var rec BlockRecord
+	var err error
+	if rec.Meta, err = r.MetaByHeight(h); err != nil {
+		return rec, err
+	}
+	if rec.Blob, err = r.BlockBlob(h); err != nil {
+		return rec, err
+	}
+	hashes, err := r.TxHashes(h)
+	if err != nil {
+		return rec, err
+	}
+	for _, th := range hashes {
+		blob, err := r.TxBlob(th)
+		if err != nil {
+			return rec, err
+		}
+		rec.Txs = append(rec.Txs, TxRecord{Hash: th, Blob: blob})
+	}
+	return rec, nil
+}

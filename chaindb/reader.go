@@ -1,0 +1,220 @@
+package chaindb
+
+import (
+	"bytes"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/gonero/gonero/cryptonote"
+)
+
+// Reader reads one consistent snapshot of the store; get one from DB.View.
+// Every method returns copies, never bytes of the snapshot itself. Methods
+// return an *ErrCorrupt if a stored value cannot be decoded or disagrees with
+// its index.
+type Reader struct {
+	tx *bolt.Tx
+}
+
+// Height returns the number of blocks on the main chain (top height + 1).
+func (r *Reader) Height() (uint64, error) {
+	k, _ := r.tx.Bucket(bucketBlockMeta).Cursor().Last()
+	if k == nil {
+		return 0, nil
+	}
+	h, err := decodeHeightKey(k)
+	if err != nil {
+		return 0, corrupt(bucketBlockMeta, k, err)
+	}
+	return h + 1, nil
+}
+
+// Top returns the meta of the top block, or ErrEmpty.
+func (r *Reader) Top() (BlockMeta, error) {
+	k, v := r.tx.Bucket(bucketBlockMeta).Cursor().Last()
+	if k == nil {
+		return BlockMeta{}, ErrEmpty
+	}
+	h, err := decodeHeightKey(k)
+	if err != nil {
+		return BlockMeta{}, corrupt(bucketBlockMeta, k, err)
+	}
+	return decodeMetaAt(h, k, v)
+}
+
+// decodeMetaAt decodes the meta stored under height h and checks that it
+// says it is at h.
+func decodeMetaAt(h uint64, key, v []byte) (BlockMeta, error) {
+	m, err := decodeMeta(v)
+	if err != nil {
+		return BlockMeta{}, corrupt(bucketBlockMeta, key, err)
+	}
+	if m.Height != h {
+		return BlockMeta{}, corruptf(bucketBlockMeta, key, "meta says height %d", m.Height)
+	}
+	return m, nil
+}
+
+// MetaByHeight returns the meta of the main-chain block at height h.
+func (r *Reader) MetaByHeight(h uint64) (BlockMeta, error) {
+	key := heightKey(h)
+	v := r.tx.Bucket(bucketBlockMeta).Get(key)
+	if v == nil {
+		return BlockMeta{}, notFoundf("no block at height %d", h)
+	}
+	return decodeMetaAt(h, key, v)
+}
+
+// HeightByHash returns the height of the main-chain block with this hash.
+func (r *Reader) HeightByHash(hash cryptonote.Hash) (uint64, error) {
+	v := r.tx.Bucket(bucketBlockHeights).Get(hash[:])
+	if v == nil {
+		return 0, notFoundf("no block %s on the main chain", hash)
+	}
+	h, err := decodeU64(v)
+	if err != nil {
+		return 0, corrupt(bucketBlockHeights, hash[:], err)
+	}
+	return h, nil
+}
+
+// MetaByHash returns the meta of the main-chain block with this hash.
+func (r *Reader) MetaByHash(hash cryptonote.Hash) (BlockMeta, error) {
+	h, err := r.HeightByHash(hash)
+	if err != nil {
+		return BlockMeta{}, err
+	}
+	m, err := r.MetaByHeight(h)
+	if err != nil {
+		// The hash index names a height the chain does not have.
+		return BlockMeta{}, corruptf(bucketBlockHeights, hash[:], "points at height %d: %v", h, err)
+	}
+	if m.Hash != hash {
+		return BlockMeta{}, corruptf(bucketBlockHeights, hash[:], "points at height %d, which holds block %s", h, m.Hash)
+	}
+	return m, nil
+}
+
+// MetasInRange returns the metas of heights from up to but not including to,
+// in height order. It returns an ErrNotFound error unless the whole range is
+// on the chain.
+func (r *Reader) MetasInRange(from, to uint64) ([]BlockMeta, error) {
+	height, err := r.Height()
+	if err != nil {
+		return nil, err
+	}
+	if from > to || to > height {
+		return nil, notFoundf("no blocks [%d, %d): the chain has heights [0, %d)", from, to, height)
+	}
+	// The count is bounded by the chain height, checked above.
+	metas := make([]BlockMeta, 0, to-from)
+	c := r.tx.Bucket(bucketBlockMeta).Cursor()
+	want := from
+	for k, v := c.Seek(heightKey(from)); want < to; k, v = c.Next() {
+		if k == nil {
+			return nil, corruptf(bucketBlockMeta, heightKey(want), "height %d is missing below the top %d", want, height-1)
+		}
+		h, err := decodeHeightKey(k)
+		if err != nil {
+			return nil, corrupt(bucketBlockMeta, k, err)
+		}
+		if h != want {
+			return nil, corruptf(bucketBlockMeta, heightKey(want), "height %d is missing below the top %d", want, height-1)
+		}
+		m, err := decodeMetaAt(h, k, v)
+		if err != nil {
+			return nil, err
+		}
+		metas = append(metas, m)
+		want++
+	}
+	return metas, nil
+}
+
+// BlockBlob returns the serialised block at height h.
+func (r *Reader) BlockBlob(h uint64) ([]byte, error) {
+	v := r.tx.Bucket(bucketBlockBlobs).Get(heightKey(h))
+	if v == nil {
+		return nil, notFoundf("no block blob at height %d", h)
+	}
+	return bytes.Clone(v), nil
+}
+
+// TxHashes returns the hashes of the non-coinbase txs of the block at height
+// h, in block order.
+func (r *Reader) TxHashes(h uint64) ([]cryptonote.Hash, error) {
+	key := heightKey(h)
+	v := r.tx.Bucket(bucketBlockTxs).Get(key)
+	if v == nil {
+		return nil, notFoundf("no tx hash list at height %d", h)
+	}
+	hashes, err := decodeTxHashes(v)
+	if err != nil {
+		return nil, corrupt(bucketBlockTxs, key, err)
+	}
+	return hashes, nil
+}
+
+// TxBlob returns the blob of a non-coinbase tx on the main chain.
+func (r *Reader) TxBlob(hash cryptonote.Hash) ([]byte, error) {
+	v := r.tx.Bucket(bucketTxBlobs).Get(hash[:])
+	if v == nil {
+		return nil, notFoundf("no tx %s on the main chain", hash)
+	}
+	return bytes.Clone(v), nil
+}
+
+// TxLocation returns where a non-coinbase tx sits on the main chain.
+func (r *Reader) TxLocation(hash cryptonote.Hash) (TxLocation, error) {
+	v := r.tx.Bucket(bucketTxLocations).Get(hash[:])
+	if v == nil {
+		return TxLocation{}, notFoundf("no tx %s on the main chain", hash)
+	}
+	loc, err := decodeTxLocation(v)
+	if err != nil {
+		return TxLocation{}, corrupt(bucketTxLocations, hash[:], err)
+	}
+	return loc, nil
+}
+
+// TxCount returns the number of non-coinbase txs on the main chain
+// (get_info's tx_count).
+func (r *Reader) TxCount() (uint64, error) {
+	return r.infoCounter(infoTxCount)
+}
+
+// AltBlockCount returns the number of stored alternative blocks
+// (get_info's alt_blocks_count).
+func (r *Reader) AltBlockCount() (uint64, error) {
+	return r.infoCounter(infoAltBlockCount)
+}
+
+func (r *Reader) infoCounter(key []byte) (uint64, error) {
+	n, err := decodeU64(r.tx.Bucket(bucketInfo).Get(key))
+	if err != nil {
+		return 0, corrupt(bucketInfo, key, err)
+	}
+	return n, nil
+}
+
+// AltBlock returns the alternative block stored under hash.
+func (r *Reader) AltBlock(hash cryptonote.Hash) (BlockRecord, error) {
+	v := r.tx.Bucket(bucketAltBlocks).Get(hash[:])
+	if v == nil {
+		return BlockRecord{}, notFoundf("no alternative block %s", hash)
+	}
+	rec, err := decodeAltBlock(v)
+	if err != nil {
+		return BlockRecord{}, corrupt(bucketAltBlocks, hash[:], err)
+	}
+	if rec.Meta.Hash != hash {
+		return BlockRecord{}, corruptf(bucketAltBlocks, hash[:], "holds block %s", rec.Meta.Hash)
+	}
+	return rec, nil
+}
+
+// Size returns the size of the database in bytes as of this snapshot: the
+// pages bbolt has allocated, which is the data the file holds (the file
+// itself may be a little longer, grown ahead of need). For get_info's
+// database_size.
+func (r *Reader) Size() int64 { return r.tx.Size() }

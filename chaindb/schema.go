@@ -1,0 +1,362 @@
+package chaindb
+
+// This file owns the on-disk layout of the chain store: every bucket name,
+// every key and every value encoding. Nothing outside this file builds or
+// parses stored bytes, so a layout change is a change to this file (and to
+// schemaVersion) only.
+//
+// Schema version 1. All buckets sit at the root of the bbolt file.
+//
+//	bucket         key                    value
+//	-------------  ---------------------  ------------------------------------------------
+//	info           "schema_version"       u32 schemaVersion
+//	               "network"              network name as given to Open ("mainnet", ...)
+//	               "tx_count"             u64 non-coinbase txs on the main chain
+//	               "alt_block_count"      u64 entries in alt_blocks
+//	block_meta     u64 height (BE)        block meta, see the meta layout below
+//	block_blobs    u64 height (BE)        raw block blob
+//	block_txs      u64 height (BE)        u32 count, then count × 32-byte tx hash (block order)
+//	block_heights  32-byte block hash     u64 height
+//	tx_blobs       32-byte tx hash        raw tx blob (non-coinbase txs only)
+//	tx_locations   32-byte tx hash        u64 height, u32 index in the block's tx list
+//	alt_blocks     32-byte block hash     alternative block, see the alt layout below
+//
+// Heights used as keys are big-endian so that bbolt's byte-ordered cursors
+// walk them in ascending numeric order (range reads are one cursor sweep).
+// Integers inside values are little-endian. Values that hold more than one
+// integer start with a layout byte, so a future layout can be recognised
+// value by value instead of needing a flag day.
+//
+// Decoders check every length against the bytes actually present before
+// slicing or allocating: a corrupt or truncated value yields an error, never a
+// panic and never an allocation sized by an unchecked number.
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/u128"
+)
+
+// schemaVersion is written at creation and must match at Open.
+const schemaVersion uint32 = 1
+
+// Bucket names.
+var (
+	bucketInfo         = []byte("info")
+	bucketBlockMeta    = []byte("block_meta")
+	bucketBlockBlobs   = []byte("block_blobs")
+	bucketBlockTxs     = []byte("block_txs")
+	bucketBlockHeights = []byte("block_heights")
+	bucketTxBlobs      = []byte("tx_blobs")
+	bucketTxLocations  = []byte("tx_locations")
+	bucketAltBlocks    = []byte("alt_blocks")
+)
+
+// allBuckets is every bucket a valid store has; Open creates or checks them.
+var allBuckets = [][]byte{
+	bucketInfo, bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs,
+	bucketBlockHeights, bucketTxBlobs, bucketTxLocations, bucketAltBlocks,
+}
+
+// Keys of the info bucket.
+var (
+	infoSchemaVersion = []byte("schema_version")
+	infoNetwork       = []byte("network")
+	infoTxCount       = []byte("tx_count")
+	infoAltBlockCount = []byte("alt_block_count")
+)
+
+const hashSize = len(cryptonote.Hash{})
+
+// ---- heights as keys ----
+
+const heightKeySize = 8
+
+func heightKey(h uint64) []byte {
+	k := make([]byte, heightKeySize)
+	binary.BigEndian.PutUint64(k, h)
+	return k
+}
+
+func decodeHeightKey(k []byte) (uint64, error) {
+	if len(k) != heightKeySize {
+		return 0, fmt.Errorf("height key is %d bytes, want %d", len(k), heightKeySize)
+	}
+	return binary.BigEndian.Uint64(k), nil
+}
+
+// ---- plain integers as values (info counters, block_heights) ----
+
+func encodeU64(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
+
+func decodeU64(v []byte) (uint64, error) {
+	if len(v) != 8 {
+		return 0, fmt.Errorf("u64 value is %d bytes, want 8", len(v))
+	}
+	return binary.LittleEndian.Uint64(v), nil
+}
+
+func encodeU32(v uint32) []byte { return binary.LittleEndian.AppendUint32(nil, v) }
+
+func decodeU32(v []byte) (uint32, error) {
+	if len(v) != 4 {
+		return 0, fmt.Errorf("u32 value is %d bytes, want 4", len(v))
+	}
+	return binary.LittleEndian.Uint32(v), nil
+}
+
+// ---- block meta ----
+
+// metaLayoutV1 is the first byte of every encoded BlockMeta.
+//
+// Layout v1, 199 bytes, little-endian integers:
+//
+//	off  size  field
+//	  0     1  layout (= 1)
+//	  1     8  Height
+//	  9    32  Hash
+//	 41    32  PrevHash
+//	 73     8  Timestamp
+//	 81     1  MajorVersion
+//	 82     1  MinorVersion
+//	 83     4  Nonce
+//	 87     8  BlobSize
+//	 95     8  Weight
+//	103     8  LongTermWeight
+//	111    16  Difficulty (Lo, then Hi)
+//	127    16  CumulativeDifficulty (Lo, then Hi)
+//	143     8  Reward
+//	151     8  GeneratedCoins
+//	159    32  MinerTxHash
+//	191     8  NumTxes
+const metaLayoutV1 byte = 1
+
+// metaSize is the length of an encoded v1 meta.
+const metaSize = 199
+
+// appendMeta appends the v1 encoding of m to dst.
+func appendMeta(dst []byte, m *BlockMeta) []byte {
+	le := binary.LittleEndian
+	dst = append(dst, metaLayoutV1)
+	dst = le.AppendUint64(dst, m.Height)
+	dst = append(dst, m.Hash[:]...)
+	dst = append(dst, m.PrevHash[:]...)
+	dst = le.AppendUint64(dst, m.Timestamp)
+	dst = append(dst, m.MajorVersion, m.MinorVersion)
+	dst = le.AppendUint32(dst, m.Nonce)
+	dst = le.AppendUint64(dst, m.BlobSize)
+	dst = le.AppendUint64(dst, m.Weight)
+	dst = le.AppendUint64(dst, m.LongTermWeight)
+	dst = le.AppendUint64(dst, m.Difficulty.Lo)
+	dst = le.AppendUint64(dst, m.Difficulty.Hi)
+	dst = le.AppendUint64(dst, m.CumulativeDifficulty.Lo)
+	dst = le.AppendUint64(dst, m.CumulativeDifficulty.Hi)
+	dst = le.AppendUint64(dst, m.Reward)
+	dst = le.AppendUint64(dst, m.GeneratedCoins)
+	dst = append(dst, m.MinerTxHash[:]...)
+	dst = le.AppendUint64(dst, m.NumTxes)
+	return dst
+}
+
+func encodeMeta(m *BlockMeta) []byte { return appendMeta(make([]byte, 0, metaSize), m) }
+
+// decodeMeta parses exactly one v1 meta value.
+func decodeMeta(v []byte) (BlockMeta, error) {
+	var m BlockMeta
+	if len(v) == 0 {
+		return m, errors.New("meta value is empty")
+	}
+	if v[0] != metaLayoutV1 {
+		return m, fmt.Errorf("meta layout %d is not known (this build reads layout %d)", v[0], metaLayoutV1)
+	}
+	if len(v) != metaSize {
+		return m, fmt.Errorf("meta value is %d bytes, layout %d needs %d", len(v), metaLayoutV1, metaSize)
+	}
+	le := binary.LittleEndian
+	m.Height = le.Uint64(v[1:])
+	copy(m.Hash[:], v[9:41])
+	copy(m.PrevHash[:], v[41:73])
+	m.Timestamp = le.Uint64(v[73:])
+	m.MajorVersion = v[81]
+	m.MinorVersion = v[82]
+	m.Nonce = le.Uint32(v[83:])
+	m.BlobSize = le.Uint64(v[87:])
+	m.Weight = le.Uint64(v[95:])
+	m.LongTermWeight = le.Uint64(v[103:])
+	m.Difficulty = u128.U128{Lo: le.Uint64(v[111:]), Hi: le.Uint64(v[119:])}
+	m.CumulativeDifficulty = u128.U128{Lo: le.Uint64(v[127:]), Hi: le.Uint64(v[135:])}
+	m.Reward = le.Uint64(v[143:])
+	m.GeneratedCoins = le.Uint64(v[151:])
+	copy(m.MinerTxHash[:], v[159:191])
+	m.NumTxes = le.Uint64(v[191:])
+	return m, nil
+}
+
+// ---- a block's tx hash list ----
+
+// The count prefix makes the value self-checking (length must be 4+32·count)
+// and keeps it non-empty for blocks without txs.
+
+func encodeTxHashes(txs []TxRecord) []byte {
+	v := make([]byte, 4, 4+hashSize*len(txs))
+	binary.LittleEndian.PutUint32(v, uint32(len(txs))) // len(txs) ≤ MaxUint32: checked by validateRecord
+	for i := range txs {
+		v = append(v, txs[i].Hash[:]...)
+	}
+	return v
+}
+
+func decodeTxHashes(v []byte) ([]cryptonote.Hash, error) {
+	if len(v) < 4 {
+		return nil, fmt.Errorf("tx hash list is %d bytes, shorter than its 4-byte count", len(v))
+	}
+	n := binary.LittleEndian.Uint32(v)
+	if uint64(len(v)-4) != uint64(n)*uint64(hashSize) {
+		return nil, fmt.Errorf("tx hash list announces %d hashes but holds %d bytes of them", n, len(v)-4)
+	}
+	hashes := make([]cryptonote.Hash, n)
+	for i := range hashes {
+		copy(hashes[i][:], v[4+i*hashSize:])
+	}
+	return hashes, nil
+}
+
+// ---- tx locations ----
+
+const txLocationSize = 12
+
+func encodeTxLocation(loc TxLocation) []byte {
+	v := binary.LittleEndian.AppendUint64(make([]byte, 0, txLocationSize), loc.Height)
+	return binary.LittleEndian.AppendUint32(v, loc.Index)
+}
+
+func decodeTxLocation(v []byte) (TxLocation, error) {
+	if len(v) != txLocationSize {
+		return TxLocation{}, fmt.Errorf("tx location is %d bytes, want %d", len(v), txLocationSize)
+	}
+	return TxLocation{
+		Height: binary.LittleEndian.Uint64(v),
+		Index:  binary.LittleEndian.Uint32(v[8:]),
+	}, nil
+}
+
+// ---- alternative blocks ----
+
+// altLayoutV1 is the first byte of every encoded alternative block.
+//
+// Layout v1:
+//
+//	u8   layout (= 1)
+//	     meta, metaSize bytes (with its own layout byte)
+//	u32  block blob length, then the blob
+//	u32  tx count, then per tx: 32-byte hash, u32 blob length, blob
+const altLayoutV1 byte = 1
+
+// altTxMinSize is the smallest encoding of one tx entry (hash and length, empty blob).
+const altTxMinSize = hashSize + 4
+
+// encodeAltBlock encodes rec; validateRecord has checked that every length fits a u32.
+func encodeAltBlock(rec *BlockRecord) []byte {
+	size := 1 + metaSize + 4 + len(rec.Blob) + 4
+	for i := range rec.Txs {
+		size += altTxMinSize + len(rec.Txs[i].Blob)
+	}
+	le := binary.LittleEndian
+	v := make([]byte, 0, size)
+	v = append(v, altLayoutV1)
+	v = appendMeta(v, &rec.Meta)
+	v = le.AppendUint32(v, uint32(len(rec.Blob)))
+	v = append(v, rec.Blob...)
+	v = le.AppendUint32(v, uint32(len(rec.Txs)))
+	for i := range rec.Txs {
+		v = append(v, rec.Txs[i].Hash[:]...)
+		v = le.AppendUint32(v, uint32(len(rec.Txs[i].Blob)))
+		v = append(v, rec.Txs[i].Blob...)
+	}
+	return v
+}
+
+// decodeAltBlock parses an alternative block. The returned blobs are copies,
+// so they stay valid after the bbolt transaction ends.
+func decodeAltBlock(v []byte) (BlockRecord, error) {
+	var rec BlockRecord
+	if len(v) == 0 {
+		return rec, errors.New("alt block value is empty")
+	}
+	if v[0] != altLayoutV1 {
+		return rec, fmt.Errorf("alt block layout %d is not known (this build reads layout %d)", v[0], altLayoutV1)
+	}
+	d := decoder{buf: v[1:]}
+	metaBytes, err := d.bytes(metaSize, "meta")
+	if err != nil {
+		return rec, err
+	}
+	if rec.Meta, err = decodeMeta(metaBytes); err != nil {
+		return rec, err
+	}
+	if rec.Blob, err = d.lengthPrefixed("block blob"); err != nil {
+		return rec, err
+	}
+	n, err := d.u32("tx count")
+	if err != nil {
+		return rec, err
+	}
+	if uint64(n) > uint64(len(d.buf)/altTxMinSize) {
+		return rec, fmt.Errorf("alt block announces %d txs but only %d bytes follow", n, len(d.buf))
+	}
+	rec.Txs = make([]TxRecord, n)
+	for i := range rec.Txs {
+		h, err := d.bytes(hashSize, "tx hash")
+		if err != nil {
+			return rec, err
+		}
+		copy(rec.Txs[i].Hash[:], h)
+		if rec.Txs[i].Blob, err = d.lengthPrefixed("tx blob"); err != nil {
+			return rec, err
+		}
+	}
+	if len(d.buf) != 0 {
+		return rec, fmt.Errorf("alt block has %d trailing bytes", len(d.buf))
+	}
+	return rec, nil
+}
+
+// decoder consumes a byte slice front to back, checking every length first.
+type decoder struct{ buf []byte }
+
+func (d *decoder) bytes(n int, what string) ([]byte, error) {
+	if n < 0 || n > len(d.buf) {
+		return nil, fmt.Errorf("%s needs %d bytes, %d left", what, n, len(d.buf))
+	}
+	b := d.buf[:n]
+	d.buf = d.buf[n:]
+	return b, nil
+}
+
+func (d *decoder) u32(what string) (uint32, error) {
+	b, err := d.bytes(4, what)
+	if err != nil {
+		return 0, err
+	}
+	return binary.LittleEndian.Uint32(b), nil
+}
+
+// lengthPrefixed reads a u32 length and that many bytes, returning a copy.
+func (d *decoder) lengthPrefixed(what string) ([]byte, error) {
+	n, err := d.u32(what + " length")
+	if err != nil {
+		return nil, err
+	}
+	if uint64(n) > uint64(len(d.buf)) {
+		return nil, fmt.Errorf("%s announces %d bytes, %d left", what, n, len(d.buf))
+	}
+	b, _ := d.bytes(int(n), what)
+	return append([]byte(nil), b...), nil
+}
+
+// fitsU32 reports whether n can be written as a u32 length or count.
+func fitsU32(n int) bool { return uint64(n) <= math.MaxUint32 }

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/gonero/gonero/importer"
+)
+
+func newImportCommand(o *options) *cobra.Command {
+	var input string
+	var count uint64
+	cmd := &cobra.Command{
+		Use:   "import --input-file FILE",
+		Short: "add the blocks of a monero-blockchain-export file to the chain, checking each",
+		Long: "import reads a file written by monero-blockchain-export and adds every block the chain does not\n" +
+			"have yet, after the same consensus checks as any other block. It stops at the first invalid block\n" +
+			"(keeping everything before it) and can be interrupted and resumed by running it again.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if input == "" {
+				return errors.New("--input-file is required")
+			}
+			if _, err := os.Stat(input); err != nil {
+				return err
+			}
+			log, err := newLogger(o.logLevel)
+			if err != nil {
+				return err
+			}
+			n, err := openNode(o, log)
+			if err != nil {
+				return err
+			}
+			defer n.close()
+			ctx, stop := signalContext()
+			defer stop()
+			return runImport(ctx, n, input, count, cmd.ErrOrStderr(), log)
+		},
+	}
+	cmd.Flags().StringVar(&input, "input-file", "", "the export file (blockchain.raw)")
+	cmd.Flags().Uint64Var(&count, "count", 0, "stop after adding this many blocks (0: all)")
+	return cmd
+}
+
+func runImport(ctx context.Context, n *node, input string, count uint64, out io.Writer, log *slog.Logger) error {
+	var progress importer.Progress = &logProgress{log: log}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		progress = &barProgress{out: out}
+	}
+	res, err := importer.Import(ctx, n.chain, input, count, progress)
+	top := n.chain.Top()
+	summary := fmt.Sprintf("%d blocks added in %s; chain height %d, top %s", res.Added(), res.Elapsed.Round(time.Millisecond), top.Height+1, top.Hash)
+	switch {
+	case errors.Is(err, context.Canceled):
+		log.Info("import interrupted; run the same command to resume", "summary", summary)
+		return nil
+	case err != nil:
+		log.Error("import stopped", "summary", summary)
+		return fmt.Errorf("import stopped at height %d: %w", n.chain.Height(), err)
+	}
+	log.Info("import finished", "summary", summary)
+	return nil
+}
+
+// barProgress draws a progress bar on a terminal.
+type barProgress struct {
+	out io.Writer
+	bar *progressbar.ProgressBar
+}
+
+func (p *barProgress) Begin(from, total uint64) {
+	p.bar = progressbar.NewOptions64(int64(total),
+		progressbar.OptionSetWriter(p.out),
+		progressbar.OptionSetDescription("importing blocks"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("blocks"),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionOnCompletion(func() { fmt.Fprintln(p.out) }),
+	)
+	_ = p.bar.Set64(int64(from))
+}
+func (p *barProgress) Added(h uint64) { _ = p.bar.Set64(int64(h + 1)) }
+func (p *barProgress) End()           { _ = p.bar.Exit() }
+
+// logProgress writes a log line every few seconds when not on a terminal.
+type logProgress struct {
+	log         *slog.Logger
+	total, from uint64
+	last        time.Time
+	lastHeight  uint64
+}
+
+func (p *logProgress) Begin(from, total uint64) {
+	p.from, p.total, p.last = from, total, time.Now()
+	p.log.Info("import starting", "from_height", from, "blocks_in_file", total)
+}
+
+func (p *logProgress) Added(h uint64) {
+	p.lastHeight = h
+	if time.Since(p.last) >= 5*time.Second {
+		p.last = time.Now()
+		p.log.Info("importing", "height", h, "of", p.total)
+	}
+}
+
+func (p *logProgress) End() {}

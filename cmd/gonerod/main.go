@@ -1,0 +1,187 @@
+// Command gonerod is the gonero Monero node. It keeps a chain it has checked
+// itself in an embedded store. Subcommands: import (fill the chain from a
+// monero-blockchain-export file) and version.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/randomx"
+)
+
+// Version is the node's version string.
+const Version = "0.1.0"
+
+// options are the flags shared by every subcommand, named as monerod names them.
+type options struct {
+	dataDir         string
+	regtest         bool
+	testnet         bool
+	stagenet        bool
+	fixedDifficulty uint64
+	logLevel        string
+}
+
+func (o *options) network() (params.Network, error) {
+	n := 0
+	net := params.Mainnet
+	if o.regtest {
+		n, net = n+1, params.Regtest
+	}
+	if o.testnet {
+		n, net = n+1, params.Testnet
+	}
+	if o.stagenet {
+		n, net = n+1, params.Stagenet
+	}
+	if n > 1 {
+		return net, errors.New("choose at most one of --regtest, --testnet, --stagenet")
+	}
+	if o.fixedDifficulty != 0 && net != params.Regtest {
+		return net, errors.New("--fixed-difficulty is only allowed with --regtest")
+	}
+	return net, nil
+}
+
+// storePath is where a network's chain store lives: like monerod, the
+// network's subdirectory of the data directory ("fake" for regtest).
+func (o *options) storePath(net params.Network) string {
+	return filepath.Join(o.dataDir, net.DataSubdir(), "gonero.db")
+}
+
+func defaultDataDir() string {
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".gonero")
+	}
+	return ".gonero"
+}
+
+// node is the opened chain: store, PoW hasher and chain manager.
+type node struct {
+	net   params.Network
+	db    *chaindb.DB
+	pow   *randomx.Hasher
+	chain *chain.Chain
+	log   *slog.Logger
+}
+
+func openNode(o *options, log *slog.Logger) (*node, error) {
+	net, err := o.network()
+	if err != nil {
+		return nil, err
+	}
+	path := o.storePath(net)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	db, err := chaindb.Open(path, chaindb.Options{Network: net.String()})
+	if err != nil {
+		return nil, fmt.Errorf("opening the chain store %s: %w", path, err)
+	}
+	pow, err := randomx.New(randomx.Options{})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	c, err := chain.Open(db, chain.Config{Network: net, FixedDifficulty: o.fixedDifficulty, PoW: pow, Logger: log})
+	if err != nil {
+		pow.Close()
+		db.Close()
+		return nil, err
+	}
+	return &node{net: net, db: db, pow: pow, chain: c, log: log}, nil
+}
+
+func (n *node) close() {
+	n.pow.Close()
+	if err := n.db.Close(); err != nil {
+		n.log.Error("closing the store", "err", err)
+	}
+}
+
+func newLogger(level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+}
+
+// signalContext is cancelled by SIGINT or SIGTERM; a second signal exits at once.
+func signalContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		<-ch
+		cancel()
+		<-ch
+		fmt.Fprintln(os.Stderr, "second signal: exiting now")
+		os.Exit(130)
+	}()
+	return ctx, func() { signal.Stop(ch); cancel() }
+}
+
+func newRootCommand() *cobra.Command {
+	o := &options{}
+	root := &cobra.Command{
+		Use:   "gonerod",
+		Short: "gonero, a Monero node",
+		Long: "gonerod runs a Monero node that keeps a chain it has verified itself in an embedded store.\n" +
+			"Without a subcommand it opens the chain and runs until SIGINT or SIGTERM.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			log, err := newLogger(o.logLevel)
+			if err != nil {
+				return err
+			}
+			n, err := openNode(o, log)
+			if err != nil {
+				return err
+			}
+			defer n.close()
+			top := n.chain.Top()
+			log.Info("chain open", "network", n.net, "store", o.storePath(n.net), "height", n.chain.Height(), "top", top.Hash)
+			ctx, stop := signalContext()
+			defer stop()
+			<-ctx.Done()
+			log.Info("shutting down")
+			return nil
+		},
+	}
+	f := root.PersistentFlags()
+	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for the chain store (a network subdirectory is used, as monerod does)")
+	f.BoolVar(&o.regtest, "regtest", false, "regression-test network (monerod's fakechain)")
+	f.BoolVar(&o.testnet, "testnet", false, "test network")
+	f.BoolVar(&o.stagenet, "stagenet", false, "stage network")
+	f.Uint64Var(&o.fixedDifficulty, "fixed-difficulty", 0, "regtest: every block after genesis has this difficulty (0: the real algorithm)")
+	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	root.AddCommand(newImportCommand(o), &cobra.Command{
+		Use:   "version",
+		Short: "print the version",
+		Args:  cobra.NoArgs,
+		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "gonerod", Version) },
+	})
+	return root
+}
+
+func main() {
+	if err := newRootCommand().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "gonerod:", err)
+		os.Exit(1)
+	}
+}
