@@ -208,3 +208,20 @@ func (c *Chain) AddBlock(blk *cryptonote.Block, blob []byte, txs []*cryptonote.T
 	c.longTerm.Push(meta.LongTermWeight)
 	return meta, nil
 }
+
+// NextBlockFacts are the figures that apply to the block after the top, as
+// get_info reports them: its height, its difficulty and the effective median
+// weight (the full reward zone's floor applied; twice it is the weight limit).
+func (c *Chain) NextBlockFacts() (height uint64, difficulty u128.U128, effectiveMedian uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	version := c.cfg.Network.VersionAt(c.height)
+	effective := consensus.EffectiveMedian(c.shortTermMedian(), c.longTerm.Median(), version)
+	return c.height, c.nextDifficulty(c.height, version), effective
+}
+
+// FixedDifficulty is the --fixed-difficulty setting (0: the real algorithm).
+func (c *Chain) FixedDifficulty() uint64 { return c.cfg.FixedDifficulty }
+
+// PoW is the proof-of-work hasher (nil if none was configured).
+func (c *Chain) PoW() consensus.PoWHasher { return c.cfg.PoW }

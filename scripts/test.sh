@@ -50,15 +50,14 @@ else
   echo "not root: monerod cross-checks will be skipped (they fail instead when CI=true)" >&2
 fi
 
-# Concurrent packages run under the race detector; the rest plainly.
-race_pkgs=(./chaindb/... ./randomx/... ./chain/...)
-step "go test -race ${race_pkgs[*]}"
-existing=()
-for p in "${race_pkgs[@]}"; do [[ -d ${p%/...} ]] && existing+=("$p"); done
-if ((${#existing[@]})); then GOPROXY=off "${inns[@]}" go test -race -count=1 "${existing[@]}"; fi
-
-step "go test ./..."
-GOPROXY=off "${inns[@]}" go test -count=1 ./...
+# Concurrent packages run under the race detector, the rest plainly; each package runs once.
+race_re='/(chaindb|randomx|chain|httpd|rpc|p2p|levin)$'
+mapfile -t race_pkgs < <(go list ./... | grep -E "$race_re" || true)
+mapfile -t plain_pkgs < <(go list ./... | grep -vE "$race_re")
+step "go test -race (${#race_pkgs[@]} concurrent packages)"
+if ((${#race_pkgs[@]})); then GOPROXY=off "${inns[@]}" go test -race -count=1 "${race_pkgs[@]}"; fi
+step "go test (${#plain_pkgs[@]} packages)"
+GOPROXY=off "${inns[@]}" go test -count=1 "${plain_pkgs[@]}"
 
 step "fuzz (${FUZZTIME} per target)"
 grep -rl --include='*_test.go' '^func Fuzz' . | while read -r f; do
