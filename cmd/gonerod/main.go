@@ -32,6 +32,15 @@ type options struct {
 	stagenet        bool
 	fixedDifficulty uint64
 	logLevel        string
+
+	rpcBindIP             string
+	rpcBindPort           uint16
+	restrictedRPC         bool
+	rpcRestrictedBindIP   string
+	rpcRestrictedBindPort uint16
+	rpcLogin              string
+	rpcCORSOrigins        string
+	confirmExternalBind   bool
 }
 
 func (o *options) network() (params.Network, error) {
@@ -144,24 +153,7 @@ func newRootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := newLogger(o.logLevel)
-			if err != nil {
-				return err
-			}
-			n, err := openNode(o, log)
-			if err != nil {
-				return err
-			}
-			defer n.close()
-			top := n.chain.Top()
-			log.Info("chain open", "network", n.net, "store", o.storePath(n.net), "height", n.chain.Height(), "top", top.Hash)
-			ctx, stop := signalContext()
-			defer stop()
-			<-ctx.Done()
-			log.Info("shutting down")
-			return nil
-		},
+		RunE:          func(cmd *cobra.Command, _ []string) error { return runNode(o) },
 	}
 	f := root.PersistentFlags()
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for the chain store (a network subdirectory is used, as monerod does)")
@@ -170,6 +162,15 @@ func newRootCommand() *cobra.Command {
 	f.BoolVar(&o.stagenet, "stagenet", false, "stage network")
 	f.Uint64Var(&o.fixedDifficulty, "fixed-difficulty", 0, "regtest: every block after genesis has this difficulty (0: the real algorithm)")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	rf := root.Flags()
+	rf.StringVar(&o.rpcBindIP, "rpc-bind-ip", "127.0.0.1", "IP the RPC server listens on")
+	rf.Uint16Var(&o.rpcBindPort, "rpc-bind-port", 0, "RPC port (default: the network's, 18081 mainnet and regtest, 28081 testnet, 38081 stagenet)")
+	rf.BoolVar(&o.restrictedRPC, "restricted-rpc", false, "restrict the main RPC listener (hide get_connections and private get_info fields)")
+	rf.StringVar(&o.rpcRestrictedBindIP, "rpc-restricted-bind-ip", "127.0.0.1", "IP of the restricted RPC listener")
+	rf.Uint16Var(&o.rpcRestrictedBindPort, "rpc-restricted-bind-port", 0, "also serve a restricted RPC listener on this port")
+	rf.StringVar(&o.rpcLogin, "rpc-login", "", "require HTTP digest authentication: user:password")
+	rf.StringVar(&o.rpcCORSOrigins, "rpc-access-control-origins", "", "comma-separated origins allowed by CORS (* for any)")
+	rf.BoolVar(&o.confirmExternalBind, "confirm-external-bind", false, "allow the RPC server to listen on a non-loopback address")
 	root.AddCommand(newImportCommand(o), &cobra.Command{
 		Use:   "version",
 		Short: "print the version",

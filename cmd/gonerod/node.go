@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/rpc"
+)
+
+// runNode opens the chain and serves RPC until SIGINT or SIGTERM.
+func runNode(o *options) error {
+	log, err := newLogger(o.logLevel)
+	if err != nil {
+		return err
+	}
+	main, restricted, err := o.rpcConfigs()
+	if err != nil {
+		return err
+	}
+	n, err := openNode(o, log)
+	if err != nil {
+		return err
+	}
+	defer n.close()
+	if main.Addr == "" {
+		main.Addr = net.JoinHostPort(o.rpcBindIP, strconv.Itoa(int(n.net.RPCPort())))
+	}
+	srv, err := rpc.New(rpc.Config{
+		Chain: n.chain, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
+		Main: main, Restricted: restricted,
+	})
+	if err != nil {
+		return err
+	}
+	top := n.chain.Top()
+	log.Info("node running", "network", n.net, "store", o.storePath(n.net), "height", n.chain.Height(), "top", top.Hash,
+		"rpc", srv.MainAddr(), "restricted_rpc", srv.RestrictedAddr())
+	ctx, stop := signalContext()
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve() }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return err
+	}
+	return <-served
+}
+
+// rpcConfigs turns the RPC flags into listener configurations. The main
+// address is left empty when --rpc-bind-port is not given: the caller fills
+// in the network's default port.
+func (o *options) rpcConfigs() (main httpd.Config, restricted *httpd.Config, err error) {
+	if err := o.checkBindIP(o.rpcBindIP, "--rpc-bind-ip"); err != nil {
+		return main, nil, err
+	}
+	main.Restricted = o.restrictedRPC
+	if o.rpcBindPort != 0 {
+		main.Addr = net.JoinHostPort(o.rpcBindIP, strconv.Itoa(int(o.rpcBindPort)))
+	}
+	if o.rpcLogin != "" {
+		user, pass, ok := strings.Cut(o.rpcLogin, ":")
+		if !ok {
+			// monerod would prompt for the password; a daemon has no one to ask.
+			pass = os.Getenv("RPC_PASSWORD")
+			if pass == "" {
+				return main, nil, errors.New("--rpc-login needs user:password (or the password in RPC_PASSWORD)")
+			}
+		}
+		if user == "" {
+			return main, nil, errors.New("--rpc-login: the user name is empty")
+		}
+		main.Login = &httpd.Login{User: user, Password: pass}
+	}
+	if o.rpcCORSOrigins != "" {
+		for _, origin := range strings.Split(o.rpcCORSOrigins, ",") {
+			if origin = strings.TrimSpace(origin); origin != "" {
+				main.CORSOrigins = append(main.CORSOrigins, origin)
+			}
+		}
+	}
+	if o.rpcRestrictedBindPort != 0 {
+		if err := o.checkBindIP(o.rpcRestrictedBindIP, "--rpc-restricted-bind-ip"); err != nil {
+			return main, nil, err
+		}
+		r := main
+		r.Restricted = true
+		r.Addr = net.JoinHostPort(o.rpcRestrictedBindIP, strconv.Itoa(int(o.rpcRestrictedBindPort)))
+		restricted = &r
+		if o.rpcRestrictedBindPort == o.rpcBindPort {
+			return main, nil, fmt.Errorf("--rpc-restricted-bind-port %d is also the main RPC port", o.rpcRestrictedBindPort)
+		}
+	}
+	return main, restricted, nil
+}
+
+// checkBindIP refuses a non-loopback address without --confirm-external-bind, as monerod does.
+func (o *options) checkBindIP(ip, flag string) error {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return fmt.Errorf("%s %q is not an IP address", flag, ip)
+	}
+	if !addr.IsLoopback() && !o.confirmExternalBind {
+		return fmt.Errorf("%s %s is not a loopback address; add --confirm-external-bind to serve RPC on it", flag, ip)
+	}
+	return nil
+}

@@ -1,0 +1,515 @@
+package epeejson
+
+import (
+	"strconv"
+	"strings"
+)
+
+// SyntaxError is a body monerod's parser rejects (monerod answers -32700
+// Parse error). Offset is the byte where the parser stopped.
+type SyntaxError struct {
+	Offset int
+	Msg    string
+}
+
+func (e *SyntaxError) Error() string {
+	return "epeejson: " + e.Msg + " at offset " + strconv.Itoa(e.Offset)
+}
+
+// maxRecursion is EPEE_JSON_RECURSION_LIMIT_INTERNAL: run_handler refuses to
+// start a section at recursion 100, the top-level object being recursion 0.
+const maxRecursion = 100
+
+// Byte classes of epee's parse lut (parserse_base_utils.h, v0.18.0.0).
+const (
+	classDigit  = 1  // 0-9
+	classFloat  = 2  // . e E: the literal is a double
+	classAlpha  = 4  // A-Z a-z (also ::isalpha in the C locale)
+	classSpace  = 8  // \t \n \v \f \r and space
+	classNumber = 16 // 0-9 + - . e E: may continue a number literal
+	classQuote  = 32 // " and \: end of a verbatim run inside a string
+)
+
+var lut = func() (t [256]uint8) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = classDigit | classNumber
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = classAlpha
+		t[c-'a'+'A'] = classAlpha
+	}
+	t['e'] |= classFloat | classNumber
+	t['E'] |= classFloat | classNumber
+	t['.'] = classFloat | classNumber
+	t['+'] = classNumber
+	t['-'] = classNumber
+	for _, c := range "\t\n\v\f\r " {
+		t[c] = classSpace
+	}
+	t['"'] = classQuote
+	t['\\'] = classQuote
+	return t
+}()
+
+func isSpace(c byte) bool { return lut[c]&classSpace != 0 }
+func isDigit(c byte) bool { return lut[c]&classDigit != 0 }
+func isAlpha(c byte) bool { return lut[c]&classAlpha != 0 }
+
+// States of run_handler's match_state.
+type parseState uint8
+
+const (
+	stateSectionStart      parseState = iota // match_state_lookup_for_section_start
+	stateName                                // match_state_lookup_for_name
+	stateSeparator                           // match_state_waiting_separator
+	stateValue                               // match_state_wonder_after_separator
+	stateAfterValue                          // match_state_wonder_after_value
+	stateArrayStart                          // match_state_wonder_array
+	stateArrayAfterValue                     // match_state_array_after_value
+	stateArrayWaitingValue                   // match_state_array_waiting_value
+)
+
+// Parse parses a request body the way monerod does (load_from_json →
+// run_handler in portable_storage_from_json.h):
+//
+//   - The top level must be an object (leading whitespace ok); bytes after its
+//     closing } are ignored; an empty (or all-whitespace) body is an empty
+//     object.
+//   - The state machine simply stops at the end of the input, so EOF anywhere
+//     between tokens is accepted: {"method":"get_info" works, and so do
+//     {"jsonrpc" and {"a":["x", (observed). EOF inside a string, number or
+//     word is an error. A nested object cut off by EOF keeps what it parsed,
+//     and its parent then re-scans the bytes after that object's "{" (epee does
+//     not move the parent's cursor in that case), so only "{" followed by
+//     whitespace survives there.
+//   - null members are dropped, and so are empty arrays (epee creates the
+//     array entry with its first element); neither removes an earlier member
+//     of the same name. A scalar member with an empty name is dropped (epee
+//     refuses to insert it and ignores the failure); an object or non-empty
+//     array with an empty name is an error (there epee checks).
+//   - true/false/null are matched case-insensitively; any other word is an
+//     error.
+//   - Numbers: the literal is the longest run of 0-9 + - . e E after an
+//     optional leading '-'; '.', 'e' or 'E' make it a double (strtod),
+//     otherwise a leading '-' makes it an int64 (strtoll), else a uint64
+//     (strtoull). The C functions read the longest valid prefix ("1-2" is 1,
+//     "-" is 0); out of range (ERANGE: integers beyond 64 bits, doubles that
+//     overflow or underflow inexactly) is an error.
+//   - Strings: any byte but " and \ is taken verbatim (raw control bytes,
+//     invalid UTF-8); escapes \b \f \n \r \t \v \' \" \\ \/ and \uXXXX (four hex
+//     digits, encoded as UTF-8 with no surrogate pairing); any other escaped
+//     byte stands for itself.
+//   - Arrays hold one kind: all strings, all objects, all booleans, or numbers
+//     of one storage type (an array starting with 1 cannot hold -1 or 1.5;
+//     insert_next_value checks the type); arrays of arrays are errors.
+//   - Objects nested more than 100 deep are an error.
+//
+// Members keep input order and duplicates (see Value.Get for how monerod
+// resolves them). Errors are *SyntaxError. Parse never panics; memory is
+// O(len(b)).
+func Parse(b []byte) (Value, error) {
+	p := parser{src: string(b)}
+	members, _, _, err := p.section(0, 0)
+	if err != nil {
+		return Value{}, err
+	}
+	return Value{Kind: KindObject, Obj: members}, nil
+}
+
+// parser holds the input and scratch stacks shared by all nesting levels: the
+// members of the open sections and the elements of the open arrays are
+// collected there and copied out once into exact-size slices.
+type parser struct {
+	src      string // a copy of the input; escape-free strings are substrings of it
+	members  []Member
+	elements []Value
+}
+
+func (p *parser) fail(off int, msg string) error {
+	return &SyntaxError{Offset: off, Msg: msg}
+}
+
+// section is run_handler. It starts at start (the top-level input start, or the
+// '{' of a nested object) and returns the object's members, the index of its
+// closing '}' and closed=true, or closed=false when the input ended first.
+func (p *parser) section(start int, recursion int) (obj []Member, end int, closed bool, err error) {
+	if recursion >= maxRecursion {
+		return nil, start, false, p.fail(start, "recursion limitation (100) exceeded")
+	}
+	s := p.src
+	base := len(p.members)
+	state := stateSectionStart
+	var name string
+	arrayBase := 0         // start of the current array's elements in p.elements
+	var arrayKind Kind = 0 // kind of the current array's elements (numbers: their storage type)
+
+	i := start
+	for ; i < len(s); i++ {
+		c := s[i]
+		switch state {
+		case stateSectionStart:
+			if c == '{' {
+				state = stateName
+			} else if !isSpace(c) {
+				return nil, i, false, p.fail(i, "Wrong JSON character")
+			}
+		case stateName:
+			switch {
+			case c == '"':
+				if name, i, err = p.matchString(i); err != nil {
+					return nil, i, false, err
+				}
+				state = stateSeparator
+			case c == '}':
+				return p.closeSection(base), i, true, nil
+			case !isSpace(c):
+				return nil, i, false, p.fail(i, "Wrong JSON character")
+			}
+		case stateSeparator:
+			if c == ':' {
+				state = stateValue
+			} else if !isSpace(c) {
+				return nil, i, false, p.fail(i, "Wrong JSON character")
+			}
+		case stateValue:
+			switch {
+			case c == '"':
+				var str string
+				if str, i, err = p.matchString(i); err != nil {
+					return nil, i, false, err
+				}
+				p.setScalar(name, Value{Kind: KindString, Str: str})
+				state = stateAfterValue
+			case isDigit(c) || c == '-':
+				var num Value
+				if num, i, err = p.matchNumber(i); err != nil {
+					return nil, i, false, err
+				}
+				p.setScalar(name, num)
+				state = stateAfterValue
+			case isAlpha(c):
+				var word string
+				if word, i, err = p.matchWord(i); err != nil {
+					return nil, i, false, err
+				}
+				switch {
+				case strings.EqualFold(word, "null"):
+					// skipped: the member stays absent (or keeps an earlier value)
+				case strings.EqualFold(word, "true"):
+					p.setScalar(name, Value{Kind: KindBool, Bool: true})
+				case strings.EqualFold(word, "false"):
+					p.setScalar(name, Value{Kind: KindBool, Bool: false})
+				default:
+					return nil, i, false, p.fail(i, "Unknown value keyword "+strconv.Quote(word))
+				}
+				state = stateAfterValue
+			case c == '{':
+				if name == "" {
+					// open_section cannot insert an empty name and run_handler throws.
+					return nil, i, false, p.fail(i, "Failed to insert new section in json")
+				}
+				sub, subEnd, subClosed, subErr := p.section(i, recursion+1)
+				if subErr != nil {
+					return nil, i, false, subErr
+				}
+				p.members = append(p.members, Member{Name: name, Value: Value{Kind: KindObject, Obj: sub}})
+				if subClosed {
+					i = subEnd
+				} // else: EOF inside; epee leaves the cursor on the '{' and re-scans after it
+				state = stateAfterValue
+			case c == '[':
+				state = stateArrayStart
+			case !isSpace(c):
+				return nil, i, false, p.fail(i, "Wrong JSON character")
+			}
+		case stateAfterValue:
+			switch {
+			case c == ',':
+				state = stateName
+			case c == '}':
+				return p.closeSection(base), i, true, nil
+			case !isSpace(c):
+				return nil, i, false, p.fail(i, "Wrong JSON character")
+			}
+		case stateArrayStart:
+			var first Value
+			switch {
+			case c == '[':
+				return nil, i, false, p.fail(i, "array of array not supported")
+			case c == ']':
+				state = stateAfterValue // empty array: nothing is stored
+				continue
+			case c == '{', c == '"', isDigit(c) || c == '-', isAlpha(c):
+				if name == "" {
+					// insert_first_value/insert_first_section fail for an empty name.
+					return nil, i, false, p.fail(i, "failed to insert values entry")
+				}
+			case isSpace(c):
+				continue
+			default:
+				return nil, i, false, p.fail(i, "Wrong JSON character")
+			}
+			arrayBase = len(p.elements)
+			if first, i, err = p.arrayElement(i, recursion, 0); err != nil {
+				return nil, i, false, err
+			}
+			arrayKind = first.Kind
+			p.elements = append(p.elements, first)
+			state = stateArrayAfterValue
+		case stateArrayAfterValue:
+			switch {
+			case c == ',':
+				state = stateArrayWaitingValue
+			case c == ']':
+				p.closeArray(name, arrayBase)
+				state = stateAfterValue
+			case !isSpace(c):
+				return nil, i, false, p.fail(i, "Wrong JSON character")
+			}
+		case stateArrayWaitingValue:
+			if isSpace(c) {
+				continue
+			}
+			var next Value
+			if next, i, err = p.arrayElement(i, recursion, arrayKind); err != nil {
+				return nil, i, false, err
+			}
+			p.elements = append(p.elements, next)
+			state = stateArrayAfterValue
+		}
+	}
+	// End of input: run_handler's loop just ends without an error. An array
+	// that has elements was already stored by epee.
+	if state == stateArrayAfterValue || state == stateArrayWaitingValue {
+		p.closeArray(name, arrayBase)
+	}
+	return p.closeSection(base), i, false, nil
+}
+
+// arrayElement parses one array element starting at s[i] (not a space). want
+// is 0 for the first element, else the kind of the first element, which every
+// later one must have (array_mode in run_handler; for numbers the storage type,
+// checked by insert_next_value). It returns the index of the element's last
+// byte, or of the '{' of an object cut off by EOF.
+func (p *parser) arrayElement(i int, recursion int, want Kind) (Value, int, error) {
+	s := p.src
+	start := i
+	c := s[i]
+	var v Value
+	var err error
+	switch {
+	case c == '{' && (want == 0 || want == KindObject):
+		sub, subEnd, subClosed, subErr := p.section(i, recursion+1)
+		if subErr != nil {
+			return Value{}, i, subErr
+		}
+		v = Value{Kind: KindObject, Obj: sub}
+		if subClosed {
+			i = subEnd
+		}
+	case c == '"' && (want == 0 || want == KindString):
+		var str string
+		if str, i, err = p.matchString(i); err != nil {
+			return Value{}, i, err
+		}
+		v = Value{Kind: KindString, Str: str}
+	case (isDigit(c) || c == '-') && (want == 0 || want == KindUint || want == KindInt || want == KindDouble):
+		if v, i, err = p.matchNumber(i); err != nil {
+			return Value{}, i, err
+		}
+		if want != 0 && v.Kind != want {
+			return Value{}, start, p.fail(start, "Failed to insert next value (number of another type)")
+		}
+	case isAlpha(c) && (want == 0 || want == KindBool):
+		var word string
+		if word, i, err = p.matchWord(i); err != nil {
+			return Value{}, i, err
+		}
+		switch {
+		case strings.EqualFold(word, "true"):
+			v = Value{Kind: KindBool, Bool: true}
+		case strings.EqualFold(word, "false"):
+			v = Value{Kind: KindBool, Bool: false}
+		default:
+			return Value{}, i, p.fail(i, "Unknown value keyword "+strconv.Quote(word))
+		}
+	default:
+		return Value{}, i, p.fail(i, "Wrong JSON character")
+	}
+	return v, i, nil
+}
+
+// setScalar stores a scalar member. set_value fails for an empty name and
+// run_handler ignores the failure, so such members vanish.
+func (p *parser) setScalar(name string, v Value) {
+	if name != "" {
+		p.members = append(p.members, Member{Name: name, Value: v})
+	}
+}
+
+// closeSection copies the members collected since base out of the scratch
+// stack.
+func (p *parser) closeSection(base int) []Member {
+	n := len(p.members) - base
+	if n == 0 {
+		return nil
+	}
+	obj := make([]Member, n)
+	copy(obj, p.members[base:])
+	clear(p.members[base:])
+	p.members = p.members[:base]
+	return obj
+}
+
+// closeArray stores the array collected since base as member name.
+func (p *parser) closeArray(name string, base int) {
+	n := len(p.elements) - base
+	if n == 0 {
+		return
+	}
+	arr := make([]Value, n)
+	copy(arr, p.elements[base:])
+	clear(p.elements[base:])
+	p.elements = p.elements[:base]
+	p.members = append(p.members, Member{Name: name, Value: Value{Kind: KindArray, Arr: arr}})
+}
+
+// matchString is match_string2: s[i] is the opening quote. It returns the
+// decoded string and the index of the closing quote.
+func (p *parser) matchString(i int) (string, int, error) {
+	s := p.src
+	start := i + 1
+	j := start
+	for j < len(s) && lut[s[j]]&classQuote == 0 {
+		j++
+	}
+	if j < len(s) && s[j] == '"' {
+		return s[start:j], j, nil // no escapes: a substring, no copy
+	}
+	buf := make([]byte, 0, j-start+16)
+	buf = append(buf, s[start:j]...)
+	for ; j < len(s); j++ {
+		c := s[j]
+		if c == '"' {
+			return string(buf), j, nil
+		}
+		if c != '\\' {
+			buf = append(buf, c)
+			continue
+		}
+		j++
+		if j >= len(s) {
+			break
+		}
+		switch e := s[j]; e {
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'v':
+			buf = append(buf, '\v')
+		case 'u':
+			// Four hex digits must follow (in v0.18.0.0 the length check is one
+			// short, but the byte it then reads is the NUL after the string,
+			// which fails as "Bad Unicode encoding" all the same).
+			if len(s)-j < 5 {
+				return "", j, p.fail(j, "Invalid Unicode escape sequence")
+			}
+			var cp rune
+			for k := 1; k <= 4; k++ {
+				h := unhex(s[j+k])
+				if h < 0 {
+					return "", j + k, p.fail(j+k, "Bad Unicode encoding")
+				}
+				cp = cp<<4 | rune(h)
+			}
+			j += 4
+			// Encoded like epee: 1-3 bytes, surrogates included (no pairing).
+			switch {
+			case cp <= 0x7f:
+				buf = append(buf, byte(cp))
+			case cp <= 0x7ff:
+				buf = append(buf, 0xc0|byte(cp>>6), 0x80|byte(cp&0x3f))
+			default:
+				buf = append(buf, 0xe0|byte(cp>>12), 0x80|byte(cp>>6&0x3f), 0x80|byte(cp&0x3f))
+			}
+		default:
+			// \' \" \\ \/ and unknown escapes: the byte itself.
+			buf = append(buf, e)
+		}
+	}
+	return "", len(s), p.fail(len(s), "Failed to match string in json entry")
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// matchWord is match_word2: s[i] is a letter. It returns the run of letters
+// and the index of its last byte. A word running into EOF is an error.
+func (p *parser) matchWord(i int) (string, int, error) {
+	s := p.src
+	j := i
+	for j < len(s) && isAlpha(s[j]) {
+		j++
+	}
+	if j == len(s) {
+		return "", j, p.fail(j, "failed to match word number in json entry")
+	}
+	return s[i:j], j - 1, nil
+}
+
+// matchNumber is match_number2 plus the strtoull/strtoll/strtod conversion in
+// run_handler. s[i] is a digit or '-'. It returns the value and the index of
+// the literal's last byte.
+func (p *parser) matchNumber(i int) (Value, int, error) {
+	s := p.src
+	j := i
+	signed := false
+	if s[j] == '-' {
+		signed = true
+		j++
+	}
+	isFloat := false
+	for j < len(s) && lut[s[j]]&classNumber != 0 {
+		if lut[s[j]]&classFloat != 0 {
+			isFloat = true
+		}
+		j++
+	}
+	if j == len(s) {
+		return Value{}, j, p.fail(j, "wrong number in json entry")
+	}
+	lit := s[i:j]
+	var v Value
+	var ok bool
+	switch {
+	case isFloat:
+		v.Kind = KindDouble
+		v.Double, ok = strtod(lit)
+	case signed:
+		v.Kind = KindInt
+		v.Int, ok = strtoll(lit)
+	default:
+		v.Kind = KindUint
+		v.Uint, ok = strtoull(lit)
+	}
+	if !ok {
+		return Value{}, i, p.fail(i, "Invalid number: "+lit)
+	}
+	return v, j - 1, nil
+}

@@ -1,0 +1,134 @@
+package rpc
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/httpd"
+)
+
+// maxBatch bounds a batch request (JSON-RPC 2.0 arrays, which monerod does
+// not accept) so that one request cannot ask for unbounded work.
+const maxBatch = 256
+
+// serveJSONRPC answers POST /json_rpc as monerod's epee dispatcher does
+// (rpc-semantics.md §3.1), plus JSON-RPC 2.0 batches.
+func (s *Server) serveJSONRPC(req *httpd.Request) httpd.Response {
+	w := epeejson.NewWriter(make([]byte, 0, 1024))
+	body := bytes.TrimLeft(req.Body, " \t\r\n")
+	if len(body) > 0 && body[0] == '[' {
+		return s.serveBatch(body, req.Restricted, w)
+	}
+	v, err := epeejson.Parse(req.Body)
+	if err != nil {
+		writeError(w, errParse, epeejson.Value{}, false)
+		return jsonResponse(w)
+	}
+	if !s.dispatch(v, req.Restricted, w) {
+		// A non-string method: monerod's dispatcher throws, which its HTTP
+		// layer turns into an empty 500 and a closed connection.
+		return httpd.Response{Status: 500, ContentType: "application/json", Close: true}
+	}
+	return jsonResponse(w)
+}
+
+func jsonResponse(w *epeejson.Writer) httpd.Response {
+	return httpd.Response{ContentType: "application/json", Body: w.Bytes()}
+}
+
+// serveBatch answers a JSON array of requests with an array of answers, in
+// order. It is an extension: monerod answers any array with -32700.
+func (s *Server) serveBatch(body []byte, restricted bool, w *epeejson.Writer) httpd.Response {
+	wrapped := make([]byte, 0, len(body)+12)
+	wrapped = append(append(append(wrapped, `{"batch":`...), body...), '}')
+	v, err := epeejson.Parse(wrapped)
+	batch, ok := v.Get("batch")
+	if err != nil || !ok || batch.Kind != epeejson.KindArray {
+		writeError(w, errParse, epeejson.Value{}, false)
+		return jsonResponse(w)
+	}
+	switch {
+	case len(batch.Arr) == 0:
+		writeError(w, errInvalidRequest, epeejson.Value{}, false)
+		return jsonResponse(w)
+	case len(batch.Arr) > maxBatch:
+		writeError(w, &Error{-32600, fmt.Sprintf("Invalid Request: a batch may hold at most %d requests, this one holds %d", maxBatch, len(batch.Arr))}, epeejson.Value{}, false)
+		return jsonResponse(w)
+	}
+	w.BeginArray()
+	for _, elem := range batch.Arr {
+		if elem.Kind != epeejson.KindObject || !s.dispatch(elem, restricted, w) {
+			writeError(w, errInvalidRequest, epeejson.Value{}, false)
+		}
+	}
+	w.EndArray()
+	return jsonResponse(w)
+}
+
+// dispatch runs one request object and writes its answer. It returns false
+// (writing nothing) only for a non-string method, which monerod cannot answer.
+func (s *Server) dispatch(req epeejson.Value, restricted bool, w *epeejson.Writer) bool {
+	mv, ok := req.Get("method")
+	if !ok {
+		writeError(w, errInvalidRequest, epeejson.Value{}, false)
+		return true
+	}
+	if mv.Kind != epeejson.KindString {
+		return false
+	}
+	id, hasID := req.Get("id")
+	m, found := methods[mv.Str]
+	if !found || (restricted && !m.restrictedOK) {
+		// The id is echoed as given; without one monerod's default for this
+		// error is the empty string.
+		if !hasID {
+			id, hasID = epeejson.Value{Kind: epeejson.KindString}, true
+		}
+		writeError(w, errMethodNotFound, id, hasID)
+		return true
+	}
+	// epee loads jsonrpc before id: a non-string jsonrpc fails with the id
+	// not yet read.
+	if jv, ok := req.Get("jsonrpc"); ok && jv.Kind != epeejson.KindString {
+		writeError(w, errInvalidParams, epeejson.Value{}, false)
+		return true
+	}
+	pv, ok := req.Get("params")
+	c := &call{server: s, restricted: restricted, params: newParams(pv, ok)}
+	res, rpcErr := m.handler(c)
+	if rpcErr != nil {
+		writeError(w, rpcErr, id, hasID)
+		return true
+	}
+	w.BeginObject()
+	w.Key("id")
+	writeID(w, id, hasID)
+	w.KeyString("jsonrpc", "2.0")
+	w.Key("result")
+	res(w)
+	w.EndObject()
+	return true
+}
+
+func writeID(w *epeejson.Writer, id epeejson.Value, has bool) {
+	if has {
+		w.Value(id)
+	} else {
+		w.Uint(0)
+	}
+}
+
+func writeError(w *epeejson.Writer, e *Error, id epeejson.Value, hasID bool) {
+	w.BeginObject()
+	w.Key("error")
+	w.BeginObject()
+	w.Key("code")
+	w.Int(e.Code)
+	w.KeyString("message", e.Message)
+	w.EndObject()
+	w.Key("id")
+	writeID(w, id, hasID)
+	w.KeyString("jsonrpc", "2.0")
+	w.EndObject()
+}

@@ -1,0 +1,246 @@
+package rpc
+
+import (
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/params"
+)
+
+// Peers is what the RPC asks the P2P layer: small, so the RPC knows nothing
+// of P2P internals. NoPeers serves a node without P2P.
+type Peers interface {
+	Connections() []Connection
+	// Counts: incoming and outgoing connections, white and grey peer-list sizes.
+	Counts() (incoming, outgoing, white, grey uint64)
+	Offline() bool
+	// Synchronized is monerod's sticky "has synchronized" flag.
+	Synchronized() bool
+	TargetHeight() uint64
+	BusySyncing() bool
+	TxPoolSize() uint64
+}
+
+// NoPeers is the truth for a node that runs no P2P: it is offline, so (like
+// monerod --offline) it counts as synchronized, with no peers and no pool.
+type NoPeers struct{}
+
+func (NoPeers) Connections() []Connection                        { return nil }
+func (NoPeers) Counts() (incoming, outgoing, white, grey uint64) { return 0, 0, 0, 0 }
+func (NoPeers) Offline() bool                                    { return true }
+func (NoPeers) Synchronized() bool                               { return true }
+func (NoPeers) TargetHeight() uint64                             { return 0 }
+func (NoPeers) BusySyncing() bool                                { return false }
+func (NoPeers) TxPoolSize() uint64                               { return 0 }
+
+// Connection is one peer connection as get_connections reports it.
+type Connection struct {
+	Address           string
+	AddressType       uint64
+	AvgDownload       uint64
+	AvgUpload         uint64
+	ConnectionID      string
+	CurrentDownload   uint64
+	CurrentUpload     uint64
+	Height            uint64
+	Host              string
+	Incoming          bool
+	IP                string
+	LiveTime          uint64
+	LocalIP           bool
+	Localhost         bool
+	PeerID            string
+	Port              string // monerod prints the port as a string
+	PruningSeed       uint64
+	RecvCount         uint64
+	RecvIdleTime      uint64
+	RPCCreditsPerHash uint64
+	RPCPort           uint64
+	SendCount         uint64
+	SendIdleTime      uint64
+	State             string
+	SupportFlags      uint64
+}
+
+func (c *Connection) write(w *epeejson.Writer) {
+	w.BeginObject()
+	w.KeyString("address", c.Address)
+	w.KeyUint("address_type", c.AddressType)
+	w.KeyUint("avg_download", c.AvgDownload)
+	w.KeyUint("avg_upload", c.AvgUpload)
+	w.KeyString("connection_id", c.ConnectionID)
+	w.KeyUint("current_download", c.CurrentDownload)
+	w.KeyUint("current_upload", c.CurrentUpload)
+	w.KeyUint("height", c.Height)
+	w.KeyString("host", c.Host)
+	w.KeyBool("incoming", c.Incoming)
+	w.KeyString("ip", c.IP)
+	w.KeyUint("live_time", c.LiveTime)
+	w.KeyBool("local_ip", c.LocalIP)
+	w.KeyBool("localhost", c.Localhost)
+	w.KeyString("peer_id", c.PeerID)
+	w.KeyString("port", c.Port)
+	w.KeyUint("pruning_seed", c.PruningSeed)
+	w.KeyUint("recv_count", c.RecvCount)
+	w.KeyUint("recv_idle_time", c.RecvIdleTime)
+	w.KeyUint("rpc_credits_per_hash", c.RPCCreditsPerHash)
+	w.KeyUint("rpc_port", c.RPCPort)
+	w.KeyUint("send_count", c.SendCount)
+	w.KeyUint("send_idle_time", c.SendIdleTime)
+	w.KeyString("state", c.State)
+	w.KeyUint("support_flags", c.SupportFlags)
+	w.EndObject()
+}
+
+// restrictedDatabaseSizeStep: a restricted get_info rounds database_size up
+// to a multiple of 5 GiB so as not to reveal the node's exact state.
+const restrictedDatabaseSizeStep = 5 << 30
+
+// freeSpace caches statfs of the data directory for a second: get_info is
+// the most frequently polled call and the figure needs no more precision.
+type freeSpace struct {
+	dir  string
+	mu   sync.Mutex
+	at   time.Time
+	free uint64
+}
+
+func (f *freeSpace) get(now time.Time) uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if now.Sub(f.at) < time.Second {
+		return f.free
+	}
+	var st syscall.Statfs_t
+	if err := syscall.Statfs(f.dir, &st); err == nil {
+		f.free = st.Bavail * uint64(st.Bsize)
+	}
+	f.at = now
+	return f.free
+}
+
+// infoFields is get_info's result, gathered before anything is written.
+type infoFields struct {
+	adjustedTime, altBlocks, weightMedian, txCount, dbSize, freeSpace uint64
+	height                                                            uint64
+	top                                                               chaindb.BlockMeta
+	next                                                              struct {
+		lo, hi uint64
+		wide   string
+	}
+	target uint64
+}
+
+func getInfo(c *call) (func(*epeejson.Writer), *Error) {
+	s := c.server
+	now := time.Now()
+	var f infoFields
+	_, nextDiff, median := s.chain.NextBlockFacts()
+	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
+		var err error
+		f.height = height
+		if f.top, err = r.Top(); err != nil {
+			return errInternal("can't produce valid response.")
+		}
+		if f.txCount, err = r.TxCount(); err != nil {
+			return errInternal("can't produce valid response.")
+		}
+		if f.altBlocks, err = r.AltBlockCount(); err != nil {
+			return errInternal("can't produce valid response.")
+		}
+		f.dbSize = uint64(r.Size())
+		f.adjustedTime = adjustedTime(r, height, now)
+		return nil
+	}); e != nil {
+		return nil, e
+	}
+	f.weightMedian = median
+	f.next.lo, f.next.hi, f.next.wide = nextDiff.Lo, nextDiff.Hi, nextDiff.Hex()
+	f.target = consensus.DifficultyTarget(s.network.VersionAt(f.height))
+	f.freeSpace = s.free.get(now)
+	in, out, white, grey := s.peers.Counts()
+	rpcConns := uint64(s.openConnections(c.restricted))
+	startTime := uint64(s.started.Unix())
+	heightWithoutBootstrap := f.height
+	version := s.version
+	if c.restricted {
+		// What monerod hides from a restricted listener (core_rpc_server.cpp on_get_info).
+		in, out, white, grey, rpcConns, startTime, heightWithoutBootstrap = 0, 0, 0, 0, 0, 0, 0
+		f.altBlocks, version, f.freeSpace = 0, "", ^uint64(0)
+		f.dbSize = (f.dbSize + restrictedDatabaseSizeStep - 1) / restrictedDatabaseSizeStep * restrictedDatabaseSizeStep
+	}
+	peers := s.peers
+	net := s.network
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.KeyUint("adjusted_time", f.adjustedTime)
+		w.KeyUint("alt_blocks_count", f.altBlocks)
+		if f.weightMedian != 0 {
+			w.KeyUint("block_size_limit", 2*f.weightMedian)
+			w.KeyUint("block_size_median", f.weightMedian)
+			w.KeyUint("block_weight_limit", 2*f.weightMedian)
+			w.KeyUint("block_weight_median", f.weightMedian)
+		}
+		w.KeyString("bootstrap_daemon_address", "")
+		w.KeyBool("busy_syncing", peers.BusySyncing())
+		w.KeyUint("credits", 0)
+		w.KeyUint("cumulative_difficulty", f.top.CumulativeDifficulty.Lo)
+		w.KeyUint("cumulative_difficulty_top64", f.top.CumulativeDifficulty.Hi)
+		w.KeyUint("database_size", f.dbSize)
+		w.KeyUint("difficulty", f.next.lo)
+		w.KeyUint("difficulty_top64", f.next.hi)
+		w.KeyUint("free_space", f.freeSpace)
+		w.KeyUint("grey_peerlist_size", grey)
+		w.KeyUint("height", f.height)
+		w.KeyUint("height_without_bootstrap", heightWithoutBootstrap)
+		w.KeyUint("incoming_connections_count", in)
+		w.KeyBool("mainnet", net == params.Mainnet)
+		w.KeyString("nettype", net.String())
+		w.KeyBool("offline", peers.Offline())
+		w.KeyUint("outgoing_connections_count", out)
+		w.KeyBool("restricted", c.restricted)
+		w.KeyUint("rpc_connections_count", rpcConns)
+		w.KeyBool("stagenet", net == params.Stagenet)
+		w.KeyUint("start_time", startTime)
+		w.KeyString("status", "OK")
+		w.KeyBool("synchronized", peers.Synchronized())
+		w.KeyUint("target", f.target)
+		w.KeyUint("target_height", peers.TargetHeight())
+		w.KeyBool("testnet", net == params.Testnet)
+		w.KeyString("top_block_hash", f.top.Hash.String())
+		w.KeyString("top_hash", "")
+		w.KeyUint("tx_count", f.txCount)
+		w.KeyUint("tx_pool_size", peers.TxPoolSize())
+		w.KeyBool("untrusted", false)
+		w.KeyBool("update_available", false)
+		w.KeyString("version", version)
+		w.KeyBool("was_bootstrap_ever_used", false)
+		w.KeyUint("white_peerlist_size", white)
+		w.KeyString("wide_cumulative_difficulty", f.top.CumulativeDifficulty.Hex())
+		w.KeyString("wide_difficulty", f.next.wide)
+		w.EndObject()
+	}, nil
+}
+
+// adjustedTime is Blockchain::get_adjusted_time: the current time while the
+// chain is short, else the median of the last 60 timestamps projected
+// forward, but not past the top block's timestamp plus one target.
+func adjustedTime(r *chaindb.Reader, height uint64, now time.Time) uint64 {
+	if height < consensus.TimestampCheckWindow {
+		return uint64(now.Unix())
+	}
+	metas, err := r.MetasInRange(height-consensus.TimestampCheckWindow, height)
+	if err != nil || len(metas) == 0 {
+		return uint64(now.Unix())
+	}
+	ts := make([]uint64, len(metas))
+	for i, m := range metas {
+		ts[i] = m.Timestamp
+	}
+	projected := consensus.Median(ts) + (consensus.TimestampCheckWindow+1)*consensus.DifficultyTargetV2/2
+	return min(projected, metas[len(metas)-1].Timestamp+consensus.DifficultyTargetV2)
+}

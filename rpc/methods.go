@@ -1,0 +1,441 @@
+package rpc
+
+import (
+	"encoding/hex"
+	"errors"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/epeejson"
+)
+
+// call is one method invocation.
+type call struct {
+	server     *Server
+	restricted bool
+	params     requestParams
+}
+
+// A handler reads what it needs and returns a function that writes the
+// result object, or an error; nothing is written before the outcome is known.
+type handler func(c *call) (func(w *epeejson.Writer), *Error)
+
+type method struct {
+	handler      handler
+	restrictedOK bool // allowed on a restricted listener
+}
+
+// methods maps every name monerod accepts to its handler; the aliases are
+// distinct registrations of one handler there too.
+var methods map[string]method
+
+func init() {
+	methods = map[string]method{
+		"get_info":                   {getInfo, true},
+		"get_last_block_header":      {getLastBlockHeader, true},
+		"getlastblockheader":         {getLastBlockHeader, true},
+		"get_block_header_by_hash":   {getBlockHeaderByHash, true},
+		"getblockheaderbyhash":       {getBlockHeaderByHash, true},
+		"get_block_header_by_height": {getBlockHeaderByHeight, true},
+		"getblockheaderbyheight":     {getBlockHeaderByHeight, true},
+		"get_block":                  {getBlock, true},
+		"getblock":                   {getBlock, true},
+		"get_connections":            {getConnections, false},
+		"get_block_count":            {getBlockCount, true},
+		"getblockcount":              {getBlockCount, true},
+	}
+}
+
+// blockAt is a block as the header methods see it: its stored metadata
+// (main-chain figures for an alternative block) and whether it is an
+// alternative ("orphan") block.
+type blockAt struct {
+	meta   chaindb.BlockMeta
+	blob   []byte
+	orphan bool
+}
+
+// view runs fn on a consistent snapshot of the chain and returns its
+// height (number of blocks).
+func (c *call) view(fn func(r *chaindb.Reader, height uint64) *Error) *Error {
+	var rpcErr *Error
+	err := c.server.store.View(func(r *chaindb.Reader) error {
+		h, err := r.Height()
+		if err != nil {
+			return err
+		}
+		rpcErr = fn(r, h)
+		return nil
+	})
+	if err != nil {
+		c.server.log.Error("chain read failed", "err", err)
+		return errInternal("can't produce valid response.")
+	}
+	return rpcErr
+}
+
+// byHash finds a block on the main chain, then among the alternative
+// blocks; the error texts are monerod's (hash as the client wrote it).
+func byHash(r *chaindb.Reader, hashText string, withBlob bool) (blockAt, *Error) {
+	h, err := cryptonote.ParseHash(hashText)
+	if err != nil {
+		return blockAt{}, errBadHash(hashText)
+	}
+	if height, err := r.HeightByHash(h); err == nil {
+		return byHeight(r, height, withBlob)
+	}
+	alt, err := r.AltBlock(h)
+	if err != nil {
+		return blockAt{}, errUnknownHash(hashText)
+	}
+	// monerod reports an alternative block's difficulty and weights from the
+	// main-chain block at the same height (fill_block_header_response).
+	main, err := r.MetaByHeight(alt.Meta.Height)
+	if err != nil {
+		return blockAt{}, &Error{0, ""}
+	}
+	m := alt.Meta
+	m.Difficulty, m.CumulativeDifficulty = main.Difficulty, main.CumulativeDifficulty
+	m.Weight, m.LongTermWeight = main.Weight, main.LongTermWeight
+	return blockAt{meta: m, blob: alt.Blob, orphan: true}, nil
+}
+
+func byHeight(r *chaindb.Reader, height uint64, withBlob bool) (blockAt, *Error) {
+	m, err := r.MetaByHeight(height)
+	if err != nil {
+		return blockAt{}, errInternal("can't get block by height. Height = " + uitoa(height) + ".")
+	}
+	b := blockAt{meta: m}
+	if withBlob {
+		if b.blob, err = r.BlockBlob(height); err != nil {
+			return blockAt{}, errInternal("can't get block by height. Height = " + uitoa(height) + ".")
+		}
+	}
+	return b, nil
+}
+
+// powHash is the proof-of-work hash for fill_pow_hash ("" when not asked or
+// on a restricted listener, which ignores the flag).
+func (c *call) powHash(r *chaindb.Reader, b *blockAt, want bool) (string, *Error) {
+	if !want || c.restricted {
+		return "", nil
+	}
+	h, err := c.server.blockPoWHash(r, b)
+	if err != nil {
+		if errors.Is(err, consensus.ErrNoPoWFunction) {
+			return "", errInternal("can't compute the proof-of-work hash of a version " + uitoa(uint64(b.meta.MajorVersion)) +
+				" block (CryptoNight is not implemented).")
+		}
+		c.server.log.Error("pow hash", "block", b.meta.Hash, "err", err)
+		return "", errInternal("can't produce valid response.")
+	}
+	return hex.EncodeToString(h[:]), nil
+}
+
+// headerFields is a block_header object's content.
+type headerFields struct {
+	block    blockAt
+	depth    uint64
+	powHash  string
+	zeroMeta bool // the all-default header (BUSY, by-hash without a hash)
+}
+
+func newHeader(b blockAt, chainHeight uint64, pow string) headerFields {
+	return headerFields{block: b, depth: chainHeight - b.meta.Height - 1, powHash: pow}
+}
+
+// write emits the 22 block_header members in monerod's (sorted) order.
+func (h *headerFields) write(w *epeejson.Writer) {
+	m := &h.block.meta
+	hashText, minerText, prevText, wideCum, wideDiff := "", "", "", "", ""
+	if !h.zeroMeta {
+		hashText, minerText, prevText = m.Hash.String(), m.MinerTxHash.String(), m.PrevHash.String()
+		wideCum, wideDiff = m.CumulativeDifficulty.Hex(), m.Difficulty.Hex()
+	}
+	w.BeginObject()
+	w.KeyUint("block_size", m.Weight)
+	if m.Weight != 0 {
+		w.KeyUint("block_weight", m.Weight)
+	}
+	w.KeyUint("cumulative_difficulty", m.CumulativeDifficulty.Lo)
+	w.KeyUint("cumulative_difficulty_top64", m.CumulativeDifficulty.Hi)
+	w.KeyUint("depth", h.depth)
+	w.KeyUint("difficulty", m.Difficulty.Lo)
+	w.KeyUint("difficulty_top64", m.Difficulty.Hi)
+	w.KeyString("hash", hashText)
+	w.KeyUint("height", m.Height)
+	if m.LongTermWeight != 0 {
+		w.KeyUint("long_term_weight", m.LongTermWeight)
+	}
+	w.KeyUint("major_version", uint64(m.MajorVersion))
+	w.KeyString("miner_tx_hash", minerText)
+	w.KeyUint("minor_version", uint64(m.MinorVersion))
+	w.KeyUint("nonce", uint64(m.Nonce))
+	w.KeyUint("num_txes", m.NumTxes)
+	w.KeyBool("orphan_status", h.block.orphan)
+	w.KeyString("pow_hash", h.powHash)
+	w.KeyString("prev_hash", prevText)
+	w.KeyUint("reward", m.Reward)
+	w.KeyUint("timestamp", m.Timestamp)
+	w.KeyString("wide_cumulative_difficulty", wideCum)
+	w.KeyString("wide_difficulty", wideDiff)
+	w.EndObject()
+}
+
+// writeBase writes the members every block/header result ends with, after
+// the caller's own members that sort before "credits" and around them.
+func writeCredits(w *epeejson.Writer) { w.KeyUint("credits", 0) }
+func writeStatusTail(w *epeejson.Writer, status string) {
+	w.KeyString("status", status)
+	w.KeyString("top_hash", "") // RPC payments are not supported
+}
+func writeUntrusted(w *epeejson.Writer) { w.KeyBool("untrusted", false) }
+
+func getLastBlockHeader(c *call) (func(*epeejson.Writer), *Error) {
+	fill, e := c.params.bool("fill_pow_hash")
+	if e != nil {
+		return nil, e
+	}
+	var hdr headerFields
+	status := "OK"
+	if !c.server.peers.Synchronized() {
+		// monerod answers BUSY with an all-default header until synchronized.
+		status, hdr.zeroMeta = "BUSY", true
+	} else if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
+		b, e := byHeight(r, height-1, fill && !c.restricted)
+		if e != nil {
+			return errInternal("can't get last block.")
+		}
+		pow, e := c.powHash(r, &b, fill)
+		if e != nil {
+			return e
+		}
+		hdr = newHeader(b, height, pow)
+		return nil
+	}); e != nil {
+		return nil, e
+	}
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.Key("block_header")
+		hdr.write(w)
+		writeCredits(w)
+		writeStatusTail(w, status)
+		writeUntrusted(w)
+		w.EndObject()
+	}, nil
+}
+
+func getBlockHeaderByHeight(c *call) (func(*epeejson.Writer), *Error) {
+	height, e := c.params.uint64("height")
+	if e != nil {
+		return nil, e
+	}
+	fill, e := c.params.bool("fill_pow_hash")
+	if e != nil {
+		return nil, e
+	}
+	var hdr headerFields
+	if e := c.view(func(r *chaindb.Reader, chainHeight uint64) *Error {
+		if height >= chainHeight {
+			return errTooBigHeight(height, chainHeight-1)
+		}
+		b, e := byHeight(r, height, fill && !c.restricted)
+		if e != nil {
+			return e
+		}
+		pow, e := c.powHash(r, &b, fill)
+		if e != nil {
+			return e
+		}
+		hdr = newHeader(b, chainHeight, pow)
+		return nil
+	}); e != nil {
+		return nil, e
+	}
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.Key("block_header")
+		hdr.write(w)
+		writeCredits(w)
+		writeStatusTail(w, "OK")
+		writeUntrusted(w)
+		w.EndObject()
+	}, nil
+}
+
+// maxRestrictedHeaders is monerod's RESTRICTED_BLOCK_HEADER_RANGE.
+const maxRestrictedHeaders = 1000
+
+func getBlockHeaderByHash(c *call) (func(*epeejson.Writer), *Error) {
+	hash, e := c.params.string("hash")
+	if e != nil {
+		return nil, e
+	}
+	hashes, e := c.params.strings("hashes")
+	if e != nil {
+		return nil, e
+	}
+	fill, e := c.params.bool("fill_pow_hash")
+	if e != nil {
+		return nil, e
+	}
+	if c.restricted && len(hashes) > maxRestrictedHeaders {
+		return nil, errTooManyHeaders
+	}
+	hdr := headerFields{zeroMeta: true}
+	var list []headerFields
+	if e := c.view(func(r *chaindb.Reader, chainHeight uint64) *Error {
+		lookup := func(text string) (headerFields, *Error) {
+			b, e := byHash(r, text, fill && !c.restricted)
+			if e != nil {
+				return headerFields{}, e
+			}
+			pow, e := c.powHash(r, &b, fill)
+			if e != nil {
+				return headerFields{}, e
+			}
+			return newHeader(b, chainHeight, pow), nil
+		}
+		if hash != "" {
+			var e *Error
+			if hdr, e = lookup(hash); e != nil {
+				return e
+			}
+		}
+		for _, x := range hashes {
+			h, e := lookup(x)
+			if e != nil {
+				return e
+			}
+			list = append(list, h)
+		}
+		return nil
+	}); e != nil {
+		return nil, e
+	}
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.Key("block_header")
+		hdr.write(w)
+		if len(list) > 0 {
+			w.Key("block_headers")
+			w.BeginArray()
+			for i := range list {
+				list[i].write(w)
+			}
+			w.EndArray()
+		}
+		writeCredits(w)
+		writeStatusTail(w, "OK")
+		writeUntrusted(w)
+		w.EndObject()
+	}, nil
+}
+
+func getBlock(c *call) (func(*epeejson.Writer), *Error) {
+	hash, e := c.params.string("hash")
+	if e != nil {
+		return nil, e
+	}
+	height, e := c.params.uint64("height")
+	if e != nil {
+		return nil, e
+	}
+	fill, e := c.params.bool("fill_pow_hash")
+	if e != nil {
+		return nil, e
+	}
+	var hdr headerFields
+	var rendered *renderedBlock
+	if e := c.view(func(r *chaindb.Reader, chainHeight uint64) *Error {
+		var b blockAt
+		var e *Error
+		if hash != "" { // a non-empty hash wins; the height is then not even checked
+			b, e = byHash(r, hash, true)
+		} else if height >= chainHeight {
+			return errTooBigHeight(height, chainHeight-1)
+		} else {
+			b, e = byHeight(r, height, true)
+		}
+		if e != nil {
+			return e
+		}
+		if rendered, e = c.server.renderBlock(&b); e != nil {
+			return e
+		}
+		pow, e := c.powHash(r, &b, fill)
+		if e != nil {
+			return e
+		}
+		hdr = newHeader(b, chainHeight, pow)
+		return nil
+	}); e != nil {
+		return nil, e
+	}
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.KeyString("blob", rendered.blobHex)
+		w.Key("block_header")
+		hdr.write(w)
+		writeCredits(w)
+		w.KeyString("json", rendered.json)
+		w.KeyString("miner_tx_hash", hdr.block.meta.MinerTxHash.String())
+		writeStatusTail(w, "OK")
+		if len(rendered.txHashes) > 0 {
+			w.Key("tx_hashes")
+			w.BeginArray()
+			for _, h := range rendered.txHashes {
+				w.String(h)
+			}
+			w.EndArray()
+		}
+		writeUntrusted(w)
+		w.EndObject()
+	}, nil
+}
+
+// getBlockCount is not one of the six query methods, but pools and wallets
+// poll it constantly and it is one line.
+func getBlockCount(c *call) (func(*epeejson.Writer), *Error) {
+	height := c.server.chain.Height()
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.KeyUint("count", height)
+		w.KeyString("status", "OK")
+		writeUntrusted(w)
+		w.EndObject()
+	}, nil
+}
+
+func getConnections(c *call) (func(*epeejson.Writer), *Error) {
+	conns := c.server.peers.Connections()
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		if len(conns) > 0 { // monerod omits an empty array
+			w.Key("connections")
+			w.BeginArray()
+			for i := range conns {
+				conns[i].write(w)
+			}
+			w.EndArray()
+		}
+		w.KeyString("status", "OK")
+		writeUntrusted(w)
+		w.EndObject()
+	}, nil
+}
+
+func uitoa(v uint64) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + v%10)
+		v /= 10
+		if v == 0 {
+			return string(b[i:])
+		}
+	}
+}

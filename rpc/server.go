@@ -1,0 +1,285 @@
+// Package rpc is the node's JSON-RPC server: monerod v0.18's envelope and
+// its block, header, connection and status methods, answered from the
+// chain store. The HTTP front (routing, limits, auth, CORS) is package
+// httpd; the JSON dialect is package epeejson.
+package rpc
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/params"
+)
+
+// Config configures the RPC server.
+type Config struct {
+	Chain   *chain.Chain
+	Peers   Peers  // nil: NoPeers
+	DataDir string // for get_info free_space
+	Version string // get_info version
+	// Listeners: the main one and, optionally, a second always-restricted
+	// one (monerod --rpc-restricted-bind-port).
+	Main       httpd.Config
+	Restricted *httpd.Config
+	Logger     *slog.Logger
+}
+
+// Server answers RPC requests on one or two listeners.
+type Server struct {
+	chain   *chain.Chain
+	store   chaindb.Store
+	network params.Network
+	peers   Peers
+	version string
+	started time.Time
+	free    freeSpace
+	log     *slog.Logger
+
+	listeners []*httpd.Server
+	mainHTTP  *httpd.Server
+	restrHTTP *httpd.Server
+
+	cache blockCache
+	pow   powCache
+}
+
+// New builds the server and binds its listeners.
+func New(cfg Config) (*Server, error) {
+	if cfg.Peers == nil {
+		cfg.Peers = NoPeers{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	s := &Server{
+		chain: cfg.Chain, store: cfg.Chain.Store(), network: cfg.Chain.Network(), peers: cfg.Peers,
+		version: cfg.Version, started: time.Now(), free: freeSpace{dir: cfg.DataDir}, log: cfg.Logger,
+	}
+	s.cache.init(4096)
+	s.pow.init(4096)
+	routes := map[string]httpd.Route{
+		"/json_rpc":   s.serveJSONRPC,
+		"/get_info":   s.servePlainInfo,
+		"/getinfo":    s.servePlainInfo,
+		"/get_height": s.serveHeight,
+		"/getheight":  s.serveHeight,
+	}
+	add := func(c httpd.Config) (*httpd.Server, error) {
+		if c.Logger == nil {
+			c.Logger = cfg.Logger
+		}
+		h, err := httpd.New(c, routes)
+		if err != nil {
+			return nil, err
+		}
+		if err := h.Listen(); err != nil {
+			for _, l := range s.listeners {
+				_ = l.Shutdown(context.Background())
+			}
+			return nil, fmt.Errorf("RPC listener %s: %w", c.Addr, err)
+		}
+		s.listeners = append(s.listeners, h)
+		return h, nil
+	}
+	var err error
+	if s.mainHTTP, err = add(cfg.Main); err != nil {
+		return nil, err
+	}
+	if cfg.Restricted != nil {
+		r := *cfg.Restricted
+		r.Restricted = true
+		if s.restrHTTP, err = add(r); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// Serve serves every listener until Shutdown; it returns the first error.
+func (s *Server) Serve() error {
+	errs := make(chan error, len(s.listeners))
+	for _, l := range s.listeners {
+		go func() { errs <- l.Serve() }()
+	}
+	var first error
+	for range s.listeners {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Shutdown stops accepting and waits for in-flight requests.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, l := range s.listeners {
+		errs = append(errs, l.Shutdown(ctx))
+	}
+	return errors.Join(errs...)
+}
+
+// MainAddr and RestrictedAddr are the bound addresses (RestrictedAddr "" if none).
+func (s *Server) MainAddr() string { return s.mainHTTP.Addr().String() }
+func (s *Server) RestrictedAddr() string {
+	if s.restrHTTP == nil {
+		return ""
+	}
+	return s.restrHTTP.Addr().String()
+}
+
+// openConnections is get_info's rpc_connections_count: the open HTTP
+// connections of the listener that serves the call.
+func (s *Server) openConnections(restricted bool) int {
+	if restricted && s.restrHTTP != nil {
+		return s.restrHTTP.OpenConnections()
+	}
+	return s.mainHTTP.OpenConnections()
+}
+
+// servePlainInfo is GET /get_info: get_info's result without the envelope.
+func (s *Server) servePlainInfo(req *httpd.Request) httpd.Response {
+	res, e := getInfo(&call{server: s, restricted: req.Restricted})
+	if e != nil {
+		return httpd.Response{Status: 500, ContentType: "text/plain", Close: true}
+	}
+	w := epeejson.NewWriter(make([]byte, 0, 2048))
+	res(w)
+	return jsonResponse(w)
+}
+
+// serveHeight is GET /get_height: the chain height and top hash.
+func (s *Server) serveHeight(req *httpd.Request) httpd.Response {
+	top := s.chain.Top()
+	w := epeejson.NewWriter(make([]byte, 0, 256))
+	w.BeginObject()
+	w.KeyString("hash", top.Hash.String())
+	w.KeyUint("height", top.Height+1)
+	w.KeyString("status", "OK")
+	w.KeyBool("untrusted", false)
+	w.EndObject()
+	return jsonResponse(w)
+}
+
+// renderedBlock is what getblock serves for a block besides its header:
+// immutable for a block id, so it is rendered once and cached.
+type renderedBlock struct {
+	blobHex  string
+	json     string
+	txHashes []string
+}
+
+// blockCache holds rendered blocks by id, bounded; eviction is arbitrary
+// (map order), which is cheap and good enough for a hot-set cache.
+type blockCache struct {
+	mu  sync.Mutex
+	max int
+	m   map[cryptonote.Hash]*renderedBlock
+}
+
+func (c *blockCache) init(max int) { c.max, c.m = max, make(map[cryptonote.Hash]*renderedBlock) }
+
+func (c *blockCache) get(id cryptonote.Hash) *renderedBlock {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[id]
+}
+
+func (c *blockCache) put(id cryptonote.Hash, r *renderedBlock) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		for k := range c.m {
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[id] = r
+}
+
+func (s *Server) renderBlock(b *blockAt) (*renderedBlock, *Error) {
+	if r := s.cache.get(b.meta.Hash); r != nil {
+		return r, nil
+	}
+	blk, err := cryptonote.ParseBlock(b.blob)
+	if err != nil {
+		s.log.Error("stored block does not parse", "hash", b.meta.Hash, "err", err)
+		return nil, errInternal("can't produce valid response.")
+	}
+	if len(blk.MinerTx.Inputs) != 1 {
+		return nil, errInternal("coinbase transaction in the block has the wrong type")
+	}
+	if _, ok := blk.MinerTx.Inputs[0].(cryptonote.TxInGen); !ok {
+		return nil, errInternal("coinbase transaction in the block has the wrong type")
+	}
+	r := &renderedBlock{blobHex: hex.EncodeToString(b.blob), json: blk.MonerodJSON()}
+	for _, h := range blk.TxHashes {
+		r.txHashes = append(r.txHashes, h.String())
+	}
+	s.cache.put(b.meta.Hash, r)
+	return r, nil
+}
+
+// powCache remembers proof-of-work hashes (RandomX costs ~20 ms per block).
+type powCache struct {
+	mu  sync.Mutex
+	max int
+	m   map[cryptonote.Hash][32]byte
+}
+
+func (c *powCache) init(max int) { c.max, c.m = max, make(map[cryptonote.Hash][32]byte) }
+
+// blockPoWHash computes a block's PoW hash (get_block_longhash): the seed is
+// the main-chain block at the seed height for the block's height.
+func (s *Server) blockPoWHash(r *chaindb.Reader, b *blockAt) ([32]byte, error) {
+	s.pow.mu.Lock()
+	h, ok := s.pow.m[b.meta.Hash]
+	s.pow.mu.Unlock()
+	if ok {
+		return h, nil
+	}
+	blob := b.blob
+	if blob == nil {
+		var err error
+		if blob, err = r.BlockBlob(b.meta.Height); err != nil {
+			return h, err
+		}
+	}
+	blk, err := cryptonote.ParseBlock(blob)
+	if err != nil {
+		return h, err
+	}
+	seed, err := r.MetaByHeight(consensus.SeedHeight(b.meta.Height))
+	if err != nil {
+		return h, err
+	}
+	hasher := s.chain.PoW()
+	if hasher == nil {
+		return h, errors.New("no proof-of-work hasher configured")
+	}
+	h, err = consensus.BlockPoWHash(hasher, b.meta.Height, blk.MajorVersion, seed.Hash, blk.HashingBlob())
+	if err != nil {
+		return h, err
+	}
+	s.pow.mu.Lock()
+	if len(s.pow.m) >= s.pow.max {
+		for k := range s.pow.m {
+			delete(s.pow.m, k)
+			break
+		}
+	}
+	s.pow.m[b.meta.Hash] = h
+	s.pow.mu.Unlock()
+	return h, nil
+}
