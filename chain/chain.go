@@ -48,6 +48,9 @@ type Chain struct {
 	recent []recentBlock
 	// longTerm is the rolling median of the last 100000 long-term weights.
 	longTerm *consensus.RollingMedian
+	// next caches NextBlockFacts for the current top (nil: not computed yet);
+	// get_info asks for it on every call and it changes only with the top.
+	next *NextBlock
 }
 
 type recentBlock struct {
@@ -206,18 +209,70 @@ func (c *Chain) AddBlock(blk *cryptonote.Block, blob []byte, txs []*cryptonote.T
 	}
 	c.recent = append(c.recent, recentBlock{meta.Timestamp, meta.CumulativeDifficulty, meta.Weight})
 	c.longTerm.Push(meta.LongTermWeight)
+	c.next = nil
 	return meta, nil
 }
 
-// NextBlockFacts are the figures that apply to the block after the top, as
-// get_info reports them: its height, its difficulty and the effective median
-// weight (the full reward zone's floor applied; twice it is the weight limit).
-func (c *Chain) NextBlockFacts() (height uint64, difficulty u128.U128, effectiveMedian uint64) {
+// NextBlock holds the figures that apply to the block after the top, as
+// get_info reports them.
+type NextBlock struct {
+	Height     uint64
+	Difficulty u128.U128
+	// EffectiveMedian is the effective median weight (the full reward zone's
+	// floor applied); twice it is the weight limit.
+	EffectiveMedian uint64
+	// MedianTimestamp is the median of the last 60 timestamps, or 0 while
+	// the chain is shorter (then adjusted time is the local clock).
+	MedianTimestamp uint64
+	Top             chaindb.BlockMeta
+	// TxCount and AltBlockCount are the store's counters (non-coinbase
+	// transactions on the main chain; alternative blocks).
+	TxCount, AltBlockCount uint64
+}
+
+// AdjustedTime is Blockchain::get_adjusted_time: the local clock while the
+// chain is short, else the median of the last 60 timestamps projected to
+// the next block, but not past the top block's timestamp plus one target.
+func (n *NextBlock) AdjustedTime(now time.Time) uint64 {
+	if n.MedianTimestamp == 0 {
+		return uint64(now.Unix())
+	}
+	projected := n.MedianTimestamp + (consensus.TimestampCheckWindow+1)*consensus.DifficultyTargetV2/2
+	return min(projected, n.Top.Timestamp+consensus.DifficultyTargetV2)
+}
+
+// NextBlockFacts returns the figures for the block after the top; they are
+// computed once per top block.
+func (c *Chain) NextBlockFacts() NextBlock {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	version := c.cfg.Network.VersionAt(c.height)
-	effective := consensus.EffectiveMedian(c.shortTermMedian(), c.longTerm.Median(), version)
-	return c.height, c.nextDifficulty(c.height, version), effective
+	if c.next == nil {
+		version := c.cfg.Network.VersionAt(c.height)
+		n := &NextBlock{
+			Height:          c.height,
+			Difficulty:      c.nextDifficulty(c.height, version),
+			EffectiveMedian: consensus.EffectiveMedian(c.shortTermMedian(), c.longTerm.Median(), version),
+			Top:             c.top,
+		}
+		if c.height >= consensus.TimestampCheckWindow {
+			n.MedianTimestamp = consensus.Median(c.recentTimestamps())
+		}
+		err := c.store.View(func(r *chaindb.Reader) error {
+			var err error
+			if n.TxCount, err = r.TxCount(); err != nil {
+				return err
+			}
+			n.AltBlockCount, err = r.AltBlockCount()
+			return err
+		})
+		if err != nil {
+			c.cfg.Logger.Error("reading the store's counters", "err", err)
+		} else {
+			c.next = n // cached only when complete
+		}
+		return *n
+	}
+	return *c.next
 }
 
 // FixedDifficulty is the --fixed-difficulty setting (0: the real algorithm).

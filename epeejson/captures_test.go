@@ -250,7 +250,7 @@ func firstDiff(got, want []byte) string {
 
 // parsedRequests returns the captures (all sets) whose body reached monerod's
 // JSON parser, and checks that the others are only the expected offline ones.
-func parsedRequests(t *testing.T) []capturedRequest {
+func parsedRequests(t testing.TB) []capturedRequest {
 	t.Helper()
 	var out []capturedRequest
 	skipped := map[string]string{}

@@ -1,8 +1,10 @@
 package epeejson
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // SyntaxError is a body monerod's parser rejects (monerod answers -32700
@@ -108,21 +110,52 @@ const (
 // resolves them). Errors are *SyntaxError. Parse never panics; memory is
 // O(len(b)).
 func Parse(b []byte) (Value, error) {
-	p := parser{src: string(b)}
+	p := parserPool.Get().(*parser)
+	p.src = string(b)
+	// Every member has a ':', so their count sizes the first slab well for
+	// ordinary requests (bounded, in case the colons are inside strings).
+	p.nextMemberSlab = min(max(bytes.Count(b, []byte{':'}), 1), 64)
 	members, _, _, err := p.section(0, 0)
+	p.release()
 	if err != nil {
 		return Value{}, err
 	}
 	return Value{Kind: KindObject, Obj: members}, nil
 }
 
+// parserPool keeps parsers for their scratch stacks.
+var parserPool = sync.Pool{New: func() any { return new(parser) }}
+
+// release empties p (keeping modest scratch capacity) and returns it to the
+// pool; nothing of the parsed input stays referenced.
+func (p *parser) release() {
+	clear(p.members)
+	clear(p.elements)
+	p.members, p.elements = p.members[:0], p.elements[:0]
+	if cap(p.members) > 1024 {
+		p.members = nil
+	}
+	if cap(p.elements) > 1024 {
+		p.elements = nil
+	}
+	p.src = ""
+	p.memberSlab, p.elementSlab = nil, nil
+	p.nextMemberSlab, p.nextElementSlab = 0, 0
+	parserPool.Put(p)
+}
+
 // parser holds the input and scratch stacks shared by all nesting levels: the
 // members of the open sections and the elements of the open arrays are
-// collected there and copied out once into exact-size slices.
+// collected there and copied out once into exact-size pieces of a slab.
 type parser struct {
 	src      string // a copy of the input; escape-free strings are substrings of it
 	members  []Member
 	elements []Value
+
+	memberSlab      []Member // closed objects' members are carved from here
+	elementSlab     []Value  // closed arrays' elements are carved from here
+	nextMemberSlab  int      // least size of the next slab (they double)
+	nextElementSlab int
 }
 
 func (p *parser) fail(off int, msg string) error {
@@ -354,7 +387,13 @@ func (p *parser) closeSection(base int) []Member {
 	if n == 0 {
 		return nil
 	}
-	obj := make([]Member, n)
+	if len(p.memberSlab) < n {
+		size := max(n, p.nextMemberSlab)
+		p.nextMemberSlab = 2 * size
+		p.memberSlab = make([]Member, size)
+	}
+	obj := p.memberSlab[:n:n] // capped: appending to one object cannot overwrite the next
+	p.memberSlab = p.memberSlab[n:]
 	copy(obj, p.members[base:])
 	clear(p.members[base:])
 	p.members = p.members[:base]
@@ -367,7 +406,13 @@ func (p *parser) closeArray(name string, base int) {
 	if n == 0 {
 		return
 	}
-	arr := make([]Value, n)
+	if len(p.elementSlab) < n {
+		size := max(n, p.nextElementSlab, 8)
+		p.nextElementSlab = 2 * size
+		p.elementSlab = make([]Value, size)
+	}
+	arr := p.elementSlab[:n:n]
+	p.elementSlab = p.elementSlab[n:]
 	copy(arr, p.elements[base:])
 	clear(p.elements[base:])
 	p.elements = p.elements[:base]

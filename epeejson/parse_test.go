@@ -58,156 +58,7 @@ func compact(v Value) string {
 // portable_storage insert functions and glibc's strto* (all v0.18.0.0).
 // want "ERR" means monerod answers -32700.
 func TestParseFromSource(t *testing.T) {
-	cases := []struct{ in, want string }{
-		// top level
-		{"", "{}"},
-		{" \t\r\n\v\f", "{}"}, // the lut's whitespace includes \v and \f
-		{"\u00a0{}", "ERR"},   // no other whitespace
-		{`{}`, "{}"},
-		{`{} {"a":1}`, "{}"}, // anything after the top-level } is ignored
-		{`{}]`, "{}"},
-		{`[]`, "ERR"},
-		{`{"a":1}}`, "{a:u1}"},
-		{`{"a":1,}`, "{a:u1}"}, // after ',' a '}' ends the object
-		{`{,}`, "ERR"},
-		{`{"a":1,,"b":2}`, "ERR"},
-		{`{"a" : 1 , "b"	:	2}`, "{a:u1,b:u2}"},
-		{`{"a"1}`, "ERR"},
-		{`{"a":}`, "ERR"},
-		{`{a:1}`, "ERR"},
-		{`{'a':1}`, "ERR"},
-		// EOF between tokens is accepted, inside a token it is not
-		{`{`, "{}"},
-		{`{"a"`, "{}"},
-		{`{"a":`, "{}"},
-		{`{"a":"x"`, `{a:"x"}`},
-		{`{"a":"x",`, `{a:"x"}`},
-		{`{"a":"x`, "ERR"},
-		{`{"a`, "ERR"},
-		{`{"a":1`, "ERR"}, // a number needs a following byte
-		{`{"a":1 `, "{a:u1}"},
-		{`{"a":true`, "ERR"},
-		{`{"a":true `, "{a:true}"},
-		{`{"a":[`, "{}"},
-		{`{"a":["x"`, `{a:["x"]}`},
-		{`{"a":["x",`, `{a:["x"]}`},
-		{`{"a":[1,`, "{a:[u1]}"},
-		{`{"a":[{`, "{a:[{}]}"},
-		{`{"a":[{},{ `, "{a:[{},{}]}"},
-		{`{"a":{`, "{a:{}}"},
-		{`{"a":{ `, "{a:{}}"},
-		{`{"a":{"b":1}`, "{a:{b:u1}}"},
-		{`{"a":{}`, "{a:{}}"},
-		// A nested object cut off by EOF leaves the parent's cursor on its '{':
-		// the parent re-scans what follows and trips over the first name.
-		{`{"a":{"b"`, "ERR"},
-		{`{"a":{"b":"x"`, "ERR"},
-		{`{"a":[{"b":"x"`, "ERR"},
-		{`{"a":{"b":{`, "ERR"},
-		// words
-		{`{"a":TRUE,"b":False,"c":nULL}`, "{a:true,b:false}"},
-		{`{"a":nul}`, "ERR"},
-		{`{"a":truex}`, "ERR"},
-		{`{"a":true1}`, "ERR"},
-		{`{"a":[null]}`, "ERR"}, // only true/false start an array of words
-		{`{"a":[true,FALSE]}`, "{a:[true,false]}"},
-		// null and [] store nothing, not even over an earlier value
-		{`{"a":null}`, "{}"},
-		{`{"a":1,"a":null}`, "{a:u1}"},
-		{`{"a":[]}`, "{}"},
-		{`{"a":[ ]}`, "{}"},
-		{`{"a":1,"a":[]}`, "{a:u1}"},
-		{`{"a":[1],"a":[]}`, "{a:[u1]}"},
-		// duplicates: last wins, objects after objects merge (open_section)
-		{`{"a":1,"a":"x"}`, `{a:"x"}`},
-		{`{"a":{"x":1},"a":{"y":2}}`, "{a:{x:u1,y:u2}}"},
-		{`{"a":{"x":1},"a":{"x":2}}`, "{a:{x:u2}}"},
-		{`{"a":{"x":1},"a":5,"a":{"y":2}}`, "{a:{y:u2}}"},
-		{`{"a":{"b":{"x":1}},"a":{"b":{"y":2}}}`, "{a:{b:{x:u1,y:u2}}}"},
-		{`{"a":[{"x":1}],"a":{"y":2}}`, "{a:{y:u2}}"},
-		{`{"a":{"x":1},"a":[{"y":2}]}`, "{a:[{y:u2}]}"},
-		// empty names: scalars vanish, containers are errors
-		{`{"":1,"b":2}`, "{b:u2}"},
-		{`{"":"x","":true,"":null,"":[]}`, "{}"},
-		{`{"":{}}`, "ERR"},
-		{`{"":[1]}`, "ERR"},
-		{`{"":[{}]}`, "ERR"},
-		{`{"a":{"":1}}`, "{a:{}}"},
-		// numbers: literal = [-]{0-9+-.eE}*, converted by strtoull/strtoll/strtod
-		{`{"a":0,"b":-0,"c":-0.0,"d":0.0}`, "{a:u0,b:i0,c:d-0,d:d0}"},
-		{`{"a":007}`, "{a:u7}"},
-		{`{"a":18446744073709551615}`, "{a:u18446744073709551615}"},
-		{`{"a":18446744073709551616}`, "ERR"},
-		{`{"a":000000000000000000000000000001}`, "{a:u1}"},
-		{`{"a":-9223372036854775808}`, "{a:i-9223372036854775808}"},
-		{`{"a":-9223372036854775809}`, "ERR"},
-		{`{"a":1-2}`, "{a:u1}"},  // strtoull stops at '-'
-		{`{"a":1+}`, "{a:u1}"},   //
-		{`{"a":-}`, "{a:i0}"},    // strtoll: no digits, 0, no errno
-		{`{"a":--5}`, "{a:i0}"},  //
-		{`{"a":-+5}`, "{a:i0}"},  //
-		{`{"a":-5-}`, "{a:i-5}"}, //
-		{`{"a":1.}`, "{a:d1}"},
-		{`{"a":.5}`, "ERR"}, // a value cannot start with '.'
-		{`{"a":-.5}`, "{a:d-0.5}"},
-		{`{"a":-.}`, "{a:d0}"}, // strtod: no conversion, +0
-		{`{"a":1e}`, "{a:d1}"},
-		{`{"a":1e+}`, "{a:d1}"},
-		{`{"a":1E2}`, "{a:d100}"},
-		{`{"a":1.5.5}`, "{a:d1.5}"},
-		{`{"a":1e5e5}`, "{a:d100000}"},
-		{`{"a":2e-3}`, "{a:d0.002}"},
-		{`{"a":123456789.123}`, "{a:d1.23457e+08}"},
-		{`{"a":1e308}`, "{a:d1e+308}"},
-		{`{"a":1e309}`, "ERR"},  // ERANGE overflow
-		{`{"a":-1e309}`, "ERR"}, //
-		{`{"a":1e-307}`, "{a:d1e-307}"},
-		{`{"a":1e-310}`, "ERR"}, // ERANGE: inexact subnormal
-		{`{"a":1e-400}`, "ERR"}, // ERANGE: underflow to 0
-		{`{"a":0e-400}`, "{a:d0}"},
-		{`{"a":0.0000e99999}`, "{a:d0}"},
-		{`{"a":1e99999999999999999999}`, "ERR"},
-		{`{"a":1x}`, "ERR"},
-		{`{"a":0x10}`, "ERR"},
-		{`{"a":+1}`, "ERR"},
-		{`{"a":Infinity}`, "ERR"},
-		{`{"a":NaN}`, "ERR"},
-		// strings
-		{`{"a":"\b\f\n\r\t\v\'\"\\\/"}`, `{a:"\b\f\n\r\t\v'\"\\/"}`},
-		{`{"a":"\q\0\x"}`, `{a:"q0x"}`}, // unknown escapes keep the byte
-		{`{"a":"\u0041\u00e9\u20ac\uFFFF"}`, `{a:"Aé€\uffff"}`},
-		{`{"a":"\ud83d\ude00"}`, `{a:"\xed\xa0\xbd\xed\xb8\x80"}`}, // no surrogate pairing
-		{`{"a":"\u0000"}`, `{a:"\x00"}`},
-		{`{"a":"\u12"}`, "ERR"},
-		{`{"a":"\u123"}`, "ERR"},
-		{`{"a":"\u123g"}`, "ERR"},
-		{`{"a":"\u1234`, "ERR"},
-		{`{"a":"\`, "ERR"},
-		{"{\"a\":\"\x01\r\n\t\xff\xfe\"}", `{a:"\x01\r\n\t\xff\xfe"}`}, // raw bytes are taken verbatim
-		{`{"\u0061":1}`, "{a:u1}"},
-		// arrays
-		{`{"a":[1,2,3]}`, "{a:[u1,u2,u3]}"},
-		{`{"a":[-1,-2]}`, "{a:[i-1,i-2]}"},
-		{`{"a":[1.5,2e0]}`, "{a:[d1.5,d2]}"},
-		{`{"a":[1,-1]}`, "ERR"}, // insert_next_value checks the storage type
-		{`{"a":[-1,1]}`, "ERR"},
-		{`{"a":[1,1.5]}`, "ERR"},
-		{`{"a":[1.5,1]}`, "ERR"},
-		{`{"a":[-0,-1]}`, "{a:[i0,i-1]}"},
-		{`{"a":[1,"x"]}`, "ERR"},
-		{`{"a":["x",1]}`, "ERR"},
-		{`{"a":[true,1]}`, "ERR"},
-		{`{"a":[{},1]}`, "ERR"},
-		{`{"a":[{"b":1},{"b":2}]}`, "{a:[{b:u1},{b:u2}]}"},
-		{`{"a":[[1]]}`, "ERR"},
-		{`{"a":[1,[1]]}`, "ERR"},
-		{`{"a":[1,]}`, "ERR"},
-		{`{"a":[,1]}`, "ERR"},
-		{`{"a":[1 2]}`, "ERR"},
-		{`{"a":[ 1 , 2 ]}`, "{a:[u1,u2]}"},
-		{`{"a":["x"],"a":[1]}`, "{a:[u1]}"},
-	}
-	for _, c := range cases {
+	for _, c := range parseCases {
 		v, err := Parse([]byte(c.in))
 		got := "ERR"
 		if err == nil {
@@ -219,6 +70,157 @@ func TestParseFromSource(t *testing.T) {
 			t.Errorf("Parse(%q) = %s, want %s (err %v)", c.in, got, c.want, err)
 		}
 	}
+}
+
+// parseCases are TestParseFromSource's inputs and results (also fuzz seeds).
+var parseCases = []struct{ in, want string }{
+	// top level
+	{"", "{}"},
+	{" \t\r\n\v\f", "{}"}, // the lut's whitespace includes \v and \f
+	{"\u00a0{}", "ERR"},   // no other whitespace
+	{`{}`, "{}"},
+	{`{} {"a":1}`, "{}"}, // anything after the top-level } is ignored
+	{`{}]`, "{}"},
+	{`[]`, "ERR"},
+	{`{"a":1}}`, "{a:u1}"},
+	{`{"a":1,}`, "{a:u1}"}, // after ',' a '}' ends the object
+	{`{,}`, "ERR"},
+	{`{"a":1,,"b":2}`, "ERR"},
+	{`{"a" : 1 , "b"	:	2}`, "{a:u1,b:u2}"},
+	{`{"a"1}`, "ERR"},
+	{`{"a":}`, "ERR"},
+	{`{a:1}`, "ERR"},
+	{`{'a':1}`, "ERR"},
+	// EOF between tokens is accepted, inside a token it is not
+	{`{`, "{}"},
+	{`{"a"`, "{}"},
+	{`{"a":`, "{}"},
+	{`{"a":"x"`, `{a:"x"}`},
+	{`{"a":"x",`, `{a:"x"}`},
+	{`{"a":"x`, "ERR"},
+	{`{"a`, "ERR"},
+	{`{"a":1`, "ERR"}, // a number needs a following byte
+	{`{"a":1 `, "{a:u1}"},
+	{`{"a":true`, "ERR"},
+	{`{"a":true `, "{a:true}"},
+	{`{"a":[`, "{}"},
+	{`{"a":["x"`, `{a:["x"]}`},
+	{`{"a":["x",`, `{a:["x"]}`},
+	{`{"a":[1,`, "{a:[u1]}"},
+	{`{"a":[{`, "{a:[{}]}"},
+	{`{"a":[{},{ `, "{a:[{},{}]}"},
+	{`{"a":{`, "{a:{}}"},
+	{`{"a":{ `, "{a:{}}"},
+	{`{"a":{"b":1}`, "{a:{b:u1}}"},
+	{`{"a":{}`, "{a:{}}"},
+	// A nested object cut off by EOF leaves the parent's cursor on its '{':
+	// the parent re-scans what follows and trips over the first name.
+	{`{"a":{"b"`, "ERR"},
+	{`{"a":{"b":"x"`, "ERR"},
+	{`{"a":[{"b":"x"`, "ERR"},
+	{`{"a":{"b":{`, "ERR"},
+	// words
+	{`{"a":TRUE,"b":False,"c":nULL}`, "{a:true,b:false}"},
+	{`{"a":nul}`, "ERR"},
+	{`{"a":truex}`, "ERR"},
+	{`{"a":true1}`, "ERR"},
+	{`{"a":[null]}`, "ERR"}, // only true/false start an array of words
+	{`{"a":[true,FALSE]}`, "{a:[true,false]}"},
+	// null and [] store nothing, not even over an earlier value
+	{`{"a":null}`, "{}"},
+	{`{"a":1,"a":null}`, "{a:u1}"},
+	{`{"a":[]}`, "{}"},
+	{`{"a":[ ]}`, "{}"},
+	{`{"a":1,"a":[]}`, "{a:u1}"},
+	{`{"a":[1],"a":[]}`, "{a:[u1]}"},
+	// duplicates: last wins, objects after objects merge (open_section)
+	{`{"a":1,"a":"x"}`, `{a:"x"}`},
+	{`{"a":{"x":1},"a":{"y":2}}`, "{a:{x:u1,y:u2}}"},
+	{`{"a":{"x":1},"a":{"x":2}}`, "{a:{x:u2}}"},
+	{`{"a":{"x":1},"a":5,"a":{"y":2}}`, "{a:{y:u2}}"},
+	{`{"a":{"b":{"x":1}},"a":{"b":{"y":2}}}`, "{a:{b:{x:u1,y:u2}}}"},
+	{`{"a":[{"x":1}],"a":{"y":2}}`, "{a:{y:u2}}"},
+	{`{"a":{"x":1},"a":[{"y":2}]}`, "{a:[{y:u2}]}"},
+	// empty names: scalars vanish, containers are errors
+	{`{"":1,"b":2}`, "{b:u2}"},
+	{`{"":"x","":true,"":null,"":[]}`, "{}"},
+	{`{"":{}}`, "ERR"},
+	{`{"":[1]}`, "ERR"},
+	{`{"":[{}]}`, "ERR"},
+	{`{"a":{"":1}}`, "{a:{}}"},
+	// numbers: literal = [-]{0-9+-.eE}*, converted by strtoull/strtoll/strtod
+	{`{"a":0,"b":-0,"c":-0.0,"d":0.0}`, "{a:u0,b:i0,c:d-0,d:d0}"},
+	{`{"a":007}`, "{a:u7}"},
+	{`{"a":18446744073709551615}`, "{a:u18446744073709551615}"},
+	{`{"a":18446744073709551616}`, "ERR"},
+	{`{"a":000000000000000000000000000001}`, "{a:u1}"},
+	{`{"a":-9223372036854775808}`, "{a:i-9223372036854775808}"},
+	{`{"a":-9223372036854775809}`, "ERR"},
+	{`{"a":1-2}`, "{a:u1}"},  // strtoull stops at '-'
+	{`{"a":1+}`, "{a:u1}"},   //
+	{`{"a":-}`, "{a:i0}"},    // strtoll: no digits, 0, no errno
+	{`{"a":--5}`, "{a:i0}"},  //
+	{`{"a":-+5}`, "{a:i0}"},  //
+	{`{"a":-5-}`, "{a:i-5}"}, //
+	{`{"a":1.}`, "{a:d1}"},
+	{`{"a":.5}`, "ERR"}, // a value cannot start with '.'
+	{`{"a":-.5}`, "{a:d-0.5}"},
+	{`{"a":-.}`, "{a:d0}"}, // strtod: no conversion, +0
+	{`{"a":1e}`, "{a:d1}"},
+	{`{"a":1e+}`, "{a:d1}"},
+	{`{"a":1E2}`, "{a:d100}"},
+	{`{"a":1.5.5}`, "{a:d1.5}"},
+	{`{"a":1e5e5}`, "{a:d100000}"},
+	{`{"a":2e-3}`, "{a:d0.002}"},
+	{`{"a":123456789.123}`, "{a:d1.23457e+08}"},
+	{`{"a":1e308}`, "{a:d1e+308}"},
+	{`{"a":1e309}`, "ERR"},  // ERANGE overflow
+	{`{"a":-1e309}`, "ERR"}, //
+	{`{"a":1e-307}`, "{a:d1e-307}"},
+	{`{"a":1e-310}`, "ERR"}, // ERANGE: inexact subnormal
+	{`{"a":1e-400}`, "ERR"}, // ERANGE: underflow to 0
+	{`{"a":0e-400}`, "{a:d0}"},
+	{`{"a":0.0000e99999}`, "{a:d0}"},
+	{`{"a":1e99999999999999999999}`, "ERR"},
+	{`{"a":1x}`, "ERR"},
+	{`{"a":0x10}`, "ERR"},
+	{`{"a":+1}`, "ERR"},
+	{`{"a":Infinity}`, "ERR"},
+	{`{"a":NaN}`, "ERR"},
+	// strings
+	{`{"a":"\b\f\n\r\t\v\'\"\\\/"}`, `{a:"\b\f\n\r\t\v'\"\\/"}`},
+	{`{"a":"\q\0\x"}`, `{a:"q0x"}`}, // unknown escapes keep the byte
+	{`{"a":"\u0041\u00e9\u20ac\uFFFF"}`, `{a:"Aé€\uffff"}`},
+	{`{"a":"\ud83d\ude00"}`, `{a:"\xed\xa0\xbd\xed\xb8\x80"}`}, // no surrogate pairing
+	{`{"a":"\u0000"}`, `{a:"\x00"}`},
+	{`{"a":"\u12"}`, "ERR"},
+	{`{"a":"\u123"}`, "ERR"},
+	{`{"a":"\u123g"}`, "ERR"},
+	{`{"a":"\u1234`, "ERR"},
+	{`{"a":"\`, "ERR"},
+	{"{\"a\":\"\x01\r\n\t\xff\xfe\"}", `{a:"\x01\r\n\t\xff\xfe"}`}, // raw bytes are taken verbatim
+	{`{"\u0061":1}`, "{a:u1}"},
+	// arrays
+	{`{"a":[1,2,3]}`, "{a:[u1,u2,u3]}"},
+	{`{"a":[-1,-2]}`, "{a:[i-1,i-2]}"},
+	{`{"a":[1.5,2e0]}`, "{a:[d1.5,d2]}"},
+	{`{"a":[1,-1]}`, "ERR"}, // insert_next_value checks the storage type
+	{`{"a":[-1,1]}`, "ERR"},
+	{`{"a":[1,1.5]}`, "ERR"},
+	{`{"a":[1.5,1]}`, "ERR"},
+	{`{"a":[-0,-1]}`, "{a:[i0,i-1]}"},
+	{`{"a":[1,"x"]}`, "ERR"},
+	{`{"a":["x",1]}`, "ERR"},
+	{`{"a":[true,1]}`, "ERR"},
+	{`{"a":[{},1]}`, "ERR"},
+	{`{"a":[{"b":1},{"b":2}]}`, "{a:[{b:u1},{b:u2}]}"},
+	{`{"a":[[1]]}`, "ERR"},
+	{`{"a":[1,[1]]}`, "ERR"},
+	{`{"a":[1,]}`, "ERR"},
+	{`{"a":[,1]}`, "ERR"},
+	{`{"a":[1 2]}`, "ERR"},
+	{`{"a":[ 1 , 2 ]}`, "{a:[u1,u2]}"},
+	{`{"a":["x"],"a":[1]}`, "{a:[u1]}"},
 }
 
 // TestParseDepth: run_handler refuses recursion 100, the top level being 0, so

@@ -15,7 +15,7 @@ const maxBatch = 256
 // serveJSONRPC answers POST /json_rpc as monerod's epee dispatcher does
 // (rpc-semantics.md §3.1), plus JSON-RPC 2.0 batches.
 func (s *Server) serveJSONRPC(req *httpd.Request) httpd.Response {
-	w := epeejson.NewWriter(make([]byte, 0, 1024))
+	w := epeejson.NewWriter(make([]byte, 0, 2048))
 	body := bytes.TrimLeft(req.Body, " \t\r\n")
 	if len(body) > 0 && body[0] == '[' {
 		return s.serveBatch(body, req.Restricted, w)

@@ -100,27 +100,33 @@ func (c *Connection) write(w *epeejson.Writer) {
 // to a multiple of 5 GiB so as not to reveal the node's exact state.
 const restrictedDatabaseSizeStep = 5 << 30
 
-// freeSpace caches statfs of the data directory for a second: get_info is
-// the most frequently polled call and the figure needs no more precision.
-type freeSpace struct {
-	dir  string
-	mu   sync.Mutex
-	at   time.Time
-	free uint64
+// diskFacts caches get_info's disk figures for a second: the free space on
+// the data directory's filesystem and the store's size. get_info is the
+// most frequently polled call and these need no more precision.
+type diskFacts struct {
+	dir    string
+	mu     sync.Mutex
+	at     time.Time
+	free   uint64
+	dbSize uint64
 }
 
-func (f *freeSpace) get(now time.Time) uint64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if now.Sub(f.at) < time.Second {
-		return f.free
+func (d *diskFacts) get(s *Server, now time.Time) (free, dbSize uint64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if now.Sub(d.at) < time.Second {
+		return d.free, d.dbSize
 	}
 	var st syscall.Statfs_t
-	if err := syscall.Statfs(f.dir, &st); err == nil {
-		f.free = st.Bavail * uint64(st.Bsize)
+	if err := syscall.Statfs(d.dir, &st); err == nil {
+		d.free = st.Bavail * uint64(st.Bsize)
 	}
-	f.at = now
-	return f.free
+	_ = s.store.View(func(r *chaindb.Reader) error {
+		d.dbSize = uint64(r.Size())
+		return nil
+	})
+	d.at = now
+	return d.free, d.dbSize
 }
 
 // infoFields is get_info's result, gathered before anything is written.
@@ -139,29 +145,14 @@ func getInfo(c *call) (func(*epeejson.Writer), *Error) {
 	s := c.server
 	now := time.Now()
 	var f infoFields
-	_, nextDiff, median := s.chain.NextBlockFacts()
-	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
-		var err error
-		f.height = height
-		if f.top, err = r.Top(); err != nil {
-			return errInternal("can't produce valid response.")
-		}
-		if f.txCount, err = r.TxCount(); err != nil {
-			return errInternal("can't produce valid response.")
-		}
-		if f.altBlocks, err = r.AltBlockCount(); err != nil {
-			return errInternal("can't produce valid response.")
-		}
-		f.dbSize = uint64(r.Size())
-		f.adjustedTime = adjustedTime(r, height, now)
-		return nil
-	}); e != nil {
-		return nil, e
-	}
-	f.weightMedian = median
-	f.next.lo, f.next.hi, f.next.wide = nextDiff.Lo, nextDiff.Hi, nextDiff.Hex()
+	next := s.chain.NextBlockFacts()
+	f.height, f.top = next.Height, next.Top
+	f.adjustedTime = next.AdjustedTime(now)
+	f.txCount, f.altBlocks = next.TxCount, next.AltBlockCount
+	f.freeSpace, f.dbSize = s.disk.get(s, now)
+	f.weightMedian = next.EffectiveMedian
+	f.next.lo, f.next.hi, f.next.wide = next.Difficulty.Lo, next.Difficulty.Hi, next.Difficulty.Hex()
 	f.target = consensus.DifficultyTarget(s.network.VersionAt(f.height))
-	f.freeSpace = s.free.get(now)
 	in, out, white, grey := s.peers.Counts()
 	rpcConns := uint64(s.openConnections(c.restricted))
 	startTime := uint64(s.started.Unix())
@@ -224,23 +215,4 @@ func getInfo(c *call) (func(*epeejson.Writer), *Error) {
 		w.KeyString("wide_difficulty", f.next.wide)
 		w.EndObject()
 	}, nil
-}
-
-// adjustedTime is Blockchain::get_adjusted_time: the current time while the
-// chain is short, else the median of the last 60 timestamps projected
-// forward, but not past the top block's timestamp plus one target.
-func adjustedTime(r *chaindb.Reader, height uint64, now time.Time) uint64 {
-	if height < consensus.TimestampCheckWindow {
-		return uint64(now.Unix())
-	}
-	metas, err := r.MetasInRange(height-consensus.TimestampCheckWindow, height)
-	if err != nil || len(metas) == 0 {
-		return uint64(now.Unix())
-	}
-	ts := make([]uint64, len(metas))
-	for i, m := range metas {
-		ts[i] = m.Timestamp
-	}
-	projected := consensus.Median(ts) + (consensus.TimestampCheckWindow+1)*consensus.DifficultyTargetV2/2
-	return min(projected, metas[len(metas)-1].Timestamp+consensus.DifficultyTargetV2)
 }

@@ -43,7 +43,7 @@ type Server struct {
 	peers   Peers
 	version string
 	started time.Time
-	free    freeSpace
+	disk    diskFacts
 	log     *slog.Logger
 
 	listeners []*httpd.Server
@@ -64,7 +64,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		chain: cfg.Chain, store: cfg.Chain.Store(), network: cfg.Chain.Network(), peers: cfg.Peers,
-		version: cfg.Version, started: time.Now(), free: freeSpace{dir: cfg.DataDir}, log: cfg.Logger,
+		version: cfg.Version, started: time.Now(), disk: diskFacts{dir: cfg.DataDir}, log: cfg.Logger,
 	}
 	s.cache.init(4096)
 	s.pow.init(4096)

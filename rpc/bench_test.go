@@ -1,0 +1,43 @@
+package rpc
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/internal/testutil"
+)
+
+// The cost of answering one request without HTTP: decode, dispatch, chain
+// read, encode. Run with -cpuprofile to see where it goes.
+func benchRequests(b *testing.B, bodies [][]byte) {
+	node := startNode(b, testutil.Path(b, "testdata", "regtest", "blockchain.raw"), nil)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		resp := node.srv.serveJSONRPC(&httpd.Request{HTTPMethod: "POST", Path: "/json_rpc", Body: bodies[i%len(bodies)]})
+		if len(resp.Body) == 0 {
+			b.Fatal("empty answer")
+		}
+		i++
+	}
+}
+
+func heightBodies(method string) [][]byte {
+	var out [][]byte
+	for h := 0; h < 300; h++ {
+		out = append(out, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":"0","method":%q,"params":{"height":%d}}`, method, h))
+	}
+	return out
+}
+
+func BenchmarkGetBlockHeaderByHeight(b *testing.B) {
+	benchRequests(b, heightBodies("getblockheaderbyheight"))
+}
+func BenchmarkGetBlock(b *testing.B) { benchRequests(b, heightBodies("getblock")) }
+func BenchmarkGetLastBlockHeader(b *testing.B) {
+	benchRequests(b, [][]byte{[]byte(`{"jsonrpc":"2.0","id":"0","method":"getlastblockheader"}`)})
+}
+func BenchmarkGetInfo(b *testing.B) {
+	benchRequests(b, [][]byte{[]byte(`{"jsonrpc":"2.0","id":"0","method":"get_info"}`)})
+}
