@@ -145,3 +145,46 @@ func TestCommandLineErrors(t *testing.T) {
 		}
 	}
 }
+
+// --rpc-login (digest auth, checked with curl --digest) and a second,
+// restricted listener, through the real binary.
+func TestLoginAndRestrictedListener(t *testing.T) {
+	curl := testutil.RequireTool(t, "curl", "apt-get install curl")
+	bin := buildGonerod(t)
+	data := t.TempDir()
+	port, rport := freePort(t), freePort(t)
+	node := exec.Command(bin, "--regtest", "--data-dir", data, "--rpc-bind-port", strconv.Itoa(port),
+		"--rpc-restricted-bind-port", strconv.Itoa(rport), "--rpc-login", "alice:s3cret")
+	var logs bytes.Buffer
+	node.Stdout, node.Stderr = &logs, &logs
+	if err := node.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { node.Process.Signal(syscall.SIGTERM); node.Wait() }()
+	body := `{"jsonrpc":"2.0","id":"0","method":"get_connections"}`
+	ask := func(p int, auth ...string) string {
+		args := append([]string{"-s", "-o", "/dev/null", "-w", "%{http_code}", "--data", body}, auth...)
+		out, _ := exec.Command(curl, append(args, "http://127.0.0.1:"+strconv.Itoa(p)+"/json_rpc")...).Output()
+		return string(out)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for ask(port) == "000" {
+		if time.Now().After(deadline) {
+			t.Fatalf("RPC never came up:\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if got := ask(port); got != "401" {
+		t.Errorf("without credentials: HTTP %s, want 401", got)
+	}
+	if got := ask(port, "--digest", "-u", "alice:wrong"); got != "401" {
+		t.Errorf("wrong password: HTTP %s, want 401", got)
+	}
+	if got := ask(port, "--digest", "-u", "alice:s3cret"); got != "200" {
+		t.Errorf("right password: HTTP %s, want 200", got)
+	}
+	out, _ := exec.Command(curl, "-s", "--digest", "-u", "alice:s3cret", "--data", body, "http://127.0.0.1:"+strconv.Itoa(rport)+"/json_rpc").Output()
+	if !strings.Contains(string(out), "-32601") {
+		t.Errorf("get_connections on the restricted listener: %s", out)
+	}
+}
