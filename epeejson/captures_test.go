@@ -450,3 +450,62 @@ func asSyntaxError(err error, target **SyntaxError) bool {
 	}
 	return ok
 }
+
+// TestGoldenRequests parses the 900 requests of golden/*.jsonl: the id they
+// carry, written into monerod's answer, reproduces it, and the height or hash
+// the converters read is the block monerod answered with.
+func TestGoldenRequests(t *testing.T) {
+	n := 0
+	for _, f := range glob(t, regtestPath(t, "golden", "*.jsonl")) {
+		sc := bufio.NewScanner(bytes.NewReader(readFile(t, f)))
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			var line struct {
+				Height  uint64 `json:"height"`
+				Request string `json:"request"`
+				Body    string `json:"body"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+				t.Fatal(err)
+			}
+			req, err := Parse([]byte(line.Request))
+			if err != nil {
+				t.Fatalf("%s height %d: %v", f, line.Height, err)
+			}
+			resp, err := Parse([]byte(line.Body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, _ := req.Get("id")
+			echoed := Value{Kind: KindObject}
+			for _, m := range resp.Obj {
+				if m.Name == "id" {
+					m.Value = id
+				}
+				echoed.Obj = append(echoed.Obj, m)
+			}
+			if got := writeValue(echoed); string(got) != line.Body {
+				t.Errorf("%s height %d: id echo differs\n%s", f, line.Height, firstDiff(got, []byte(line.Body)))
+			}
+			params, _ := req.Get("params")
+			result, _ := resp.Get("result")
+			header, _ := result.Get("block_header")
+			if h, ok := params.Get("height"); ok {
+				height, err := h.AsUint64()
+				if want, _ := header.Get("height"); err != nil || height != want.Uint || height != line.Height {
+					t.Errorf("%s: height %d (%v), answer for %d", f, height, err, want.Uint)
+				}
+			}
+			if h, ok := params.Get("hash"); ok {
+				hash, err := h.AsString()
+				if want, _ := header.Get("hash"); err != nil || hash != want.Str {
+					t.Errorf("%s: hash %q (%v), answer for %q", f, hash, err, want.Str)
+				}
+			}
+			n++
+		}
+	}
+	if n != 900 {
+		t.Errorf("%d golden requests, want 900", n)
+	}
+}

@@ -22,6 +22,12 @@ func (e *SyntaxError) Error() string {
 // start a section at recursion 100, the top-level object being recursion 0.
 const maxRecursion = 100
 
+// MaxValues bounds the values one Parse builds. epee has no such limit, but a
+// parsed value takes about 100 bytes, so a 1 MiB body of tiny array elements
+// would cost ~100 MiB per request; no real request comes near this bound
+// (1000 block hashes are 1000 values).
+const MaxValues = 1 << 16
+
 // Byte classes of epee's parse lut (parserse_base_utils.h, v0.18.0.0).
 const (
 	classDigit  = 1  // 0-9
@@ -78,9 +84,9 @@ const (
 //     closing } are ignored; an empty (or all-whitespace) body is an empty
 //     object.
 //   - The state machine simply stops at the end of the input, so EOF anywhere
-//     between tokens is accepted: {"method":"get_info" works, and so do
-//     {"jsonrpc" and {"a":["x", (observed). EOF inside a string, number or
-//     word is an error. A nested object cut off by EOF keeps what it parsed,
+//     between tokens is accepted: {"method":"get_info" and {"jsonrpc" (both
+//     observed), {"a":["x", too. EOF inside a string, number or word is an
+//     error. A nested object cut off by EOF keeps what it parsed,
 //     and its parent then re-scans the bytes after that object's "{" (epee does
 //     not move the parent's cursor in that case), so only "{" followed by
 //     whitespace survives there.
@@ -139,6 +145,7 @@ func (p *parser) release() {
 		p.elements = nil
 	}
 	p.src = ""
+	p.values = 0
 	p.memberSlab, p.elementSlab = nil, nil
 	p.nextMemberSlab, p.nextElementSlab = 0, 0
 	parserPool.Put(p)
@@ -148,6 +155,7 @@ func (p *parser) release() {
 // members of the open sections and the elements of the open arrays are
 // collected there and copied out once into exact-size pieces of a slab.
 type parser struct {
+	values   int    // values built so far, against MaxValues
 	src      string // a copy of the input; escape-free strings are substrings of it
 	members  []Member
 	elements []Value
@@ -211,14 +219,18 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 				if str, i, err = p.matchString(i); err != nil {
 					return nil, i, false, err
 				}
-				p.setScalar(name, Value{Kind: KindString, Str: str})
+				if err := p.setScalar(name, Value{Kind: KindString, Str: str}); err != nil {
+					return nil, i, false, err
+				}
 				state = stateAfterValue
 			case isDigit(c) || c == '-':
 				var num Value
 				if num, i, err = p.matchNumber(i); err != nil {
 					return nil, i, false, err
 				}
-				p.setScalar(name, num)
+				if err := p.setScalar(name, num); err != nil {
+					return nil, i, false, err
+				}
 				state = stateAfterValue
 			case isAlpha(c):
 				var word string
@@ -229,9 +241,13 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 				case strings.EqualFold(word, "null"):
 					// skipped: the member stays absent (or keeps an earlier value)
 				case strings.EqualFold(word, "true"):
-					p.setScalar(name, Value{Kind: KindBool, Bool: true})
+					if err := p.setScalar(name, Value{Kind: KindBool, Bool: true}); err != nil {
+						return nil, i, false, err
+					}
 				case strings.EqualFold(word, "false"):
-					p.setScalar(name, Value{Kind: KindBool, Bool: false})
+					if err := p.setScalar(name, Value{Kind: KindBool, Bool: false}); err != nil {
+						return nil, i, false, err
+					}
 				default:
 					return nil, i, false, p.fail(i, "Unknown value keyword "+strconv.Quote(word))
 				}
@@ -244,6 +260,9 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 				sub, subEnd, subClosed, subErr := p.section(i, recursion+1)
 				if subErr != nil {
 					return nil, i, false, subErr
+				}
+				if p.values++; p.values > MaxValues {
+					return nil, i, false, p.tooMany(i)
 				}
 				p.members = append(p.members, Member{Name: name, Value: Value{Kind: KindObject, Obj: sub}})
 				if subClosed {
@@ -325,6 +344,9 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 // checked by insert_next_value). It returns the index of the element's last
 // byte, or of the '{' of an object cut off by EOF.
 func (p *parser) arrayElement(i int, recursion int, want Kind) (Value, int, error) {
+	if p.values++; p.values > MaxValues {
+		return Value{}, i, p.tooMany(i)
+	}
 	s := p.src
 	start := i
 	c := s[i]
@@ -374,10 +396,18 @@ func (p *parser) arrayElement(i int, recursion int, want Kind) (Value, int, erro
 
 // setScalar stores a scalar member. set_value fails for an empty name and
 // run_handler ignores the failure, so such members vanish.
-func (p *parser) setScalar(name string, v Value) {
+func (p *parser) setScalar(name string, v Value) error {
+	if p.values++; p.values > MaxValues {
+		return p.tooMany(0)
+	}
 	if name != "" {
 		p.members = append(p.members, Member{Name: name, Value: v})
 	}
+	return nil
+}
+
+func (p *parser) tooMany(off int) error {
+	return p.fail(off, "too many values (the limit is 65536)")
 }
 
 // closeSection copies the members collected since base out of the scratch

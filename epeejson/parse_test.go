@@ -290,3 +290,21 @@ func TestGet(t *testing.T) {
 		t.Errorf("Get allocates %v times", n)
 	}
 }
+
+// A body of tiny values beyond MaxValues is refused rather than parsed into
+// about 100 bytes per value.
+func TestTooManyValues(t *testing.T) {
+	for _, body := range []string{
+		`{"a":[` + strings.Repeat("1,", MaxValues) + `1]}`,
+		`{` + strings.Repeat(`"a":1,`, MaxValues) + `"a":1}`,
+		`{` + strings.Repeat(`"a":{},`, MaxValues) + `"a":{}}`,
+	} {
+		if _, err := Parse([]byte(body)); err == nil || !strings.Contains(err.Error(), "too many values") {
+			t.Errorf("%.20s...: %v", body, err)
+		}
+	}
+	ok := `{"hashes":[` + strings.Repeat(`"ab",`, 1000) + `"ab"]}`
+	if _, err := Parse([]byte(ok)); err != nil {
+		t.Errorf("1001 hashes: %v", err)
+	}
+}

@@ -6,10 +6,11 @@ import (
 	"github.com/gonero/gonero/epeejson"
 )
 
-// requestParams reads a request's params object the way monerod loads its request
-// structs (epee portable_storage_val_converters.h): a missing member, or one
-// of the wrong shape (an object where a scalar is expected, a scalar where an
-// array is), takes the default; a scalar of the wrong type is -32602.
+// requestParams reads a request's params object the way monerod loads its
+// request structs (epee portable_storage_val_converters.h): a missing member,
+// or one epeejson calls the wrong shape (a scalar where an array is
+// expected), takes the default; a value of the wrong type (including an
+// object or array where a scalar is expected) is -32602.
 type requestParams struct {
 	v epeejson.Value // KindObject, or the zero Value when params was absent or not an object
 }

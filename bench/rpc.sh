@@ -1,0 +1,499 @@
+#!/usr/bin/env bash
+# RPC throughput: gonerod vs monerod, same chain, same machine, one run.
+#
+# Usage: bench/rpc.sh [-d SECONDS] [-c "1 16 64"] [-m "METHODS"] [--profile] [options]
+#   -d SECONDS        measured duration of each wrk run (default 10)
+#   -w SECONDS        warm-up before each measured run, not reported (default 2)
+#   -c "LIST"         connection counts (default "1 16 64"); wrk uses 1 thread for 1 connection, else 2
+#   -m "LIST"         methods (default: getblockheaderbyheight getblock getblockheaderbyhash
+#                     getlastblockheader get_info)
+#   --profile         also record a CPU profile of gonerod (perf, cpu-clock sampling with call graphs)
+#                     during extra 64-connection get_info and getblockheaderbyheight runs (not the
+#                     measured ones: perf itself costs CPU); the data is kept in a temp dir
+#   --chain FILE      export file to serve (default: shared/testdata/regtest/blockchain.raw, 300 blocks)
+#   --gonerod BIN     benchmark this gonerod binary instead of building ./cmd/gonerod
+#   --port-base N     ports N (monerod p2p), N+1 (monerod rpc), N+2 (gonerod rpc) (default 38590)
+#   --one-ip          let wrk open every connection from 127.0.0.1 (see "source addresses" below)
+#   --nice N          run both servers and wrk at this nice value (default 0; negative needs root)
+#
+# What it does: imports the chain into monerod (monero-blockchain-import) and gonerod (gonerod import),
+# starts both, checks they serve the same chain and answer every benchmarked request with HTTP 200 and a
+# "result", then for each method and connection count runs wrk (POST /json_rpc, keep-alive) against
+# gonerod and then monerod, each after a warm-up. Prints one table (req/s, p50/p99 latency, server CPU,
+# ratio) and each method's 64-connection ratio against its target (>= 2x block and header methods,
+# >= 5x get_info).
+#
+# Source addresses: monerod closes at once every RPC connection beyond 25 from one private IP
+# (--rpc-max-connections-per-private-ip) and gonerod copies that. wrk connects from 127.0.0.1 only, so at
+# 64 connections 39 would loop through connect/close and the run would measure that churn. By default
+# wrk is therefore run with bench/rpc/srcip.so (LD_PRELOAD, built here with gcc) which spreads its
+# connections over 8 source addresses 127.0.0.2..9 (8 per address at 64 connections): the servers run
+# with their default limits and see 64 live keep-alive clients, as a node would from many hosts.
+#
+# Network: monerod, gonerod and wrk run only inside the network namespace $GONERO_NETNS (default
+# gonero-bench), which has loopback alone. Needs root, monerod, monero-blockchain-import, wrk, curl, jq,
+# go (unless --gonerod), gcc (unless --one-ip), and perf for --profile. Every process started here is
+# stopped on exit, error or Ctrl-C.
+#
+# Caveat printed with the results: the servers and wrk share this machine's cores; anything else
+# running at the same time (reported as "other cpu%") lowers and scatters the numbers.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+shared=${GONERO_SHARED:-$root/../shared}
+NS=${GONERO_NETNS:-gonero-bench}
+LAB=$shared/tools/monerod-lab
+
+# ---- options -------------------------------------------------------------------------------------
+duration=10 warmup=2 conns_list="1 16 64" profile=0 one_ip=0 nice_level=0 port_base=38590
+methods_all="getblockheaderbyheight getblock getblockheaderbyhash getlastblockheader get_info"
+methods_list=$methods_all
+chain_file=$shared/testdata/regtest/blockchain.raw
+gonerod_bin=
+src_ips=8 # source addresses for wrk's connections (see header)
+
+die()  { echo "rpc.sh: error: $*" >&2; exit 1; }
+note() { echo "rpc.sh: $*" >&2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+while (($#)); do
+  case "$1" in
+    -d) duration=${2:?-d needs seconds}; shift 2 ;;
+    -w) warmup=${2:?-w needs seconds}; shift 2 ;;
+    -c) conns_list=${2:?-c needs a list}; shift 2 ;;
+    -m) methods_list=${2:?-m needs a list}; shift 2 ;;
+    --profile) profile=1; shift ;;
+    --chain) chain_file=${2:?}; shift 2 ;;
+    --gonerod) gonerod_bin=${2:?}; shift 2 ;;
+    --port-base) port_base=${2:?}; shift 2 ;;
+    --one-ip) one_ip=1; shift ;;
+    --nice) nice_level=${2:?}; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "rpc.sh: unknown argument: $1" >&2; usage ;;
+  esac
+done
+
+[[ $duration =~ ^[1-9][0-9]*$ ]] || die "-d must be a positive whole number of seconds"
+[[ $warmup =~ ^[0-9]+$ ]] || die "-w must be a whole number of seconds"
+[[ $nice_level =~ ^-?[0-9]+$ ]] || die "--nice must be an integer"
+[[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65530)) || die "--port-base must be 1024..65530"
+read -r -a conns <<<"$conns_list"
+read -r -a methods <<<"$methods_list"
+((${#conns[@]} > 0)) || die "-c: no connection counts"
+((${#methods[@]} > 0)) || die "-m: no methods"
+for c in "${conns[@]}"; do [[ $c =~ ^[1-9][0-9]*$ ]] && ((c <= 1000)) || die "-c: '$c' is not a connection count (1..1000)"; done
+for m in "${methods[@]}"; do [[ " $methods_all " == *" $m "* ]] || die "-m: unknown method '$m' (known: $methods_all)"; done
+[[ -f $chain_file ]] || die "chain file $chain_file not found"
+chain_file=$(cd "$(dirname "$chain_file")" && pwd)/$(basename "$chain_file")
+# the connection count the targets are judged at, and --profile records at: 64, else the largest given
+target_conns=$(printf '%s\n' "${conns[@]}" | sort -n | tail -1)
+[[ " ${conns[*]} " == *" 64 "* ]] && target_conns=64
+
+m_p2p=$port_base m_rpc=$((port_base + 1)) g_rpc=$((port_base + 2))
+
+# ---- state used by cleanup -----------------------------------------------------------------------
+work= profdir= gonerod_pid= monerod_pid= wrk_pid= perf_pid=
+
+# cleanup stops everything this script started, whatever way it ends (normal exit, error, Ctrl-C).
+# monerod runs in its own session (monerod-lab uses setsid), so it never sees our Ctrl-C: stop it
+# through its pid file even if monerod-lab was interrupted before printing the pid.
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  set +e
+  [[ -n $wrk_pid ]] && kill -TERM "$wrk_pid" 2>/dev/null && wait "$wrk_pid" 2>/dev/null
+  [[ -n $perf_pid ]] && kill -INT "$perf_pid" 2>/dev/null && wait "$perf_pid" 2>/dev/null
+  stop_gonerod
+  if [[ -n $work && -f $work/m/monerod.pid ]]; then
+    NETNS=$NS "$LAB" stop "$work/m" 30 >/dev/null 2>&1
+  elif [[ -n $monerod_pid ]]; then
+    NETNS=$NS "$LAB" stop "$monerod_pid" 30 >/dev/null 2>&1
+  fi
+  [[ -n $work ]] && rm -rf "$work"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# stop_gonerod sends SIGTERM (graceful shutdown), then SIGKILL if it is still there after 15 s.
+stop_gonerod() {
+  [[ -n $gonerod_pid ]] || return 0
+  local i
+  kill -TERM "$gonerod_pid" 2>/dev/null
+  for ((i = 0; i < 150; i++)); do
+    kill -0 "$gonerod_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill -0 "$gonerod_pid" 2>/dev/null && { note "gonerod did not stop on SIGTERM, killing it"; kill -KILL "$gonerod_pid"; }
+  wait "$gonerod_pid" 2>/dev/null
+  gonerod_pid=
+}
+
+# ---- preflight -----------------------------------------------------------------------------------
+in_ns() { ip netns exec "$NS" "$@"; }
+
+preflight() {
+  (($(id -u) == 0)) || die "needs root (network namespace)"
+  local t
+  for t in ip monerod monero-blockchain-import curl jq ss; do
+    command -v "$t" >/dev/null || die "'$t' not found (monerod and its tools: apt-get install -y monero)"
+  done
+  command -v wrk >/dev/null || die "wrk not found: apt-get install -y wrk"
+  [[ -x $LAB ]] || die "monerod-lab not found at $LAB (set GONERO_SHARED)"
+  [[ -n $gonerod_bin ]] || command -v go >/dev/null || die "go not found (or pass --gonerod BIN)"
+  ((one_ip)) || command -v gcc >/dev/null || die "gcc not found: it builds the wrk source-address shim (or pass --one-ip)"
+  if ((profile)); then
+    command -v perf >/dev/null || die "--profile needs perf: apt-get install -y linux-perf"
+    # Hardware counters are often missing in VMs ("perf stat -e instructions" says <not supported>);
+    # the cpu-clock software event samples just as well, so only that has to work.
+    perf record -q -e cpu-clock -g -o /dev/null -- true >/dev/null 2>&1 \
+      || die "--profile: 'perf record -e cpu-clock -g' does not work here (kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)); a gonerod built with a pprof endpoint would be the alternative"
+  fi
+  # a loopback-only namespace; create it if needed
+  ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS" || die "cannot create network namespace $NS"
+  in_ns ip link set lo up
+  local p
+  for p in "$m_p2p" "$m_rpc" "$g_rpc"; do
+    if in_ns ss -Hltn "sport = :$p" | grep -q .; then
+      die "port $p is already in use in namespace $NS (another benchmark running? try --port-base)"
+    fi
+  done
+}
+
+# ---- setup ---------------------------------------------------------------------------------------
+build_tools() {
+  if [[ -n $gonerod_bin ]]; then
+    [[ -x $gonerod_bin ]] || die "--gonerod $gonerod_bin is not an executable"
+    # copy it: the profile (perf report) needs the binary after this run, and others may rebuild it
+    cp "$gonerod_bin" "$bindir/gonerod"
+  else
+    note "building gonerod from $root"
+    (cd "$root" && go build -o "$bindir/gonerod" ./cmd/gonerod) || die "go build ./cmd/gonerod failed"
+  fi
+  gonerod_bin=$bindir/gonerod
+  if ((!one_ip)); then
+    gcc -shared -fPIC -O2 -Wall -o "$work/srcip.so" "$here/rpc/srcip.c" -ldl || die "building $here/rpc/srcip.c failed"
+  fi
+}
+
+import_chains() {
+  note "importing $(basename "$chain_file") into monerod (monero-blockchain-import verifies everything: ~15 s for 300 blocks)"
+  # it writes its log to the working directory: run it from the temp dir
+  (cd "$work" && in_ns monero-blockchain-import --regtest --fixed-difficulty 1 --data-dir "$work/m" \
+      --input-file "$chain_file" >"$work/monero-import.out" 2>&1) \
+    || { tail -n 20 "$work/monero-import.out" >&2; die "monero-blockchain-import failed"; }
+  note "importing into gonerod"
+  "$gonerod_bin" import --regtest --fixed-difficulty 1 --data-dir "$work/g" --input-file "$chain_file" \
+      >"$work/gonerod-import.out" 2>&1 \
+    || { tail -n 20 "$work/gonerod-import.out" >&2; die "gonerod import failed"; }
+}
+
+# niced prefixes the servers' and wrk's command lines when --nice is set (children inherit the nice
+# value, so monerod-lab's monerod does too). An array, not a function: a function run with & would be
+# a subshell, and $! would then not be the server's (or wrk's) pid.
+niced=()
+((nice_level != 0)) && niced=(nice -n "$nice_level")
+
+start_servers() {
+  note "starting monerod (rpc 127.0.0.1:$m_rpc in namespace $NS)"
+  monerod_pid=$(NETNS=$NS "${niced[@]}" "$LAB" start -d "$work/m" -r "$m_rpc" -p "$m_p2p" -t 120 2>"$work/monerod-lab.out") \
+    || { cat "$work/monerod-lab.out" >&2; die "monerod did not come up"; }
+  note "starting gonerod (rpc 127.0.0.1:$g_rpc in namespace $NS)"
+  # `ip netns exec` execs gonerod, so $! is gonerod's pid
+  "${niced[@]}" ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" \
+    --rpc-bind-port "$g_rpc" </dev/null >"$work/gonerod.log" 2>&1 &
+  gonerod_pid=$!
+  local i
+  for ((i = 0; i < 300; i++)); do
+    if ! kill -0 "$gonerod_pid" 2>/dev/null; then
+      tail -n 20 "$work/gonerod.log" >&2
+      gonerod_pid=
+      die "gonerod exited before its RPC answered"
+    fi
+    in_ns curl -s -m 2 "http://127.0.0.1:$g_rpc/get_height" 2>/dev/null | grep -q '"status": *"OK"' && return 0
+    sleep 0.1
+  done
+  tail -n 20 "$work/gonerod.log" >&2
+  die "gonerod did not answer /get_height on 127.0.0.1:$g_rpc within 30 s"
+}
+
+# servers_alive dies with the server's log tail if one of them has gone.
+servers_alive() {
+  kill -0 "$gonerod_pid" 2>/dev/null || { tail -n 20 "$work/gonerod.log" >&2; gonerod_pid=; die "gonerod died"; }
+  kill -0 "$monerod_pid" 2>/dev/null || { tail -n 20 "$work/m/monerod.log" >&2; die "monerod died"; }
+}
+
+# ---- requests ------------------------------------------------------------------------------------
+# request_body METHOD KEY: the same JSON-RPC body rpc/rpc.lua sends (KEY: height or hash)
+request_body() {
+  case "$1" in
+    getblockheaderbyheight|getblock) printf '{"jsonrpc":"2.0","id":"0","method":"%s","params":{"height":%d}}' "$1" "$2" ;;
+    getblockheaderbyhash) printf '{"jsonrpc":"2.0","id":"0","method":"%s","params":{"hash":"%s"}}' "$1" "$2" ;;
+    *) printf '{"jsonrpc":"2.0","id":"0","method":"%s"}' "$1" ;;
+  esac
+}
+
+# rpc PORT BODY OUTFILE -> prints the HTTP status code; the response body goes to OUTFILE
+rpc() {
+  in_ns curl -s -m 10 -o "$3" -w '%{http_code}' -H 'Content-Type: application/json' \
+    --data "$2" "http://127.0.0.1:$1/json_rpc" || true
+}
+
+# fetch_chain learns the chain height and all block hashes, and checks both nodes serve the same chain.
+fetch_chain() {
+  local code
+  for port in "$m_rpc" "$g_rpc"; do
+    code=$(rpc "$port" "$(request_body get_info)" "$work/info.$port")
+    [[ $code == 200 ]] && jq -e '.result.height' "$work/info.$port" >/dev/null \
+      || die "get_info on port $port failed (HTTP $code): $(head -c 300 "$work/info.$port")"
+  done
+  height=$(jq -r '.result.height' "$work/info.$m_rpc")
+  local gh mt gt
+  gh=$(jq -r '.result.height' "$work/info.$g_rpc")
+  mt=$(jq -r '.result.top_block_hash' "$work/info.$m_rpc")
+  gt=$(jq -r '.result.top_block_hash' "$work/info.$g_rpc")
+  [[ $height == "$gh" && $mt == "$gt" ]] \
+    || die "the nodes serve different chains: monerod height $height top $mt, gonerod height $gh top $gt"
+  # hashes from monerod in one request (gonerod need not implement get_block_headers_range)
+  code=$(rpc "$m_rpc" "{\"jsonrpc\":\"2.0\",\"id\":\"0\",\"method\":\"get_block_headers_range\",\"params\":{\"start_height\":0,\"end_height\":$((height - 1))}}" "$work/range.json")
+  [[ $code == 200 ]] || die "get_block_headers_range on monerod failed (HTTP $code)"
+  jq -r '.result.headers[].hash' "$work/range.json" >"$work/hashes" || die "cannot parse monerod's get_block_headers_range"
+  (($(wc -l <"$work/hashes") == height)) || die "got $(wc -l <"$work/hashes") hashes for $height blocks"
+}
+
+# sanity_check: every benchmarked method, on both servers, at the first, middle and last block,
+# must answer HTTP 200 with a "result" whose status is OK and no "error"; the header methods must
+# name the block that was asked for.
+sanity_check() {
+  local m port key h code out
+  for m in "${methods[@]}"; do
+    for port in "$g_rpc" "$m_rpc"; do
+      for h in 0 $((height / 2)) $((height - 1)); do
+        case "$m" in
+          getblockheaderbyhash) key=$(sed -n "$((h + 1))p" "$work/hashes") ;;
+          *) key=$h ;;
+        esac
+        out=$work/sanity.json
+        code=$(rpc "$port" "$(request_body "$m" "$key")" "$out")
+        [[ $code == 200 ]] || die "sanity: $m on $(server_name "$port") answered HTTP $code: $(head -c 300 "$out")"
+        jq -e '(.result.status == "OK") and (has("error") | not)' "$out" >/dev/null \
+          || die "sanity: $m on $(server_name "$port") did not return a result: $(head -c 300 "$out")"
+        case "$m" in
+          getblockheaderbyheight|getblockheaderbyhash|getblock)
+            [[ $(jq -r '.result.block_header.hash' "$out") == "$(sed -n "$((h + 1))p" "$work/hashes")" ]] \
+              || die "sanity: $m on $(server_name "$port") for block $h returned another block" ;;
+        esac
+      done
+    done
+  done
+}
+
+server_name() { if [[ $1 == "$g_rpc" ]]; then echo gonerod; else echo monerod; fi; }
+
+# ---- measuring -----------------------------------------------------------------------------------
+clk_tck=$(getconf CLK_TCK)
+
+# proc_cpu PID -> user+system CPU ticks of the whole process (all threads)
+proc_cpu() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
+# sys_cpu -> "busy total" ticks over all CPUs since boot
+sys_cpu() { awk '/^cpu /{t = 0; for (i = 2; i <= 9; i++) t += $i; print t - $5 - $6, t; exit}' /proc/stat; }
+# children_cpu -> CPU seconds of the waited-for children of this shell so far. `times` must run in
+# this shell, not in a $(...) subshell (whose children are not ours), hence the file.
+children_cpu() {
+  times >"$work/times"
+  awk 'NR == 2 {
+    n = split($0, f, " "); s = 0
+    for (i = 1; i <= n; i++) { split(f[i], a, "m"); sub(/s$/, "", a[2]); s += a[1] * 60 + a[2] }
+    print s }' "$work/times"
+}
+
+# run_wrk PORT METHOD CONNS SECONDS OUTFILE: one wrk run inside the namespace; waits for it in a way
+# Ctrl-C can interrupt (cleanup then stops wrk).
+run_wrk() {
+  local port=$1 method=$2 c=$3 secs=$4 out=$5 threads=2
+  ((c == 1)) && threads=1
+  local -a env=()
+  ((one_ip)) || env=(env LD_PRELOAD="$work/srcip.so" GONERO_BENCH_SRC_IPS="$src_ips")
+  "${niced[@]}" ip netns exec "$NS" "${env[@]}" wrk -t"$threads" -c"$c" -d"${secs}s" --timeout 5s --latency \
+    -s "$here/rpc/rpc.lua" "http://127.0.0.1:$port/json_rpc" -- "$method" "$height" "$work/hashes" \
+    >"$out" 2>&1 &
+  wrk_pid=$!
+  local rc=0
+  wait "$wrk_pid" || rc=$?
+  wrk_pid=
+  return "$rc"
+}
+
+# measure SERVER METHOD CONNS: warm-up run, then the measured run; stores
+# "rps p50_us p99_us server_cpu% other_cpu% errors" in result[SERVER|METHOD|CONNS].
+declare -A result=()
+measure() {
+  local server=$1 method=$2 c=$3 port pid
+  if [[ $server == gonerod ]]; then port=$g_rpc pid=$gonerod_pid; else port=$m_rpc pid=$monerod_pid; fi
+  ((warmup > 0)) && { run_wrk "$port" "$method" "$c" "$warmup" "$work/warmup.out" || true; }
+  local s0 s1 p0 p1 w0 w1 out=$work/wrk.$server.$method.$c.out
+  read -r -a s0 < <(sys_cpu); p0=$(proc_cpu "$pid"); children_cpu >"$work/w0"; w0=$(<"$work/w0")
+  run_wrk "$port" "$method" "$c" "$duration" "$out" || true
+  children_cpu >"$work/w1"; p1=$(proc_cpu "$pid"); read -r -a s1 < <(sys_cpu); w1=$(<"$work/w1")
+  servers_alive
+  local line
+  line=$(grep '^WRKRESULT ' "$out" || true)
+  if [[ -z $line ]]; then
+    note "wrk gave no result for $server $method c=$c:"; sed 's/^/    /' "$out" >&2
+    result[$server|$method|$c]="- - - - - wrk-failed"
+    return
+  fi
+  # CPU shares in percent of one core: the server; everything else busy on the machine but wrk
+  local ncpu
+  ncpu=$(nproc)
+  result[$server|$method|$c]=$(awk -v l="$line" -v p0="$p0" -v p1="$p1" -v w0="$w0" -v w1="$w1" \
+      -v b0="${s0[0]}" -v t0="${s0[1]}" -v b1="${s1[0]}" -v t1="${s1[1]}" -v hz="$clk_tck" -v n="$ncpu" 'BEGIN {
+    k = split(l, f, " "); for (i = 2; i <= k; i++) { split(f[i], kv, "="); v[kv[1]] = kv[2] }
+    secs = v["duration_us"] / 1e6
+    srv = (p1 - p0) / hz / secs * 100
+    busy = (t1 > t0) ? (b1 - b0) / (t1 - t0) * n * 100 : 0    # all CPUs, percent of one core
+    other = busy - srv - (w1 - w0) / secs * 100; if (other < 0) other = 0
+    err = v["err_connect"] + v["err_read"] + v["err_write"] + v["err_status"] + v["err_timeout"]
+    errs = err ? sprintf("connect=%d,read=%d,write=%d,status=%d,timeout=%d", v["err_connect"], v["err_read"], v["err_write"], v["err_status"], v["err_timeout"]) : "0"
+    printf "%.0f %d %d %.0f %.0f %s", v["rps"], v["p50_us"], v["p99_us"], srv, other, errs }')
+}
+
+# profile_run METHOD CONNS: an extra gonerod run with perf attached (not part of the table)
+declare -a profiles=()
+profile_run() {
+  local method=$1 c=$2 data=$profdir/perf-$1-c$2.data
+  note "profiling gonerod: $method at $c connections"
+  ((warmup > 0)) && { run_wrk "$g_rpc" "$method" "$c" "$warmup" "$work/warmup.out" || true; }
+  # perf records the pid while `sleep` runs; start it a little before wrk and let it last a little longer
+  perf record -q -e cpu-clock -F 997 -g -p "$gonerod_pid" -o "$data" -- sleep $((duration + 1)) \
+    >"$profdir/perf-$method.log" 2>&1 &
+  perf_pid=$!
+  sleep 0.3
+  run_wrk "$g_rpc" "$method" "$c" "$duration" "$profdir/wrk-$method-c$c.out" || true
+  wait "$perf_pid" || true
+  perf_pid=
+  profiles+=("$method $c $data")
+}
+
+# ---- report --------------------------------------------------------------------------------------
+header() {
+  local cpu rev
+  cpu=$(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+  rev=$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  [[ -n $(cd "$root" && git status --porcelain --untracked-files=no 2>/dev/null) ]] && rev="$rev + uncommitted changes"
+  echo "gonerod vs monerod JSON-RPC throughput ($(date -u '+%Y-%m-%d %H:%M UTC'))"
+  echo "  gonerod: $("$gonerod_bin" version 2>/dev/null) (tree $rev);  monerod: $(monerod --version 2>/dev/null | sed 's/^Monero //')"
+  echo "  chain: $(basename "$chain_file"), $height blocks, both nodes agree on the top block $(jq -r '.result.top_block_hash' "$work/info.$m_rpc" | cut -c1-16)..."
+  echo "  machine: $(nproc) cores ($cpu). Both servers AND wrk share these $(nproc) cores: wrk's CPU is"
+  echo "    taken from the server it measures, so absolute numbers are lower than on a separate client."
+  echo "  load: POST /json_rpc, HTTP keep-alive, wrk 1 thread at 1 connection, else 2; ${warmup} s warm-up, then"
+  echo "    ${duration} s measured per cell; gonerod then monerod for each cell. Heights/hashes rotate over all $height blocks."
+  if ((one_ip)); then
+    echo "  clients: every connection from 127.0.0.1 (--one-ip): above 25 connections both servers close the excess ones."
+  else
+    echo "  clients: connections spread over $src_ips source addresses 127.0.0.2..$((src_ips + 1)) (default per-IP limit 25 stays untouched)."
+  fi
+  ((nice_level != 0)) && echo "  nice: servers and wrk at nice $nice_level"
+  echo "  background CPU load before the first run (other processes): ${background}% of one core"
+  echo "  cpu% = server CPU in % of one core (max $(($(nproc) * 100))); other% = CPU used by anything but the server and wrk"
+  echo "  (the larger of the two runs); latency in microseconds."
+}
+
+print_table() {
+  local fmt="%-22s %5s | %9s %8s %8s %5s | %9s %8s %8s %5s | %7s %6s\n"
+  printf "$fmt" "method" "conns" "gonerod/s" "p50 us" "p99 us" "cpu%" "monerod/s" "p50 us" "p99 us" "cpu%" "g/m" "other%"
+  printf '%.0s-' {1..120}; echo
+  local m c g mo ratio other
+  local -a notes=()
+  for m in "${methods[@]}"; do
+    for c in "${conns[@]}"; do
+      read -r -a g <<<"${result[gonerod|$m|$c]}"
+      read -r -a mo <<<"${result[monerod|$m|$c]}"
+      ratio=$(awk -v a="${g[0]}" -v b="${mo[0]}" 'BEGIN { if (a ~ /^[0-9]/ && b ~ /^[0-9]/ && b > 0) printf "%.2fx", a / b; else print "-" }')
+      other=$(awk -v a="${g[4]}" -v b="${mo[4]}" 'BEGIN { a += 0; b += 0; print (a > b) ? a : b }')
+      printf "$fmt" "$m" "$c" "${g[0]}" "${g[1]}" "${g[2]}" "${g[3]}" "${mo[0]}" "${mo[1]}" "${mo[2]}" "${mo[3]}" "$ratio" "$other"
+      [[ ${g[5]} != 0 ]] && notes+=("gonerod $m c=$c: wrk errors ${g[5]}")
+      [[ ${mo[5]} != 0 ]] && notes+=("monerod $m c=$c: wrk errors ${mo[5]}")
+    done
+  done
+  local n
+  for n in "${notes[@]}"; do echo "  ! $n"; done
+}
+
+print_targets() {
+  echo
+  echo "targets at $target_conns connections (gonerod req/s / monerod req/s):"
+  local m target g mo
+  for m in "${methods[@]}"; do
+    target=2; [[ $m == get_info ]] && target=5
+    read -r -a g <<<"${result[gonerod|$m|$target_conns]}"
+    read -r -a mo <<<"${result[monerod|$m|$target_conns]}"
+    awk -v m="$m" -v a="${g[0]}" -v b="${mo[0]}" -v t="$target" 'BEGIN {
+      if (!(a ~ /^[0-9]/ && b ~ /^[0-9]/ && b > 0)) { printf "  %-22s no result\n", m; exit }
+      r = a / b; printf "  %-22s %6.2fx  target >= %dx  %s\n", m, r, t, (r >= t) ? "MET" : "NOT MET" }'
+  done
+}
+
+print_profiles() {
+  ((profile)) || return 0
+  echo
+  if ((${#profiles[@]} == 0)); then
+    echo "profile: none recorded (needs get_info or getblockheaderbyheight in -m)"
+    return
+  fi
+  local p method c data rps
+  for p in "${profiles[@]}"; do
+    read -r method c data <<<"$p"
+    rps=$(sed -n 's/^WRKRESULT .*rps=\([0-9.]*\).*/\1/p' "$profdir/wrk-$method-c$c.out")
+    echo "profile: gonerod, $method at $c connections ($rps req/s while perf sampled at ~1 kHz), $data"
+    echo "  self time (perf report --no-children --sort symbol):"
+    perf report -i "$data" --stdio --no-children --sort symbol -g none --percent-limit 0.7 2>/dev/null \
+      | grep -v -e '^#' -e '^$' | head -30 | sed 's/^/    /'
+    echo "  including callees (perf report --children --sort symbol):"
+    perf report -i "$data" --stdio --children --sort symbol -g none --percent-limit 3 2>/dev/null \
+      | grep -v -e '^#' -e '^$' | head -30 | sed 's/^/    /'
+  done
+  echo "  (more: perf report -i FILE --stdio; the gonerod binary is kept beside the data in $profdir)"
+}
+
+# ---- main ----------------------------------------------------------------------------------------
+preflight
+work=$(mktemp -d /tmp/gonero-rpcbench.XXXXXX)
+bindir=$work
+if ((profile)); then
+  profdir=$(mktemp -d /tmp/gonero-rpcprofile.XXXXXX)
+  bindir=$profdir # perf report needs the binary after $work is gone
+fi
+build_tools
+import_chains
+start_servers
+fetch_chain
+sanity_check
+note "both nodes serve the same $height-block chain and answer all ${#methods[@]} methods"
+
+# background load: the servers are idle now, so anything busy is someone else
+read -r -a b0 < <(sys_cpu); sleep 2; read -r -a b1 < <(sys_cpu)
+background=$(awk -v b0="${b0[0]}" -v t0="${b0[1]}" -v b1="${b1[0]}" -v t1="${b1[1]}" -v n="$(nproc)" \
+  'BEGIN { printf "%.0f", (t1 > t0) ? (b1 - b0) / (t1 - t0) * n * 100 : 0 }')
+((background > 20)) && note "warning: other processes use ${background}% of one core; results will be lower and noisy"
+
+cells=$((${#methods[@]} * ${#conns[@]}))
+note "measuring $cells cells x 2 servers x $((warmup + duration)) s = about $((cells * 2 * (warmup + duration) / 60 + 1)) min"
+for m in "${methods[@]}"; do
+  for c in "${conns[@]}"; do
+    note "  $m, $c connection(s)"
+    measure gonerod "$m" "$c"
+    measure monerod "$m" "$c"
+    if ((profile)) && ((c == target_conns)) && [[ $m == get_info || $m == getblockheaderbyheight ]]; then
+      profile_run "$m" "$c"
+    fi
+  done
+done
+
+header
+echo
+print_table
+print_targets
+print_profiles
