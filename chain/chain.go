@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gonero/gonero/chaindb"
@@ -39,18 +40,22 @@ type Chain struct {
 	cfg   Config
 	store chaindb.Store
 
+	// state is what readers see: the top, the height and the figures for the
+	// next block, replaced after every commit so that readers never wait for
+	// the writer (which holds mu through PoW checks and disk syncs).
+	state atomic.Pointer[NextBlock]
+
 	mu sync.Mutex // held by the writer; guards everything below
 	// top is the newest block; height the number of blocks.
 	top    chaindb.BlockMeta
 	height uint64
+	// txCount and altCount mirror the store's counters for get_info.
+	txCount, altCount uint64
 	// recent holds the newest blocks' figures the rules read at every block:
 	// difficulty (735), timestamps (60), short-term weights (100).
 	recent []recentBlock
 	// longTerm is the rolling median of the last 100000 long-term weights.
 	longTerm *consensus.RollingMedian
-	// next caches NextBlockFacts for the current top (nil: not computed yet);
-	// get_info asks for it on every call and it changes only with the top.
-	next *NextBlock
 }
 
 type recentBlock struct {
@@ -72,7 +77,10 @@ func Open(store chaindb.Store, cfg Config) (*Chain, error) {
 		cfg.Logger = slog.Default()
 	}
 	c := &Chain{cfg: cfg, store: store}
-	if err := c.load(); err != nil {
+	c.mu.Lock()
+	err := c.load()
+	c.mu.Unlock()
+	if err != nil {
 		return nil, err
 	}
 	if c.height == 0 {
@@ -99,8 +107,15 @@ func (c *Chain) load() error {
 		c.height = h
 		c.recent = c.recent[:0]
 		c.longTerm = consensus.NewRollingMedian(consensus.LongTermBlockWeightWindow)
+		if c.txCount, err = r.TxCount(); err != nil {
+			return err
+		}
+		if c.altCount, err = r.AltBlockCount(); err != nil {
+			return err
+		}
 		if h == 0 {
 			c.top = chaindb.BlockMeta{}
+			c.publish()
 			return nil
 		}
 		if c.top, err = r.Top(); err != nil {
@@ -123,29 +138,45 @@ func (c *Chain) load() error {
 		for _, m := range metas {
 			c.recent = append(c.recent, recentBlock{m.Timestamp, m.CumulativeDifficulty, m.Weight})
 		}
+		c.publish()
 		return nil
 	})
 }
 
-// Height is the number of blocks in the chain.
-func (c *Chain) Height() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.height
+// publish computes what readers see for the current top (writer only).
+func (c *Chain) publish() {
+	version := c.cfg.Network.VersionAt(c.height)
+	n := &NextBlock{
+		Height:          c.height,
+		Difficulty:      c.nextDifficulty(c.height, version),
+		EffectiveMedian: consensus.EffectiveMedian(c.shortTermMedian(), c.longTerm.Median(), version),
+		Top:             c.top,
+		TxCount:         c.txCount,
+		AltBlockCount:   c.altCount,
+	}
+	if c.height >= consensus.TimestampCheckWindow {
+		n.MedianTimestamp, n.HasMedianTimestamp = consensus.Median(c.recentTimestamps()), true
+	}
+	c.state.Store(n)
 }
 
+// Height is the number of blocks in the chain.
+func (c *Chain) Height() uint64 { return c.state.Load().Height }
+
 // Top is the newest block's metadata.
-func (c *Chain) Top() chaindb.BlockMeta {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.top
-}
+func (c *Chain) Top() chaindb.BlockMeta { return c.state.Load().Top }
 
 // Network is the chain's network.
 func (c *Chain) Network() params.Network { return c.cfg.Network }
 
-// Store gives readers the store (for View snapshots).
-func (c *Chain) Store() chaindb.Store { return c.store }
+// Viewer is the read side of the store: consistent snapshots.
+type Viewer interface {
+	View(fn func(r *chaindb.Reader) error) error
+}
+
+// Store gives readers the store's snapshots; writes go through the chain
+// manager only, so that its in-memory state always matches the store.
+func (c *Chain) Store() Viewer { return c.store }
 
 // HashAt is the id of the main-chain block at height h, or the zero hash if
 // there is none.
@@ -199,6 +230,11 @@ func (c *Chain) AddBlock(blk *cryptonote.Block, blob []byte, txs []*cryptonote.T
 		return chaindb.BlockMeta{}, err
 	}
 	if err := c.store.Append(rec); err != nil {
+		// The commit may have reached the disk even though it reported an
+		// error (a failed sync): rebuild the in-memory state from the store.
+		if lerr := c.load(); lerr != nil {
+			c.cfg.Logger.Error("reloading the chain after a failed append", "err", lerr)
+		}
 		return chaindb.BlockMeta{}, &BlockError{Height: meta.Height, Hash: meta.Hash, Rule: "store", Err: err}
 	}
 	c.top = meta
@@ -209,7 +245,8 @@ func (c *Chain) AddBlock(blk *cryptonote.Block, blob []byte, txs []*cryptonote.T
 	}
 	c.recent = append(c.recent, recentBlock{meta.Timestamp, meta.CumulativeDifficulty, meta.Weight})
 	c.longTerm.Push(meta.LongTermWeight)
-	c.next = nil
+	c.txCount += uint64(len(rec.Txs))
+	c.publish()
 	return meta, nil
 }
 
@@ -221,10 +258,11 @@ type NextBlock struct {
 	// EffectiveMedian is the effective median weight (the full reward zone's
 	// floor applied); twice it is the weight limit.
 	EffectiveMedian uint64
-	// MedianTimestamp is the median of the last 60 timestamps, or 0 while
-	// the chain is shorter (then adjusted time is the local clock).
-	MedianTimestamp uint64
-	Top             chaindb.BlockMeta
+	// MedianTimestamp is the median of the last 60 timestamps; while the
+	// chain is shorter there is none and adjusted time is the local clock.
+	MedianTimestamp    uint64
+	HasMedianTimestamp bool
+	Top                chaindb.BlockMeta
 	// TxCount and AltBlockCount are the store's counters (non-coinbase
 	// transactions on the main chain; alternative blocks).
 	TxCount, AltBlockCount uint64
@@ -234,46 +272,16 @@ type NextBlock struct {
 // chain is short, else the median of the last 60 timestamps projected to
 // the next block, but not past the top block's timestamp plus one target.
 func (n *NextBlock) AdjustedTime(now time.Time) uint64 {
-	if n.MedianTimestamp == 0 {
+	if !n.HasMedianTimestamp {
 		return uint64(now.Unix())
 	}
 	projected := n.MedianTimestamp + (consensus.TimestampCheckWindow+1)*consensus.DifficultyTargetV2/2
 	return min(projected, n.Top.Timestamp+consensus.DifficultyTargetV2)
 }
 
-// NextBlockFacts returns the figures for the block after the top; they are
-// computed once per top block.
-func (c *Chain) NextBlockFacts() NextBlock {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.next == nil {
-		version := c.cfg.Network.VersionAt(c.height)
-		n := &NextBlock{
-			Height:          c.height,
-			Difficulty:      c.nextDifficulty(c.height, version),
-			EffectiveMedian: consensus.EffectiveMedian(c.shortTermMedian(), c.longTerm.Median(), version),
-			Top:             c.top,
-		}
-		if c.height >= consensus.TimestampCheckWindow {
-			n.MedianTimestamp = consensus.Median(c.recentTimestamps())
-		}
-		err := c.store.View(func(r *chaindb.Reader) error {
-			var err error
-			if n.TxCount, err = r.TxCount(); err != nil {
-				return err
-			}
-			n.AltBlockCount, err = r.AltBlockCount()
-			return err
-		})
-		if err != nil {
-			c.cfg.Logger.Error("reading the store's counters", "err", err)
-		} else {
-			c.next = n // cached only when complete
-		}
-		return *n
-	}
-	return *c.next
-}
+// NextBlockFacts returns the figures for the block after the top, computed
+// once per top block; it never waits for the writer.
+func (c *Chain) NextBlockFacts() NextBlock { return *c.state.Load() }
 
 // FixedDifficulty is the --fixed-difficulty setting (0: the real algorithm).
 func (c *Chain) FixedDifficulty() uint64 { return c.cfg.FixedDifficulty }

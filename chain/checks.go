@@ -8,6 +8,7 @@ import (
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/u128"
+	"github.com/gonero/gonero/params"
 )
 
 // check applies the consensus rules to a block that claims to extend the
@@ -238,16 +239,34 @@ func checkOutputTypes(tx *cryptonote.Transaction, version uint8) error {
 }
 
 // rctTypeVersions are the hard-fork versions that admit each RingCT type
-// (blockchain.cpp check_tx_inputs / check_tx_outputs); 0 means no upper
-// bound. Types 3 and 4 are not refused after their era because monerod
-// grandfathers two such transactions on mainnet.
+// (blockchain.cpp check_tx_outputs); 0 means no upper bound.
 var rctTypeVersions = map[uint8][2]uint8{
 	cryptonote.RctTypeFull:            {4, 8},
 	cryptonote.RctTypeSimple:          {4, 8},
-	cryptonote.RctTypeBulletproof:     {8, 0},
-	cryptonote.RctTypeBulletproof2:    {10, 0},
+	cryptonote.RctTypeBulletproof:     {8, 10},
+	cryptonote.RctTypeBulletproof2:    {10, 13},
 	cryptonote.RctTypeCLSAG:           {13, 15},
 	cryptonote.RctTypeBulletproofPlus: {15, 0},
+}
+
+// grandfatheredMLSAG are the two mainnet transactions of RingCT type <= 4
+// that entered blocks after hard fork 13 (they were in the pool before the
+// fork); monerod admits exactly these at hard forks 14 and 15.
+var grandfatheredMLSAG = map[cryptonote.Hash]bool{
+	cryptonote.MustParseHash("c5151944f0583097ba0c88cd0f43e7fabb3881278aa2f73b3b0a007c5d34e910"): true,
+	cryptonote.MustParseHash("6f2f117cde6fbcf8d4a6ef8974fcac744726574ac38cf25d3322c996b21edd4c"): true,
+}
+
+// rctTypeAllowed applies rctTypeVersions and the grandfathering.
+func rctTypeAllowed(net params.Network, id cryptonote.Hash, typ, version uint8) bool {
+	span, ok := rctTypeVersions[typ]
+	if !ok || version < span[0] {
+		return false
+	}
+	if span[1] == 0 || version <= span[1] {
+		return true
+	}
+	return net == params.Mainnet && typ <= cryptonote.RctTypeBulletproof2 && version <= 15 && grandfatheredMLSAG[id]
 }
 
 // checkTxs matches the transactions to the block's tx_hashes, applies the
@@ -270,7 +289,7 @@ func (c *Chain) checkTxs(blk *cryptonote.Block, txs []*cryptonote.Transaction, t
 		if c.txInChain(id) {
 			return 0, 0, fmt.Errorf("%w: %s", ErrTxAlreadyInChain, id)
 		}
-		fee, err := checkTx(tx, version)
+		fee, err := checkTx(c.cfg.Network, id, tx, version)
 		if err != nil {
 			return 0, 0, fmt.Errorf("transaction %s: %w", id, err)
 		}
@@ -296,7 +315,7 @@ func (c *Chain) txInChain(id cryptonote.Hash) bool {
 }
 
 // checkTx applies the per-transaction rules and returns the fee.
-func checkTx(tx *cryptonote.Transaction, version uint8) (uint64, error) {
+func checkTx(net params.Network, id cryptonote.Hash, tx *cryptonote.Transaction, version uint8) (uint64, error) {
 	if len(tx.Inputs) == 0 {
 		return 0, fmt.Errorf("%w: no inputs", ErrBadTx)
 	}
@@ -330,16 +349,17 @@ func checkTx(tx *cryptonote.Transaction, version uint8) (uint64, error) {
 	if version < enableRctVersion {
 		return 0, fmt.Errorf("%w: version 2 transactions are not allowed before hard fork %d", ErrBadTx, enableRctVersion)
 	}
-	typ := tx.Rct.Type
-	span, ok := rctTypeVersions[typ]
-	if !ok {
-		return 0, fmt.Errorf("%w: RingCT type %d is not allowed outside a miner transaction", ErrBadTx, typ)
+	if tx.Rct == nil {
+		return 0, fmt.Errorf("%w: version 2 transaction without RingCT data", ErrBadTx)
 	}
-	if version < span[0] || (span[1] != 0 && version > span[1]) {
+	if typ := tx.Rct.Type; !rctTypeAllowed(net, id, typ, version) {
 		return 0, fmt.Errorf("%w: RingCT type %d is not allowed at hard fork %d", ErrBadTx, typ, version)
 	}
-	if out != 0 || in != 0 {
-		return 0, fmt.Errorf("%w: RingCT amounts must be hidden (0 in clear)", ErrBadTx)
+	// Outputs hide their amounts; inputs may still name one: a RingCT
+	// transaction spending a pre-RingCT output rings it with outputs of
+	// that amount.
+	if out != 0 {
+		return 0, fmt.Errorf("%w: RingCT output amounts must be 0 in clear", ErrBadTx)
 	}
 	return tx.Rct.TxnFee, nil
 }

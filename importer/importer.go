@@ -97,6 +97,13 @@ func Import(ctx context.Context, c *chain.Chain, path string, maxBlocks uint64, 
 		}
 		rec, err := rd.Next()
 		if err == io.EOF {
+			// A file cut exactly between two records ends cleanly; the
+			// header says how far it should go.
+			if last := rd.Info.LastHeight; last != 0 && rd.NextHeight() <= last {
+				res.Elapsed = time.Since(start)
+				return res, fmt.Errorf("%s ends after block %d but its header says the export runs to block %d: the file is truncated",
+					path, rd.NextHeight()-1, last)
+			}
 			break
 		}
 		if err != nil {

@@ -3,9 +3,11 @@ package importer
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gonero/gonero/chain"
@@ -138,5 +140,33 @@ func TestImportRegtestMatchesMonerod(t *testing.T) {
 	db.View(func(r *chaindb.Reader) error { txCount, _ = r.TxCount(); return nil })
 	if txCount != 10 {
 		t.Fatalf("tx count %d, want 10", txCount)
+	}
+}
+
+// A file cut exactly between two records is refused as truncated, after the
+// blocks it does hold are added.
+func TestFileCutAtARecordBoundary(t *testing.T) {
+	orig, err := os.ReadFile(testutil.Path(t, "testdata", "regtest", "blockchain.raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Walk the chunk lengths to the end of record 150.
+	off := 1028
+	for i := 0; i <= 150; i++ {
+		off += 4 + int(binary.LittleEndian.Uint32(orig[off:]))
+	}
+	dir := t.TempDir()
+	cut := filepath.Join(dir, "cut.raw")
+	if err := os.WriteFile(cut, orig[:off], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, db := openChain(t, dir, 1)
+	defer db.Close()
+	res, err := Import(context.Background(), c, cut, 0, nil)
+	if err == nil || !strings.Contains(err.Error(), "truncated") {
+		t.Fatalf("import of a cut file: %v", err)
+	}
+	if res.To != 151 || c.Height() != 151 {
+		t.Fatalf("added up to %d, chain height %d; want the 151 blocks the file holds", res.To, c.Height())
 	}
 }

@@ -96,6 +96,14 @@ func (s *Server) dispatch(req epeejson.Value, restricted bool, w *epeejson.Write
 	}
 	pv, ok := req.Get("params")
 	c := &call{server: s, restricted: restricted, params: newParams(pv, ok)}
+	if !m.noClient {
+		// The RPC-payment client signature: unused without payments, but
+		// monerod still refuses one of the wrong type.
+		if _, e := c.params.string("client"); e != nil {
+			writeError(w, e, id, hasID)
+			return true
+		}
+	}
 	res, rpcErr := m.handler(c)
 	if rpcErr != nil {
 		writeError(w, rpcErr, id, hasID)

@@ -24,6 +24,7 @@ type handler func(c *call) (func(w *epeejson.Writer), *Error)
 type method struct {
 	handler      handler
 	restrictedOK bool // allowed on a restricted listener
+	noClient     bool // the request has no "client" member (get_connections)
 }
 
 // methods maps every name monerod accepts to its handler; the aliases are
@@ -32,18 +33,18 @@ var methods map[string]method
 
 func init() {
 	methods = map[string]method{
-		"get_info":                   {getInfo, true},
-		"get_last_block_header":      {getLastBlockHeader, true},
-		"getlastblockheader":         {getLastBlockHeader, true},
-		"get_block_header_by_hash":   {getBlockHeaderByHash, true},
-		"getblockheaderbyhash":       {getBlockHeaderByHash, true},
-		"get_block_header_by_height": {getBlockHeaderByHeight, true},
-		"getblockheaderbyheight":     {getBlockHeaderByHeight, true},
-		"get_block":                  {getBlock, true},
-		"getblock":                   {getBlock, true},
-		"get_connections":            {getConnections, false},
-		"get_block_count":            {getBlockCount, true},
-		"getblockcount":              {getBlockCount, true},
+		"get_info":                   {getInfo, true, false},
+		"get_last_block_header":      {getLastBlockHeader, true, false},
+		"getlastblockheader":         {getLastBlockHeader, true, false},
+		"get_block_header_by_hash":   {getBlockHeaderByHash, true, false},
+		"getblockheaderbyhash":       {getBlockHeaderByHash, true, false},
+		"get_block_header_by_height": {getBlockHeaderByHeight, true, false},
+		"getblockheaderbyheight":     {getBlockHeaderByHeight, true, false},
+		"get_block":                  {getBlock, true, false},
+		"getblock":                   {getBlock, true, false},
+		"get_connections":            {getConnections, false, true},
+		"get_block_count":            {getBlockCount, true, true},
+		"getblockcount":              {getBlockCount, true, true},
 	}
 }
 
@@ -115,22 +116,58 @@ func byHeight(r *chaindb.Reader, height uint64, withBlob bool) (blockAt, *Error)
 	return b, nil
 }
 
-// powHash is the proof-of-work hash for fill_pow_hash ("" when not asked or
-// on a restricted listener, which ignores the flag).
-func (c *call) powHash(r *chaindb.Reader, b *blockAt, want bool) (string, *Error) {
+// powJob is what computing a block's proof-of-work hash needs, gathered
+// inside a store snapshot; the hash itself (RandomX, ~20 ms) is computed
+// after the snapshot is released, so that no read transaction stays open
+// for the length of many hashes.
+type powJob struct {
+	id          cryptonote.Hash
+	height      uint64
+	major       uint8
+	seed        cryptonote.Hash // id of the main-chain block at the seed height
+	hashingBlob []byte
+}
+
+// powInput gathers a powJob for fill_pow_hash; nil when not asked or on a
+// restricted listener, which ignores the flag.
+func (c *call) powInput(r *chaindb.Reader, b *blockAt, want bool) (*powJob, *Error) {
 	if !want || c.restricted {
-		return "", nil
+		return nil, nil
 	}
-	h, err := c.server.blockPoWHash(r, b)
+	blob := b.blob
+	if blob == nil {
+		var err error
+		if blob, err = r.BlockBlob(b.meta.Height); err != nil {
+			return nil, errInternal("can't produce valid response.")
+		}
+	}
+	blk, err := cryptonote.ParseBlock(blob)
+	if err != nil {
+		return nil, errInternal("can't produce valid response.")
+	}
+	seed, err := r.MetaByHeight(consensus.SeedHeight(b.meta.Height))
+	if err != nil {
+		return nil, errInternal("can't produce valid response.")
+	}
+	return &powJob{id: b.meta.Hash, height: b.meta.Height, major: blk.MajorVersion, seed: seed.Hash, hashingBlob: blk.HashingBlob()}, nil
+}
+
+// fillPoW computes the pending proof-of-work hash of a header, if any.
+func (c *call) fillPoW(h *headerFields) *Error {
+	if h.pow == nil {
+		return nil
+	}
+	hash, err := c.server.blockPoWHash(h.pow)
 	if err != nil {
 		if errors.Is(err, consensus.ErrNoPoWFunction) {
-			return "", errInternal("can't compute the proof-of-work hash of a version " + uitoa(uint64(b.meta.MajorVersion)) +
+			return errInternal("can't compute the proof-of-work hash of a version " + uitoa(uint64(h.pow.major)) +
 				" block (CryptoNight is not implemented).")
 		}
-		c.server.log.Error("pow hash", "block", b.meta.Hash, "err", err)
-		return "", errInternal("can't produce valid response.")
+		c.server.log.Error("pow hash", "block", h.pow.id, "err", err)
+		return errInternal("can't produce valid response.")
 	}
-	return hex.EncodeToString(h[:]), nil
+	h.powHash = hex.EncodeToString(hash[:])
+	return nil
 }
 
 // headerFields is a block_header object's content.
@@ -138,11 +175,12 @@ type headerFields struct {
 	block    blockAt
 	depth    uint64
 	powHash  string
-	zeroMeta bool // the all-default header (BUSY, by-hash without a hash)
+	zeroMeta bool    // the all-default header (BUSY, by-hash without a hash)
+	pow      *powJob // a proof-of-work hash still to compute into powHash
 }
 
-func newHeader(b blockAt, chainHeight uint64, pow string) headerFields {
-	return headerFields{block: b, depth: chainHeight - b.meta.Height - 1, powHash: pow}
+func newHeader(b blockAt, chainHeight uint64, pow *powJob) headerFields {
+	return headerFields{block: b, depth: chainHeight - b.meta.Height - 1, pow: pow}
 }
 
 // write emits the 22 block_header members in monerod's (sorted) order.
@@ -207,13 +245,16 @@ func getLastBlockHeader(c *call) (func(*epeejson.Writer), *Error) {
 		if e != nil {
 			return errInternal("can't get last block.")
 		}
-		pow, e := c.powHash(r, &b, fill)
+		pow, e := c.powInput(r, &b, fill)
 		if e != nil {
 			return e
 		}
 		hdr = newHeader(b, height, pow)
 		return nil
 	}); e != nil {
+		return nil, e
+	}
+	if e := c.fillPoW(&hdr); e != nil {
 		return nil, e
 	}
 	return func(w *epeejson.Writer) {
@@ -245,13 +286,16 @@ func getBlockHeaderByHeight(c *call) (func(*epeejson.Writer), *Error) {
 		if e != nil {
 			return e
 		}
-		pow, e := c.powHash(r, &b, fill)
+		pow, e := c.powInput(r, &b, fill)
 		if e != nil {
 			return e
 		}
 		hdr = newHeader(b, chainHeight, pow)
 		return nil
 	}); e != nil {
+		return nil, e
+	}
+	if e := c.fillPoW(&hdr); e != nil {
 		return nil, e
 	}
 	return func(w *epeejson.Writer) {
@@ -292,7 +336,7 @@ func getBlockHeaderByHash(c *call) (func(*epeejson.Writer), *Error) {
 			if e != nil {
 				return headerFields{}, e
 			}
-			pow, e := c.powHash(r, &b, fill)
+			pow, e := c.powInput(r, &b, fill)
 			if e != nil {
 				return headerFields{}, e
 			}
@@ -314,6 +358,14 @@ func getBlockHeaderByHash(c *call) (func(*epeejson.Writer), *Error) {
 		return nil
 	}); e != nil {
 		return nil, e
+	}
+	if e := c.fillPoW(&hdr); e != nil {
+		return nil, e
+	}
+	for i := range list {
+		if e := c.fillPoW(&list[i]); e != nil {
+			return nil, e
+		}
 	}
 	return func(w *epeejson.Writer) {
 		w.BeginObject()
@@ -356,8 +408,8 @@ func getBlock(c *call) (func(*epeejson.Writer), *Error) {
 			b, e = byHash(r, hash, true)
 		} else if height >= chainHeight {
 			return errTooBigHeight(height, chainHeight-1)
-		} else {
-			b, e = byHeight(r, height, true)
+		} else if b, e = byHeight(r, height, true); e != nil {
+			return errUnknownHash(hash) // monerod looks up by the hash it found for the height: "Hash = ."
 		}
 		if e != nil {
 			return e
@@ -365,13 +417,16 @@ func getBlock(c *call) (func(*epeejson.Writer), *Error) {
 		if rendered, e = c.server.renderBlock(&b); e != nil {
 			return e
 		}
-		pow, e := c.powHash(r, &b, fill)
+		pow, e := c.powInput(r, &b, fill)
 		if e != nil {
 			return e
 		}
 		hdr = newHeader(b, chainHeight, pow)
 		return nil
 	}); e != nil {
+		return nil, e
+	}
+	if e := c.fillPoW(&hdr); e != nil {
 		return nil, e
 	}
 	return func(w *epeejson.Writer) {

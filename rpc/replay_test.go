@@ -238,3 +238,25 @@ func TestBatch(t *testing.T) {
 		}
 	}
 }
+
+// The RPC-payment "client" member is unused but type-checked like monerod
+// does; a plain /get_info body that does not parse is a 400.
+func TestClientParamAndPlainInfoBody(t *testing.T) {
+	node := startNode(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), nil)
+	for _, method := range []string{"get_info", "getlastblockheader", "getblock", "getblockheaderbyheight", "getblockheaderbyhash"} {
+		_, got := post(t, node.url, "/json_rpc", []byte(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{"client":123}}`))
+		if !bytes.Contains(got, []byte("-32602")) {
+			t.Errorf("%s with client 123: %s", method, got)
+		}
+		_, got = post(t, node.url, "/json_rpc", []byte(`{"jsonrpc":"2.0","id":1,"method":"`+method+`","params":{"client":"abc"}}`))
+		if bytes.Contains(got, []byte(`"error"`)) {
+			t.Errorf("%s with a string client: %s", method, got)
+		}
+	}
+	if status, _ := post(t, node.url, "/get_info", []byte(`{"client" 5}`)); status != 400 {
+		t.Errorf("/get_info with a broken body: HTTP %d", status)
+	}
+	if status, _ := post(t, node.url, "/get_info", []byte(`{"client":"x"}`)); status != 200 {
+		t.Errorf("/get_info with a request body: HTTP %d", status)
+	}
+}

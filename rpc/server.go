@@ -5,6 +5,7 @@
 package rpc
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"errors"
@@ -14,13 +15,15 @@ import (
 	"time"
 
 	"github.com/gonero/gonero/chain"
-	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/params"
 )
+
+// renderedBlockCacheBytes bounds the memory of rendered getblock answers.
+const renderedBlockCacheBytes = 64 << 20
 
 // Config configures the RPC server.
 type Config struct {
@@ -38,7 +41,7 @@ type Config struct {
 // Server answers RPC requests on one or two listeners.
 type Server struct {
 	chain   *chain.Chain
-	store   chaindb.Store
+	store   chain.Viewer
 	network params.Network
 	peers   Peers
 	version string
@@ -66,7 +69,7 @@ func New(cfg Config) (*Server, error) {
 		chain: cfg.Chain, store: cfg.Chain.Store(), network: cfg.Chain.Network(), peers: cfg.Peers,
 		version: cfg.Version, started: time.Now(), disk: diskFacts{dir: cfg.DataDir}, log: cfg.Logger,
 	}
-	s.cache.init(4096)
+	s.cache.init(renderedBlockCacheBytes)
 	s.pow.init(4096)
 	routes := map[string]httpd.Route{
 		"/json_rpc":   s.serveJSONRPC,
@@ -149,8 +152,21 @@ func (s *Server) openConnections(restricted bool) int {
 }
 
 // servePlainInfo is GET /get_info: get_info's result without the envelope.
+// A body, if any, is its request object; one that does not parse (or has a
+// mistyped member) is a 400, as for monerod's other JSON endpoints.
 func (s *Server) servePlainInfo(req *httpd.Request) httpd.Response {
-	res, e := getInfo(&call{server: s, restricted: req.Restricted})
+	c := &call{server: s, restricted: req.Restricted}
+	if len(bytes.TrimSpace(req.Body)) > 0 {
+		v, err := epeejson.Parse(req.Body)
+		if err != nil {
+			return httpd.Response{Status: 400, ContentType: "text/plain"}
+		}
+		c.params = newParams(v, true)
+		if _, e := c.params.string("client"); e != nil {
+			return httpd.Response{Status: 400, ContentType: "text/plain"}
+		}
+	}
+	res, e := getInfo(c)
 	if e != nil {
 		return httpd.Response{Status: 500, ContentType: "text/plain", Close: true}
 	}
@@ -180,15 +196,21 @@ type renderedBlock struct {
 	txHashes []string
 }
 
-// blockCache holds rendered blocks by id, bounded; eviction is arbitrary
-// (map order), which is cheap and good enough for a hot-set cache.
+// blockCache holds rendered blocks by id (a block's blob, json and tx ids
+// depend on its id alone, so entries never go stale), bounded in bytes;
+// eviction is arbitrary (map order), cheap and good enough for a hot set.
 type blockCache struct {
-	mu  sync.Mutex
-	max int
-	m   map[cryptonote.Hash]*renderedBlock
+	mu       sync.Mutex
+	maxBytes int
+	bytes    int
+	m        map[cryptonote.Hash]*renderedBlock
 }
 
-func (c *blockCache) init(max int) { c.max, c.m = max, make(map[cryptonote.Hash]*renderedBlock) }
+func (c *blockCache) init(maxBytes int) {
+	c.maxBytes, c.m = maxBytes, make(map[cryptonote.Hash]*renderedBlock)
+}
+
+func (r *renderedBlock) size() int { return len(r.blobHex) + len(r.json) + 64*len(r.txHashes) + 64 }
 
 func (c *blockCache) get(id cryptonote.Hash) *renderedBlock {
 	c.mu.Lock()
@@ -199,13 +221,18 @@ func (c *blockCache) get(id cryptonote.Hash) *renderedBlock {
 func (c *blockCache) put(id cryptonote.Hash, r *renderedBlock) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.m) >= c.max {
-		for k := range c.m {
-			delete(c.m, k)
+	if _, ok := c.m[id]; ok || r.size() > c.maxBytes/4 {
+		return
+	}
+	for k, old := range c.m {
+		if c.bytes+r.size() <= c.maxBytes {
 			break
 		}
+		delete(c.m, k)
+		c.bytes -= old.size()
 	}
 	c.m[id] = r
+	c.bytes += r.size()
 }
 
 func (s *Server) renderBlock(b *blockAt) (*renderedBlock, *Error) {
@@ -231,44 +258,31 @@ func (s *Server) renderBlock(b *blockAt) (*renderedBlock, *Error) {
 	return r, nil
 }
 
-// powCache remembers proof-of-work hashes (RandomX costs ~20 ms per block).
+// powCache remembers proof-of-work hashes (RandomX costs ~20 ms per block),
+// keyed by block id and seed id: a block's hash depends on both, and the
+// seed is the main chain's, which a reorganisation can change.
 type powCache struct {
 	mu  sync.Mutex
 	max int
-	m   map[cryptonote.Hash][32]byte
+	m   map[[2]cryptonote.Hash][32]byte
 }
 
-func (c *powCache) init(max int) { c.max, c.m = max, make(map[cryptonote.Hash][32]byte) }
+func (c *powCache) init(max int) { c.max, c.m = max, make(map[[2]cryptonote.Hash][32]byte) }
 
-// blockPoWHash computes a block's PoW hash (get_block_longhash): the seed is
-// the main-chain block at the seed height for the block's height.
-func (s *Server) blockPoWHash(r *chaindb.Reader, b *blockAt) ([32]byte, error) {
+// blockPoWHash computes a block's PoW hash (get_block_longhash).
+func (s *Server) blockPoWHash(job *powJob) ([32]byte, error) {
+	key := [2]cryptonote.Hash{job.id, job.seed}
 	s.pow.mu.Lock()
-	h, ok := s.pow.m[b.meta.Hash]
+	h, ok := s.pow.m[key]
 	s.pow.mu.Unlock()
 	if ok {
 		return h, nil
-	}
-	blob := b.blob
-	if blob == nil {
-		var err error
-		if blob, err = r.BlockBlob(b.meta.Height); err != nil {
-			return h, err
-		}
-	}
-	blk, err := cryptonote.ParseBlock(blob)
-	if err != nil {
-		return h, err
-	}
-	seed, err := r.MetaByHeight(consensus.SeedHeight(b.meta.Height))
-	if err != nil {
-		return h, err
 	}
 	hasher := s.chain.PoW()
 	if hasher == nil {
 		return h, errors.New("no proof-of-work hasher configured")
 	}
-	h, err = consensus.BlockPoWHash(hasher, b.meta.Height, blk.MajorVersion, seed.Hash, blk.HashingBlob())
+	h, err := consensus.BlockPoWHash(hasher, job.height, job.major, job.seed, job.hashingBlob)
 	if err != nil {
 		return h, err
 	}
@@ -279,7 +293,7 @@ func (s *Server) blockPoWHash(r *chaindb.Reader, b *blockAt) ([32]byte, error) {
 			break
 		}
 	}
-	s.pow.m[b.meta.Hash] = h
+	s.pow.m[key] = h
 	s.pow.mu.Unlock()
 	return h, nil
 }
