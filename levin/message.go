@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"slices"
 )
 
 // Message is one complete levin message as the P2P layer sees it: a
@@ -221,25 +220,28 @@ func (r *Reader) fragment(h Header) (Message, bool, error) {
 // peer announcing 100 MB and sending nothing costs at most this much.
 const bodyChunk = 64 << 10
 
-// readBody appends exactly n bytes from the stream to dst. Bodies up to
-// bodyChunk are read into one exact allocation; larger ones grow with the
-// data actually received (the step doubles with what is already there, so
-// copying stays linear).
+// readBody appends exactly n bytes from the stream to dst. A body up to
+// bodyChunk into an empty dst is one exact allocation; beyond that memory
+// grows with the data actually received. Capacity at least doubles on each
+// reallocation, so copying stays linear both for one large body and for
+// the fragment buffer fed by many tiny fragments.
 func (r *Reader) readBody(dst []byte, n uint64) ([]byte, error) {
 	for n > 0 {
-		step := n
-		if step > bodyChunk {
-			step = min(n, max(bodyChunk, uint64(len(dst))))
-		}
+		step := int(min(n, max(bodyChunk, uint64(len(dst)))))
 		old := len(dst)
-		dst = slices.Grow(dst, int(step))[:old+int(step)]
+		if cap(dst)-old < step {
+			grown := make([]byte, old, max(old+step, 2*cap(dst)))
+			copy(grown, dst)
+			dst = grown
+		}
+		dst = dst[:old+step]
 		if _, err := io.ReadFull(r.r, dst[old:]); err != nil {
 			if err == io.EOF {
 				err = io.ErrUnexpectedEOF
 			}
 			return nil, err
 		}
-		n -= step
+		n -= uint64(step)
 	}
 	return dst, nil
 }

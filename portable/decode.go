@@ -59,8 +59,7 @@ const maxStringLen = 2_000_000_000
 // followed by the array's own flagged type code. It refuses a bad header,
 // truncation, unknown type codes, arrays of arrays, bools other than 0/1,
 // empty names, duplicate names in one section, array counts larger than the
-// bytes left could hold (counted with monerod's minimum element sizes), and
-// anything over the limits.
+// bytes left could hold (see minSize), and anything over the limits.
 //
 // Strings in the result alias data: do not modify data while the result is
 // in use.
@@ -241,15 +240,20 @@ func (d *decoder) count(t Type, n uint64) error {
 	return nil
 }
 
-// minSize is the smallest encoding of an array element, as monerod's
-// ps_min_bytes uses it for the count sanity check (strings count 2).
+// minSize is the smallest encoding of an array element, for the count
+// sanity check monerod makes with ps_min_bytes ("Size sanity check
+// failed"). monerod counts 2 bytes per string although an empty string
+// takes 1, so it refuses a blob that ends in an array of n empty strings
+// with fewer than 2n bytes left, which its own writer can produce. Here a
+// string counts its true minimum, 1: whatever Decode accepts, Encode writes
+// and Decode accepts again. The memory bound is the same.
 func minSize(t Type) int {
 	switch t {
 	case TypeInt64, TypeUint64, TypeDouble:
 		return 8
 	case TypeInt32, TypeUint32:
 		return 4
-	case TypeInt16, TypeUint16, TypeString:
+	case TypeInt16, TypeUint16:
 		return 2
 	}
 	return 1

@@ -19,7 +19,7 @@ import (
 // the element type, arrays of arrays, unknown type codes, and nesting deeper
 // than MaxDepth (which also stops a section that contains itself).
 func Encode(s Section) ([]byte, error) {
-	e := encoder{buf: make([]byte, 0, 256)}
+	e := encoder{buf: make([]byte, 0, len(storageHeader)+sectionSize(s, 0))}
 	e.buf = append(e.buf, storageHeader[:]...)
 	if err := e.section(s, 0); err != nil {
 		return nil, fmt.Errorf("portable: encode: %w", err)
@@ -180,4 +180,55 @@ func outOfRange(v Value) error {
 		n = strconv.FormatInt(v.Int, 10)
 	}
 	return fmt.Errorf("%w: %s as %v", ErrOutOfRange, n, v.Type)
+}
+
+// sectionSize is the encoded size of s, so that Encode allocates once. It
+// is only a capacity hint: for trees Encode refuses it may be wrong, and it
+// stops at the depth Encode refuses.
+func sectionSize(s Section, depth int) int {
+	if depth > MaxDepth {
+		return 0
+	}
+	n := varintSize(len(s.Entries))
+	for i := range s.Entries {
+		v := &s.Entries[i].Value
+		n += 1 + len(s.Entries[i].Name) + 1
+		if !v.Type.IsArray() {
+			n += elemSize(v, depth)
+			continue
+		}
+		n += varintSize(len(v.Array))
+		for j := range v.Array {
+			n += elemSize(&v.Array[j], depth)
+		}
+	}
+	return n
+}
+
+func elemSize(v *Value, depth int) int {
+	switch v.Type {
+	case TypeInt64, TypeUint64, TypeDouble:
+		return 8
+	case TypeInt32, TypeUint32:
+		return 4
+	case TypeInt16, TypeUint16:
+		return 2
+	case TypeString:
+		return varintSize(len(v.Bytes)) + len(v.Bytes)
+	case TypeObject:
+		return sectionSize(v.Object, depth+1)
+	}
+	return 1
+}
+
+func varintSize(n int) int {
+	switch {
+	case n <= 63:
+		return 1
+	case n <= 16383:
+		return 2
+	case n <= 1<<30-1:
+		return 4
+	}
+	return 8
 }

@@ -103,19 +103,21 @@ type Entry struct {
 
 // Constructors for the values monerod's KV_SERIALIZE writes.
 
-func NewInt64(v int64) Value          { return Value{Type: TypeInt64, Int: v} }
-func NewInt32(v int32) Value          { return Value{Type: TypeInt32, Int: int64(v)} }
-func NewInt16(v int16) Value          { return Value{Type: TypeInt16, Int: int64(v)} }
-func NewInt8(v int8) Value            { return Value{Type: TypeInt8, Int: int64(v)} }
-func NewUint64(v uint64) Value        { return Value{Type: TypeUint64, Uint: v} }
-func NewUint32(v uint32) Value        { return Value{Type: TypeUint32, Uint: uint64(v)} }
-func NewUint16(v uint16) Value        { return Value{Type: TypeUint16, Uint: uint64(v)} }
-func NewUint8(v uint8) Value          { return Value{Type: TypeUint8, Uint: uint64(v)} }
-func NewDouble(v float64) Value       { return Value{Type: TypeDouble, Double: v} }
-func NewBool(v bool) Value            { return Value{Type: TypeBool, Bool: v} }
-func NewBlob(v []byte) Value          { return Value{Type: TypeString, Bytes: v} }
-func NewString(v string) Value        { return Value{Type: TypeString, Bytes: []byte(v)} }
-func NewObject(v Section) Value       { return Value{Type: TypeObject, Object: v} }
+func NewInt64(v int64) Value    { return Value{Type: TypeInt64, Int: v} }
+func NewInt32(v int32) Value    { return Value{Type: TypeInt32, Int: int64(v)} }
+func NewInt16(v int16) Value    { return Value{Type: TypeInt16, Int: int64(v)} }
+func NewInt8(v int8) Value      { return Value{Type: TypeInt8, Int: int64(v)} }
+func NewUint64(v uint64) Value  { return Value{Type: TypeUint64, Uint: v} }
+func NewUint32(v uint32) Value  { return Value{Type: TypeUint32, Uint: uint64(v)} }
+func NewUint16(v uint16) Value  { return Value{Type: TypeUint16, Uint: uint64(v)} }
+func NewUint8(v uint8) Value    { return Value{Type: TypeUint8, Uint: uint64(v)} }
+func NewDouble(v float64) Value { return Value{Type: TypeDouble, Double: v} }
+func NewBool(v bool) Value      { return Value{Type: TypeBool, Bool: v} }
+func NewBlob(v []byte) Value    { return Value{Type: TypeString, Bytes: v} }
+func NewString(v string) Value  { return Value{Type: TypeString, Bytes: []byte(v)} }
+func NewObject(v Section) Value { return Value{Type: TypeObject, Object: v} }
+
+// NewObjectArray returns an array of objects (e.g. a peer list).
 func NewObjectArray(v []Section) Value {
 	arr := make([]Value, len(v))
 	for i := range v {
