@@ -15,6 +15,10 @@
 #   --port-base N     ports N (monerod p2p), N+1 (monerod rpc), N+2 (gonerod rpc) (default 38590)
 #   --one-ip          let wrk open every connection from 127.0.0.1 (see "source addresses" below)
 #   --nice N          run both servers and wrk at this nice value (default 0; negative needs root)
+#   --wait-idle S     before measuring, wait up to S seconds for other processes to use < 20% of one
+#                     core (default 60; 0: do not wait)
+#   --retries N       measure a cell again (after --wait-idle) when other processes used > 25% of one
+#                     core during it, up to N times (default 2); rows still disturbed are marked
 #
 # What it does: imports the chain into monerod (monero-blockchain-import) and gonerod (gonerod import),
 # starts both, checks they serve the same chain and answer every benchmarked request with HTTP 200 and a
@@ -46,12 +50,14 @@ NS=${GONERO_NETNS:-gonero-bench}
 LAB=$shared/tools/monerod-lab
 
 # ---- options -------------------------------------------------------------------------------------
-duration=10 warmup=2 conns_list="1 16 64" profile=0 one_ip=0 nice_level=0 port_base=38590
+duration=10 warmup=2 conns_list="1 16 64" profile=0 one_ip=0 nice_level=0 port_base=38590 wait_idle=60 retries=2
 methods_all="getblockheaderbyheight getblock getblockheaderbyhash getlastblockheader get_info"
 methods_list=$methods_all
 chain_file=$shared/testdata/regtest/blockchain.raw
 gonerod_bin=
 src_ips=8 # source addresses for wrk's connections (see header)
+quiet_limit=20     # % of one core other processes may use for the machine to count as quiet
+disturbed_limit=25 # % of one core other processes may use during a cell before it is repeated
 
 die()  { echo "rpc.sh: error: $*" >&2; exit 1; }
 note() { echo "rpc.sh: $*" >&2; }
@@ -69,6 +75,8 @@ while (($#)); do
     --port-base) port_base=${2:?}; shift 2 ;;
     --one-ip) one_ip=1; shift ;;
     --nice) nice_level=${2:?}; shift 2 ;;
+    --wait-idle) wait_idle=${2:?}; shift 2 ;;
+    --retries) retries=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     *) echo "rpc.sh: unknown argument: $1" >&2; usage ;;
   esac
@@ -77,6 +85,8 @@ done
 [[ $duration =~ ^[1-9][0-9]*$ ]] || die "-d must be a positive whole number of seconds"
 [[ $warmup =~ ^[0-9]+$ ]] || die "-w must be a whole number of seconds"
 [[ $nice_level =~ ^-?[0-9]+$ ]] || die "--nice must be an integer"
+[[ $wait_idle =~ ^[0-9]+$ ]] || die "--wait-idle must be a whole number of seconds"
+[[ $retries =~ ^[0-9]+$ ]] || die "--retries must be a whole number"
 [[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65530)) || die "--port-base must be 1024..65530"
 read -r -a conns <<<"$conns_list"
 read -r -a methods <<<"$methods_list"
@@ -93,7 +103,8 @@ target_conns=$(printf '%s\n' "${conns[@]}" | sort -n | tail -1)
 m_p2p=$port_base m_rpc=$((port_base + 1)) g_rpc=$((port_base + 2))
 
 # ---- state used by cleanup -----------------------------------------------------------------------
-work= profdir= gonerod_pid= monerod_pid= wrk_pid= perf_pid=
+work= profdir= gonerod_pid= monerod_pid= wrk_pid= perf_pid= fg_pid=
+profiles=() # "method conns datafile" of each finished profile
 
 # cleanup stops everything this script started, whatever way it ends (normal exit, error, Ctrl-C).
 # monerod runs in its own session (monerod-lab uses setsid), so it never sees our Ctrl-C: stop it
@@ -102,8 +113,9 @@ cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   set +e
+  [[ -n $fg_pid ]] && kill -TERM "$fg_pid" 2>/dev/null && wait "$fg_pid" 2>/dev/null
   [[ -n $wrk_pid ]] && kill -TERM "$wrk_pid" 2>/dev/null && wait "$wrk_pid" 2>/dev/null
-  [[ -n $perf_pid ]] && kill -INT "$perf_pid" 2>/dev/null && wait "$perf_pid" 2>/dev/null
+  [[ -n $perf_pid ]] && kill -TERM "$perf_pid" 2>/dev/null && wait "$perf_pid" 2>/dev/null
   stop_gonerod
   if [[ -n $work && -f $work/m/monerod.pid ]]; then
     NETNS=$NS "$LAB" stop "$work/m" 30 >/dev/null 2>&1
@@ -111,6 +123,8 @@ cleanup() {
     NETNS=$NS "$LAB" stop "$monerod_pid" 30 >/dev/null 2>&1
   fi
   [[ -n $work ]] && rm -rf "$work"
+  # a profile directory without a finished profile is of no use
+  [[ -n $profdir && ${#profiles[@]} -eq 0 ]] && rm -rf "$profdir"
   exit "$rc"
 }
 trap cleanup EXIT
@@ -136,6 +150,9 @@ in_ns() { ip netns exec "$NS" "$@"; }
 
 preflight() {
   (($(id -u) == 0)) || die "needs root (network namespace)"
+  # one benchmark at a time: two would share the cores (and could race for the ports below)
+  exec 9<"$0" # (the servers are started with fd 9 closed: the lock must not outlive this script)
+  flock -n 9 || die "another bench/rpc.sh is running (it holds a lock on $0)"
   local t
   for t in ip monerod monero-blockchain-import curl jq ss; do
     command -v "$t" >/dev/null || die "'$t' not found (monerod and its tools: apt-get install -y monero)"
@@ -163,6 +180,19 @@ preflight() {
 }
 
 # ---- setup ---------------------------------------------------------------------------------------
+# run_in DIR COMMAND...: run COMMAND in DIR and wait for it. It runs in the background and is waited
+# for with `wait`, because bash runs no trap while a foreground command runs, and forgets a Ctrl-C
+# that the command handled itself (monero-blockchain-import does): this way Ctrl-C and SIGTERM reach
+# cleanup at once, and cleanup stops the command ($fg_pid; `exec` keeps the pid the command's own).
+run_in() {
+  local dir=$1 rc=0; shift
+  (cd "$dir" && exec "$@") &
+  fg_pid=$!
+  wait "$fg_pid" || rc=$?
+  fg_pid=
+  return "$rc"
+}
+
 build_tools() {
   if [[ -n $gonerod_bin ]]; then
     [[ -x $gonerod_bin ]] || die "--gonerod $gonerod_bin is not an executable"
@@ -170,7 +200,7 @@ build_tools() {
     cp "$gonerod_bin" "$bindir/gonerod"
   else
     note "building gonerod from $root"
-    (cd "$root" && go build -o "$bindir/gonerod" ./cmd/gonerod) || die "go build ./cmd/gonerod failed"
+    run_in "$root" go build -o "$bindir/gonerod" ./cmd/gonerod || die "go build ./cmd/gonerod failed"
   fi
   gonerod_bin=$bindir/gonerod
   if ((!one_ip)); then
@@ -181,11 +211,11 @@ build_tools() {
 import_chains() {
   note "importing $(basename "$chain_file") into monerod (monero-blockchain-import verifies everything: ~15 s for 300 blocks)"
   # it writes its log to the working directory: run it from the temp dir
-  (cd "$work" && in_ns monero-blockchain-import --regtest --fixed-difficulty 1 --data-dir "$work/m" \
-      --input-file "$chain_file" >"$work/monero-import.out" 2>&1) \
+  run_in "$work" ip netns exec "$NS" monero-blockchain-import --regtest --fixed-difficulty 1 --data-dir "$work/m" \
+      --input-file "$chain_file" >"$work/monero-import.out" 2>&1 \
     || { tail -n 20 "$work/monero-import.out" >&2; die "monero-blockchain-import failed"; }
   note "importing into gonerod"
-  "$gonerod_bin" import --regtest --fixed-difficulty 1 --data-dir "$work/g" --input-file "$chain_file" \
+  run_in "$work" "$gonerod_bin" import --regtest --fixed-difficulty 1 --data-dir "$work/g" --input-file "$chain_file" \
       >"$work/gonerod-import.out" 2>&1 \
     || { tail -n 20 "$work/gonerod-import.out" >&2; die "gonerod import failed"; }
 }
@@ -198,12 +228,14 @@ niced=()
 
 start_servers() {
   note "starting monerod (rpc 127.0.0.1:$m_rpc in namespace $NS)"
-  monerod_pid=$(NETNS=$NS "${niced[@]}" "$LAB" start -d "$work/m" -r "$m_rpc" -p "$m_p2p" -t 120 2>"$work/monerod-lab.out") \
+  run_in "$work" "${niced[@]}" env NETNS="$NS" "$LAB" start -d "$work/m" -r "$m_rpc" -p "$m_p2p" -t 120 \
+      >"$work/monerod-lab.pid" 2>"$work/monerod-lab.out" 9<&- \
     || { cat "$work/monerod-lab.out" >&2; die "monerod did not come up"; }
+  monerod_pid=$(<"$work/monerod-lab.pid")
   note "starting gonerod (rpc 127.0.0.1:$g_rpc in namespace $NS)"
   # `ip netns exec` execs gonerod, so $! is gonerod's pid
   "${niced[@]}" ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" \
-    --rpc-bind-port "$g_rpc" </dev/null >"$work/gonerod.log" 2>&1 &
+    --rpc-bind-port "$g_rpc" </dev/null >"$work/gonerod.log" 2>&1 9<&- &
   gonerod_pid=$!
   local i
   for ((i = 0; i < 300; i++)); do
@@ -327,7 +359,7 @@ run_wrk() {
 }
 
 # measure SERVER METHOD CONNS: warm-up run, then the measured run; stores
-# "rps p50_us p99_us server_cpu% other_cpu% errors" in result[SERVER|METHOD|CONNS].
+# "rps p50_us p99_us server_cpu% other_cpu% errors wrk_cpu%" in result[SERVER|METHOD|CONNS].
 declare -A result=()
 measure() {
   local server=$1 method=$2 c=$3 port pid
@@ -342,7 +374,7 @@ measure() {
   line=$(grep '^WRKRESULT ' "$out" || true)
   if [[ -z $line ]]; then
     note "wrk gave no result for $server $method c=$c:"; sed 's/^/    /' "$out" >&2
-    result[$server|$method|$c]="- - - - - wrk-failed"
+    result[$server|$method|$c]="- - - - - wrk-failed -"
     return
   fi
   # CPU shares in percent of one core: the server; everything else busy on the machine but wrk
@@ -357,11 +389,10 @@ measure() {
     other = busy - srv - (w1 - w0) / secs * 100; if (other < 0) other = 0
     err = v["err_connect"] + v["err_read"] + v["err_write"] + v["err_status"] + v["err_timeout"]
     errs = err ? sprintf("connect=%d,read=%d,write=%d,status=%d,timeout=%d", v["err_connect"], v["err_read"], v["err_write"], v["err_status"], v["err_timeout"]) : "0"
-    printf "%.0f %d %d %.0f %.0f %s", v["rps"], v["p50_us"], v["p99_us"], srv, other, errs }')
+    printf "%.0f %d %d %.0f %.0f %s %.0f", v["rps"], v["p50_us"], v["p99_us"], srv, other, errs, (w1 - w0) / secs * 100 }')
 }
 
 # profile_run METHOD CONNS: an extra gonerod run with perf attached (not part of the table)
-declare -a profiles=()
 profile_run() {
   local method=$1 c=$2 data=$profdir/perf-$1-c$2.data
   note "profiling gonerod: $method at $c connections"
@@ -376,6 +407,33 @@ profile_run() {
   perf_pid=
   profiles+=("$method $c $data")
 }
+
+# Other jobs on the machine take their CPU from whichever server is being measured. Before the first
+# run and before repeating a disturbed cell, wait (bounded by --wait-idle) for a quiet machine.
+background_load() { # -> % of one core used by everything during 2 s (the servers are idle then)
+  local a b
+  read -r -a a < <(sys_cpu); sleep 2; read -r -a b < <(sys_cpu)
+  awk -v b0="${a[0]}" -v t0="${a[1]}" -v b1="${b[0]}" -v t1="${b[1]}" -v n="$(nproc)" \
+    'BEGIN { printf "%.0f", (t1 > t0) ? (b1 - b0) / (t1 - t0) * n * 100 : 0 }'
+}
+wait_quiet() { # sets $background
+  local waited=0
+  background=$(background_load)
+  while ((background > quiet_limit && waited < wait_idle)); do
+    ((waited == 0)) && note "other processes use ${background}% of one core; waiting up to ${wait_idle} s for them"
+    sleep 3; waited=$((waited + 5))
+    background=$(background_load)
+  done
+  if ((background > quiet_limit)); then note "warning: other processes use ${background}% of one core; going on"; fi
+}
+# cell_other METHOD CONNS -> the larger other% of the cell's two runs
+cell_other() {
+  local -a g mo
+  read -r -a g <<<"${result[gonerod|$1|$2]}"
+  read -r -a mo <<<"${result[monerod|$1|$2]}"
+  awk -v a="${g[4]}" -v b="${mo[4]}" 'BEGIN { a += 0; b += 0; print (a > b) ? a : b }'
+}
+
 
 # ---- report --------------------------------------------------------------------------------------
 header() {
@@ -396,7 +454,7 @@ header() {
     echo "  clients: connections spread over $src_ips source addresses 127.0.0.2..$((src_ips + 1)) (default per-IP limit 25 stays untouched)."
   fi
   ((nice_level != 0)) && echo "  nice: servers and wrk at nice $nice_level"
-  echo "  background CPU load before the first run (other processes): ${background}% of one core"
+  echo "  background CPU load before the first run (other processes): ${first_background}% of one core"
   echo "  cpu% = server CPU in % of one core (max $(($(nproc) * 100))); other% = CPU used by anything but the server and wrk"
   echo "  (the larger of the two runs); latency in microseconds."
 }
@@ -405,19 +463,35 @@ print_table() {
   local fmt="%-22s %5s | %9s %8s %8s %5s | %9s %8s %8s %5s | %7s %6s\n"
   printf "$fmt" "method" "conns" "gonerod/s" "p50 us" "p99 us" "cpu%" "monerod/s" "p50 us" "p99 us" "cpu%" "g/m" "other%"
   printf '%.0s-' {1..120}; echo
-  local m c g mo ratio other
+  local m c g mo ratio other disturbed=0
   local -a notes=()
   for m in "${methods[@]}"; do
     for c in "${conns[@]}"; do
       read -r -a g <<<"${result[gonerod|$m|$c]}"
       read -r -a mo <<<"${result[monerod|$m|$c]}"
       ratio=$(awk -v a="${g[0]}" -v b="${mo[0]}" 'BEGIN { if (a ~ /^[0-9]/ && b ~ /^[0-9]/ && b > 0) printf "%.2fx", a / b; else print "-" }')
-      other=$(awk -v a="${g[4]}" -v b="${mo[4]}" 'BEGIN { a += 0; b += 0; print (a > b) ? a : b }')
+      other=$(cell_other "$m" "$c")
+      # a row where something else took more than a quarter of a core is marked: its numbers are suspect
+      if ((other > disturbed_limit)); then other="$other*"; disturbed=1; fi
       printf "$fmt" "$m" "$c" "${g[0]}" "${g[1]}" "${g[2]}" "${g[3]}" "${mo[0]}" "${mo[1]}" "${mo[2]}" "${mo[3]}" "$ratio" "$other"
-      [[ ${g[5]} != 0 ]] && notes+=("gonerod $m c=$c: wrk errors ${g[5]}")
-      [[ ${mo[5]} != 0 ]] && notes+=("monerod $m c=$c: wrk errors ${mo[5]}")
+      if [[ ${g[5]} != 0 ]]; then notes+=("gonerod $m c=$c: wrk errors ${g[5]}"); fi
+      if [[ ${mo[5]} != 0 ]]; then notes+=("monerod $m c=$c: wrk errors ${mo[5]}"); fi
     done
   done
+  # wrk's own CPU use: whatever it takes, the server being measured cannot have
+  local k key
+  for k in gonerod monerod; do
+    for key in "${!result[@]}"; do
+      if [[ $key == "$k|"* ]]; then echo "${key##*|} ${result[$key]}"; fi
+    done | awk -v k="$k" '$8 ~ /^[0-9]/ { if ($1 == 1) { s1 += $8; n1++ } else { s += $8; n++ } }
+      END { printf "  wrk CPU while measuring %s (%% of one core, average):", k
+            if (n1) printf " %.0f%% at 1 connection", s1 / n1
+            if (n) printf "%s %.0f%% at more", (n1 ? "," : ""), s / n
+            print "" }'
+  done
+  if ((disturbed)); then
+    echo "  * other processes used more than ${disturbed_limit}% of one core during this row (also after $retries repeat(s)): suspect"
+  fi
   local n
   for n in "${notes[@]}"; do echo "  ! $n"; done
 }
@@ -436,6 +510,14 @@ print_targets() {
   done
 }
 
+# perf_top DATA N REPORT-OPTIONS...: the first N entries of perf report, without headers and padding.
+# perf gets SIGPIPE when head has enough; that is not an error (pipefail would make it one).
+perf_top() {
+  local data=$1 n=$2; shift 2
+  { perf report -i "$data" --stdio --sort sym -g none "$@" 2>/dev/null || true; } \
+    | grep -v -e '^#' -e '^[[:space:]]*$' | sed -e 's/[[:space:]]*$//' -e 's/^/    /' | head -n "$n" || true
+}
+
 print_profiles() {
   ((profile)) || return 0
   echo
@@ -448,13 +530,16 @@ print_profiles() {
     read -r method c data <<<"$p"
     rps=$(sed -n 's/^WRKRESULT .*rps=\([0-9.]*\).*/\1/p' "$profdir/wrk-$method-c$c.out")
     echo "profile: gonerod, $method at $c connections ($rps req/s while perf sampled at ~1 kHz), $data"
-    echo "  self time (perf report --no-children --sort symbol):"
-    perf report -i "$data" --stdio --no-children --sort symbol -g none --percent-limit 0.7 2>/dev/null \
-      | grep -v -e '^#' -e '^$' | head -30 | sed 's/^/    /'
-    echo "  including callees (perf report --children --sort symbol):"
-    perf report -i "$data" --stdio --children --sort symbol -g none --percent-limit 3 2>/dev/null \
-      | grep -v -e '^#' -e '^$' | head -30 | sed 's/^/    /'
+    echo "  self time, top 25 (perf report --no-children --sort sym):"
+    perf_top "$data" 25 --no-children --percent-limit 0.5
+    echo "  including callees, top 25 (perf report --children --sort sym):"
+    perf_top "$data" 25 --children --percent-limit 2
+    echo "  including callees, gonero's own functions only:"
+    { perf_top "$data" 200 --children --percent-limit 1 | grep 'gonero/gonero' | head -n 15; } || true
   done
+  echo "  If [k] pvm_irq_enable (or another *irq_enable) leads: that is the guest kernel re-enabling interrupts."
+  echo "  cpu-clock sampling in a VM charges kernel time spent with interrupts off (loopback TCP send/receive,"
+  echo "  softirqs) to that point, so read it as \"kernel networking\", not as one hot function."
   echo "  (more: perf report -i FILE --stdio; the gonerod binary is kept beside the data in $profdir)"
 }
 
@@ -473,19 +558,20 @@ fetch_chain
 sanity_check
 note "both nodes serve the same $height-block chain and answer all ${#methods[@]} methods"
 
-# background load: the servers are idle now, so anything busy is someone else
-read -r -a b0 < <(sys_cpu); sleep 2; read -r -a b1 < <(sys_cpu)
-background=$(awk -v b0="${b0[0]}" -v t0="${b0[1]}" -v b1="${b1[0]}" -v t1="${b1[1]}" -v n="$(nproc)" \
-  'BEGIN { printf "%.0f", (t1 > t0) ? (b1 - b0) / (t1 - t0) * n * 100 : 0 }')
-((background > 20)) && note "warning: other processes use ${background}% of one core; results will be lower and noisy"
+wait_quiet
+first_background=$background
 
 cells=$((${#methods[@]} * ${#conns[@]}))
-note "measuring $cells cells x 2 servers x $((warmup + duration)) s = about $((cells * 2 * (warmup + duration) / 60 + 1)) min"
+note "measuring $cells cells x 2 servers x $((warmup + duration)) s = about $((cells * 2 * (warmup + duration) / 60 + 1)) min (more if cells are repeated)"
 for m in "${methods[@]}"; do
   for c in "${conns[@]}"; do
-    note "  $m, $c connection(s)"
-    measure gonerod "$m" "$c"
-    measure monerod "$m" "$c"
+    for ((attempt = 0; attempt <= retries; attempt++)); do
+      if ((attempt == 0)); then note "  $m, $c connection(s)"; else note "  $m, $c connection(s): again, other processes were busy (repeat $attempt)"; fi
+      measure gonerod "$m" "$c"
+      measure monerod "$m" "$c"
+      (($(cell_other "$m" "$c") <= disturbed_limit)) && break
+      if ((attempt < retries)); then wait_quiet; fi
+    done
     if ((profile)) && ((c == target_conns)) && [[ $m == get_info || $m == getblockheaderbyheight ]]; then
       profile_run "$m" "$c"
     fi
