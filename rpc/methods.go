@@ -230,42 +230,72 @@ func writeStatusTail(w *epeejson.Writer, status string) {
 }
 func writeUntrusted(w *epeejson.Writer) { w.KeyBool("untrusted", false) }
 
-func getLastBlockHeader(c *call) (func(*epeejson.Writer), *Error) {
-	fill, e := c.params.bool("fill_pow_hash")
-	if e != nil {
-		return nil, e
-	}
+// headerByHeight reads the header of the main-chain block at the height pick
+// chooses for the current chain height, with its PoW hash if asked for.
+// readErr, if not nil, replaces the error for a block that cannot be read.
+func (c *call) headerByHeight(pick func(chainHeight uint64) (uint64, *Error), fill bool, readErr *Error) (headerFields, *Error) {
 	var hdr headerFields
-	status := "OK"
-	if !c.server.peers.Synchronized() {
-		// monerod answers BUSY with an all-default header until synchronized.
-		status, hdr.zeroMeta = "BUSY", true
-	} else if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
-		b, e := byHeight(r, height-1, fill && !c.restricted)
+	if e := c.view(func(r *chaindb.Reader, chainHeight uint64) *Error {
+		height, e := pick(chainHeight)
 		if e != nil {
-			return errInternal("can't get last block.")
+			return e
+		}
+		b, e := byHeight(r, height, fill && !c.restricted)
+		if e != nil {
+			if readErr != nil {
+				return readErr
+			}
+			return e
 		}
 		pow, e := c.powInput(r, &b, fill)
 		if e != nil {
 			return e
 		}
-		hdr = newHeader(b, height, pow)
+		hdr = newHeader(b, chainHeight, pow)
 		return nil
 	}); e != nil {
-		return nil, e
+		return hdr, e
 	}
-	if e := c.fillPoW(&hdr); e != nil {
-		return nil, e
-	}
+	return hdr, c.fillPoW(&hdr)
+}
+
+// headerResult writes the result of the header methods: block_header, the
+// block_headers list if any (by-hash only), and the common members.
+func headerResult(hdr headerFields, list []headerFields, status string) func(*epeejson.Writer) {
 	return func(w *epeejson.Writer) {
 		w.BeginObject()
 		w.Key("block_header")
 		hdr.write(w)
+		if len(list) > 0 {
+			w.Key("block_headers")
+			w.BeginArray()
+			for i := range list {
+				list[i].write(w)
+			}
+			w.EndArray()
+		}
 		writeCredits(w)
 		writeStatusTail(w, status)
 		writeUntrusted(w)
 		w.EndObject()
-	}, nil
+	}
+}
+
+func getLastBlockHeader(c *call) (func(*epeejson.Writer), *Error) {
+	fill, e := c.params.bool("fill_pow_hash")
+	if e != nil {
+		return nil, e
+	}
+	if !c.server.peers.Synchronized() {
+		// monerod answers BUSY with an all-default header until synchronized.
+		return headerResult(headerFields{zeroMeta: true}, nil, "BUSY"), nil
+	}
+	top := func(chainHeight uint64) (uint64, *Error) { return chainHeight - 1, nil }
+	hdr, e := c.headerByHeight(top, fill, errInternal("can't get last block."))
+	if e != nil {
+		return nil, e
+	}
+	return headerResult(hdr, nil, "OK"), nil
 }
 
 func getBlockHeaderByHeight(c *call) (func(*epeejson.Writer), *Error) {
@@ -277,36 +307,17 @@ func getBlockHeaderByHeight(c *call) (func(*epeejson.Writer), *Error) {
 	if e != nil {
 		return nil, e
 	}
-	var hdr headerFields
-	if e := c.view(func(r *chaindb.Reader, chainHeight uint64) *Error {
+	requested := func(chainHeight uint64) (uint64, *Error) {
 		if height >= chainHeight {
-			return errTooBigHeight(height, chainHeight-1)
+			return 0, errTooBigHeight(height, chainHeight-1)
 		}
-		b, e := byHeight(r, height, fill && !c.restricted)
-		if e != nil {
-			return e
-		}
-		pow, e := c.powInput(r, &b, fill)
-		if e != nil {
-			return e
-		}
-		hdr = newHeader(b, chainHeight, pow)
-		return nil
-	}); e != nil {
+		return height, nil
+	}
+	hdr, e := c.headerByHeight(requested, fill, nil)
+	if e != nil {
 		return nil, e
 	}
-	if e := c.fillPoW(&hdr); e != nil {
-		return nil, e
-	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.Key("block_header")
-		hdr.write(w)
-		writeCredits(w)
-		writeStatusTail(w, "OK")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	return headerResult(hdr, nil, "OK"), nil
 }
 
 // maxRestrictedHeaders is monerod's RESTRICTED_BLOCK_HEADER_RANGE.
@@ -367,23 +378,7 @@ func getBlockHeaderByHash(c *call) (func(*epeejson.Writer), *Error) {
 			return nil, e
 		}
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.Key("block_header")
-		hdr.write(w)
-		if len(list) > 0 {
-			w.Key("block_headers")
-			w.BeginArray()
-			for i := range list {
-				list[i].write(w)
-			}
-			w.EndArray()
-		}
-		writeCredits(w)
-		writeStatusTail(w, "OK")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	return headerResult(hdr, list, "OK"), nil
 }
 
 func getBlock(c *call) (func(*epeejson.Writer), *Error) {
