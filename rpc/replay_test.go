@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -136,9 +137,11 @@ func capturedRequest(t testing.TB, path string) (method, target string, body []b
 }
 
 // volatileInfo are get_info's members that differ between any two nodes
-// (their own start time, disk and version), enveloped or plain (/get_info).
+// (their own start time, disk and version), enveloped or plain (/get_info),
+// and the open-connection count, which depends on when the server notices
+// that earlier test connections closed (TestRPCConnectionsCount checks it).
 var volatileInfo = []string{"result.start_time", "result.free_space", "result.database_size", "result.version",
-	"start_time", "free_space", "database_size", "version"}
+	"result.rpc_connections_count", "start_time", "free_space", "database_size", "version", "rpc_connections_count"}
 
 // Transport-level cases (tested in package httpd) and the documented
 // differences (batches, which monerod refuses) are not replayed here.
@@ -258,5 +261,34 @@ func TestClientParamAndPlainInfoBody(t *testing.T) {
 	}
 	if status, _ := post(t, node.url, "/get_info", []byte(`{"client":"x"}`)); status != 200 {
 		t.Errorf("/get_info with a request body: HTTP %d", status)
+	}
+}
+
+// rpc_connections_count counts the open connections of the listener that
+// serves the call, the caller's included: 1 for a lone client, 0 on the
+// restricted listener (hidden there, as monerod does).
+func TestRPCConnectionsCount(t *testing.T) {
+	node := startNode(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), nil)
+	count := func(url string) string {
+		client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+		resp, err := client.Post(url+"/json_rpc", "application/json", strings.NewReader(`{"method":"get_info"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		v, err := epeejson.Parse(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, _ := v.Get("result")
+		n, _ := r.Get("rpc_connections_count")
+		return fmt.Sprint(n.Uint)
+	}
+	if got := count(node.url); got != "1" {
+		t.Errorf("main listener, one client: rpc_connections_count %s, want 1", got)
+	}
+	if got := count(node.rurl); got != "0" {
+		t.Errorf("restricted listener: rpc_connections_count %s, want 0", got)
 	}
 }
