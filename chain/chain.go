@@ -283,8 +283,5 @@ func (n *NextBlock) AdjustedTime(now time.Time) uint64 {
 // once per top block; it never waits for the writer.
 func (c *Chain) NextBlockFacts() NextBlock { return *c.state.Load() }
 
-// FixedDifficulty is the --fixed-difficulty setting (0: the real algorithm).
-func (c *Chain) FixedDifficulty() uint64 { return c.cfg.FixedDifficulty }
-
 // PoW is the proof-of-work hasher (nil if none was configured).
 func (c *Chain) PoW() consensus.PoWHasher { return c.cfg.PoW }

@@ -163,7 +163,7 @@ func (c *Chain) checkPoW(blk *cryptonote.Block, height uint64, difficulty u128.U
 	if c.cfg.PoW == nil {
 		return ErrNoPoWHasher
 	}
-	seed := c.HashAtLocked(consensus.SeedHeight(height))
+	seed := c.HashAt(consensus.SeedHeight(height))
 	pow, err := consensus.BlockPoWHash(c.cfg.PoW, height, blk.MajorVersion, seed, blk.HashingBlob())
 	if err != nil {
 		return err
@@ -173,9 +173,6 @@ func (c *Chain) checkPoW(blk *cryptonote.Block, height uint64, difficulty u128.U
 	}
 	return nil
 }
-
-// HashAtLocked is HashAt for callers holding c.mu (the store read needs no lock).
-func (c *Chain) HashAtLocked(h uint64) cryptonote.Hash { return c.HashAt(h) }
 
 // checkMinerTx is prevalidate_miner_transaction plus the output-type rule.
 func checkMinerTx(tx *cryptonote.Transaction, height uint64, version uint8) error {

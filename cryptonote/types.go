@@ -196,15 +196,6 @@ func (tx *Transaction) ringSize() int {
 	return 1
 }
 
-// IsCoinbase reports whether the transaction has exactly one input and it is TxInGen.
-func (tx *Transaction) IsCoinbase() bool {
-	if len(tx.Inputs) != 1 {
-		return false
-	}
-	_, ok := tx.Inputs[0].(TxInGen)
-	return ok
-}
-
 // OutputSum is the sum of the output amounts (the block reward for a miner
 // transaction) and whether it overflowed 64 bits.
 func (tx *Transaction) OutputSum() (sum uint64, overflow bool) {

@@ -171,9 +171,9 @@ func getInfo(c *call) (func(*epeejson.Writer), *Error) {
 		w.KeyUint("adjusted_time", f.adjustedTime)
 		w.KeyUint("alt_blocks_count", f.altBlocks)
 		if f.weightMedian != 0 {
-			w.KeyUint("block_size_limit", 2*f.weightMedian)
+			w.KeyUint("block_size_limit", consensus.BlockWeightLimit(f.weightMedian))
 			w.KeyUint("block_size_median", f.weightMedian)
-			w.KeyUint("block_weight_limit", 2*f.weightMedian)
+			w.KeyUint("block_weight_limit", consensus.BlockWeightLimit(f.weightMedian))
 			w.KeyUint("block_weight_median", f.weightMedian)
 		}
 		w.KeyString("bootstrap_daemon_address", "")
