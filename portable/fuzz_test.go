@@ -15,6 +15,14 @@ func seeds(f *testing.F) {
 		TimedSyncResponse{PayloadData: fullHandshakeResponse(0).PayloadData, LocalPeerlist: fullHandshakeResponse(2).LocalPeerlist},
 		SupportFlagsResponse{SupportFlags: 1},
 		PingRequest{},
+		NewBlock{Block: BlockCompleteEntry{Block: []byte{16, 16, 1}, Txs: []TxBlobEntry{{Blob: []byte{2, 1}}}}, CurrentBlockchainHeight: 7},
+		ResponseGetObjects{Blocks: []BlockCompleteEntry{{Pruned: true, Block: []byte{1}, BlockWeight: 9,
+			Txs: []TxBlobEntry{{Blob: []byte{2}, PrunableHash: [32]byte{1}}}}}, MissedIDs: [][32]byte{{3}}, CurrentBlockchainHeight: 2},
+		ResponseChainEntry{StartHeight: 1, TotalHeight: 3, CumulativeDifficulty: 3, BlockIDs: [][32]byte{{1}, {2}},
+			BlockWeights: []uint64{80, 90}, FirstBlock: []byte{1, 2}},
+		RequestChain{BlockIDs: [][32]byte{{1}, {2}}, Prune: true},
+		RequestFluffyMissingTx{BlockHash: [32]byte{5}, CurrentBlockchainHeight: 4, MissingTxIndices: []uint64{0, 2}},
+		NewTransactions{Txs: [][]byte{{2, 0}}, Padding: []byte("  "), Stem: true},
 	} {
 		b, err := Marshal(p)
 		if err != nil {
@@ -110,3 +118,12 @@ func FuzzTimedSyncRequest(f *testing.F)     { fuzzPayload[TimedSyncRequest](f) }
 func FuzzTimedSyncResponse(f *testing.F)    { fuzzPayload[TimedSyncResponse](f) }
 func FuzzPingResponse(f *testing.F)         { fuzzPayload[PingResponse](f) }
 func FuzzSupportFlagsResponse(f *testing.F) { fuzzPayload[SupportFlagsResponse](f) }
+
+func FuzzNewBlock(f *testing.F)               { fuzzPayload[NewBlock](f) }
+func FuzzNewTransactions(f *testing.F)        { fuzzPayload[NewTransactions](f) }
+func FuzzRequestGetObjects(f *testing.F)      { fuzzPayload[RequestGetObjects](f) }
+func FuzzResponseGetObjects(f *testing.F)     { fuzzPayload[ResponseGetObjects](f) }
+func FuzzRequestChain(f *testing.F)           { fuzzPayload[RequestChain](f) }
+func FuzzResponseChainEntry(f *testing.F)     { fuzzPayload[ResponseChainEntry](f) }
+func FuzzRequestFluffyMissingTx(f *testing.F) { fuzzPayload[RequestFluffyMissingTx](f) }
+func FuzzGetTxpoolComplement(f *testing.F)    { fuzzPayload[GetTxpoolComplement](f) }

@@ -41,6 +41,8 @@ type options struct {
 	rpcLogin              string
 	rpcCORSOrigins        string
 	confirmExternalBind   bool
+
+	p2p p2pOptions
 }
 
 func (o *options) network() (params.Network, error) {
@@ -171,6 +173,7 @@ func newRootCommand() *cobra.Command {
 	rf.StringVar(&o.rpcLogin, "rpc-login", "", "require HTTP digest authentication: user:password")
 	rf.StringVar(&o.rpcCORSOrigins, "rpc-access-control-origins", "", "comma-separated origins allowed by CORS (* for any)")
 	rf.BoolVar(&o.confirmExternalBind, "confirm-external-bind", false, "allow the RPC server to listen on a non-loopback address")
+	o.p2p.addFlags(rf)
 	root.AddCommand(newImportCommand(o), &cobra.Command{
 		Use:   "version",
 		Short: "print the version",

@@ -33,8 +33,17 @@ func runNode(o *options) error {
 	if main.Addr == "" {
 		main.Addr = net.JoinHostPort(o.rpcBindIP, strconv.Itoa(int(n.net.RPCPort())))
 	}
+	peers, err := o.p2p.startP2P(n.chain, n.net, o.dataDir, log)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := peers.Close(); err != nil {
+			log.Warn("saving the peer lists", "err", err)
+		}
+	}()
 	srv, err := rpc.New(rpc.Config{
-		Chain: n.chain, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
+		Chain: n.chain, Peers: peers, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
 		Main: main, Restricted: restricted,
 	})
 	if err != nil {
@@ -42,7 +51,7 @@ func runNode(o *options) error {
 	}
 	top := n.chain.Top()
 	log.Info("node running", "network", n.net, "store", o.storePath(n.net), "height", n.chain.Height(), "top", top.Hash,
-		"rpc", srv.MainAddr(), "restricted_rpc", srv.RestrictedAddr())
+		"rpc", srv.MainAddr(), "restricted_rpc", srv.RestrictedAddr(), "p2p", peers.Addr())
 	ctx, stop := signalContext()
 	defer stop()
 	served := make(chan error, 1)

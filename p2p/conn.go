@@ -1,0 +1,369 @@
+package p2p
+
+import (
+	"bufio"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/portable"
+)
+
+// connState is cryptonote_connection_context::state (p2p-levin.md §9.1).
+type connState int32
+
+const (
+	stateBeforeHandshake connState = 0
+	stateSynchronizing   connState = 1
+	stateStandby         connState = 2
+	stateIdle            connState = 3
+	stateNormal          connState = 4
+)
+
+func (s connState) String() string {
+	switch s {
+	case stateBeforeHandshake:
+		return "before_handshake"
+	case stateSynchronizing:
+		return "synchronizing"
+	case stateStandby:
+		return "standby"
+	case stateIdle:
+		return "idle"
+	case stateNormal:
+		return "normal"
+	}
+	return "unknown"
+}
+
+// Errors that end a connection.
+var (
+	ErrClosed        = errors.New("p2p: connection closed")
+	ErrInvokeTimeout = errors.New("p2p: no response to an invoke in time")
+	ErrInvokeFailed  = errors.New("p2p: the peer answered an invoke with an error code")
+)
+
+// peerError is a misbehaving peer: the connection is dropped and the host
+// collects fails (score) towards a ban, as monerod's drop_connection_with_score.
+type peerError struct {
+	score int
+	err   error
+}
+
+func (e *peerError) Error() string { return e.err.Error() }
+func (e *peerError) Unwrap() error { return e.err }
+
+func misbehaved(score int, format string, args ...any) error {
+	return &peerError{score: score, err: fmt.Errorf(format, args...)}
+}
+
+// conn is one P2P connection, inbound or outbound. One goroutine reads and
+// handles messages in arrival order (so invoke responses go out in the
+// order the invokes came, as levin requires); any goroutine may send.
+type conn struct {
+	node    *Node
+	nc      net.Conn
+	id      [16]byte
+	inbound bool
+	addr    portable.NetAddress // the remote end
+	started time.Time
+
+	rd *levin.Reader
+
+	wmu sync.Mutex // serialises writes and the pending queue's order
+
+	pmu     sync.Mutex
+	pending []chan levin.Message // invokes awaiting a response, oldest first
+
+	done      chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+
+	recvCount, sendCount atomic.Uint64
+	lastRecv, lastSend   atomic.Int64 // unix nanoseconds; 0 = never
+	down, up             meter
+
+	state atomic.Int32
+
+	mu           sync.Mutex // guards what follows
+	handshaked   bool
+	remote       portable.NodeData
+	remoteHeight uint64
+	pruningSeed  uint32
+	sentPeers    map[string]bool // peer-list entries already sent on this connection
+	sync         syncState
+}
+
+func newConn(n *Node, nc net.Conn, inbound bool, addr portable.NetAddress) *conn {
+	c := &conn{node: n, nc: nc, inbound: inbound, addr: addr, started: n.now(), done: make(chan struct{})}
+	_, _ = rand.Read(c.id[:])
+	limit := levin.MaxPacketSizeBeforeHandshake
+	c.rd = levin.NewReader(bufio.NewReaderSize(countingReader{c}, 64<<10), limit)
+	c.sentPeers = map[string]bool{}
+	return c
+}
+
+func (c *conn) String() string {
+	dir := "out"
+	if c.inbound {
+		dir = "in"
+	}
+	return fmt.Sprintf("%s %s", dir, c.addr)
+}
+
+func (c *conn) getState() connState  { return connState(c.state.Load()) }
+func (c *conn) setState(s connState) { c.state.Store(int32(s)) }
+
+// countingReader counts received bytes and keeps the receive meters.
+type countingReader struct{ c *conn }
+
+func (r countingReader) Read(p []byte) (int, error) {
+	n, err := r.c.nc.Read(p)
+	if n > 0 {
+		now := r.c.node.now()
+		r.c.recvCount.Add(uint64(n))
+		r.c.lastRecv.Store(now.UnixNano())
+		r.c.down.add(now, n)
+	}
+	return n, err
+}
+
+// close ends the connection once; err says why (nil: a clean shutdown).
+func (c *conn) close(err error) {
+	c.closeOnce.Do(func() {
+		c.closeErr = err
+		close(c.done)
+		_ = c.nc.Close()
+		c.pmu.Lock()
+		for _, ch := range c.pending {
+			close(ch)
+		}
+		c.pending = nil
+		c.pmu.Unlock()
+	})
+}
+
+func (c *conn) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// writeTimeout bounds one write: a peer that does not read is dropped.
+const writeTimeout = 2 * time.Minute
+
+func (c *conn) write(m levin.Message) error {
+	buf, err := levin.AppendMessage(make([]byte, 0, levin.HeaderSize+len(m.Body)), m)
+	if err != nil {
+		return err
+	}
+	_ = c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	n, err := c.nc.Write(buf)
+	if n > 0 {
+		now := c.node.now()
+		c.sendCount.Add(uint64(n))
+		c.lastSend.Store(now.UnixNano())
+		c.up.add(now, n)
+	}
+	if err != nil {
+		c.close(err)
+	}
+	return err
+}
+
+// notify sends a notification.
+func (c *conn) notify(command uint32, p interface{ ToSection() portable.Section }) error {
+	body, err := portable.Marshal(p)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.write(levin.Message{Kind: levin.KindNotification, Command: command, Body: body})
+}
+
+// invoke sends a request and waits up to timeout for its response, which
+// it decodes into resp. Never call it from the reading goroutine: that
+// goroutine delivers the response. A timeout closes the connection, as
+// monerod does.
+func (c *conn) invoke(command uint32, req interface{ ToSection() portable.Section }, resp interface{ FromSection(portable.Section) error }, timeout time.Duration) error {
+	body, err := portable.Marshal(req)
+	if err != nil {
+		return err
+	}
+	ch := make(chan levin.Message, 1)
+	c.wmu.Lock()
+	c.pmu.Lock()
+	if c.closed() {
+		c.pmu.Unlock()
+		c.wmu.Unlock()
+		return ErrClosed
+	}
+	c.pending = append(c.pending, ch)
+	c.pmu.Unlock()
+	err = c.write(levin.Message{Kind: levin.KindRequest, Command: command, Body: body})
+	c.wmu.Unlock()
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return ErrClosed
+		}
+		if m.ReturnCode <= 0 {
+			return fmt.Errorf("%w: command %d, return code %d", ErrInvokeFailed, command, m.ReturnCode)
+		}
+		if err := portable.Unmarshal(m.Body, resp); err != nil {
+			return misbehaved(1, "response to command %d: %w", command, err)
+		}
+		return nil
+	case <-t.C:
+		c.close(ErrInvokeTimeout)
+		return fmt.Errorf("%w (command %d)", ErrInvokeTimeout, command)
+	case <-c.done:
+		return ErrClosed
+	}
+}
+
+// respond answers the invoke being handled (reading goroutine only).
+func (c *conn) respond(command uint32, rc levin.ReturnCode, p interface{ ToSection() portable.Section }) error {
+	var body []byte
+	if p != nil {
+		var err error
+		if body, err = portable.Marshal(p); err != nil {
+			return err
+		}
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.write(levin.Message{Kind: levin.KindResponse, Command: command, ReturnCode: rc, Body: body})
+}
+
+// idle timeouts, as monerod's connection timer (§1): short until the
+// handshake is done, long afterwards (timed syncs every 60 s keep a healthy
+// connection alive).
+const (
+	handshakeIdleTimeout = 10 * time.Second
+	idleTimeout          = 5 * time.Minute
+)
+
+// readLoop reads and handles messages until the connection ends.
+func (c *conn) readLoop() {
+	for {
+		timeout := idleTimeout
+		if c.getState() == stateBeforeHandshake && c.inbound {
+			timeout = handshakeIdleTimeout
+		}
+		_ = c.nc.SetReadDeadline(time.Now().Add(timeout))
+		m, err := c.rd.ReadMessage()
+		if err != nil {
+			if !c.closed() {
+				if errors.Is(err, io.EOF) {
+					err = ErrClosed
+				} else if isWireError(err) {
+					err = &peerError{score: 1, err: err}
+				}
+				c.node.dropConn(c, err)
+			}
+			return
+		}
+		if err := c.handle(m); err != nil {
+			c.node.dropConn(c, err)
+			return
+		}
+		if c.closed() {
+			return
+		}
+	}
+}
+
+func isWireError(err error) bool {
+	for _, e := range []error{levin.ErrBadSignature, levin.ErrBadHeader, levin.ErrBadProtocolVersion, levin.ErrTooLarge, levin.ErrBadFragment} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// handle dispatches one message. A returned error drops the connection.
+func (c *conn) handle(m levin.Message) error {
+	switch m.Kind {
+	case levin.KindResponse:
+		c.pmu.Lock()
+		if len(c.pending) == 0 {
+			c.pmu.Unlock()
+			return misbehaved(1, "a response (command %d) came with no invoke outstanding", m.Command)
+		}
+		ch := c.pending[0]
+		c.pending = c.pending[1:]
+		c.pmu.Unlock()
+		ch <- m
+		return nil
+	case levin.KindRequest:
+		return c.handleInvoke(m)
+	case levin.KindNotification:
+		return c.handleNotification(m)
+	}
+	return misbehaved(1, "unexpected message kind %v", m.Kind)
+}
+
+// meter is monerod's per-connection speed meter (network_throttle): bytes
+// per one-second slot over the last meterSlots seconds.
+type meter struct {
+	mu    sync.Mutex
+	slots [meterSlots]uint64
+	last  int64 // second of the newest slot
+}
+
+const meterSlots = 10
+
+func (m *meter) add(now time.Time, n int) {
+	m.mu.Lock()
+	m.advance(now.Unix())
+	m.slots[m.last%meterSlots] += uint64(n)
+	m.mu.Unlock()
+}
+
+// advance clears the slots of the seconds that passed since the last write.
+func (m *meter) advance(sec int64) {
+	if sec <= m.last {
+		return
+	}
+	gap := sec - m.last
+	if gap > meterSlots {
+		gap = meterSlots
+	}
+	for i := int64(1); i <= gap; i++ {
+		m.slots[(m.last+i)%meterSlots] = 0
+	}
+	m.last = sec
+}
+
+// speed is the average bytes per second over the complete slots (the
+// current second excluded), as get_current_speed averages its history.
+func (m *meter) speed(now time.Time) uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.advance(now.Unix())
+	var sum uint64
+	for i := int64(1); i < meterSlots; i++ {
+		sum += m.slots[(m.last-i+meterSlots*2)%meterSlots]
+	}
+	return sum / (meterSlots - 1)
+}
+
+func hexID(b [16]byte) string { return hex.EncodeToString(b[:]) }

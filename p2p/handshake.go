@@ -1,0 +1,345 @@
+package p2p
+
+import (
+	"errors"
+	"time"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/portable"
+)
+
+// maxPeersInHandshake is P2P_MAX_PEERS_IN_HANDSHAKE.
+const maxPeersInHandshake = 250
+
+// nodeData is what this node says about itself in a handshake (§4.3).
+func (n *Node) nodeData() portable.NodeData {
+	return portable.NodeData{
+		NetworkID:    n.chain.Network().NetworkID(),
+		MyPort:       n.cfg.MyPort,
+		PeerID:       n.peerID,
+		SupportFlags: portable.SupportFlagFluffyBlocks,
+	}
+}
+
+// syncData is CORE_SYNC_DATA for the current top (§4.4).
+func (n *Node) syncData() portable.CoreSyncData {
+	top, height := n.chain.Top(), n.chain.Height()
+	return portable.CoreSyncData{
+		CurrentHeight:             height,
+		CumulativeDifficulty:      top.CumulativeDifficulty.Lo,
+		CumulativeDifficultyTop64: top.CumulativeDifficulty.Hi,
+		TopID:                     top.Hash,
+		TopVersion:                n.chain.Network().VersionAt(top.Height),
+	}
+}
+
+// handshakeOut runs the outgoing handshake (§6.1, §6.3).
+func (n *Node) handshakeOut(c *conn) error {
+	// The connection may receive large messages once the handshake is sent.
+	c.rd.Limit = levin.MaxPacketSize
+	var resp portable.HandshakeResponse
+	err := c.invoke(levin.CommandHandshake, portable.HandshakeRequest{NodeData: n.nodeData(), PayloadData: n.syncData()},
+		&resp, handshakeInvokeTimeout)
+	if err != nil {
+		return err
+	}
+	if resp.NodeData.NetworkID != n.chain.Network().NetworkID() {
+		return misbehaved(1, "handshake response from another network (id %x)", resp.NodeData.NetworkID)
+	}
+	if len(resp.LocalPeerlist) > maxPeersInHandshake {
+		return misbehaved(1, "handshake response with %d peers (at most %d)", len(resp.LocalPeerlist), maxPeersInHandshake)
+	}
+	if resp.NodeData.PeerID == n.peerID {
+		return errors.New("connected to itself")
+	}
+	c.mu.Lock()
+	c.handshaked = true
+	c.remote = resp.NodeData
+	c.mu.Unlock()
+	if err := n.processSyncData(c, resp.PayloadData, true); err != nil {
+		return err
+	}
+	n.peers.merge(resp.LocalPeerlist, n.now())
+	n.peers.addWhite(portable.PeerlistEntry{Address: c.addr, ID: resp.NodeData.PeerID,
+		RPCPort: resp.NodeData.RPCPort, RPCCreditsPerHash: resp.NodeData.RPCCreditsPerHash}, n.now())
+	n.log.Info("connected", "conn", c, "peer_id", resp.NodeData.PeerID, "height", resp.PayloadData.CurrentHeight)
+	if resp.NodeData.SupportFlags == 0 {
+		go n.requestSupportFlags(c)
+	}
+	n.afterHandshake(c)
+	return nil
+}
+
+func (n *Node) requestSupportFlags(c *conn) {
+	var sf portable.SupportFlagsResponse
+	if err := c.invoke(levin.CommandRequestSupportFlags, portable.SupportFlagsRequest{}, &sf, supportFlagsInvokeLimit); err != nil {
+		n.dropConn(c, err)
+		return
+	}
+	c.mu.Lock()
+	c.remote.SupportFlags = sf.SupportFlags
+	c.mu.Unlock()
+}
+
+// processSyncData is process_payload_sync_data (§6.4). A returned error
+// drops the peer.
+func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) error {
+	st := c.getState()
+	if st == stateBeforeHandshake && !initial {
+		return nil
+	}
+	if st == stateSynchronizing {
+		c.mu.Lock()
+		c.remoteHeight = max(c.remoteHeight, d.CurrentHeight)
+		c.mu.Unlock()
+		return nil
+	}
+	if d.CurrentHeight > 0 {
+		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
+			return misbehaved(1, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
+		}
+	}
+	if d.PruningSeed != 0 && (d.PruningSeed>>7 != 3 || d.PruningSeed&0x7f >= 8) {
+		return misbehaved(1, "invalid pruning seed %#x", d.PruningSeed)
+	}
+	c.mu.Lock()
+	c.remoteHeight, c.pruningSeed = d.CurrentHeight, d.PruningSeed
+	c.mu.Unlock()
+	height := n.chain.Height()
+	target := max(n.targetHeight.Load(), height)
+	if n.hasBlock(d.TopID) {
+		c.setState(stateNormal)
+		if initial && d.CurrentHeight >= target && target == height {
+			n.setSynchronized()
+		}
+		return nil
+	}
+	if d.CurrentHeight > target {
+		n.raiseTarget(d.CurrentHeight)
+		n.log.Info("synchronization started", "peer", c, "our_height", height, "peer_height", d.CurrentHeight)
+	}
+	if n.cfg.NoSync {
+		c.setState(stateNormal)
+		return nil
+	}
+	c.setState(stateSynchronizing)
+	// The chain request goes out once the handshake has been answered.
+	c.mu.Lock()
+	c.sync.wantChain = true
+	c.mu.Unlock()
+	return nil
+}
+
+// afterHandshake sends what waits for the handshake to complete: the
+// first chain request when the peer's top is unknown.
+func (n *Node) afterHandshake(c *conn) {
+	c.mu.Lock()
+	want := c.sync.wantChain
+	c.sync.wantChain = false
+	c.mu.Unlock()
+	if want {
+		if err := n.requestChain(c); err != nil {
+			n.dropConn(c, err)
+		}
+	}
+}
+
+// handleInvoke answers the admin commands (§5); anything else gets -6.
+func (c *conn) handleInvoke(m levin.Message) error {
+	n := c.node
+	switch m.Command {
+	case levin.CommandHandshake:
+		var req portable.HandshakeRequest
+		if err := portable.Unmarshal(m.Body, &req); err != nil {
+			_ = c.respond(m.Command, levin.ReturnErrConnection, nil)
+			return misbehaved(1, "handshake request: %w", err)
+		}
+		return n.handshakeIn(c, req)
+	case levin.CommandTimedSync:
+		var req portable.TimedSyncRequest
+		if err := portable.Unmarshal(m.Body, &req); err != nil {
+			_ = c.respond(m.Command, levin.ReturnErrConnection, nil)
+			return misbehaved(1, "timed sync request: %w", err)
+		}
+		if err := n.processSyncData(c, req.PayloadData, false); err != nil {
+			_ = c.respond(m.Command, levin.ReturnSuccess, portable.TimedSyncResponse{PayloadData: n.syncData()})
+			return err
+		}
+		if err := c.respond(m.Command, levin.ReturnSuccess, portable.TimedSyncResponse{
+			PayloadData: n.syncData(), LocalPeerlist: n.peersToSend(c)}); err != nil {
+			return err
+		}
+		c.mu.Lock()
+		want := c.sync.wantChain
+		c.mu.Unlock()
+		if want {
+			n.afterHandshake(c)
+		}
+		return nil
+	case levin.CommandPing:
+		return c.respond(m.Command, levin.ReturnSuccess, portable.PingResponse{Status: portable.PingStatusOK, PeerID: n.peerID})
+	case levin.CommandRequestSupportFlags:
+		return c.respond(m.Command, levin.ReturnSuccess, portable.SupportFlagsResponse{SupportFlags: portable.SupportFlagFluffyBlocks})
+	}
+	// An unknown invoke, or a notification command sent as an invoke.
+	return c.respond(m.Command, levin.ReturnErrHandlerNotDefined, nil)
+}
+
+// handshakeIn handles an incoming handshake (§6.2).
+func (n *Node) handshakeIn(c *conn, req portable.HandshakeRequest) error {
+	if req.NodeData.NetworkID != n.chain.Network().NetworkID() {
+		return misbehaved(1, "handshake from another network (id %x)", req.NodeData.NetworkID)
+	}
+	if !c.inbound {
+		return misbehaved(1, "handshake request on an outgoing connection")
+	}
+	c.mu.Lock()
+	again := c.handshaked
+	c.mu.Unlock()
+	if again {
+		return misbehaved(1, "second handshake on one connection")
+	}
+	if req.NodeData.PeerID == n.peerID {
+		return errors.New("connection from itself")
+	}
+	if err := n.processSyncData(c, req.PayloadData, true); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.handshaked = true
+	c.remote = req.NodeData
+	c.mu.Unlock()
+	if c.getState() == stateBeforeHandshake {
+		c.setState(stateNormal)
+	}
+	c.rd.Limit = levin.MaxPacketSize
+	if err := c.respond(levin.CommandHandshake, levin.ReturnSuccess, portable.HandshakeResponse{
+		NodeData: n.nodeData(), PayloadData: n.syncData(), LocalPeerlist: n.peersToSend(c)}); err != nil {
+		return err
+	}
+	n.log.Info("peer connected", "conn", c, "peer_id", req.NodeData.PeerID, "height", req.PayloadData.CurrentHeight)
+	if req.NodeData.SupportFlags == 0 {
+		go n.requestSupportFlags(c)
+	}
+	if req.NodeData.MyPort != 0 {
+		go n.pingBack(c, req.NodeData)
+	}
+	n.afterHandshake(c)
+	return nil
+}
+
+// peersToSend draws up to 250 white peers not yet sent on c (§5.1, §5.2).
+func (n *Node) peersToSend(c *conn) []portable.PeerlistEntry {
+	all := n.peers.randomWhite(maxPeersInHandshake)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := all[:0]
+	for _, e := range all {
+		k := e.Address.String()
+		if c.sentPeers[k] {
+			continue
+		}
+		c.sentPeers[k] = true
+		e.LastSeen = 0
+		out = append(out, e)
+	}
+	return out
+}
+
+// pingBack checks that an incoming peer accepts connections on the port
+// it advertised before putting it in the white list, as monerod does.
+// Loopback and local addresses are never pinged nor listed.
+func (n *Node) pingBack(c *conn, nd portable.NodeData) {
+	ip := c.addr.IP
+	if !reachable(ip) || nd.MyPort > 65535 {
+		return
+	}
+	addr := portable.NetAddress{Type: c.addr.Type, IP: ip, Port: uint16(nd.MyPort)}
+	pc, err := newPingConn(n, addr)
+	if err != nil {
+		return
+	}
+	defer n.dropConn(pc, nil)
+	var resp portable.PingResponse
+	if err := pc.invoke(levin.CommandPing, portable.PingRequest{}, &resp, 2*time.Second); err != nil {
+		return
+	}
+	if resp.Status == portable.PingStatusOK && resp.PeerID == nd.PeerID {
+		n.peers.addWhite(portable.PeerlistEntry{Address: addr, ID: nd.PeerID, RPCPort: nd.RPCPort,
+			RPCCreditsPerHash: nd.RPCCreditsPerHash}, n.now())
+	}
+}
+
+// timedSyncLoop sends COMMAND_TIMED_SYNC to every handshaked connection
+// every 60 s (§6.5).
+func (n *Node) timedSyncLoop() {
+	defer n.wg.Done()
+	t := time.NewTicker(n.cfg.TimedSyncInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, c := range n.connections() {
+			c.mu.Lock()
+			ok := c.handshaked && !c.sync.inTimedSync
+			if ok {
+				c.sync.inTimedSync = true
+			}
+			c.mu.Unlock()
+			if ok {
+				n.wg.Add(1)
+				go func(c *conn) {
+					defer n.wg.Done()
+					n.timedSync(c)
+				}(c)
+			}
+		}
+	}
+}
+
+func (n *Node) timedSync(c *conn) {
+	defer func() {
+		c.mu.Lock()
+		c.sync.inTimedSync = false
+		c.mu.Unlock()
+	}()
+	var resp portable.TimedSyncResponse
+	if err := c.invoke(levin.CommandTimedSync, portable.TimedSyncRequest{PayloadData: n.syncData()}, &resp, timedSyncInvokeTimeout); err != nil {
+		n.dropConn(c, err)
+		return
+	}
+	if len(resp.LocalPeerlist) > maxPeersInHandshake {
+		n.dropConn(c, misbehaved(1, "timed sync response with %d peers", len(resp.LocalPeerlist)))
+		return
+	}
+	n.peers.merge(resp.LocalPeerlist, n.now())
+	if !c.inbound {
+		n.peers.touchWhite(c.addr, n.now())
+	}
+	if err := n.processSyncData(c, resp.PayloadData, false); err != nil {
+		n.dropConn(c, err)
+		return
+	}
+	n.afterHandshake(c)
+}
+
+// hasBlock reports whether the block is known, on the main chain or as an
+// alternative block.
+func (n *Node) hasBlock(id cryptonote.Hash) bool {
+	// TODO(reorg merge): chain.HasBlock once alternative blocks land.
+	found := false
+	_ = n.chain.Store().View(func(r *chaindb.Reader) error {
+		if _, err := r.HeightByHash(id); err == nil {
+			found = true
+		} else if _, err := r.AltBlock(id); err == nil {
+			found = true
+		}
+		return nil
+	})
+	return found
+}

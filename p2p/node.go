@@ -1,0 +1,530 @@
+// Package p2p is gonero's P2P node: it speaks monerod's levin protocol
+// (packages levin and portable) to keep connections, exchange peer lists,
+// sync the chain from peers and serve it to them. Blocks it receives enter
+// the chain through chain.AddBlock like every other block.
+//
+// The behaviour follows monerod v0.18 (net_node.inl,
+// cryptonote_protocol_handler.inl) as summarised in shared/docs/p2p-levin.md;
+// section numbers in comments refer to that document.
+package p2p
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/rpc"
+)
+
+// Config is what the node needs.
+type Config struct {
+	Chain *chain.Chain
+	// ListenAddr is host:port for incoming connections ("" = none).
+	ListenAddr string
+	// MyPort is the port advertised in handshakes (my_port); 0 = "do not
+	// connect back" (--hide-my-port). Usually the listening port.
+	MyPort uint32
+	// ExclusiveNodes, when set, are the only peers dialled (and the node
+	// keeps them connected); PriorityNodes are always kept connected;
+	// Peers (--add-peer) and SeedNodes only seed the peer list.
+	ExclusiveNodes, PriorityNodes, Peers, SeedNodes []string
+	// Offline: no listener, no dialling, and synchronized from the start,
+	// as monerod --offline.
+	Offline bool
+	// OutPeers is the number of outgoing connections to keep (default 12);
+	// InPeers caps incoming ones (-1 = unlimited).
+	OutPeers, InPeers int
+	// MaxConnectionsPerIP caps incoming connections per host (default 1).
+	MaxConnectionsPerIP int
+	// NoSync: never download blocks (--no-sync).
+	NoSync bool
+	// StateFile keeps the peer lists across restarts ("" = not kept).
+	StateFile string
+	Logger    *slog.Logger
+	// Timing, for tests; zero values are monerod's.
+	TimedSyncInterval time.Duration // 60 s
+	ConnectInterval   time.Duration // 1 s
+	SyncTimeout       time.Duration // 20 s without an answer to 2006/2003
+}
+
+// Node is a running P2P node. Its methods are safe for concurrent use.
+type Node struct {
+	cfg    Config
+	chain  *chain.Chain
+	log    *slog.Logger
+	peerID uint64
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	ln     net.Listener
+
+	mu    sync.Mutex
+	conns map[*conn]struct{}
+	// dialing marks addresses being dialled, so one is not dialled twice.
+	dialing map[string]bool
+
+	peers *peerList
+	bans  *banList
+	pool  *txPool
+
+	synchronized atomic.Bool
+	targetHeight atomic.Uint64
+	// adding counts goroutines adding synced blocks (get_info busy_syncing).
+	adding atomic.Int32
+	// syncMu lets one connection at a time add downloaded blocks, as
+	// monerod's sync lock does.
+	syncMu sync.Mutex
+}
+
+// New prepares a node; Start runs it.
+func New(cfg Config) (*Node, error) {
+	if cfg.Chain == nil {
+		return nil, errors.New("p2p: no chain")
+	}
+	if cfg.OutPeers == 0 {
+		cfg.OutPeers = 12
+	}
+	if cfg.InPeers == 0 {
+		cfg.InPeers = -1
+	}
+	if cfg.MaxConnectionsPerIP == 0 {
+		cfg.MaxConnectionsPerIP = 1
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.TimedSyncInterval == 0 {
+		cfg.TimedSyncInterval = 60 * time.Second
+	}
+	if cfg.ConnectInterval == 0 {
+		cfg.ConnectInterval = time.Second
+	}
+	if cfg.SyncTimeout == 0 {
+		cfg.SyncTimeout = 20 * time.Second
+	}
+	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
+		conns: map[*conn]struct{}{}, dialing: map[string]bool{},
+		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: newTxPool()}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	n.peerID = binary.LittleEndian.Uint64(b[:])
+	n.synchronized.Store(cfg.Offline)
+	for _, list := range [][]string{cfg.ExclusiveNodes, cfg.PriorityNodes, cfg.Peers, cfg.SeedNodes} {
+		for _, a := range list {
+			if _, err := parseAddr(a); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := n.peers.load(); err != nil {
+		n.log.Warn("peer lists not loaded; starting with empty ones", "file", cfg.StateFile, "err", err)
+	}
+	for _, a := range cfg.Peers {
+		ap, _ := parseAddr(a)
+		n.peers.addGrey(portable.PeerlistEntry{Address: netAddress(ap)})
+	}
+	return n, nil
+}
+
+// parseAddr parses host:port (IPv4 or IPv6 literal; the node does not
+// resolve names so that it never looks anything up on its own).
+func parseAddr(s string) (netip.AddrPort, error) {
+	ap, err := netip.ParseAddrPort(s)
+	if err != nil {
+		return ap, fmt.Errorf("p2p: peer address %q: want IP:port (%v)", s, err)
+	}
+	return ap, nil
+}
+
+func netAddress(ap netip.AddrPort) portable.NetAddress {
+	a := portable.NetAddress{Type: portable.AddressIPv4, IP: ap.Addr().Unmap(), Port: ap.Port()}
+	if a.IP.Is6() {
+		a.Type = portable.AddressIPv6
+	}
+	return a
+}
+
+// Start listens and starts dialling; it returns once the listener is bound.
+func (n *Node) Start() error {
+	n.ctx, n.cancel = context.WithCancel(context.Background())
+	if n.cfg.Offline {
+		return nil
+	}
+	if n.cfg.ListenAddr != "" {
+		ln, err := net.Listen("tcp", n.cfg.ListenAddr)
+		if err != nil {
+			return fmt.Errorf("p2p: listen: %w", err)
+		}
+		n.ln = ln
+		n.wg.Add(1)
+		go n.acceptLoop()
+	}
+	n.wg.Add(3)
+	go n.connectLoop()
+	go n.timedSyncLoop()
+	go n.syncWatchdog()
+	return nil
+}
+
+// Addr is the bound listening address (nil when not listening).
+func (n *Node) Addr() net.Addr {
+	if n.ln == nil {
+		return nil
+	}
+	return n.ln.Addr()
+}
+
+// PeerID is this run's peer id.
+func (n *Node) PeerID() uint64 { return n.peerID }
+
+// Close stops the node, closes every connection and saves the peer lists.
+func (n *Node) Close() error {
+	if n.cancel != nil {
+		n.cancel()
+	}
+	if n.ln != nil {
+		_ = n.ln.Close()
+	}
+	n.mu.Lock()
+	for c := range n.conns {
+		c.close(nil)
+	}
+	n.mu.Unlock()
+	n.wg.Wait()
+	return n.peers.save()
+}
+
+func (n *Node) now() time.Time { return time.Now() }
+
+func (n *Node) acceptLoop() {
+	defer n.wg.Done()
+	for {
+		nc, err := n.ln.Accept()
+		if err != nil {
+			if n.ctx.Err() != nil {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			n.log.Warn("accept failed", "err", err)
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		ap, _ := netip.ParseAddrPort(nc.RemoteAddr().String())
+		addr := netAddress(ap)
+		if reason := n.refuseIncoming(ap.Addr()); reason != "" {
+			n.log.Debug("incoming connection refused", "addr", addr, "why", reason)
+			_ = nc.Close()
+			continue
+		}
+		c := newConn(n, nc, true, addr)
+		n.addConn(c)
+	}
+}
+
+// refuseIncoming says why an incoming connection from ip is refused.
+func (n *Node) refuseIncoming(ip netip.Addr) string {
+	if n.bans.banned(ip.Unmap(), n.now()) {
+		return "banned"
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	in, fromIP := 0, 0
+	for c := range n.conns {
+		if c.inbound {
+			in++
+			if c.addr.IP == ip.Unmap() {
+				fromIP++
+			}
+		}
+	}
+	if n.cfg.InPeers >= 0 && in >= n.cfg.InPeers {
+		return "--in-peers reached"
+	}
+	if fromIP >= n.cfg.MaxConnectionsPerIP {
+		return "--max-connections-per-ip reached"
+	}
+	return ""
+}
+
+func (n *Node) addConn(c *conn) {
+	n.mu.Lock()
+	n.conns[c] = struct{}{}
+	n.mu.Unlock()
+	n.log.Debug("connection opened", "conn", c)
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		c.readLoop()
+	}()
+}
+
+// dropConn closes c for err and, for a misbehaving peer, counts fails
+// against its host.
+func (n *Node) dropConn(c *conn, err error) {
+	c.close(err)
+	n.mu.Lock()
+	_, ok := n.conns[c]
+	delete(n.conns, c)
+	n.mu.Unlock()
+	if !ok {
+		return
+	}
+	var pe *peerError
+	switch {
+	case errors.As(err, &pe):
+		n.log.Info("peer dropped", "conn", c, "err", err)
+		if n.bans.fail(c.addr.IP, pe.score, n.now()) {
+			n.log.Warn("host banned", "ip", c.addr.IP, "for", banDuration)
+		}
+	case err == nil || errors.Is(err, ErrClosed) || n.ctx.Err() != nil:
+		n.log.Debug("connection closed", "conn", c)
+	default:
+		n.log.Info("connection lost", "conn", c, "err", err)
+	}
+}
+
+func (n *Node) connections() []*conn {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]*conn, 0, len(n.conns))
+	for c := range n.conns {
+		out = append(out, c)
+	}
+	return out
+}
+
+// connectLoop is monerod's connections_maker (§6.6): every second, keep the
+// exclusive (or priority) nodes connected and fill the outgoing slots.
+func (n *Node) connectLoop() {
+	defer n.wg.Done()
+	t := time.NewTicker(n.cfg.ConnectInterval)
+	defer t.Stop()
+	for {
+		n.makeConnections()
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (n *Node) makeConnections() {
+	connected := map[string]bool{}
+	out := 0
+	for _, c := range n.connections() {
+		if !c.inbound {
+			connected[c.addr.String()] = true
+			out++
+		}
+	}
+	n.mu.Lock()
+	for a := range n.dialing {
+		connected[a] = true
+	}
+	n.mu.Unlock()
+	if len(n.cfg.ExclusiveNodes) > 0 {
+		for _, a := range n.cfg.ExclusiveNodes {
+			if !connected[a] {
+				n.dial(a)
+			}
+		}
+		return
+	}
+	for _, a := range n.cfg.PriorityNodes {
+		if !connected[a] {
+			n.dial(a)
+			connected[a] = true
+			out++
+		}
+	}
+	for _, e := range n.peers.candidates(n.cfg.OutPeers - out) {
+		a := e.Address.String()
+		if !connected[a] && !n.bans.banned(e.Address.IP, n.now()) {
+			n.dial(a)
+			connected[a] = true
+		}
+	}
+	if out == 0 && n.peers.empty() {
+		for _, a := range n.cfg.SeedNodes {
+			if !connected[a] {
+				n.dial(a)
+			}
+		}
+	}
+}
+
+// Timeouts of §11.
+const (
+	connectTimeout          = 5 * time.Second
+	handshakeInvokeTimeout  = 5 * time.Second
+	invokeTimeout           = 2 * time.Minute
+	timedSyncInvokeTimeout  = invokeTimeout
+	supportFlagsInvokeLimit = handshakeInvokeTimeout
+)
+
+// dial connects to addr and handshakes, in the background.
+func (n *Node) dial(addr string) {
+	ap, err := parseAddr(addr)
+	if err != nil || n.bans.banned(ap.Addr().Unmap(), n.now()) {
+		return
+	}
+	n.mu.Lock()
+	if n.dialing[addr] {
+		n.mu.Unlock()
+		return
+	}
+	n.dialing[addr] = true
+	n.mu.Unlock()
+	n.wg.Add(1)
+	go func() {
+		defer n.wg.Done()
+		defer func() {
+			n.mu.Lock()
+			delete(n.dialing, addr)
+			n.mu.Unlock()
+		}()
+		d := net.Dialer{Timeout: connectTimeout}
+		nc, err := d.DialContext(n.ctx, "tcp", addr)
+		if err != nil {
+			n.log.Debug("dial failed", "addr", addr, "err", err)
+			n.peers.failed(addr, n.now())
+			return
+		}
+		c := newConn(n, nc, false, netAddress(ap))
+		n.addConn(c)
+		if err := n.handshakeOut(c); err != nil {
+			n.log.Info("handshake failed", "addr", addr, "err", err)
+			n.peers.failed(addr, n.now())
+			n.dropConn(c, err)
+		}
+	}()
+}
+
+// Connections implements rpc.Peers: get_connections (§10).
+func (n *Node) Connections() []rpc.Connection {
+	now := n.now()
+	var out []rpc.Connection
+	for _, c := range n.connections() {
+		out = append(out, c.info(now))
+	}
+	return out
+}
+
+func (c *conn) info(now time.Time) rpc.Connection {
+	c.mu.Lock()
+	remote, height, seed := c.remote, c.remoteHeight, c.pruningSeed
+	c.mu.Unlock()
+	live := uint64(max(0, now.Sub(c.started)/time.Second))
+	recv, sent := c.recvCount.Load(), c.sendCount.Load()
+	idle := func(last int64) uint64 {
+		t := c.started
+		if last != 0 && time.Unix(0, last).After(t) {
+			t = time.Unix(0, last)
+		}
+		return uint64(max(0, now.Sub(t)/time.Second))
+	}
+	avg := func(n uint64) uint64 {
+		if live == 0 {
+			return 0
+		}
+		return n / live / 1024
+	}
+	ip := c.addr.IP
+	host := ip.String()
+	return rpc.Connection{
+		Address:           c.addr.String(),
+		AddressType:       uint64(c.addr.Type),
+		AvgDownload:       avg(recv),
+		AvgUpload:         avg(sent),
+		ConnectionID:      hexID(c.id),
+		CurrentDownload:   c.down.speed(now) / 1024,
+		CurrentUpload:     c.up.speed(now) / 1024,
+		Height:            height,
+		Host:              host,
+		Incoming:          c.inbound,
+		IP:                host,
+		LiveTime:          live,
+		LocalIP:           ip.IsPrivate() || ip.IsLinkLocalUnicast(),
+		Localhost:         ip.IsLoopback(),
+		PeerID:            fmt.Sprintf("%016x", remote.PeerID),
+		Port:              strconv.Itoa(int(c.addr.Port)),
+		PruningSeed:       uint64(seed),
+		RecvCount:         recv,
+		RecvIdleTime:      idle(c.lastRecv.Load()),
+		RPCCreditsPerHash: uint64(remote.RPCCreditsPerHash),
+		RPCPort:           uint64(remote.RPCPort),
+		SendCount:         sent,
+		SendIdleTime:      idle(c.lastSend.Load()),
+		State:             c.getState().String(),
+		SupportFlags:      uint64(remote.SupportFlags),
+	}
+}
+
+// Counts implements rpc.Peers (§9.4).
+func (n *Node) Counts() (incoming, outgoing, white, grey uint64) {
+	for _, c := range n.connections() {
+		if c.inbound {
+			incoming++
+		} else {
+			outgoing++
+		}
+	}
+	white, grey = n.peers.sizes()
+	return
+}
+
+// Offline implements rpc.Peers.
+func (n *Node) Offline() bool { return n.cfg.Offline }
+
+// Synchronized implements rpc.Peers: monerod's sticky flag (§8.5).
+func (n *Node) Synchronized() bool { return n.synchronized.Load() }
+
+// TargetHeight implements rpc.Peers: 0 once synchronized, else the
+// highest height peers announced.
+func (n *Node) TargetHeight() uint64 {
+	if n.synchronized.Load() {
+		return 0
+	}
+	return n.targetHeight.Load()
+}
+
+// BusySyncing implements rpc.Peers.
+func (n *Node) BusySyncing() bool { return n.adding.Load() > 0 }
+
+// TxPoolSize implements rpc.Peers.
+func (n *Node) TxPoolSize() uint64 { return uint64(n.pool.size()) }
+
+var _ rpc.Peers = (*Node)(nil)
+
+// raiseTarget raises the target height to h.
+func (n *Node) raiseTarget(h uint64) {
+	for {
+		old := n.targetHeight.Load()
+		if h <= old || n.targetHeight.CompareAndSwap(old, h) {
+			return
+		}
+	}
+}
+
+// setSynchronized is on_connection_synchronized.
+func (n *Node) setSynchronized() {
+	if !n.synchronized.Swap(true) {
+		n.log.Info("synchronized with the network", "height", n.chain.Height())
+	}
+}

@@ -1,0 +1,403 @@
+package p2p
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/portable"
+)
+
+// Peer-list limits (§9.2, §11).
+const (
+	whiteLimit          = 1000 // P2P_LOCAL_WHITE_PEERLIST_LIMIT
+	greyLimit           = 5000 // P2P_LOCAL_GRAY_PEERLIST_LIMIT
+	failedAddrForget    = time.Hour
+	failsBeforeBan      = 10 // P2P_IP_FAILS_BEFORE_BLOCK
+	banDuration         = 24 * time.Hour
+	stateFileVersion    = 1
+	whiteCandidateRange = 20
+)
+
+// reachable is the address filter of the peer lists: loopback, private and
+// unspecified addresses are never stored or handed out (§6.3, §9.2).
+func reachable(ip netip.Addr) bool {
+	return ip.IsValid() && !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsUnspecified() &&
+		!ip.IsLinkLocalUnicast() && !ip.IsMulticast()
+}
+
+type peerRecord struct {
+	Entry    portable.PeerlistEntry
+	LastSeen time.Time
+}
+
+// peerList is the public zone's white and grey lists (§9.2).
+type peerList struct {
+	file string
+
+	mu     sync.Mutex
+	white  map[string]*peerRecord
+	grey   map[string]*peerRecord
+	failedAt map[string]time.Time
+	dirty  bool
+}
+
+func newPeerList(file string) *peerList {
+	return &peerList{file: file, white: map[string]*peerRecord{}, grey: map[string]*peerRecord{}, failedAt: map[string]time.Time{}}
+}
+
+func (p *peerList) addWhite(e portable.PeerlistEntry, now time.Time) {
+	if !reachable(e.Address.IP) {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := e.Address.String()
+	delete(p.grey, k)
+	if old, ok := p.white[k]; ok {
+		keepKnown(&e, old.Entry)
+	}
+	p.white[k] = &peerRecord{Entry: e, LastSeen: now}
+	evictOldest(p.white, whiteLimit)
+	p.dirty = true
+}
+
+// keepKnown: a zero pruning seed or RPC port does not overwrite a known one.
+func keepKnown(e *portable.PeerlistEntry, old portable.PeerlistEntry) {
+	if e.PruningSeed == 0 {
+		e.PruningSeed = old.PruningSeed
+	}
+	if e.RPCPort == 0 {
+		e.RPCPort = old.RPCPort
+	}
+}
+
+func (p *peerList) touchWhite(a portable.NetAddress, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if r, ok := p.white[a.String()]; ok {
+		r.LastSeen = now
+		p.dirty = true
+	}
+}
+
+func (p *peerList) addGrey(e portable.PeerlistEntry) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.addGreyLocked(e, time.Time{})
+}
+
+func (p *peerList) addGreyLocked(e portable.PeerlistEntry, now time.Time) {
+	if !reachable(e.Address.IP) || e.Address.Type != portable.AddressIPv4 && e.Address.Type != portable.AddressIPv6 {
+		return
+	}
+	k := e.Address.String()
+	if _, ok := p.white[k]; ok {
+		return
+	}
+	if old, ok := p.grey[k]; ok {
+		keepKnown(&e, old.Entry)
+		old.Entry = e
+		return
+	}
+	p.grey[k] = &peerRecord{Entry: e, LastSeen: now}
+	evictOldest(p.grey, greyLimit)
+	p.dirty = true
+}
+
+// merge adds a peer's list to the grey list after monerod's sanitising:
+// unreachable addresses, 0.0.0.0, a port equal to the RPC port and invalid
+// pruning seeds are dropped, last_seen is not trusted, and addresses that
+// failed within the hour are skipped.
+func (p *peerList) merge(list []portable.PeerlistEntry, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range list {
+		if e.Address.Port == e.RPCPort && e.RPCPort != 0 {
+			continue
+		}
+		if e.PruningSeed != 0 && (e.PruningSeed < 0x180 || e.PruningSeed > 0x187) {
+			continue
+		}
+		if t, ok := p.failedAt[e.Address.String()]; ok && now.Sub(t) < failedAddrForget {
+			continue
+		}
+		e.LastSeen = 0
+		p.addGreyLocked(e, now)
+	}
+}
+
+func (p *peerList) failed(addr string, now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failedAt[addr] = now
+	if len(p.failedAt) > greyLimit {
+		for k, t := range p.failedAt {
+			if now.Sub(t) >= failedAddrForget {
+				delete(p.failedAt, k)
+			}
+		}
+	}
+}
+
+func evictOldest(m map[string]*peerRecord, limit int) {
+	for len(m) > limit {
+		var oldest string
+		var t time.Time
+		for k, r := range m {
+			if oldest == "" || r.LastSeen.Before(t) {
+				oldest, t = k, r.LastSeen
+			}
+		}
+		delete(m, oldest)
+	}
+}
+
+func (p *peerList) sizes() (white, grey uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return uint64(len(p.white)), uint64(len(p.grey))
+}
+
+func (p *peerList) empty() bool {
+	w, g := p.sizes()
+	return w == 0 && g == 0
+}
+
+// randomWhite returns up to n white entries in random order.
+func (p *peerList) randomWhite(n int) []portable.PeerlistEntry {
+	p.mu.Lock()
+	out := make([]portable.PeerlistEntry, 0, len(p.white))
+	for _, r := range p.white {
+		out = append(out, r.Entry)
+	}
+	p.mu.Unlock()
+	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out[:min(n, len(out))]
+}
+
+// candidates picks up to n addresses to dial: newest white peers first
+// while fewer than 70 % of the slots would be white, then grey ones
+// (§9.3, simplified: the pick among the newest white peers is uniform).
+func (p *peerList) candidates(n int) []portable.PeerlistEntry {
+	if n <= 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	white := sortedByLastSeen(p.white)
+	if len(white) > whiteCandidateRange {
+		white = white[:whiteCandidateRange]
+	}
+	rand.Shuffle(len(white), func(i, j int) { white[i], white[j] = white[j], white[i] })
+	grey := sortedByLastSeen(p.grey)
+	rand.Shuffle(len(grey), func(i, j int) { grey[i], grey[j] = grey[j], grey[i] })
+	wantWhite := (n*70 + 99) / 100
+	var out []portable.PeerlistEntry
+	for _, e := range white {
+		if len(out) >= wantWhite {
+			break
+		}
+		out = append(out, e)
+	}
+	for _, e := range grey {
+		if len(out) >= n {
+			break
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func sortedByLastSeen(m map[string]*peerRecord) []portable.PeerlistEntry {
+	rs := make([]*peerRecord, 0, len(m))
+	for _, r := range m {
+		rs = append(rs, r)
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].LastSeen.After(rs[j].LastSeen) })
+	out := make([]portable.PeerlistEntry, len(rs))
+	for i, r := range rs {
+		out[i] = r.Entry
+	}
+	return out
+}
+
+// stateFile is the on-disk form of the peer lists (ours, JSON: monerod's
+// p2pstate.bin is a boost archive nobody else reads).
+type stateFile struct {
+	Version int         `json:"version"`
+	White   []savedPeer `json:"white"`
+	Grey    []savedPeer `json:"grey"`
+}
+
+type savedPeer struct {
+	Address     string `json:"address"`
+	ID          uint64 `json:"id"`
+	LastSeen    int64  `json:"last_seen"`
+	PruningSeed uint32 `json:"pruning_seed,omitempty"`
+	RPCPort     uint16 `json:"rpc_port,omitempty"`
+}
+
+// maxStateFileSize bounds what load reads: the lists' limits need far less.
+const maxStateFileSize = 16 << 20
+
+func (p *peerList) load() error {
+	if p.file == "" {
+		return nil
+	}
+	f, err := os.Open(p.file)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	defer f.Close()
+	var st stateFile
+	dec := json.NewDecoder(&limitedReader{f: f, left: maxStateFileSize})
+	if err := dec.Decode(&st); err != nil {
+		return fmt.Errorf("%s: %w", p.file, err)
+	}
+	if st.Version != stateFileVersion {
+		return fmt.Errorf("%s: version %d, this build reads %d", p.file, st.Version, stateFileVersion)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, list := range []struct {
+		in  []savedPeer
+		out map[string]*peerRecord
+		lim int
+	}{{st.White, p.white, whiteLimit}, {st.Grey, p.grey, greyLimit}} {
+		for _, sp := range list.in {
+			ap, err := netip.ParseAddrPort(sp.Address)
+			if err != nil || !reachable(ap.Addr().Unmap()) {
+				continue
+			}
+			e := portable.PeerlistEntry{Address: netAddress(ap), ID: sp.ID, PruningSeed: sp.PruningSeed, RPCPort: sp.RPCPort}
+			list.out[e.Address.String()] = &peerRecord{Entry: e, LastSeen: time.Unix(sp.LastSeen, 0)}
+		}
+		evictOldest(list.out, list.lim)
+	}
+	for k := range p.white {
+		delete(p.grey, k)
+	}
+	return nil
+}
+
+type limitedReader struct {
+	f    *os.File
+	left int64
+}
+
+func (r *limitedReader) Read(b []byte) (int, error) {
+	if r.left <= 0 {
+		return 0, errors.New("peer state file too large")
+	}
+	if int64(len(b)) > r.left {
+		b = b[:r.left]
+	}
+	n, err := r.f.Read(b)
+	r.left -= int64(n)
+	return n, err
+}
+
+// save writes the lists atomically (temp file, fsync, rename).
+func (p *peerList) save() error {
+	if p.file == "" {
+		return nil
+	}
+	p.mu.Lock()
+	st := stateFile{Version: stateFileVersion}
+	for _, pair := range []struct {
+		in  map[string]*peerRecord
+		out *[]savedPeer
+	}{{p.white, &st.White}, {p.grey, &st.Grey}} {
+		for k, r := range pair.in {
+			*pair.out = append(*pair.out, savedPeer{Address: k, ID: r.Entry.ID, LastSeen: r.LastSeen.Unix(),
+				PruningSeed: r.Entry.PruningSeed, RPCPort: r.Entry.RPCPort})
+		}
+		sort.Slice(*pair.out, func(i, j int) bool { return (*pair.out)[i].Address < (*pair.out)[j].Address })
+	}
+	p.dirty = false
+	p.mu.Unlock()
+	b, err := json.MarshalIndent(st, "", " ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p.file), ".p2pstate-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), p.file)
+}
+
+// banList counts fails per host and bans a host that reached
+// failsBeforeBan (§6.2): for banDuration it is neither accepted nor dialled.
+type banList struct {
+	mu     sync.Mutex
+	fails  map[netip.Addr]int
+	until  map[netip.Addr]time.Time
+}
+
+func newBanList() *banList {
+	return &banList{fails: map[netip.Addr]int{}, until: map[netip.Addr]time.Time{}}
+}
+
+// fail adds score fails to ip and reports whether that banned it.
+func (b *banList) fail(ip netip.Addr, score int, now time.Time) bool {
+	if score <= 0 {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.fails[ip] += score
+	if b.fails[ip] >= failsBeforeBan {
+		delete(b.fails, ip)
+		b.until[ip] = now.Add(banDuration)
+		return true
+	}
+	return false
+}
+
+func (b *banList) banned(ip netip.Addr, now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	until, ok := b.until[ip]
+	if ok && now.After(until) {
+		delete(b.until, ip)
+		return false
+	}
+	return ok
+}
+
+// newPingConn opens a short-lived outgoing connection for a ping-back.
+func newPingConn(n *Node, a portable.NetAddress) (*conn, error) {
+	nc, err := net.DialTimeout("tcp", a.String(), 2*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	c := newConn(n, nc, false, a)
+	c.rd.Limit = levin.MaxPacketSizeBeforeHandshake
+	n.addConn(c)
+	return c, nil
+}

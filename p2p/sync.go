@@ -1,0 +1,649 @@
+package p2p
+
+import (
+	"errors"
+	"time"
+
+	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/portable"
+)
+
+// Limits of the CryptoNote protocol (§7, §8, §11).
+const (
+	maxObjectRequest      = 100         // CURRENCY_PROTOCOL_MAX_OBJECT_REQUEST_COUNT
+	chainIDsPerResponse   = 10_000      // BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT
+	maxChainIDsInResponse = 25_000      // BLOCKS_IDS_SYNCHRONIZING_MAX_COUNT
+	maxBlockNumber        = 500_000_000 // CRYPTONOTE_MAX_BLOCK_NUMBER
+)
+
+// syncState is a connection's part in chain synchronisation (§8.6).
+type syncState struct {
+	wantChain   bool // the peer's top is unknown: request its chain after the handshake
+	inTimedSync bool
+
+	expectChain       bool   // a 2006 is outstanding
+	expectChainHeight uint64 // our height when the history was built; 0 = any start accepted
+	requested         []cryptonote.Hash
+	requestedAt       time.Time
+
+	needed             []cryptonote.Hash // block ids still to download, in chain order
+	lastResponseHeight uint64
+	lastKnownHash      cryptonote.Hash
+	hasLastKnown       bool
+}
+
+// spanSize is get_block_sync_size: blocks per 2003 request.
+func (n *Node) spanSize() int {
+	h := n.chain.Height()
+	switch net := n.chain.Network(); {
+	case net == params.Mainnet && h < 1_220_516, net == params.Testnet && h < 801_219:
+		return 100
+	}
+	return 20
+}
+
+// shortChainHistory is Blockchain::get_short_chain_history (§8.1): the 11
+// newest main-chain ids, then ids at doubling distances, then genesis.
+func shortChainHistory(r *chaindb.Reader, height uint64) ([][32]byte, error) {
+	var ids [][32]byte
+	if height == 0 {
+		return ids, nil
+	}
+	offset, step := uint64(1), uint64(1)
+	genesis := false
+	for i := 0; offset < height; i++ {
+		m, err := r.MetaByHeight(height - offset)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, m.Hash)
+		if height-offset == 0 {
+			genesis = true
+		}
+		if i < 10 {
+			offset++
+		} else {
+			step *= 2
+			offset += step
+		}
+	}
+	if !genesis {
+		m, err := r.MetaByHeight(0)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, m.Hash)
+	}
+	return ids, nil
+}
+
+// requestChain sends NOTIFY_REQUEST_CHAIN with our sparse history.
+func (n *Node) requestChain(c *conn) error {
+	var ids [][32]byte
+	height := n.chain.Height()
+	if err := n.chain.Store().View(func(r *chaindb.Reader) error {
+		var err error
+		ids, err = shortChainHistory(r, height)
+		return err
+	}); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.sync.expectChain = true
+	c.sync.expectChainHeight = height
+	if c.sync.hasLastKnown && (len(ids) == 0 || ids[0] != c.sync.lastKnownHash) {
+		ids = append([][32]byte{c.sync.lastKnownHash}, ids...)
+		c.sync.expectChainHeight = 0
+	}
+	c.sync.requestedAt = n.now()
+	c.mu.Unlock()
+	c.setState(stateSynchronizing)
+	return c.notify(levin.NotifyRequestChain, portable.RequestChain{BlockIDs: ids})
+}
+
+// handleNotification handles the CryptoNote protocol (§7).
+func (c *conn) handleNotification(m levin.Message) error {
+	n := c.node
+	c.mu.Lock()
+	handshaked := c.handshaked
+	c.mu.Unlock()
+	if !handshaked {
+		// monerod drops these before a handshake and ignores the rest.
+		switch m.Command {
+		case levin.NotifyRequestGetObjects, levin.NotifyRequestChain, levin.NotifyRequestFluffyMissingTx:
+			return misbehaved(1, "command %d before the handshake", m.Command)
+		}
+		return nil
+	}
+	switch m.Command {
+	case levin.NotifyRequestChain:
+		var req portable.RequestChain
+		if err := portable.Unmarshal(m.Body, &req); err != nil {
+			return misbehaved(1, "request chain: %w", err)
+		}
+		return n.serveChain(c, req)
+	case levin.NotifyResponseChainEntry:
+		var resp portable.ResponseChainEntry
+		if err := portable.Unmarshal(m.Body, &resp); err != nil {
+			return misbehaved(1, "chain entry: %w", err)
+		}
+		return n.handleChainEntry(c, resp)
+	case levin.NotifyRequestGetObjects:
+		var req portable.RequestGetObjects
+		if err := portable.Unmarshal(m.Body, &req); err != nil {
+			return misbehaved(1, "request objects: %w", err)
+		}
+		return n.serveObjects(c, req)
+	case levin.NotifyResponseGetObjects:
+		var resp portable.ResponseGetObjects
+		if err := portable.Unmarshal(m.Body, &resp); err != nil {
+			return misbehaved(1, "objects: %w", err)
+		}
+		return n.handleObjects(c, resp)
+	case levin.NotifyNewBlock, levin.NotifyNewFluffyBlock:
+		var nb portable.NewBlock
+		if err := portable.Unmarshal(m.Body, &nb); err != nil {
+			return misbehaved(1, "new block: %w", err)
+		}
+		return n.handleNewBlock(c, nb)
+	case levin.NotifyRequestFluffyMissingTx:
+		var req portable.RequestFluffyMissingTx
+		if err := portable.Unmarshal(m.Body, &req); err != nil {
+			return misbehaved(1, "request missing txs: %w", err)
+		}
+		return n.serveMissingTxs(c, req)
+	case levin.NotifyNewTransactions:
+		var nt portable.NewTransactions
+		if err := portable.Unmarshal(m.Body, &nt); err != nil {
+			return misbehaved(1, "new transactions: %w", err)
+		}
+		return n.handleNewTxs(c, nt)
+	case levin.NotifyGetTxpoolComplement:
+		var req portable.GetTxpoolComplement
+		if err := portable.Unmarshal(m.Body, &req); err != nil {
+			return misbehaved(1, "txpool complement: %w", err)
+		}
+		if c.getState() != stateNormal {
+			return nil
+		}
+		return c.notify(levin.NotifyNewTransactions, portable.NewTransactions{Txs: n.pool.complement(req.Hashes)})
+	}
+	// Unknown notifications are ignored, as released v0.18 does.
+	return nil
+}
+
+// serveChain answers NOTIFY_REQUEST_CHAIN (find_blockchain_supplement, §8.2).
+func (n *Node) serveChain(c *conn, req portable.RequestChain) error {
+	genesis := n.chain.Network().GenesisID()
+	if len(req.BlockIDs) == 0 || req.BlockIDs[len(req.BlockIDs)-1] != genesis {
+		n.log.Debug("chain request without our genesis; not answered", "conn", c)
+		return nil
+	}
+	var resp portable.ResponseChainEntry
+	err := n.chain.Store().View(func(r *chaindb.Reader) error {
+		height, err := r.Height()
+		if err != nil {
+			return err
+		}
+		start, found := uint64(0), false
+		for _, id := range req.BlockIDs {
+			if h, err := r.HeightByHash(id); err == nil {
+				start, found = h, true
+				break
+			}
+		}
+		if !found {
+			return nil
+		}
+		stop := min(height, start+chainIDsPerResponse)
+		metas, err := r.MetasInRange(start, stop)
+		if err != nil {
+			return err
+		}
+		top, err := r.Top()
+		if err != nil {
+			return err
+		}
+		resp = portable.ResponseChainEntry{StartHeight: start, TotalHeight: height,
+			CumulativeDifficulty: top.CumulativeDifficulty.Lo, CumulativeDifficultyTop64: top.CumulativeDifficulty.Hi}
+		for _, m := range metas {
+			resp.BlockIDs = append(resp.BlockIDs, m.Hash)
+			resp.BlockWeights = append(resp.BlockWeights, m.Weight)
+		}
+		if len(metas) >= 2 {
+			if resp.FirstBlock, err = r.BlockBlob(start + 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(resp.BlockIDs) == 0 {
+		return nil
+	}
+	return c.notify(levin.NotifyResponseChainEntry, resp)
+}
+
+// serveObjects answers NOTIFY_REQUEST_GET_OBJECTS with main-chain blocks
+// and their transactions (§7.4, §7.5).
+func (n *Node) serveObjects(c *conn, req portable.RequestGetObjects) error {
+	if len(req.Blocks) > maxObjectRequest {
+		return misbehaved(1, "request for %d blocks (at most %d)", len(req.Blocks), maxObjectRequest)
+	}
+	resp := portable.ResponseGetObjects{}
+	err := n.chain.Store().View(func(r *chaindb.Reader) error {
+		var err error
+		if resp.CurrentBlockchainHeight, err = r.Height(); err != nil {
+			return err
+		}
+		for _, id := range req.Blocks {
+			e, ok, err := blockEntry(r, id)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				resp.MissedIDs = append(resp.MissedIDs, id)
+				continue
+			}
+			resp.Blocks = append(resp.Blocks, e)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return c.notify(levin.NotifyResponseGetObjects, resp)
+}
+
+// blockEntry reads a main-chain block with its transactions.
+func blockEntry(r *chaindb.Reader, id cryptonote.Hash) (portable.BlockCompleteEntry, bool, error) {
+	h, err := r.HeightByHash(id)
+	if errors.Is(err, chaindb.ErrNotFound) {
+		return portable.BlockCompleteEntry{}, false, nil
+	} else if err != nil {
+		return portable.BlockCompleteEntry{}, false, err
+	}
+	var e portable.BlockCompleteEntry
+	if e.Block, err = r.BlockBlob(h); err != nil {
+		return e, false, err
+	}
+	hashes, err := r.TxHashes(h)
+	if err != nil {
+		return e, false, err
+	}
+	for _, th := range hashes {
+		blob, err := r.TxBlob(th)
+		if err != nil {
+			return e, false, err
+		}
+		e.Txs = append(e.Txs, portable.TxBlobEntry{Blob: blob})
+	}
+	return e, true, nil
+}
+
+// handleChainEntry checks a NOTIFY_RESPONSE_CHAIN_ENTRY (§8.3) and starts
+// downloading what we lack.
+func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error {
+	c.mu.Lock()
+	expected, expectHeight := c.sync.expectChain, c.sync.expectChainHeight
+	c.sync.expectChain = false
+	c.mu.Unlock()
+	switch count := uint64(len(resp.BlockIDs)); {
+	case !expected:
+		return misbehaved(1, "chain entry out of the blue")
+	case count == 0:
+		return misbehaved(1, "chain entry without block ids")
+	case resp.TotalHeight < count || resp.StartHeight > resp.TotalHeight-count:
+		return misbehaved(1, "chain entry start %d + %d ids beyond its total height %d", resp.StartHeight, count, resp.TotalHeight)
+	case len(resp.BlockWeights) != 0 && len(resp.BlockWeights) != len(resp.BlockIDs):
+		return misbehaved(1, "chain entry with %d weights for %d ids", len(resp.BlockWeights), count)
+	case resp.TotalHeight >= maxBlockNumber || count > maxChainIDsInResponse:
+		return misbehaved(1, "chain entry too large (total height %d, %d ids)", resp.TotalHeight, count)
+	case expectHeight != 0 && resp.StartHeight+1 > expectHeight:
+		return misbehaved(1, "chain entry starts at %d, above our height %d", resp.StartHeight, expectHeight)
+	}
+	seen := make(map[cryptonote.Hash]bool, len(resp.BlockIDs))
+	for _, id := range resp.BlockIDs {
+		if seen[id] {
+			return misbehaved(1, "chain entry lists block %s twice", cryptonote.Hash(id))
+		}
+		seen[id] = true
+	}
+	if !n.hasBlock(resp.BlockIDs[0]) {
+		return misbehaved(1, "chain entry starts at an unknown block %s", cryptonote.Hash(resp.BlockIDs[0]))
+	}
+	var needed []cryptonote.Hash
+	for i, id := range resp.BlockIDs[1:] {
+		if n.hasBlock(id) {
+			if len(needed) > 0 {
+				return misbehaved(1, "chain entry lists known block %s after an unknown one", cryptonote.Hash(id))
+			}
+			continue
+		}
+		_ = i
+		needed = append(needed, id)
+	}
+	last := resp.BlockIDs[len(resp.BlockIDs)-1]
+	c.mu.Lock()
+	c.remoteHeight = max(c.remoteHeight, resp.TotalHeight)
+	c.sync.needed = needed
+	c.sync.lastResponseHeight = resp.StartHeight + uint64(len(resp.BlockIDs)) - 1
+	c.sync.lastKnownHash, c.sync.hasLastKnown = last, true
+	c.mu.Unlock()
+	if resp.TotalHeight > n.chain.Height() {
+		n.raiseTarget(resp.TotalHeight)
+	}
+	return n.requestMissing(c)
+}
+
+// requestMissing is request_missing_objects (§8.6): the next span of
+// blocks, or the next chain request, or the end of syncing with c.
+func (n *Node) requestMissing(c *conn) error {
+	c.mu.Lock()
+	needed := c.sync.needed
+	if len(needed) > 0 {
+		span := needed[:min(len(needed), n.spanSize(), maxObjectRequest)]
+		c.sync.requested = append([]cryptonote.Hash(nil), span...)
+		c.sync.requestedAt = n.now()
+		c.mu.Unlock()
+		ids := make([][32]byte, len(span))
+		for i := range span {
+			ids[i] = span[i]
+		}
+		return c.notify(levin.NotifyRequestGetObjects, portable.RequestGetObjects{Blocks: ids})
+	}
+	more := c.sync.lastResponseHeight+1 < c.remoteHeight
+	c.mu.Unlock()
+	if more {
+		return n.requestChain(c)
+	}
+	c.mu.Lock()
+	c.sync.hasLastKnown = false
+	c.mu.Unlock()
+	c.setState(stateNormal)
+	if height := n.chain.Height(); height >= n.targetHeight.Load() {
+		n.setSynchronized()
+	}
+	return nil
+}
+
+// handleObjects checks a NOTIFY_RESPONSE_GET_OBJECTS (§8.4) and adds its
+// blocks to the chain.
+func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
+	c.mu.Lock()
+	requested := c.sync.requested
+	c.sync.requested = nil
+	c.mu.Unlock()
+	if len(requested) == 0 {
+		return misbehaved(1, "objects out of the blue")
+	}
+	if len(resp.Blocks) != len(requested) {
+		return misbehaved(1, "%d blocks returned for %d requested", len(resp.Blocks), len(requested))
+	}
+	type parsed struct {
+		blk     *cryptonote.Block
+		blob    []byte
+		txs     []*cryptonote.Transaction
+		txBlobs [][]byte
+	}
+	blocks := make([]parsed, len(resp.Blocks))
+	for i, e := range resp.Blocks {
+		if e.Pruned || e.BlockWeight != 0 {
+			return misbehaved(1, "pruned block sent without being asked for")
+		}
+		blk, err := cryptonote.ParseBlock(e.Block)
+		if err != nil {
+			return misbehaved(1, "block %d of the response: %w", i, err)
+		}
+		id, err := blk.ID()
+		if err != nil {
+			return misbehaved(1, "block %d of the response: %w", i, err)
+		}
+		if id != requested[i] {
+			return misbehaved(1, "block %s returned where %s was requested", id, requested[i])
+		}
+		if len(e.Txs) != len(blk.TxHashes) {
+			return misbehaved(1, "block %s comes with %d txs, it lists %d", id, len(e.Txs), len(blk.TxHashes))
+		}
+		p := parsed{blk: blk, blob: e.Block}
+		for j, te := range e.Txs {
+			if te.PrunableHash != ([32]byte{}) {
+				return misbehaved(1, "pruned tx sent without being asked for")
+			}
+			tx, err := cryptonote.ParseTransaction(te.Blob)
+			if err != nil {
+				return misbehaved(1, "tx %d of block %s: %w", j, id, err)
+			}
+			p.txs = append(p.txs, tx)
+			p.txBlobs = append(p.txBlobs, te.Blob)
+		}
+		blocks[i] = p
+	}
+	c.mu.Lock()
+	c.remoteHeight = max(c.remoteHeight, resp.CurrentBlockchainHeight)
+	c.mu.Unlock()
+
+	n.syncMu.Lock()
+	n.adding.Add(1)
+	var addErr error
+	for _, p := range blocks {
+		if _, err := n.chain.AddBlock(p.blk, p.blob, p.txs, p.txBlobs); err != nil && !errors.Is(err, chain.ErrAlreadyInChain) {
+			addErr = err
+			break
+		}
+		n.pool.removeBlockTxs(p.blk.TxHashes)
+	}
+	n.adding.Add(-1)
+	n.syncMu.Unlock()
+	if addErr != nil {
+		return blockFault(addErr)
+	}
+	c.mu.Lock()
+	c.sync.needed = c.sync.needed[min(len(requested), len(c.sync.needed)):]
+	c.mu.Unlock()
+	return n.requestMissing(c)
+}
+
+// blockFault turns a rejected block into the peer's fault, scored as
+// monerod scores it: a block failing proof of work bans at once.
+func blockFault(err error) error {
+	if errors.Is(err, consensus.ErrInsufficientPoW) {
+		return &peerError{score: failsBeforeBan, err: err}
+	}
+	return &peerError{score: 1, err: err}
+}
+
+// handleNewBlock handles NOTIFY_NEW_FLUFFY_BLOCK (and NOTIFY_NEW_BLOCK,
+// which v0.18.4 treats the same way) (§7.8).
+func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
+	if c.getState() != stateNormal || !n.synchronized.Load() {
+		return nil
+	}
+	if nb.Block.Pruned {
+		return misbehaved(1, "pruned new block")
+	}
+	blk, err := cryptonote.ParseBlock(nb.Block.Block)
+	if err != nil {
+		return misbehaved(1, "new block: %w", err)
+	}
+	id, err := blk.ID()
+	if err != nil {
+		return misbehaved(1, "new block: %w", err)
+	}
+	c.mu.Lock()
+	c.remoteHeight = max(c.remoteHeight, nb.CurrentBlockchainHeight)
+	c.mu.Unlock()
+	if n.hasBlock(id) {
+		return nil
+	}
+	if !n.hasBlock(blk.PrevID) {
+		// An orphan: fetch the peer's chain to find where it joins ours.
+		n.raiseTarget(nb.CurrentBlockchainHeight)
+		return n.requestChain(c)
+	}
+	listed := make(map[cryptonote.Hash]int, len(blk.TxHashes))
+	for i, h := range blk.TxHashes {
+		if _, dup := listed[h]; dup {
+			return misbehaved(1, "new block %s lists tx %s twice", id, h)
+		}
+		listed[h] = i
+	}
+	txs := make([]*cryptonote.Transaction, len(blk.TxHashes))
+	blobs := make([][]byte, len(blk.TxHashes))
+	for _, te := range nb.Block.Txs {
+		tx, err := cryptonote.ParseTransaction(te.Blob)
+		if err != nil {
+			return misbehaved(1, "tx of new block %s: %w", id, err)
+		}
+		i, ok := listed[tx.ID()]
+		if !ok {
+			return misbehaved(1, "new block %s comes with tx %s it does not list", id, tx.ID())
+		}
+		txs[i], blobs[i] = tx, te.Blob
+	}
+	var missing []uint64
+	for i, h := range blk.TxHashes {
+		if txs[i] != nil {
+			continue
+		}
+		if tx, blob, ok := n.pool.get(h); ok {
+			txs[i], blobs[i] = tx, blob
+			continue
+		}
+		missing = append(missing, uint64(i))
+	}
+	if len(missing) > 0 {
+		return c.notify(levin.NotifyRequestFluffyMissingTx, portable.RequestFluffyMissingTx{
+			BlockHash: id, CurrentBlockchainHeight: n.chain.Height(), MissingTxIndices: missing})
+	}
+	n.syncMu.Lock()
+	_, err = n.chain.AddBlock(blk, nb.Block.Block, txs, blobs)
+	n.syncMu.Unlock()
+	if err != nil {
+		if errors.Is(err, chain.ErrAlreadyInChain) {
+			return nil
+		}
+		return blockFault(err)
+	}
+	n.pool.removeBlockTxs(blk.TxHashes)
+	n.log.Info("new block from peer", "height", n.chain.Height()-1, "id", id, "conn", c)
+	n.relayBlock(nb.Block.Block, c)
+	return nil
+}
+
+// serveMissingTxs answers NOTIFY_REQUEST_FLUFFY_MISSING_TX (§7.9).
+func (n *Node) serveMissingTxs(c *conn, req portable.RequestFluffyMissingTx) error {
+	var e portable.BlockCompleteEntry
+	var found bool
+	err := n.chain.Store().View(func(r *chaindb.Reader) error {
+		var err error
+		e, found, err = blockEntry(r, req.BlockHash)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !found {
+		return misbehaved(1, "missing txs requested for unknown block %s", cryptonote.Hash(req.BlockHash))
+	}
+	seen := map[uint64]bool{}
+	txs := make([]portable.TxBlobEntry, 0, len(req.MissingTxIndices))
+	for _, i := range req.MissingTxIndices {
+		if i >= uint64(len(e.Txs)) || seen[i] {
+			return misbehaved(1, "bad missing tx index %d for block %s", i, cryptonote.Hash(req.BlockHash))
+		}
+		seen[i] = true
+		txs = append(txs, e.Txs[i])
+	}
+	e.Txs = txs
+	return c.notify(levin.NotifyNewFluffyBlock, portable.NewBlock{Block: e, CurrentBlockchainHeight: n.chain.Height()})
+}
+
+// handleNewTxs keeps transactions relayed to us in the pool (§7.3). They
+// are parsed, not verified (gonero checks no signatures), so they are not
+// relayed further.
+func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
+	seen := map[string]bool{}
+	for _, b := range nt.Txs {
+		if seen[string(b)] {
+			return misbehaved(1, "the same transaction twice in one message")
+		}
+		seen[string(b)] = true
+	}
+	if c.getState() != stateNormal || !n.synchronized.Load() {
+		return nil
+	}
+	for _, b := range nt.Txs {
+		tx, err := cryptonote.ParseTransaction(b)
+		if err != nil {
+			return misbehaved(1, "new transaction: %w", err)
+		}
+		id := tx.ID()
+		if n.txInChain(id) {
+			continue
+		}
+		n.pool.add(id, tx, b)
+	}
+	return nil
+}
+
+func (n *Node) txInChain(id cryptonote.Hash) bool {
+	found := false
+	_ = n.chain.Store().View(func(r *chaindb.Reader) error {
+		_, err := r.TxLocation(id)
+		found = err == nil
+		return nil
+	})
+	return found
+}
+
+// RelayBlock announces a block just added to the main chain (by the miner
+// or a peer) to every synchronised peer, as a fluffy block without
+// transactions: peers ask for the ones they lack.
+func (n *Node) RelayBlock(blob []byte) { n.relayBlock(blob, nil) }
+
+func (n *Node) relayBlock(blob []byte, except *conn) {
+	msg := portable.NewBlock{Block: portable.BlockCompleteEntry{Block: blob}, CurrentBlockchainHeight: n.chain.Height()}
+	for _, c := range n.connections() {
+		if c == except || c.getState() != stateNormal {
+			continue
+		}
+		if err := c.notify(levin.NotifyNewFluffyBlock, msg); err != nil {
+			n.dropConn(c, err)
+		}
+	}
+}
+
+// syncWatchdog drops syncing peers that stopped answering (§8.7): no reply
+// to a 2006 or 2003 within SyncTimeout. The connection maker redials
+// exclusive and priority nodes.
+func (n *Node) syncWatchdog() {
+	defer n.wg.Done()
+	t := time.NewTicker(max(n.cfg.SyncTimeout/4, 100*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := n.now()
+		for _, c := range n.connections() {
+			c.mu.Lock()
+			waiting := (c.sync.expectChain || len(c.sync.requested) > 0) && now.Sub(c.sync.requestedAt) > n.cfg.SyncTimeout
+			c.mu.Unlock()
+			if waiting {
+				n.dropConn(c, errSyncTimeout)
+			}
+		}
+	}
+}
+
+var errSyncTimeout = errors.New("p2p: peer did not answer a sync request in time")
