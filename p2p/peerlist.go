@@ -44,11 +44,11 @@ type peerRecord struct {
 type peerList struct {
 	file string
 
-	mu     sync.Mutex
-	white  map[string]*peerRecord
-	grey   map[string]*peerRecord
+	mu       sync.Mutex
+	white    map[string]*peerRecord
+	grey     map[string]*peerRecord
 	failedAt map[string]time.Time
-	dirty  bool
+	dirty    bool
 }
 
 func newPeerList(file string) *peerList {
@@ -354,9 +354,9 @@ func (p *peerList) save() error {
 // banList counts fails per host and bans a host that reached
 // failsBeforeBan (§6.2): for banDuration it is neither accepted nor dialled.
 type banList struct {
-	mu     sync.Mutex
-	fails  map[netip.Addr]int
-	until  map[netip.Addr]time.Time
+	mu    sync.Mutex
+	fails map[netip.Addr]int
+	until map[netip.Addr]time.Time
 }
 
 func newBanList() *banList {
