@@ -1,0 +1,383 @@
+package p2p
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/testutil"
+	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/portable"
+)
+
+// rawPeer is a hand-driven P2P client for hostile-peer tests.
+type rawPeer struct {
+	t  *testing.T
+	nc net.Conn
+	rd *levin.Reader
+}
+
+func dialRaw(t *testing.T, addr string) *rawPeer {
+	t.Helper()
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { nc.Close() })
+	return &rawPeer{t: t, nc: nc, rd: levin.NewReader(bufio.NewReader(nc), levin.MaxPacketSize)}
+}
+
+func (p *rawPeer) send(kind levin.Kind, command uint32, body []byte) {
+	p.t.Helper()
+	if err := levin.WriteMessage(p.nc, levin.Message{Kind: kind, Command: command, Body: body}); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *rawPeer) sendPayload(kind levin.Kind, command uint32, payload interface{ ToSection() portable.Section }) {
+	p.t.Helper()
+	body, err := portable.Marshal(payload)
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	p.send(kind, command, body)
+}
+
+// next reads the next message, failing the test after 5 s.
+func (p *rawPeer) next() (levin.Message, error) {
+	_ = p.nc.SetReadDeadline(time.Now().Add(5 * time.Second))
+	return p.rd.ReadMessage()
+}
+
+// expectClosed requires the node to close the connection (skipping
+// whatever it still sends) within 5 s.
+func (p *rawPeer) expectClosed(why string) {
+	p.t.Helper()
+	for {
+		_, err := p.next()
+		if err == nil {
+			continue
+		}
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			p.t.Fatalf("%s: the node kept the connection open", why)
+		}
+		return // EOF, reset or a broken stream: closed
+	}
+}
+
+// expectResponse reads messages until the response to command.
+func (p *rawPeer) expectResponse(command uint32) levin.Message {
+	p.t.Helper()
+	for {
+		m, err := p.next()
+		if err != nil {
+			p.t.Fatalf("waiting for the response to %d: %v", command, err)
+		}
+		if m.Kind == levin.KindResponse && m.Command == command {
+			return m
+		}
+	}
+}
+
+// handshake performs a valid handshake as a peer at genesis.
+func (p *rawPeer) handshake(peerID uint64) portable.HandshakeResponse {
+	p.t.Helper()
+	p.sendPayload(levin.KindRequest, levin.CommandHandshake, goodHandshake(peerID))
+	m := p.expectResponse(levin.CommandHandshake)
+	if m.ReturnCode != levin.ReturnSuccess {
+		p.t.Fatalf("handshake answered with return code %d", m.ReturnCode)
+	}
+	var resp portable.HandshakeResponse
+	if err := portable.Unmarshal(m.Body, &resp); err != nil {
+		p.t.Fatal(err)
+	}
+	return resp
+}
+
+func goodHandshake(peerID uint64) portable.HandshakeRequest {
+	net := params.Regtest
+	return portable.HandshakeRequest{
+		NodeData: portable.NodeData{NetworkID: net.NetworkID(), PeerID: peerID, SupportFlags: 1},
+		PayloadData: portable.CoreSyncData{CurrentHeight: 1, CumulativeDifficulty: 1, TopID: net.GenesisID(),
+			TopVersion: net.VersionAt(0)},
+	}
+}
+
+// hostileNode is a node serving the shared regtest chain, with no peers.
+// Every case of these tests connects from 127.0.0.1, so the per-IP limit
+// is raised.
+func hostileNode(t *testing.T) *testNode {
+	t.Helper()
+	return startTestNode(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), Config{MaxConnectionsPerIP: 100})
+}
+
+// storeState is what must not change when a hostile peer is dropped.
+func storeState(t *testing.T, tn *testNode) (uint64, cryptonote.Hash, uint64) {
+	t.Helper()
+	var alt uint64
+	if err := tn.chain.Store().View(func(r *chaindb.Reader) error {
+		var err error
+		alt, err = r.AltBlockCount()
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return tn.chain.Height(), tn.chain.Top().Hash, alt
+}
+
+// Hostile peers are dropped; the node keeps serving and its chain does not
+// change. Each case uses its own connection.
+func TestHostilePeers(t *testing.T) {
+	tn := hostileNode(t)
+	h0, top0, alt0 := storeState(t, tn)
+	addr := tn.p2pAddr()
+	// Every case below scores at most one fail; nine stay under the ban.
+
+	t.Run("garbage", func(t *testing.T) {
+		p := dialRaw(t, addr)
+		_, _ = p.nc.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+		p.expectClosed("garbage")
+	})
+	t.Run("oversized bucket before the handshake", func(t *testing.T) {
+		p := dialRaw(t, addr)
+		h := levin.Header{BodySize: levin.MaxPacketSizeBeforeHandshake + 1, ExpectsResponse: true,
+			Command: levin.CommandHandshake, Flags: levin.FlagRequest, ProtocolVersion: levin.ProtocolVersion}
+		hb := h.Encode()
+		_, _ = p.nc.Write(hb[:])
+		p.expectClosed("a 256 KiB + 1 header")
+	})
+	t.Run("bad portable storage in a handshake", func(t *testing.T) {
+		p := dialRaw(t, addr)
+		p.send(levin.KindRequest, levin.CommandHandshake, []byte{1, 0x11, 1, 1, 1, 1, 2, 1, 1, 0xff, 0xff})
+		if m := p.expectResponse(levin.CommandHandshake); m.ReturnCode != levin.ReturnErrConnection || len(m.Body) != 0 {
+			t.Errorf("answer to an unparsable handshake: code %d, %d body bytes; want -1 and none, as monerod", m.ReturnCode, len(m.Body))
+		}
+		p.expectClosed("unparsable handshake")
+	})
+	t.Run("wrong network id", func(t *testing.T) {
+		p := dialRaw(t, addr)
+		hs := goodHandshake(7)
+		hs.NodeData.NetworkID = params.Testnet.NetworkID()
+		p.sendPayload(levin.KindRequest, levin.CommandHandshake, hs)
+		if m, err := p.next(); err == nil {
+			t.Errorf("a handshake from testnet was answered (command %d, code %d)", m.Command, m.ReturnCode)
+		}
+		p.expectClosed("testnet handshake")
+	})
+	t.Run("second handshake", func(t *testing.T) {
+		p := dialRaw(t, addr)
+		p.handshake(8)
+		p.sendPayload(levin.KindRequest, levin.CommandHandshake, goodHandshake(8))
+		p.expectClosed("a second handshake")
+	})
+	t.Run("wrong top version", func(t *testing.T) {
+		p := dialRaw(t, addr)
+		hs := goodHandshake(9)
+		hs.PayloadData.CurrentHeight, hs.PayloadData.TopVersion, hs.PayloadData.TopID = 100, 7, [32]byte{1}
+		p.sendPayload(levin.KindRequest, levin.CommandHandshake, hs)
+		p.expectClosed("a peer claiming version 7 at height 100 of a v16 chain")
+	})
+	t.Run("objects before the handshake", func(t *testing.T) {
+		p := dialRaw(t, addr)
+		p.sendPayload(levin.KindNotification, levin.NotifyRequestGetObjects, portable.RequestGetObjects{Blocks: [][32]byte{top0}})
+		p.expectClosed("2003 before the handshake")
+	})
+	t.Run("too many objects", func(t *testing.T) {
+		p := dialRaw(t, addr)
+		p.handshake(10)
+		p.sendPayload(levin.KindNotification, levin.NotifyRequestGetObjects, portable.RequestGetObjects{Blocks: make([][32]byte, 101)})
+		p.expectClosed("a request for 101 blocks")
+	})
+	t.Run("invalid block", func(t *testing.T) {
+		p := dialRaw(t, addr)
+		// A peer at the node's own top: the node counts itself synchronized
+		// and so handles new blocks (it ignores them before, as monerod).
+		hs := goodHandshake(11)
+		hs.PayloadData.CurrentHeight, hs.PayloadData.TopID, hs.PayloadData.TopVersion = h0, top0, params.Regtest.VersionAt(h0-1)
+		p.sendPayload(levin.KindRequest, levin.CommandHandshake, hs)
+		p.expectResponse(levin.CommandHandshake)
+		if !tn.node.Synchronized() {
+			t.Fatal("a handshake showing the node's own top did not make it synchronized")
+		}
+		// The top block again, on top of itself: its miner tx claims the
+		// top's height, not the next one.
+		var blob []byte
+		if err := tn.chain.Store().View(func(r *chaindb.Reader) error {
+			var err error
+			blob, err = r.BlockBlob(h0 - 1)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		blk, err := cryptonote.ParseBlock(blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blk.PrevID = top0
+		blk.Timestamp++
+		p.sendPayload(levin.KindNotification, levin.NotifyNewFluffyBlock, portable.NewBlock{
+			Block: portable.BlockCompleteEntry{Block: blk.Serialize()}, CurrentBlockchainHeight: h0 + 1})
+		p.expectClosed("an invalid block")
+	})
+	// Still serving, nothing changed.
+	p := dialRaw(t, addr)
+	resp := p.handshake(12)
+	if resp.PayloadData.CurrentHeight != h0 || resp.PayloadData.TopID != top0 {
+		t.Fatalf("after the hostile peers the node reports height %d top %x; want %d %s", resp.PayloadData.CurrentHeight, resp.PayloadData.TopID, h0, top0)
+	}
+	if h, top, alt := storeState(t, tn); h != h0 || top != top0 || alt != alt0 {
+		t.Fatalf("the chain changed: height %d→%d, top %s→%s, alt blocks %d→%d", h0, h, top0, top, alt0, alt)
+	}
+}
+
+// What a well-behaved peer gets: ping and support flags before the
+// handshake, -6 for an unknown invoke (monerod's answers), the chain and
+// its blocks on request.
+func TestServesPeers(t *testing.T) {
+	tn := hostileNode(t)
+	p := dialRaw(t, tn.p2pAddr())
+	p.sendPayload(levin.KindRequest, levin.CommandPing, portable.PingRequest{})
+	var ping portable.PingResponse
+	if err := portable.Unmarshal(p.expectResponse(levin.CommandPing).Body, &ping); err != nil {
+		t.Fatal(err)
+	}
+	if ping.Status != "OK" || ping.PeerID != tn.node.PeerID() {
+		t.Fatalf("ping: %+v, want OK and peer id %x", ping, tn.node.PeerID())
+	}
+	p.send(levin.KindRequest, 1005, []byte{1, 0x11, 1, 1, 1, 1, 2, 1, 1, 0})
+	if m := p.expectResponse(1005); m.ReturnCode != levin.ReturnErrHandlerNotDefined {
+		t.Fatalf("unknown invoke answered with code %d, want -6", m.ReturnCode)
+	}
+	resp := p.handshake(21)
+	if resp.NodeData.NetworkID != params.Regtest.NetworkID() || resp.NodeData.PeerID != tn.node.PeerID() ||
+		resp.NodeData.SupportFlags != 1 {
+		t.Fatalf("handshake node data %+v", resp.NodeData)
+	}
+	top := tn.chain.Top()
+	if resp.PayloadData.CurrentHeight != tn.chain.Height() || resp.PayloadData.TopID != top.Hash ||
+		resp.PayloadData.CumulativeDifficulty != top.CumulativeDifficulty.Lo || resp.PayloadData.TopVersion != 16 {
+		t.Fatalf("handshake sync data %+v, top %+v", resp.PayloadData, top)
+	}
+	// Our top is genesis, the node's is not: a sparse history of genesis
+	// alone gets ids from height 0.
+	p.sendPayload(levin.KindNotification, levin.NotifyRequestChain, portable.RequestChain{BlockIDs: [][32]byte{params.Regtest.GenesisID()}})
+	var entry portable.ResponseChainEntry
+	for {
+		m, err := p.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Command == levin.NotifyResponseChainEntry {
+			if err := portable.Unmarshal(m.Body, &entry); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if entry.StartHeight != 0 || entry.TotalHeight != tn.chain.Height() || uint64(len(entry.BlockIDs)) != tn.chain.Height() ||
+		len(entry.BlockWeights) != len(entry.BlockIDs) || entry.BlockIDs[len(entry.BlockIDs)-1] != top.Hash {
+		t.Fatalf("chain entry: start %d total %d, %d ids, %d weights", entry.StartHeight, entry.TotalHeight, len(entry.BlockIDs), len(entry.BlockWeights))
+	}
+	// The blocks with transactions come back with them, in order.
+	ids := entry.BlockIDs[195:215]
+	p.sendPayload(levin.KindNotification, levin.NotifyRequestGetObjects, portable.RequestGetObjects{Blocks: ids})
+	var objs portable.ResponseGetObjects
+	for {
+		m, err := p.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Command == levin.NotifyResponseGetObjects {
+			if err := portable.Unmarshal(m.Body, &objs); err != nil {
+				t.Fatal(err)
+			}
+			break
+		}
+	}
+	if len(objs.Blocks) != len(ids) || len(objs.MissedIDs) != 0 {
+		t.Fatalf("%d blocks and %d missed for %d asked", len(objs.Blocks), len(objs.MissedIDs), len(ids))
+	}
+	txs := 0
+	for i, e := range objs.Blocks {
+		blk, err := cryptonote.ParseBlock(e.Block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := blk.ID(); id != ids[i] || len(e.Txs) != len(blk.TxHashes) {
+			t.Fatalf("block %d: id %s (asked %x), %d txs for %d listed", i, id, ids[i], len(e.Txs), len(blk.TxHashes))
+		}
+		for j, te := range e.Txs {
+			tx, err := cryptonote.ParseTransaction(te.Blob)
+			if err != nil || tx.ID() != blk.TxHashes[j] {
+				t.Fatalf("block %d tx %d: %v", i, j, err)
+			}
+			txs++
+		}
+	}
+	if txs == 0 {
+		t.Fatal("heights 195–214 of the regtest chain hold transactions; none came back")
+	}
+}
+
+// A host that keeps misbehaving is banned: after ten fails even a valid
+// handshake from it is refused.
+func TestBanAfterTenFails(t *testing.T) {
+	tn := hostileNode(t)
+	for i := 0; i < failsBeforeBan; i++ {
+		p := dialRaw(t, tn.p2pAddr())
+		_, _ = p.nc.Write([]byte("not levin at all"))
+		p.expectClosed("garbage")
+	}
+	p := dialRaw(t, tn.p2pAddr())
+	p.sendPayload(levin.KindRequest, levin.CommandHandshake, goodHandshake(1))
+	m, err := p.next()
+	if err == nil {
+		t.Fatalf("a banned host was answered (command %d)", m.Command)
+	}
+	if !errors.Is(err, io.EOF) {
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatal("a banned host's connection was kept open")
+		}
+	}
+}
+
+// The sparse chain history has monerod's offsets: 1…11 from the top, then
+// doubling gaps, then genesis (p2p-levin.md §8.1).
+func TestShortChainHistory(t *testing.T) {
+	tn := hostileNode(t)
+	height := tn.chain.Height()
+	var ids [][32]byte
+	if err := tn.chain.Store().View(func(r *chaindb.Reader) error {
+		var err error
+		ids, err = shortChainHistory(r, height)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	offsets := []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 17, 25, 41, 73, 137, 265}
+	for i, off := range offsets {
+		if off >= height {
+			offsets = offsets[:i]
+			break
+		}
+	}
+	if len(ids) != len(offsets)+1 {
+		t.Fatalf("%d ids for height %d, want %d", len(ids), height, len(offsets)+1)
+	}
+	for i, off := range offsets {
+		if want := tn.chain.HashAt(height - off); ids[i] != want {
+			t.Fatalf("id %d is not the block %d below the top", i, off)
+		}
+	}
+	if ids[len(ids)-1] != params.Regtest.GenesisID() {
+		t.Fatal("the history does not end with genesis")
+	}
+}
