@@ -72,6 +72,7 @@ type conn struct {
 	nc      net.Conn
 	id      [16]byte
 	inbound bool
+	ping    bool                // a short-lived ping-back connection
 	addr    portable.NetAddress // the remote end
 	started time.Time
 

@@ -13,6 +13,9 @@ import (
 // maxPeersInHandshake is P2P_MAX_PEERS_IN_HANDSHAKE.
 const maxPeersInHandshake = 250
 
+// peerListSaveInterval is how often monerod writes p2pstate.bin.
+const peerListSaveInterval = 30 * time.Minute
+
 // nodeData is what this node says about itself in a handshake (§4.3).
 func (n *Node) nodeData() portable.NodeData {
 	return portable.NodeData{
@@ -278,11 +281,20 @@ func (n *Node) timedSyncLoop() {
 	defer n.wg.Done()
 	t := time.NewTicker(n.cfg.TimedSyncInterval)
 	defer t.Stop()
+	lastSave := n.now()
 	for {
 		select {
 		case <-n.ctx.Done():
 			return
 		case <-t.C:
+		}
+		// The peer lists are saved every 30 minutes as well as at shutdown,
+		// so a crash loses little.
+		if n.now().Sub(lastSave) >= peerListSaveInterval {
+			lastSave = n.now()
+			if err := n.peers.saveIfChanged(); err != nil {
+				n.log.Warn("saving the peer lists", "err", err)
+			}
 		}
 		for _, c := range n.connections() {
 			c.mu.Lock()

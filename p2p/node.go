@@ -479,9 +479,10 @@ func (c *conn) info(now time.Time) rpc.Connection {
 // Counts implements rpc.Peers (§9.4).
 func (n *Node) Counts() (incoming, outgoing, white, grey uint64) {
 	for _, c := range n.connections() {
-		if c.inbound {
+		switch {
+		case c.inbound:
 			incoming++
-		} else {
+		case !c.ping: // monerod does not count ping-back connections
 			outgoing++
 		}
 	}

@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/portable"
 )
 
@@ -136,9 +135,16 @@ func (p *peerList) merge(list []portable.PeerlistEntry, now time.Time) {
 	}
 }
 
+// failed records a failed connection: the address leaves the grey list
+// (monerod's grey-list housekeeping drops peers it cannot reach) and is not
+// re-learned from other peers for an hour.
 func (p *peerList) failed(addr string, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if _, ok := p.grey[addr]; ok {
+		delete(p.grey, addr)
+		p.dirty = true
+	}
 	p.failedAt[addr] = now
 	if len(p.failedAt) > greyLimit {
 		for k, t := range p.failedAt {
@@ -309,6 +315,17 @@ func (r *limitedReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// saveIfChanged saves the lists when they changed since the last save.
+func (p *peerList) saveIfChanged() error {
+	p.mu.Lock()
+	dirty := p.dirty
+	p.mu.Unlock()
+	if !dirty {
+		return nil
+	}
+	return p.save()
+}
+
 // save writes the lists atomically (temp file, fsync, rename).
 func (p *peerList) save() error {
 	if p.file == "" {
@@ -397,7 +414,7 @@ func newPingConn(n *Node, a portable.NetAddress) (*conn, error) {
 		return nil, err
 	}
 	c := newConn(n, nc, false, a)
-	c.rd.Limit = levin.MaxPacketSizeBeforeHandshake
+	c.ping = true
 	n.addConn(c)
 	return c, nil
 }

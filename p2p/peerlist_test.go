@@ -1,0 +1,118 @@
+package p2p
+
+import (
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gonero/gonero/portable"
+)
+
+func entry(addr string, id uint64) portable.PeerlistEntry {
+	return portable.PeerlistEntry{Address: netAddress(netip.MustParseAddrPort(addr)), ID: id}
+}
+
+// Lists learned from peers are sanitised as monerod does; white wins over
+// grey; both survive a restart through the state file, and a damaged file
+// is refused without losing the node.
+func TestPeerListRulesAndPersistence(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "p2pstate.json")
+	p := newPeerList(file)
+	now := time.Unix(1_800_000_000, 0)
+	withRPC := entry("8.8.8.8:18080", 4)
+	withRPC.RPCPort = 18080 // a port equal to its RPC port is dropped
+	badSeed := entry("8.8.4.4:18080", 5)
+	badSeed.PruningSeed = 7
+	goodSeed := entry("1.0.0.1:18080", 6)
+	goodSeed.PruningSeed = 0x181
+	p.merge([]portable.PeerlistEntry{
+		entry("127.0.0.1:18080", 1), entry("192.168.1.2:18080", 2), entry("0.0.0.0:18080", 3),
+		withRPC, badSeed, goodSeed, entry("1.1.1.1:18080", 7), entry("[2606:4700::1111]:18080", 8),
+	}, now)
+	if w, g := p.sizes(); w != 0 || g != 3 {
+		t.Fatalf("after merging: %d white, %d grey; want 0 and 3 (loopback, private, 0.0.0.0, rpc-port and bad-seed entries dropped)", w, g)
+	}
+	p.addWhite(entry("1.1.1.1:18080", 7), now)
+	p.addWhite(entry("127.0.0.1:18081", 9), now) // never listed
+	if w, g := p.sizes(); w != 1 || g != 2 {
+		t.Fatalf("after a handshake: %d white, %d grey; want 1 and 2", w, g)
+	}
+	p.merge([]portable.PeerlistEntry{entry("1.1.1.1:18080", 7)}, now)
+	if w, g := p.sizes(); w != 1 || g != 2 {
+		t.Fatalf("a white peer re-learned went grey: %d white, %d grey", w, g)
+	}
+	p.failed("[2606:4700::1111]:18080", now)
+	p.merge([]portable.PeerlistEntry{entry("[2606:4700::1111]:18080", 8)}, now.Add(time.Minute))
+	if _, g := p.sizes(); g != 1 {
+		t.Fatalf("an address that failed a minute ago was re-learned: %d grey", g)
+	}
+	if err := p.save(); err != nil {
+		t.Fatal(err)
+	}
+	q := newPeerList(file)
+	if err := q.load(); err != nil {
+		t.Fatal(err)
+	}
+	if w, g := q.sizes(); w != 1 || g != 1 {
+		t.Fatalf("after reloading: %d white, %d grey; want 1 and 1", w, g)
+	}
+	if got := q.randomWhite(10); len(got) != 1 || got[0].Address.String() != "1.1.1.1:18080" || got[0].ID != 7 {
+		t.Fatalf("reloaded white list %+v", got)
+	}
+	if got := q.candidates(12); len(got) != 2 {
+		t.Fatalf("%d dial candidates from 1 white and 1 grey peer", len(got))
+	}
+	for _, bad := range []string{"{", `{"version":99}`, strings.Repeat(" ", maxStateFileSize+10)} {
+		if err := os.WriteFile(file, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := newPeerList(file).load(); err == nil {
+			t.Errorf("a damaged state file (%.20q) loaded without error", bad)
+		}
+	}
+}
+
+func TestPeerListLimits(t *testing.T) {
+	p := newPeerList("")
+	now := time.Unix(1_800_000_000, 0)
+	var list []portable.PeerlistEntry
+	for i := 0; i < greyLimit+300; i++ {
+		list = append(list, entry(netip.AddrPortFrom(netip.AddrFrom4([4]byte{11, byte(i >> 16), byte(i >> 8), byte(i)}), 18080).String(), uint64(i)))
+	}
+	for i := 0; i < len(list); i += maxPeersInHandshake {
+		p.merge(list[i:min(i+maxPeersInHandshake, len(list))], now.Add(time.Duration(i)*time.Second))
+	}
+	for i := 0; i < whiteLimit+5; i++ {
+		p.addWhite(list[i], now.Add(time.Duration(i)*time.Second))
+	}
+	if w, g := p.sizes(); w != whiteLimit || g > greyLimit {
+		t.Fatalf("%d white (limit %d), %d grey (limit %d)", w, whiteLimit, g, greyLimit)
+	}
+	if got := p.randomWhite(maxPeersInHandshake); len(got) != maxPeersInHandshake {
+		t.Fatalf("%d peers for a handshake, want %d", len(got), maxPeersInHandshake)
+	}
+}
+
+// A misbehaving host is banned after ten fails, and only for a day.
+func TestBanList(t *testing.T) {
+	b := newBanList()
+	ip := netip.MustParseAddr("9.9.9.9")
+	now := time.Unix(1_800_000_000, 0)
+	for i := 1; i < failsBeforeBan; i++ {
+		if b.fail(ip, 1, now) || b.banned(ip, now) {
+			t.Fatalf("banned after %d fails", i)
+		}
+	}
+	if !b.fail(ip, 1, now) || !b.banned(ip, now.Add(banDuration-time.Second)) {
+		t.Fatal("not banned after ten fails")
+	}
+	if b.banned(ip, now.Add(banDuration+time.Second)) {
+		t.Fatal("still banned after a day")
+	}
+	if !b.fail(ip, failsBeforeBan, now) {
+		t.Fatal("a block failing proof of work does not ban at once")
+	}
+}
