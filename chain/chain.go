@@ -1,8 +1,11 @@
 // Package chain is the chain manager: the one writer of the chain store.
 // Every block, whatever its source (an export file, a peer, the miner),
-// enters through AddBlock, which checks it against the consensus rules with
-// a context read from the store and appends it atomically. Readers use the
-// store's snapshots (Store().View) and never wait for the writer.
+// enters through Add (or its wrapper AddBlock), which checks it against the
+// consensus rules in the context of the chain it extends — the main chain or
+// an alternative chain — and stores it atomically, switching chains in one
+// store transaction when an alternative chain overtakes the main one (alt.go).
+// Readers use the store's snapshots (Store().View) and never wait for the
+// writer.
 package chain
 
 import (
