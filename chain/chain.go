@@ -1,8 +1,11 @@
 // Package chain is the chain manager: the one writer of the chain store.
 // Every block, whatever its source (an export file, a peer, the miner),
-// enters through AddBlock, which checks it against the consensus rules with
-// a context read from the store and appends it atomically. Readers use the
-// store's snapshots (Store().View) and never wait for the writer.
+// enters through Add (or its wrapper AddBlock), which checks it against the
+// consensus rules in the context of the chain it extends — the main chain or
+// an alternative chain — and stores it atomically, switching chains in one
+// store transaction when an alternative chain overtakes the main one (alt.go).
+// Readers use the store's snapshots (Store().View) and never wait for the
+// writer.
 package chain
 
 import (
@@ -46,26 +49,11 @@ type Chain struct {
 	state atomic.Pointer[NextBlock]
 
 	mu sync.Mutex // held by the writer; guards everything below
-	// top is the newest block; height the number of blocks.
-	top    chaindb.BlockMeta
-	height uint64
+	// main is the main chain's view: its top, height and rule windows.
+	main *chainView
 	// txCount and altCount mirror the store's counters for get_info.
 	txCount, altCount uint64
-	// recent holds the newest blocks' figures the rules read at every block:
-	// difficulty (735), timestamps (60), short-term weights (100).
-	recent []recentBlock
-	// longTerm is the rolling median of the last 100000 long-term weights.
-	longTerm *consensus.RollingMedian
 }
-
-type recentBlock struct {
-	timestamp  uint64
-	cumulative u128.U128
-	weight     uint64
-}
-
-// recentWindow is how many blocks recent keeps: the largest window a rule reads.
-const recentWindow = consensus.DifficultyBlocksCount
 
 // Open loads the chain held by store, adding the network's genesis block to
 // an empty store.
@@ -83,7 +71,7 @@ func Open(store chaindb.Store, cfg Config) (*Chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.height == 0 {
+	if c.main.height == 0 {
 		genesis, err := cryptonote.ParseBlock(cfg.Network.GenesisBlock())
 		if err != nil {
 			return nil, fmt.Errorf("genesis block: %w", err)
@@ -104,39 +92,14 @@ func (c *Chain) load() error {
 		if err != nil {
 			return err
 		}
-		c.height = h
-		c.recent = c.recent[:0]
-		c.longTerm = consensus.NewRollingMedian(consensus.LongTermBlockWeightWindow)
 		if c.txCount, err = r.TxCount(); err != nil {
 			return err
 		}
 		if c.altCount, err = r.AltBlockCount(); err != nil {
 			return err
 		}
-		if h == 0 {
-			c.top = chaindb.BlockMeta{}
-			c.publish()
-			return nil
-		}
-		if c.top, err = r.Top(); err != nil {
+		if c.main, err = loadView(r, h); err != nil {
 			return err
-		}
-		first := uint64(0)
-		if h > consensus.LongTermBlockWeightWindow {
-			first = h - consensus.LongTermBlockWeightWindow
-		}
-		metas, err := r.MetasInRange(first, h)
-		if err != nil {
-			return err
-		}
-		for _, m := range metas {
-			c.longTerm.Push(m.LongTermWeight)
-		}
-		if len(metas) > recentWindow {
-			metas = metas[len(metas)-recentWindow:]
-		}
-		for _, m := range metas {
-			c.recent = append(c.recent, recentBlock{m.Timestamp, m.CumulativeDifficulty, m.Weight})
 		}
 		c.publish()
 		return nil
@@ -145,17 +108,18 @@ func (c *Chain) load() error {
 
 // publish computes what readers see for the current top (writer only).
 func (c *Chain) publish() {
-	version := c.cfg.Network.VersionAt(c.height)
+	v := c.main
+	version := c.cfg.Network.VersionAt(v.height)
 	n := &NextBlock{
-		Height:          c.height,
-		Difficulty:      c.nextDifficulty(c.height, version),
-		EffectiveMedian: consensus.EffectiveMedian(c.shortTermMedian(), c.longTerm.Median(), version),
-		Top:             c.top,
+		Height:          v.height,
+		Difficulty:      v.nextDifficulty(c.cfg.FixedDifficulty, version),
+		EffectiveMedian: consensus.EffectiveMedian(v.shortTermMedian(), v.longTerm.Median(), version),
+		Top:             v.top,
 		TxCount:         c.txCount,
 		AltBlockCount:   c.altCount,
 	}
-	if c.height >= consensus.TimestampCheckWindow {
-		n.MedianTimestamp, n.HasMedianTimestamp = consensus.Median(c.recentTimestamps()), true
+	if v.height >= consensus.TimestampCheckWindow {
+		n.MedianTimestamp, n.HasMedianTimestamp = consensus.Median(v.timestamps(consensus.TimestampCheckRange(v.height))), true
 	}
 	c.state.Store(n)
 }
@@ -207,8 +171,13 @@ func (e *BlockError) Unwrap() error { return e.Err }
 
 // Sentinels for the rules this package checks itself.
 var (
-	ErrPrevMismatch     = errors.New("previous block id is not the chain's top block")
-	ErrAlreadyInChain   = errors.New("block is already in the chain")
+	ErrPrevMismatch = errors.New("previous block id is not the chain's top block")
+	// ErrAlreadyInChain: the block is already known, on the main chain or
+	// as an alternative block (monerod's have_block); IsMainChain tells which.
+	ErrAlreadyInChain = errors.New("block is already known (main chain or alternative)")
+	// ErrOrphan: the block's parent is neither a main-chain nor an
+	// alternative block; the caller should fetch the chain leading to it.
+	ErrOrphan           = errors.New("parent block is unknown (orphan block)")
 	ErrBadBlockID       = errors.New("block id cannot be computed")
 	ErrTxMismatch       = errors.New("transactions do not match the block's tx_hashes")
 	ErrTxAlreadyInChain = errors.New("transaction is already in the chain")
@@ -217,38 +186,6 @@ var (
 	ErrDifficultyZero   = errors.New("difficulty overflowed 128 bits")
 	ErrNoPoWHasher      = errors.New("no proof-of-work hasher configured")
 )
-
-// AddBlock checks blk against the consensus rules and, if it extends the
-// chain validly, stores it with its transactions. blob is blk's
-// serialization, txs and txBlobs its transactions in tx_hashes order. On any
-// error the store is unchanged. It returns the stored metadata.
-func (c *Chain) AddBlock(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transaction, txBlobs [][]byte) (chaindb.BlockMeta, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	meta, rec, err := c.check(blk, blob, txs, txBlobs)
-	if err != nil {
-		return chaindb.BlockMeta{}, err
-	}
-	if err := c.store.Append(rec); err != nil {
-		// The commit may have reached the disk even though it reported an
-		// error (a failed sync): rebuild the in-memory state from the store.
-		if lerr := c.load(); lerr != nil {
-			c.cfg.Logger.Error("reloading the chain after a failed append", "err", lerr)
-		}
-		return chaindb.BlockMeta{}, &BlockError{Height: meta.Height, Hash: meta.Hash, Rule: "store", Err: err}
-	}
-	c.top = meta
-	c.height++
-	if len(c.recent) == recentWindow {
-		copy(c.recent, c.recent[1:])
-		c.recent = c.recent[:recentWindow-1]
-	}
-	c.recent = append(c.recent, recentBlock{meta.Timestamp, meta.CumulativeDifficulty, meta.Weight})
-	c.longTerm.Push(meta.LongTermWeight)
-	c.txCount += uint64(len(rec.Txs))
-	c.publish()
-	return meta, nil
-}
 
 // NextBlock holds the figures that apply to the block after the top, as
 // get_info reports them.

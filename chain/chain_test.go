@@ -86,7 +86,7 @@ func TestTamperedBlocksAreRefused(t *testing.T) {
 		rec  *chainexport.Record
 		want error
 	}{
-		{"wrong previous block", tampered(t, target, func(b *cryptonote.Block) { b.PrevID[0] ^= 1 }), chain.ErrPrevMismatch},
+		{"unknown previous block (orphan)", tampered(t, target, func(b *cryptonote.Block) { b.PrevID[0] ^= 1 }), chain.ErrOrphan},
 		{"major version not in the fork table", tampered(t, target, func(b *cryptonote.Block) { b.MajorVersion = 15 }), consensus.ErrWrongMajorVersion},
 		{"vote below the fork version", tampered(t, target, func(b *cryptonote.Block) { b.MinorVersion = 15 }), consensus.ErrVoteTooLow},
 		{"timestamp below the median of the last 60", tampered(t, target, func(b *cryptonote.Block) { b.Timestamp = recs[at-40].Block.Timestamp - 1 }), consensus.ErrTimestampTooOld},

@@ -11,11 +11,25 @@ import (
 	"github.com/gonero/gonero/params"
 )
 
+// ruleSet says which variant of the rules applies.
+type ruleSet int
+
+const (
+	// mainRules are handle_block_to_main_chain's: for a block extending the
+	// main chain, and for every block of an alternative chain when the
+	// chain manager switches to it.
+	mainRules ruleSet = iota
+	// altRules are handle_alternative_block's, for a block stored as an
+	// alternative: no future-timestamp limit, and the timestamp median is
+	// taken even while the chain is short (see altTimestampRange).
+	altRules
+)
+
 // check applies the consensus rules to a block that claims to extend the
-// chain, in monerod's order (Blockchain::handle_block_to_main_chain), and
-// returns what to store. It reads the store but never writes it.
-func (c *Chain) check(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transaction, txBlobs [][]byte) (chaindb.BlockMeta, chaindb.BlockRecord, error) {
-	height := c.height
+// chain v, in monerod's order (Blockchain::handle_block_to_main_chain), and
+// returns what to store. It reads the store through r but never writes it.
+func (c *Chain) check(r *chaindb.Reader, v *chainView, rules ruleSet, blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transaction, txBlobs [][]byte) (chaindb.BlockMeta, chaindb.BlockRecord, error) {
+	height := v.height
 	id, err := blk.ID()
 	fail := func(rule string, err error) (chaindb.BlockMeta, chaindb.BlockRecord, error) {
 		return chaindb.BlockMeta{}, chaindb.BlockRecord{}, &BlockError{Height: height, Hash: id, Rule: rule, Err: err}
@@ -23,11 +37,8 @@ func (c *Chain) check(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Tran
 	if err != nil {
 		return fail("block id", fmt.Errorf("%w: %v", ErrBadBlockID, err))
 	}
-	if height > 0 && blk.PrevID != c.top.Hash {
-		if c.knownBlock(id) {
-			return fail("previous block", ErrAlreadyInChain)
-		}
-		return fail("previous block", fmt.Errorf("%w: prev_id %s, top %s at height %d", ErrPrevMismatch, blk.PrevID, c.top.Hash, c.top.Height))
+	if height > 0 && blk.PrevID != v.top.Hash {
+		return fail("previous block", fmt.Errorf("%w: prev_id %s, top %s at height %d", ErrPrevMismatch, blk.PrevID, v.top.Hash, v.top.Height))
 	}
 	if height == 0 && (blk.PrevID != cryptonote.Hash{} || id != c.cfg.Network.GenesisID()) {
 		return fail("genesis", fmt.Errorf("%w: not %s's genesis block", ErrPrevMismatch, c.cfg.Network))
@@ -38,22 +49,27 @@ func (c *Chain) check(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Tran
 		return fail("hard-fork version", err)
 	}
 
-	if err := consensus.CheckTimestamp(blk.Timestamp, c.recentTimestamps(), uint64(c.cfg.Now().Unix())); err != nil {
+	if rules == altRules {
+		err = checkAltTimestamp(blk.Timestamp, v.timestamps(altTimestampRange(height)))
+	} else {
+		err = consensus.CheckTimestamp(blk.Timestamp, v.timestamps(consensus.TimestampCheckRange(height)), uint64(c.cfg.Now().Unix()))
+	}
+	if err != nil {
 		return fail("timestamp", err)
 	}
 
-	difficulty := c.nextDifficulty(height, version)
+	difficulty := v.nextDifficulty(c.cfg.FixedDifficulty, version)
 	if difficulty.IsZero() {
 		return fail("difficulty", ErrDifficultyZero)
 	}
 	cumulative := difficulty
 	if height > 0 {
 		var over bool
-		if cumulative, over = c.top.CumulativeDifficulty.Add(difficulty); over {
+		if cumulative, over = v.top.CumulativeDifficulty.Add(difficulty); over {
 			return fail("difficulty", fmt.Errorf("cumulative difficulty overflows 128 bits"))
 		}
 	}
-	if err := c.checkPoW(blk, height, difficulty); err != nil {
+	if err := c.checkPoW(r, v, blk, height, difficulty); err != nil {
 		return fail("proof of work", err)
 	}
 
@@ -61,7 +77,7 @@ func (c *Chain) check(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Tran
 		return fail("miner transaction", err)
 	}
 	rec := chaindb.BlockRecord{Blob: blob}
-	fees, txWeights, err := c.checkTxs(blk, txs, txBlobs, version, &rec)
+	fees, txWeights, err := c.checkTxs(r, v, blk, txs, txBlobs, version, &rec)
 	if err != nil {
 		return fail("transactions", err)
 	}
@@ -69,10 +85,10 @@ func (c *Chain) check(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Tran
 	// Weight and reward (validate_miner_transaction).
 	minerBlob := blk.MinerTx.Serialize()
 	weight := blk.MinerTx.Weight(len(minerBlob)) + txWeights
-	shortTerm := c.shortTermMedian()
-	longTerm := c.longTerm.Median()
+	shortTerm := v.shortTermMedian()
+	longTerm := v.longTerm.Median()
 	effective := consensus.EffectiveMedian(shortTerm, longTerm, version)
-	reward, err := consensus.BlockReward(consensus.RewardMedian(shortTerm, effective, version), weight, c.top.GeneratedCoins, version)
+	reward, err := consensus.BlockReward(consensus.RewardMedian(shortTerm, effective, version), weight, v.top.GeneratedCoins, version)
 	if err != nil {
 		return fail("block weight", err)
 	}
@@ -96,7 +112,7 @@ func (c *Chain) check(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Tran
 		Difficulty:           difficulty,
 		CumulativeDifficulty: cumulative,
 		Reward:               outputs,
-		GeneratedCoins:       consensus.AddGeneratedCoins(c.top.GeneratedCoins, generated),
+		GeneratedCoins:       consensus.AddGeneratedCoins(v.top.GeneratedCoins, generated),
 		MinerTxHash:          blk.MinerTx.ID(),
 		NumTxes:              uint64(len(blk.TxHashes)),
 	}
@@ -104,66 +120,43 @@ func (c *Chain) check(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Tran
 	return meta, rec, nil
 }
 
-func (c *Chain) knownBlock(id cryptonote.Hash) bool {
-	err := c.store.View(func(r *chaindb.Reader) error {
-		_, err := r.HeightByHash(id)
-		return err
-	})
-	return err == nil
+// altTimestampRange is the window monerod checks an alternative block's
+// timestamp against (build_alt_chain then complete_timestamps_vector): the
+// last 60 blocks of its chain, or while the chain is shorter every block but
+// the genesis block. Unlike the main-chain rule it applies a median even
+// below 60 blocks.
+func altTimestampRange(height uint64) (first, end uint64) {
+	if height > consensus.TimestampCheckWindow {
+		return height - consensus.TimestampCheckWindow, height
+	}
+	return min(1, height), height
 }
 
-// recentTimestamps are the timestamps CheckTimestamp reads.
-func (c *Chain) recentTimestamps() []uint64 {
-	first, end := consensus.TimestampCheckRange(c.height)
-	return c.recentSlice(first, end, func(b recentBlock) uint64 { return b.timestamp })
-}
-
-func (c *Chain) shortTermMedian() uint64 {
-	first := uint64(0)
-	if c.height > consensus.RewardBlocksWindow {
-		first = c.height - consensus.RewardBlocksWindow
+// checkAltTimestamp is the vector form of check_block_timestamp: not below
+// the median of previous (the median of none is 0).
+func checkAltTimestamp(timestamp uint64, previous []uint64) error {
+	if median := consensus.Median(previous); timestamp < median {
+		return &consensus.TimestampError{Timestamp: timestamp, Bound: median, Err: consensus.ErrTimestampTooOld}
 	}
-	return consensus.Median(c.recentSlice(first, c.height, func(b recentBlock) uint64 { return b.weight }))
-}
-
-// recentSlice extracts a field for heights [first, end) from recent, which
-// holds the heights [c.height-len(recent), c.height).
-func (c *Chain) recentSlice(first, end uint64, field func(recentBlock) uint64) []uint64 {
-	base := c.height - uint64(len(c.recent))
-	out := make([]uint64, 0, end-first)
-	for h := first; h < end; h++ {
-		out = append(out, field(c.recent[h-base]))
-	}
-	return out
-}
-
-func (c *Chain) nextDifficulty(height uint64, version uint8) u128.U128 {
-	if c.cfg.FixedDifficulty != 0 {
-		return consensus.FixedDifficulty(height, c.cfg.FixedDifficulty)
-	}
-	first, end := consensus.DifficultyInputRange(height)
-	base := c.height - uint64(len(c.recent))
-	ts := make([]uint64, 0, end-first)
-	cds := make([]u128.U128, 0, end-first)
-	for h := first; h < end; h++ {
-		b := c.recent[h-base]
-		ts = append(ts, b.timestamp)
-		cds = append(cds, b.cumulative)
-	}
-	return consensus.NextDifficulty(ts, cds, consensus.DifficultyTarget(version))
+	return nil
 }
 
 // checkPoW verifies the proof of work. Difficulty 1 is met by every hash
 // (x * 1 < 2^256), so the RandomX computation is skipped there: it is the
 // whole cost of adding a fixed-difficulty regtest block.
-func (c *Chain) checkPoW(blk *cryptonote.Block, height uint64, difficulty u128.U128) error {
+func (c *Chain) checkPoW(r *chaindb.Reader, v *chainView, blk *cryptonote.Block, height uint64, difficulty u128.U128) error {
 	if difficulty.Cmp(u128.From64(1)) <= 0 {
 		return nil
 	}
 	if c.cfg.PoW == nil {
 		return ErrNoPoWHasher
 	}
-	seed := c.HashAt(consensus.SeedHeight(height))
+	// The seed block is this chain's, which for an alternative block deep
+	// enough may itself be an alternative block.
+	seed, err := v.hashAt(r, consensus.SeedHeight(height))
+	if err != nil {
+		return err
+	}
 	pow, err := consensus.BlockPoWHash(c.cfg.PoW, height, blk.MajorVersion, seed, blk.HashingBlob())
 	if err != nil {
 		return err
@@ -269,7 +262,7 @@ func rctTypeAllowed(net params.Network, id cryptonote.Hash, typ, version uint8) 
 // checkTxs matches the transactions to the block's tx_hashes, applies the
 // structural rules this node checks (ring signatures and RingCT proofs are
 // not verified), fills rec.Txs, and returns the fees and the weight.
-func (c *Chain) checkTxs(blk *cryptonote.Block, txs []*cryptonote.Transaction, txBlobs [][]byte, version uint8, rec *chaindb.BlockRecord) (fees, weight uint64, err error) {
+func (c *Chain) checkTxs(r *chaindb.Reader, v *chainView, blk *cryptonote.Block, txs []*cryptonote.Transaction, txBlobs [][]byte, version uint8, rec *chaindb.BlockRecord) (fees, weight uint64, err error) {
 	if len(txs) != len(blk.TxHashes) || len(txBlobs) != len(txs) {
 		return 0, 0, fmt.Errorf("%w: %d transactions supplied, the block lists %d", ErrTxMismatch, len(txs), len(blk.TxHashes))
 	}
@@ -283,7 +276,9 @@ func (c *Chain) checkTxs(blk *cryptonote.Block, txs []*cryptonote.Transaction, t
 			return 0, 0, fmt.Errorf("%w: transaction %s is listed twice", ErrTxMismatch, id)
 		}
 		seen[id] = true
-		if c.txInChain(id) {
+		if dup, err := v.hasTx(r, id); err != nil {
+			return 0, 0, err
+		} else if dup {
 			return 0, 0, fmt.Errorf("%w: %s", ErrTxAlreadyInChain, id)
 		}
 		fee, err := checkTx(c.cfg.Network, id, tx, version)
@@ -300,16 +295,7 @@ func (c *Chain) checkTxs(blk *cryptonote.Block, txs []*cryptonote.Transaction, t
 	return fees, weight, nil
 }
 
-func (c *Chain) txInChain(id cryptonote.Hash) bool {
-	err := c.store.View(func(r *chaindb.Reader) error {
-		_, err := r.TxLocation(id)
-		return err
-	})
-	if err != nil && !errors.Is(err, chaindb.ErrNotFound) {
-		c.cfg.Logger.Warn("tx lookup failed", "tx", id, "err", err)
-	}
-	return err == nil
-}
+func isNotFound(err error) bool { return errors.Is(err, chaindb.ErrNotFound) }
 
 // checkTx applies the per-transaction rules and returns the fee.
 func checkTx(net params.Network, id cryptonote.Hash, tx *cryptonote.Transaction, version uint8) (uint64, error) {

@@ -15,11 +15,19 @@ import (
 // TestKillDuringWrites: it appends and pops on that store until killed.
 const crashChildEnv = "CHAINDB_CRASH_CHILD_PATH"
 
+// reorgChildEnv, when set to a path, makes the test binary the victim of
+// TestKillDuringReorganizations.
+const reorgChildEnv = "CHAINDB_REORG_CHILD_PATH"
+
 const seedCrash = 42
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(crashChildEnv); path != "" {
 		runCrashChild(path)
+		return
+	}
+	if path := os.Getenv(reorgChildEnv); path != "" {
+		runReorgChild(path)
 		return
 	}
 	os.Exit(m.Run())
@@ -105,5 +113,138 @@ func TestKillDuringWrites(t *testing.T) {
 	}
 	if grew == 0 {
 		t.Fatal("the child never got a block in before being killed; the test proved nothing")
+	}
+}
+
+// Branch seeds of the reorganisation victim.
+const reorgX, reorgY = 1001, 2002
+
+// branchState reads which branch is the main chain and how many blocks each
+// branch has: the main one above the fork, the other as alternative blocks.
+func branchState(db *DB) (main, alt, nMain, nAlt uint64, err error) {
+	err = db.View(func(r *Reader) error {
+		h, err := r.Height()
+		if err != nil {
+			return err
+		}
+		if nAlt, err = r.AltBlockCount(); err != nil {
+			return err
+		}
+		main, alt = reorgX, reorgY
+		if h <= forkAt {
+			return nil
+		}
+		m, err := r.MetaByHeight(forkAt)
+		if err != nil {
+			return err
+		}
+		if m.Hash == synthHash(reorgY, forkAt) {
+			main, alt = reorgY, reorgX
+		}
+		nMain = h - forkAt
+		return nil
+	})
+	return
+}
+
+// runReorgChild switches between two branches forever, each switch one
+// Reorganize that pops the main branch into the alternative blocks and
+// appends the other branch one block longer than before.
+func runReorgChild(path string) {
+	fail := func(err error) {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	db, err := Open(path, Options{Network: testNetwork, LockTimeout: 10 * time.Second})
+	if err != nil {
+		fail(err)
+	}
+	fmt.Println("open")
+	for {
+		_, alt, nMain, nAlt, err := branchState(db)
+		if err != nil {
+			fail(err)
+		}
+		if nMain == 0 { // a fresh store: the base and the first block of X
+			height := uint64(0)
+			if err := db.View(func(r *Reader) error { height, err = r.Height(); return err }); err != nil {
+				fail(err)
+			}
+			if err := db.Append(branchBlock(reorgX, height)); err != nil {
+				fail(err)
+			}
+			continue
+		}
+		_, err = db.Reorganize(Reorg{Pop: nMain, KeepPopped: true,
+			DeleteAlts: hashesOf(branchRange(alt, forkAt, forkAt+nAlt)),
+			Append:     branchRange(alt, forkAt, forkAt+max(nAlt, nMain)+1)})
+		if err != nil {
+			fail(err)
+		}
+	}
+}
+
+// kill -9 during repeated reorganisations: after every kill the store holds
+// one whole branch as the main chain and the other whole as alternative
+// blocks (the state before or after the interrupted switch), with every
+// index and counter agreeing, and the next switch carries on from there.
+func TestKillDuringReorganizations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns and kills subprocesses")
+	}
+	path := filepath.Join(t.TempDir(), "chain.db")
+	rng := rand.New(rand.NewPCG(9, 9))
+	const rounds = 8
+	switches := 0
+	var lastMain uint64
+	for round := range rounds {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), reorgChildEnv+"="+path)
+		cmd.Stderr = os.Stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil || line != "open\n" {
+			_ = cmd.Process.Kill()
+			t.Fatalf("round %d: child did not open the store: %q, %v", round, line, err)
+		}
+		time.Sleep(time.Duration(100+rng.IntN(400)) * time.Millisecond)
+		if err := cmd.Process.Kill(); err != nil { // SIGKILL
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err == nil {
+			t.Fatalf("round %d: child exited cleanly before the kill", round)
+		}
+
+		db, err := Open(path, Options{Network: testNetwork})
+		if err != nil {
+			t.Fatalf("round %d: open after kill: %v", round, err)
+		}
+		main, alt, nMain, nAlt, err := branchState(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The switches alternate and grow by one: the branch lengths say
+		// how many there have been, and they can only differ by one.
+		if nAlt != 0 && nMain != nAlt+1 {
+			t.Fatalf("round %d: main branch %d blocks, alternative %d", round, nMain, nAlt)
+		}
+		checkBranches(t, db, main, alt, nMain, nAlt)
+		t.Logf("round %d: killed with branch %d main (%d blocks), %d alternative blocks", round, main, nMain, nAlt)
+		if nMain > lastMain {
+			switches++
+		}
+		lastMain = nMain
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if switches < 2 {
+		t.Fatal("the child hardly switched before being killed; the test proved little")
 	}
 }

@@ -2,8 +2,8 @@
 // with their metadata, transactions and indexes, plus the alternative blocks,
 // in one bbolt file.
 //
-// Writes (Append, PopTop, alternative-block puts and deletes) each run in one
-// bbolt transaction, so after a crash the store holds the chain as of the last
+// Writes (Append, PopTop, alternative-block puts and deletes, and a whole
+// reorganisation with Reorganize) each run in one bbolt transaction, so after a crash the store holds the chain as of the last
 // completed write and every index agrees with it. Reads run in read-only
 // bbolt transactions (View), which see one consistent snapshot and do not wait
 // for the writer. The store checks the chain's linkage (height, prev hash) and
@@ -15,6 +15,7 @@ package chaindb
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -74,6 +75,7 @@ type Store interface {
 	PopTop() (BlockRecord, error)
 	PutAltBlock(rec BlockRecord) error
 	DeleteAltBlock(hash cryptonote.Hash) error
+	Reorganize(r Reorg) ([]BlockRecord, error)
 	View(fn func(r *Reader) error) error
 }
 
@@ -265,77 +267,80 @@ func (db *DB) Append(rec BlockRecord) error {
 	if err := validateRecord(&rec); err != nil {
 		return err
 	}
-	m := &rec.Meta
-	return db.bolt.Update(func(tx *bolt.Tx) error {
-		r := Reader{tx: tx}
-		height, err := r.Height()
-		if err != nil {
-			return err
-		}
-		if m.Height != height {
-			return &ErrHeightMismatch{Got: m.Height, Want: height}
-		}
-		if height > 0 {
-			top, err := r.MetaByHeight(height - 1)
-			if err != nil {
-				return err
-			}
-			if m.PrevHash != top.Hash {
-				return &ErrPrevMismatch{Height: m.Height, Got: m.PrevHash, Want: top.Hash}
-			}
-		}
-		heights := tx.Bucket(bucketBlockHeights)
-		if v := heights.Get(m.Hash[:]); v != nil {
-			existing, err := decodeU64(v)
-			if err != nil {
-				return corrupt(bucketBlockHeights, m.Hash[:], err)
-			}
-			return &ErrDuplicateBlock{Hash: m.Hash, Height: existing}
-		}
-		locations := tx.Bucket(bucketTxLocations)
-		for i := range rec.Txs {
-			h := rec.Txs[i].Hash[:]
-			if v := locations.Get(h); v != nil {
-				loc, err := decodeTxLocation(v)
-				if err != nil {
-					return corrupt(bucketTxLocations, h, err)
-				}
-				return &ErrDuplicateTx{Hash: rec.Txs[i].Hash, Existing: loc}
-			}
-		}
-		txCount, err := r.TxCount()
-		if err != nil {
-			return err
-		}
+	return db.bolt.Update(func(tx *bolt.Tx) error { return appendIn(tx, &rec) })
+}
 
-		key := heightKey(m.Height)
-		puts := []struct {
-			bucket, key, value []byte
-		}{
-			{bucketBlockMeta, key, encodeMeta(m)},
-			{bucketBlockBlobs, key, rec.Blob},
-			{bucketBlockTxs, key, encodeTxHashes(rec.Txs)},
-			{bucketBlockHeights, m.Hash[:], encodeU64(m.Height)},
-			{bucketInfo, infoTxCount, encodeU64(txCount + uint64(len(rec.Txs)))},
+// appendIn is Append inside the caller's transaction; rec has been validated.
+func appendIn(tx *bolt.Tx, rec *BlockRecord) error {
+	m := &rec.Meta
+	r := Reader{tx: tx}
+	height, err := r.Height()
+	if err != nil {
+		return err
+	}
+	if m.Height != height {
+		return &ErrHeightMismatch{Got: m.Height, Want: height}
+	}
+	if height > 0 {
+		top, err := r.MetaByHeight(height - 1)
+		if err != nil {
+			return err
 		}
-		for _, p := range puts {
-			if err := tx.Bucket(p.bucket).Put(p.key, p.value); err != nil {
-				return fmt.Errorf("chaindb: append height %d: put %s: %w", m.Height, p.bucket, err)
-			}
+		if m.PrevHash != top.Hash {
+			return &ErrPrevMismatch{Height: m.Height, Got: m.PrevHash, Want: top.Hash}
 		}
-		blobs := tx.Bucket(bucketTxBlobs)
-		for i := range rec.Txs {
-			t := &rec.Txs[i]
-			if err := blobs.Put(t.Hash[:], t.Blob); err != nil {
-				return fmt.Errorf("chaindb: append height %d: put tx %s: %w", m.Height, t.Hash, err)
-			}
-			loc := encodeTxLocation(TxLocation{Height: m.Height, Index: uint32(i)})
-			if err := locations.Put(t.Hash[:], loc); err != nil {
-				return fmt.Errorf("chaindb: append height %d: put tx location %s: %w", m.Height, t.Hash, err)
-			}
+	}
+	heights := tx.Bucket(bucketBlockHeights)
+	if v := heights.Get(m.Hash[:]); v != nil {
+		existing, err := decodeU64(v)
+		if err != nil {
+			return corrupt(bucketBlockHeights, m.Hash[:], err)
 		}
-		return nil
-	})
+		return &ErrDuplicateBlock{Hash: m.Hash, Height: existing}
+	}
+	locations := tx.Bucket(bucketTxLocations)
+	for i := range rec.Txs {
+		h := rec.Txs[i].Hash[:]
+		if v := locations.Get(h); v != nil {
+			loc, err := decodeTxLocation(v)
+			if err != nil {
+				return corrupt(bucketTxLocations, h, err)
+			}
+			return &ErrDuplicateTx{Hash: rec.Txs[i].Hash, Existing: loc}
+		}
+	}
+	txCount, err := r.TxCount()
+	if err != nil {
+		return err
+	}
+
+	key := heightKey(m.Height)
+	puts := []struct {
+		bucket, key, value []byte
+	}{
+		{bucketBlockMeta, key, encodeMeta(m)},
+		{bucketBlockBlobs, key, rec.Blob},
+		{bucketBlockTxs, key, encodeTxHashes(rec.Txs)},
+		{bucketBlockHeights, m.Hash[:], encodeU64(m.Height)},
+		{bucketInfo, infoTxCount, encodeU64(txCount + uint64(len(rec.Txs)))},
+	}
+	for _, p := range puts {
+		if err := tx.Bucket(p.bucket).Put(p.key, p.value); err != nil {
+			return fmt.Errorf("chaindb: append height %d: put %s: %w", m.Height, p.bucket, err)
+		}
+	}
+	blobs := tx.Bucket(bucketTxBlobs)
+	for i := range rec.Txs {
+		t := &rec.Txs[i]
+		if err := blobs.Put(t.Hash[:], t.Blob); err != nil {
+			return fmt.Errorf("chaindb: append height %d: put tx %s: %w", m.Height, t.Hash, err)
+		}
+		loc := encodeTxLocation(TxLocation{Height: m.Height, Index: uint32(i)})
+		if err := locations.Put(t.Hash[:], loc); err != nil {
+			return fmt.Errorf("chaindb: append height %d: put tx location %s: %w", m.Height, t.Hash, err)
+		}
+	}
+	return nil
 }
 
 // PopTop removes the top block with its txs and index entries in one
@@ -344,83 +349,89 @@ func (db *DB) Append(rec BlockRecord) error {
 func (db *DB) PopTop() (BlockRecord, error) {
 	var rec BlockRecord
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
-		r := Reader{tx: tx}
-		top, err := r.Top()
-		if err != nil {
-			return err
-		}
-		h := top.Height
-		key := heightKey(h)
-		blob, err := r.BlockBlob(h)
-		if err != nil {
-			return err
-		}
-		hashes, err := r.TxHashes(h)
-		if err != nil {
-			return err
-		}
-		if uint64(len(hashes)) != top.NumTxes {
-			return corruptf(bucketBlockTxs, key, "%d tx hashes stored but the meta says %d", len(hashes), top.NumTxes)
-		}
-		indexed, err := r.HeightByHash(top.Hash)
-		if err != nil {
-			return err
-		}
-		if indexed != h {
-			return corruptf(bucketBlockHeights, top.Hash[:], "points at height %d, but the block is at %d", indexed, h)
-		}
-		txCount, err := r.TxCount()
-		if err != nil {
-			return err
-		}
-		if txCount < uint64(len(hashes)) {
-			return corruptf(bucketInfo, infoTxCount, "tx count %d is below the %d txs of the top block", txCount, len(hashes))
-		}
-
-		txs := make([]TxRecord, len(hashes))
-		for i, th := range hashes {
-			loc, err := r.TxLocation(th)
-			if err != nil {
-				return err
-			}
-			if loc != (TxLocation{Height: h, Index: uint32(i)}) {
-				return corruptf(bucketTxLocations, th[:], "points at height %d index %d, but the tx is at height %d index %d",
-					loc.Height, loc.Index, h, i)
-			}
-			if txs[i].Blob, err = r.TxBlob(th); err != nil {
-				return err
-			}
-			txs[i].Hash = th
-		}
-
-		for _, t := range txs {
-			if err := tx.Bucket(bucketTxBlobs).Delete(t.Hash[:]); err != nil {
-				return fmt.Errorf("chaindb: pop height %d: delete tx %s: %w", h, t.Hash, err)
-			}
-			if err := tx.Bucket(bucketTxLocations).Delete(t.Hash[:]); err != nil {
-				return fmt.Errorf("chaindb: pop height %d: delete tx location %s: %w", h, t.Hash, err)
-			}
-		}
-		for _, d := range []struct{ bucket, key []byte }{
-			{bucketBlockMeta, key},
-			{bucketBlockBlobs, key},
-			{bucketBlockTxs, key},
-			{bucketBlockHeights, top.Hash[:]},
-		} {
-			if err := tx.Bucket(d.bucket).Delete(d.key); err != nil {
-				return fmt.Errorf("chaindb: pop height %d: delete from %s: %w", h, d.bucket, err)
-			}
-		}
-		if err := tx.Bucket(bucketInfo).Put(infoTxCount, encodeU64(txCount-uint64(len(txs)))); err != nil {
-			return fmt.Errorf("chaindb: pop height %d: update tx count: %w", h, err)
-		}
-		rec = BlockRecord{Meta: top, Blob: blob, Txs: txs}
-		return nil
+		var err error
+		rec, err = popIn(tx)
+		return err
 	})
 	if err != nil {
 		return BlockRecord{}, err
 	}
 	return rec, nil
+}
+
+// popIn is PopTop inside the caller's transaction.
+func popIn(tx *bolt.Tx) (BlockRecord, error) {
+	r := Reader{tx: tx}
+	top, err := r.Top()
+	if err != nil {
+		return BlockRecord{}, err
+	}
+	h := top.Height
+	key := heightKey(h)
+	blob, err := r.BlockBlob(h)
+	if err != nil {
+		return BlockRecord{}, err
+	}
+	hashes, err := r.TxHashes(h)
+	if err != nil {
+		return BlockRecord{}, err
+	}
+	if uint64(len(hashes)) != top.NumTxes {
+		return BlockRecord{}, corruptf(bucketBlockTxs, key, "%d tx hashes stored but the meta says %d", len(hashes), top.NumTxes)
+	}
+	indexed, err := r.HeightByHash(top.Hash)
+	if err != nil {
+		return BlockRecord{}, err
+	}
+	if indexed != h {
+		return BlockRecord{}, corruptf(bucketBlockHeights, top.Hash[:], "points at height %d, but the block is at %d", indexed, h)
+	}
+	txCount, err := r.TxCount()
+	if err != nil {
+		return BlockRecord{}, err
+	}
+	if txCount < uint64(len(hashes)) {
+		return BlockRecord{}, corruptf(bucketInfo, infoTxCount, "tx count %d is below the %d txs of the top block", txCount, len(hashes))
+	}
+
+	txs := make([]TxRecord, len(hashes))
+	for i, th := range hashes {
+		loc, err := r.TxLocation(th)
+		if err != nil {
+			return BlockRecord{}, err
+		}
+		if loc != (TxLocation{Height: h, Index: uint32(i)}) {
+			return BlockRecord{}, corruptf(bucketTxLocations, th[:], "points at height %d index %d, but the tx is at height %d index %d",
+				loc.Height, loc.Index, h, i)
+		}
+		if txs[i].Blob, err = r.TxBlob(th); err != nil {
+			return BlockRecord{}, err
+		}
+		txs[i].Hash = th
+	}
+
+	for _, t := range txs {
+		if err := tx.Bucket(bucketTxBlobs).Delete(t.Hash[:]); err != nil {
+			return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: delete tx %s: %w", h, t.Hash, err)
+		}
+		if err := tx.Bucket(bucketTxLocations).Delete(t.Hash[:]); err != nil {
+			return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: delete tx location %s: %w", h, t.Hash, err)
+		}
+	}
+	for _, d := range []struct{ bucket, key []byte }{
+		{bucketBlockMeta, key},
+		{bucketBlockBlobs, key},
+		{bucketBlockTxs, key},
+		{bucketBlockHeights, top.Hash[:]},
+	} {
+		if err := tx.Bucket(d.bucket).Delete(d.key); err != nil {
+			return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: delete from %s: %w", h, d.bucket, err)
+		}
+	}
+	if err := tx.Bucket(bucketInfo).Put(infoTxCount, encodeU64(txCount-uint64(len(txs)))); err != nil {
+		return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: update tx count: %w", h, err)
+	}
+	return BlockRecord{Meta: top, Blob: blob, Txs: txs}, nil
 }
 
 // PutAltBlock stores rec as an alternative block under rec.Meta.Hash,
@@ -430,33 +441,110 @@ func (db *DB) PutAltBlock(rec BlockRecord) error {
 	if err := validateRecord(&rec); err != nil {
 		return err
 	}
-	value := encodeAltBlock(&rec)
-	return db.bolt.Update(func(tx *bolt.Tx) error {
-		alts := tx.Bucket(bucketAltBlocks)
-		isNew := alts.Get(rec.Meta.Hash[:]) == nil
-		if err := alts.Put(rec.Meta.Hash[:], value); err != nil {
-			return fmt.Errorf("chaindb: put alt block %s: %w", rec.Meta.Hash, err)
-		}
-		if isNew {
-			return changeAltBlockCount(tx, true)
-		}
-		return nil
-	})
+	return db.bolt.Update(func(tx *bolt.Tx) error { return putAltIn(tx, &rec) })
+}
+
+// putAltIn is PutAltBlock inside the caller's transaction; rec has been validated.
+func putAltIn(tx *bolt.Tx, rec *BlockRecord) error {
+	alts := tx.Bucket(bucketAltBlocks)
+	isNew := alts.Get(rec.Meta.Hash[:]) == nil
+	if err := alts.Put(rec.Meta.Hash[:], encodeAltBlock(rec)); err != nil {
+		return fmt.Errorf("chaindb: put alt block %s: %w", rec.Meta.Hash, err)
+	}
+	if isNew {
+		return changeAltBlockCount(tx, true)
+	}
+	return nil
 }
 
 // DeleteAltBlock removes the alternative block stored under hash; it returns
 // an ErrNotFound error if there is none.
 func (db *DB) DeleteAltBlock(hash cryptonote.Hash) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
-		alts := tx.Bucket(bucketAltBlocks)
-		if alts.Get(hash[:]) == nil {
-			return notFoundf("no alternative block %s", hash)
+	return db.bolt.Update(func(tx *bolt.Tx) error { return deleteAltIn(tx, hash) })
+}
+
+func deleteAltIn(tx *bolt.Tx, hash cryptonote.Hash) error {
+	alts := tx.Bucket(bucketAltBlocks)
+	if alts.Get(hash[:]) == nil {
+		return notFoundf("no alternative block %s", hash)
+	}
+	if err := alts.Delete(hash[:]); err != nil {
+		return fmt.Errorf("chaindb: delete alt block %s: %w", hash, err)
+	}
+	return changeAltBlockCount(tx, false)
+}
+
+// Reorg is one chain reorganisation, applied by Reorganize in this order:
+// pop Pop blocks off the main chain (keeping them as alternative blocks if
+// KeepPopped), delete the alternative blocks DeleteAlts, append Append as
+// the new main-chain blocks, then store PutAlts as alternative blocks.
+type Reorg struct {
+	Pop        uint64
+	KeepPopped bool
+	DeleteAlts []cryptonote.Hash
+	Append     []BlockRecord
+	PutAlts    []BlockRecord
+}
+
+// Reorganize applies r in one transaction: after a crash the store holds the
+// chain either as it was before or as it is after, never a mix, and if any
+// step fails (a linkage, duplicate or missing-alt error) nothing is changed.
+// It returns the popped blocks, lowest height first.
+func (db *DB) Reorganize(r Reorg) ([]BlockRecord, error) {
+	for _, list := range [][]BlockRecord{r.Append, r.PutAlts} {
+		for i := range list {
+			if err := validateRecord(&list[i]); err != nil {
+				return nil, err
+			}
 		}
-		if err := alts.Delete(hash[:]); err != nil {
-			return fmt.Errorf("chaindb: delete alt block %s: %w", hash, err)
+	}
+	var popped []BlockRecord
+	err := db.bolt.Update(func(tx *bolt.Tx) error {
+		popped = popped[:0]
+		height, err := (&Reader{tx: tx}).Height()
+		if err != nil {
+			return err
 		}
-		return changeAltBlockCount(tx, false)
+		// Genesis stays: a reorganisation forks above it.
+		if r.Pop >= height && r.Pop > 0 {
+			return fmt.Errorf("chaindb: reorganize: cannot pop %d blocks off a chain of %d (the genesis block stays)", r.Pop, height)
+		}
+		for range r.Pop {
+			rec, err := popIn(tx)
+			if err != nil {
+				return err
+			}
+			popped = append(popped, rec)
+		}
+		slices.Reverse(popped)
+		if r.KeepPopped {
+			for i := range popped {
+				if err := putAltIn(tx, &popped[i]); err != nil {
+					return err
+				}
+			}
+		}
+		for _, h := range r.DeleteAlts {
+			if err := deleteAltIn(tx, h); err != nil {
+				return err
+			}
+		}
+		for i := range r.Append {
+			if err := appendIn(tx, &r.Append[i]); err != nil {
+				return err
+			}
+		}
+		for i := range r.PutAlts {
+			if err := putAltIn(tx, &r.PutAlts[i]); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return popped, nil
 }
 
 // changeAltBlockCount adds one to the alternative block counter, or takes one away.

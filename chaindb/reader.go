@@ -213,6 +213,29 @@ func (r *Reader) AltBlock(hash cryptonote.Hash) (BlockRecord, error) {
 	return rec, nil
 }
 
+// HasAltBlock reports whether an alternative block is stored under hash.
+func (r *Reader) HasAltBlock(hash cryptonote.Hash) bool {
+	return r.tx.Bucket(bucketAltBlocks).Get(hash[:]) != nil
+}
+
+// AltBlockMetas returns the metas of every stored alternative block, in
+// hash order.
+func (r *Reader) AltBlockMetas() ([]BlockMeta, error) {
+	var metas []BlockMeta
+	err := r.tx.Bucket(bucketAltBlocks).ForEach(func(k, v []byte) error {
+		m, err := decodeAltMeta(v)
+		if err != nil {
+			return corrupt(bucketAltBlocks, k, err)
+		}
+		if !bytes.Equal(m.Hash[:], k) {
+			return corruptf(bucketAltBlocks, k, "holds block %s", m.Hash)
+		}
+		metas = append(metas, m)
+		return nil
+	})
+	return metas, err
+}
+
 // Size returns the size of the database in bytes as of this snapshot: the
 // pages bbolt has allocated, which is the data the file holds (the file
 // itself may be a little longer, grown ahead of need). For get_info's

@@ -325,6 +325,21 @@ func decodeAltBlock(v []byte) (BlockRecord, error) {
 	return rec, nil
 }
 
+// decodeAltMeta parses only the meta of an alternative block, for listings
+// that need no blobs.
+func decodeAltMeta(v []byte) (BlockMeta, error) {
+	if len(v) == 0 {
+		return BlockMeta{}, errors.New("alt block value is empty")
+	}
+	if v[0] != altLayoutV1 {
+		return BlockMeta{}, fmt.Errorf("alt block layout %d is not known (this build reads layout %d)", v[0], altLayoutV1)
+	}
+	if len(v) < 1+metaSize {
+		return BlockMeta{}, fmt.Errorf("alt block value is %d bytes, shorter than its meta", len(v))
+	}
+	return decodeMeta(v[1 : 1+metaSize])
+}
+
 // decoder consumes a byte slice front to back, checking every length first.
 type decoder struct{ buf []byte }
 
