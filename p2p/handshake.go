@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/portable"
@@ -343,15 +342,5 @@ func (n *Node) timedSync(c *conn) {
 // hasBlock reports whether the block is known, on the main chain or as an
 // alternative block.
 func (n *Node) hasBlock(id cryptonote.Hash) bool {
-	// TODO(reorg merge): chain.HasBlock once alternative blocks land.
-	found := false
-	_ = n.chain.Store().View(func(r *chaindb.Reader) error {
-		if _, err := r.HeightByHash(id); err == nil {
-			found = true
-		} else if _, err := r.AltBlock(id); err == nil {
-			found = true
-		}
-		return nil
-	})
-	return found
+	return n.chain.HasBlock(id)
 }

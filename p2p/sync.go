@@ -434,11 +434,17 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 	n.adding.Add(1)
 	var addErr error
 	for _, p := range blocks {
-		if _, err := n.chain.AddBlock(p.blk, p.blob, p.txs, p.txBlobs); err != nil && !errors.Is(err, chain.ErrAlreadyInChain) {
+		res, err := n.chain.Add(p.blk, p.blob, p.txs, p.txBlobs)
+		if err != nil && !errors.Is(err, chain.ErrAlreadyInChain) {
 			addErr = err
 			break
 		}
-		n.pool.removeBlockTxs(p.blk.TxHashes)
+		if res.Reorganized {
+			n.log.Info("switched to a heavier chain", "conn", c, "height", res.Meta.Height, "top", res.Meta.Hash, "blocks_replaced", res.Popped)
+		}
+		if res.MainChain {
+			n.pool.removeBlockTxs(p.blk.TxHashes)
+		}
 	}
 	n.adding.Add(-1)
 	n.syncMu.Unlock()
@@ -524,16 +530,28 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 			BlockHash: id, CurrentBlockchainHeight: n.chain.Height(), MissingTxIndices: missing})
 	}
 	n.syncMu.Lock()
-	_, err = n.chain.AddBlock(blk, nb.Block.Block, txs, blobs)
+	res, err := n.chain.Add(blk, nb.Block.Block, txs, blobs)
 	n.syncMu.Unlock()
-	if err != nil {
-		if errors.Is(err, chain.ErrAlreadyInChain) {
-			return nil
-		}
+	switch {
+	case errors.Is(err, chain.ErrAlreadyInChain):
+		return nil
+	case errors.Is(err, chain.ErrOrphan):
+		// The parent vanished in between (a switch): find the join again.
+		return n.requestChain(c)
+	case err != nil:
 		return blockFault(err)
 	}
+	if !res.MainChain {
+		n.log.Info("alternative block from peer", "height", res.Meta.Height, "id", id, "conn", c)
+		return nil
+	}
+	if res.Reorganized {
+		n.log.Info("switched to a heavier chain", "conn", c, "height", res.Meta.Height, "top", id, "blocks_replaced", res.Popped)
+	} else {
+		n.log.Info("new block from peer", "height", res.Meta.Height, "id", id, "conn", c)
+	}
 	n.pool.removeBlockTxs(blk.TxHashes)
-	n.log.Info("new block from peer", "height", n.chain.Height()-1, "id", id, "conn", c)
+	// Like monerod, relay only what joined the main chain.
 	n.relayBlock(nb.Block.Block, c)
 	return nil
 }
