@@ -57,7 +57,8 @@ func TestImportServeAndStop(t *testing.T) {
 	}
 
 	port := freePort(t)
-	node := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--rpc-bind-port", strconv.Itoa(port))
+	node := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--rpc-bind-port", strconv.Itoa(port),
+		"--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(freePort(t)))
 	var logs bytes.Buffer
 	node.Stdout, node.Stderr = &logs, &logs
 	if err := node.Start(); err != nil {
@@ -134,6 +135,8 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"import", "--regtest", "--input-file", filepath.Join(data, "missing.raw")}, "no such file"},
 		{[]string{"import", "--regtest", "--input-file", corrupt}, "not a monero-blockchain-export file"},
 		{[]string{"--no-such-flag"}, "unknown flag"},
+		{[]string{"--regtest", "--add-exclusive-node", "seed.example.org:18080"}, "want IP:port"},
+		{[]string{"--regtest", "--p2p-bind-ip", "localhost"}, "not an IP address"},
 	}
 	for _, c := range cases {
 		cmd := exec.Command(bin, append(c.args, "--data-dir", data)...)
@@ -154,7 +157,7 @@ func TestLoginAndRestrictedListener(t *testing.T) {
 	data := t.TempDir()
 	port, rport := freePort(t), freePort(t)
 	node := exec.Command(bin, "--regtest", "--data-dir", data, "--rpc-bind-port", strconv.Itoa(port),
-		"--rpc-restricted-bind-port", strconv.Itoa(rport), "--rpc-login", "alice:s3cret")
+		"--rpc-restricted-bind-port", strconv.Itoa(rport), "--rpc-login", "alice:s3cret", "--offline")
 	var logs bytes.Buffer
 	node.Stdout, node.Stderr = &logs, &logs
 	if err := node.Start(); err != nil {
@@ -186,5 +189,69 @@ func TestLoginAndRestrictedListener(t *testing.T) {
 	out, _ := exec.Command(curl, "-s", "--digest", "-u", "alice:s3cret", "--data", body, "http://127.0.0.1:"+strconv.Itoa(rport)+"/json_rpc").Output()
 	if !strings.Contains(string(out), "-32601") {
 		t.Errorf("get_connections on the restricted listener: %s", out)
+	}
+}
+
+// Two gonerods through the real binary: one serves an imported chain on
+// its P2P port, the other is told --add-exclusive-node to it, syncs the
+// whole chain, reports the connection, and keeps its peer lists file.
+func TestTwoNodesSync(t *testing.T) {
+	bin := buildGonerod(t)
+	raw := testutil.Path(t, "testdata", "regtest", "blockchain.raw")
+	dataA, dataB := t.TempDir(), t.TempDir()
+	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", dataA, "--input-file", raw).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	p2pA, rpcA, rpcB := freePort(t), freePort(t), freePort(t)
+	start := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
+		cmd := exec.Command(bin, append([]string{"--regtest", "--fixed-difficulty", "1", "--p2p-bind-ip", "127.0.0.1"}, args...)...)
+		var logs bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &logs, &logs
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _, _ = cmd.Process.Wait() })
+		return cmd, &logs
+	}
+	_, logsA := start("--data-dir", dataA, "--rpc-bind-port", strconv.Itoa(rpcA), "--p2p-bind-port", strconv.Itoa(p2pA))
+	b, logsB := start("--data-dir", dataB, "--rpc-bind-port", strconv.Itoa(rpcB), "--p2p-bind-port", strconv.Itoa(freePort(t)),
+		"--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(p2pA))
+	info := func(port int) (height uint64, top string, out uint64) {
+		resp, err := http.Post("http://127.0.0.1:"+strconv.Itoa(port)+"/json_rpc", "application/json",
+			strings.NewReader(`{"jsonrpc":"2.0","id":"0","method":"get_info"}`))
+		if err != nil {
+			return 0, "", 0
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Result struct {
+				Height   uint64 `json:"height"`
+				Top      string `json:"top_block_hash"`
+				Outgoing uint64 `json:"outgoing_connections_count"`
+			} `json:"result"`
+		}
+		_ = json.NewDecoder(resp.Body).Decode(&r)
+		return r.Result.Height, r.Result.Top, r.Result.Outgoing
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		h, top, out := info(rpcB)
+		_, topA, _ := info(rpcA)
+		if h == 300 && top == topA && out == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("node B did not sync from node A (height %d):\nA: %s\nB: %s", h, logsA, logsB)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := b.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Process.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dataB, "fake", "p2pstate.json")); err != nil {
+		t.Fatalf("the peer lists were not saved at shutdown: %v\n%s", err, logsB)
 	}
 }
