@@ -39,8 +39,6 @@ func (n *Node) syncData() portable.CoreSyncData {
 
 // handshakeOut runs the outgoing handshake (§6.1, §6.3).
 func (n *Node) handshakeOut(c *conn) error {
-	// The connection may receive large messages once the handshake is sent.
-	c.rd.Limit = levin.MaxPacketSize
 	var resp portable.HandshakeResponse
 	err := c.invoke(levin.CommandHandshake, portable.HandshakeRequest{NodeData: n.nodeData(), PayloadData: n.syncData()},
 		&resp, handshakeInvokeTimeout)

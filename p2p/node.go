@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/rpc"
 )
@@ -70,8 +71,9 @@ type Node struct {
 	wg     sync.WaitGroup
 	ln     net.Listener
 
-	mu    sync.Mutex
-	conns map[*conn]struct{}
+	mu      sync.Mutex
+	closing bool // set by Close: no new connections
+	conns   map[*conn]struct{}
 	// dialing marks addresses being dialled, so one is not dialled twice.
 	dialing map[string]bool
 
@@ -198,6 +200,7 @@ func (n *Node) Close() error {
 		_ = n.ln.Close()
 	}
 	n.mu.Lock()
+	n.closing = true
 	for c := range n.conns {
 		c.close(nil)
 	}
@@ -263,6 +266,11 @@ func (n *Node) refuseIncoming(ip netip.Addr) string {
 
 func (n *Node) addConn(c *conn) {
 	n.mu.Lock()
+	if n.closing {
+		n.mu.Unlock()
+		c.close(ErrClosed)
+		return
+	}
 	n.conns[c] = struct{}{}
 	n.mu.Unlock()
 	n.log.Debug("connection opened", "conn", c)
@@ -407,6 +415,9 @@ func (n *Node) dial(addr string) {
 			return
 		}
 		c := newConn(n, nc, false, netAddress(ap))
+		// Large messages are allowed once the handshake is sent (§2.4);
+		// set before the reading goroutine starts.
+		c.rd.Limit = levin.MaxPacketSize
 		n.addConn(c)
 		if err := n.handshakeOut(c); err != nil {
 			n.log.Info("handshake failed", "addr", addr, "err", err)
