@@ -1,6 +1,7 @@
 # gonero: two commands a user needs.
-#   make run   - build and run a regtest node (embedded store in ./data, fixed
-#                difficulty 1 as monerod-lab's regtest chains, RPC on 127.0.0.1:18081)
+#   make run   - build and run a regtest node that mines to the development
+#                wallet "alice" (embedded store in ./data, fixed difficulty 1 as
+#                monerod-lab's regtest chains, RPC on 127.0.0.1:18081)
 #   make test  - everything CI checks: format, vet, staticcheck, unit tests,
 #                cross-checks against monerod, short fuzz runs
 # Both install missing system packages with apt-get (as root) first.
@@ -8,6 +9,9 @@
 GO        ?= go
 DATA_DIR  ?= ./data
 BIN       := bin/gonerod
+# The regtest wallet "alice" of shared/testdata/regtest (its seed is in that README).
+MINING_ADDRESS  ?= 43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS
+MINING_INTERVAL ?= 5s
 
 .PHONY: run test build deps clean
 
@@ -18,7 +22,7 @@ build: deps
 	$(GO) build -o $(BIN) ./cmd/gonerod
 
 run: build
-	$(BIN) --regtest --fixed-difficulty 1 --data-dir $(DATA_DIR)
+	$(BIN) --regtest --offline --fixed-difficulty 1 --data-dir $(DATA_DIR) --start-mining $(MINING_ADDRESS) --mining-interval $(MINING_INTERVAL)
 
 test: deps
 	@scripts/test.sh

@@ -3,6 +3,7 @@ module github.com/gonero/gonero
 go 1.26.8
 
 require (
+	filippo.io/edwards25519 v1.2.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	go.etcd.io/bbolt v1.5.0

@@ -15,6 +15,7 @@ import (
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/importer"
+	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/rpc"
 )
@@ -59,8 +60,11 @@ func startTestNode(t testing.TB, exportFile string, cfg Config) *testNode {
 	tn := &testNode{t: t, dir: t.TempDir()}
 	tn.db, tn.chain = newTestChain(t, tn.dir, exportFile)
 	tn.startP2P(cfg)
+	// generateblocks' blocks are relayed to peers, as gonerod wires it.
+	mnr := miner.New(tn.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce,
+		Mined: func(blob []byte) { tn.node.RelayBlock(blob) }})
 	srv, err := rpc.New(rpc.Config{Chain: tn.chain, Peers: tn, DataDir: tn.dir, Version: "test",
-		Main: httpd.Config{Addr: "127.0.0.1:0"}})
+		Main: httpd.Config{Addr: "127.0.0.1:0"}, Miner: mnr})
 	if err != nil {
 		t.Fatal(err)
 	}

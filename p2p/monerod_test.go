@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"testing"
@@ -231,4 +232,50 @@ func TestMonerodSyncsFromGonero(t *testing.T) {
 	if out := monerodGetInfo(t, m).Outgoing; out != 1 {
 		t.Errorf("monerod outgoing_connections_count %d, want 1", out)
 	}
+}
+
+// Issue 6's acceptance over P2P: gonero mines 100 blocks with
+// generateblocks (offline, so synchronized, as monerod needs to be to
+// mine); then, online, a fresh monerod with --add-exclusive-node to it
+// syncs them all — monerod checks everything, so every block is valid —
+// and every header and block agrees between the two.
+func TestMonerodSyncsMinedBlocks(t *testing.T) {
+	lab := monerodlab.Require(t)
+	tn := startTestNode(t, "", Config{Offline: true})
+	var gen struct {
+		Height uint64   `json:"height"`
+		Blocks []string `json:"blocks"`
+	}
+	body := call(t, tn.url, "generateblocks", fmt.Sprintf(`{"amount_of_blocks":100,"wallet_address":%q}`, monerodlab.AliceAddress))
+	if err := json.Unmarshal([]byte(canonical(result(t, body))), &gen); err != nil || len(gen.Blocks) != 100 || gen.Height != 100 {
+		t.Fatalf("generateblocks: %s (%v)", body, err)
+	}
+	tn.startP2P(Config{})
+	m := lab.StartMonerod(t, "", "--online", "--fresh", "--add-exclusive-node", tn.p2pAddr())
+	eventually(t, 120*time.Second, "monerod to sync gonero's mined blocks", func() bool { return monerodGetInfo(t, m).Height == 101 })
+	if top := monerodGetInfo(t, m).TopHash; top != gen.Blocks[99] {
+		t.Fatalf("monerod's top %s, gonero mined %s last", top, gen.Blocks[99])
+	}
+	sameChain(t, tn, m, 0)
+}
+
+// Blocks gonero mines while connected are relayed as fluffy blocks, and
+// monerod adds them at once.
+func TestMonerodFollowsGoneroMining(t *testing.T) {
+	lab := monerodlab.Require(t)
+	fresh := lab.FreshChain(t)
+	tn := startTestNode(t, fresh.RawFile, Config{})
+	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", tn.p2pAddr())
+	eventually(t, 30*time.Second, "both nodes to count themselves synchronized at the same height", func() bool {
+		return tn.node.Synchronized() && monerodGetInfo(t, m).Synchronized
+	})
+	height := tn.chain.Height()
+	call(t, tn.url, "generateblocks", fmt.Sprintf(`{"amount_of_blocks":5,"wallet_address":%q}`, monerodlab.AliceAddress))
+	if tn.chain.Height() != height+5 {
+		t.Fatalf("gonero did not mine: height %d", tn.chain.Height())
+	}
+	mined := time.Now()
+	eventually(t, 10*time.Second, "monerod to add gonero's relayed blocks", func() bool { return monerodGetInfo(t, m).Height == height+5 })
+	t.Logf("monerod had the 5 relayed blocks %v after generateblocks returned", time.Since(mined))
+	sameChain(t, tn, m, height-1)
 }

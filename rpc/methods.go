@@ -45,6 +45,7 @@ func init() {
 		"get_connections":            {getConnections, false, true},
 		"get_block_count":            {getBlockCount, true, true},
 		"getblockcount":              {getBlockCount, true, true},
+		"generateblocks":             {generateBlocks, false, false},
 	}
 }
 

@@ -19,16 +19,26 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
 )
+
+// GenerateBlocksExtraNonce is the extra nonce of the miner transactions
+// generateblocks mines: monerod's generateblocks asks for a template with
+// reserve_size 1, one zero byte.
+var GenerateBlocksExtraNonce = []byte{0}
 
 // renderedBlockCacheBytes bounds the memory of rendered getblock answers.
 const renderedBlockCacheBytes = 64 << 20
 
 // Config configures the RPC server.
 type Config struct {
-	Chain   *chain.Chain
-	Peers   Peers  // nil: NoPeers
+	Chain *chain.Chain
+	Peers Peers // nil: NoPeers
+	// Miner mines generateblocks' blocks; nil: a miner of the server's own
+	// (gonerod shares one with --start-mining so that blocks are mined one
+	// at a time).
+	Miner   *miner.Miner
 	DataDir string // for get_info free_space
 	Version string // get_info version
 	// Listeners: the main one and, optionally, a second always-restricted
@@ -44,10 +54,15 @@ type Server struct {
 	store   chain.Viewer
 	network params.Network
 	peers   Peers
-	version string
-	started time.Time
-	disk    diskFacts
-	log     *slog.Logger
+	miner   *miner.Miner
+	// miningCtx ends at Shutdown, so that a long generateblocks (a real
+	// difficulty) does not hold the shutdown up.
+	miningCtx  context.Context
+	stopMining context.CancelFunc
+	version    string
+	started    time.Time
+	disk       diskFacts
+	log        *slog.Logger
 
 	listeners []*httpd.Server
 	mainHTTP  *httpd.Server
@@ -65,10 +80,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	s := &Server{
+	if cfg.Miner == nil {
+		cfg.Miner = miner.New(cfg.Chain, miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Logger: cfg.Logger})
+	}
+	s := &Server{miner: cfg.Miner,
 		chain: cfg.Chain, store: cfg.Chain.Store(), network: cfg.Chain.Network(), peers: cfg.Peers,
 		version: cfg.Version, started: time.Now(), disk: diskFacts{dir: cfg.DataDir}, log: cfg.Logger,
 	}
+	s.miningCtx, s.stopMining = context.WithCancel(context.Background())
 	s.cache.init(renderedBlockCacheBytes)
 	s.pow.init(4096)
 	routes := map[string]httpd.Route{
@@ -126,6 +145,7 @@ func (s *Server) Serve() error {
 
 // Shutdown stops accepting and waits for in-flight requests.
 func (s *Server) Shutdown(ctx context.Context) error {
+	s.stopMining() // a generateblocks in progress gives up at its next nonce
 	var errs []error
 	for _, l := range s.listeners {
 		errs = append(errs, l.Shutdown(ctx))

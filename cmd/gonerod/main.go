@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -42,7 +43,9 @@ type options struct {
 	rpcCORSOrigins        string
 	confirmExternalBind   bool
 
-	p2p p2pOptions
+	p2p            p2pOptions
+	startMining    string
+	miningInterval time.Duration
 }
 
 func (o *options) network() (params.Network, error) {
@@ -174,6 +177,8 @@ func newRootCommand() *cobra.Command {
 	rf.StringVar(&o.rpcCORSOrigins, "rpc-access-control-origins", "", "comma-separated origins allowed by CORS (* for any)")
 	rf.BoolVar(&o.confirmExternalBind, "confirm-external-bind", false, "allow the RPC server to listen on a non-loopback address")
 	o.p2p.addFlags(rf)
+	rf.StringVar(&o.startMining, "start-mining", "", "regtest: mine blocks continuously, paying this address (standard, integrated or subaddress)")
+	rf.DurationVar(&o.miningInterval, "mining-interval", 5*time.Second, "with --start-mining: pause between blocks (0: none)")
 	root.AddCommand(newImportCommand(o), &cobra.Command{
 		Use:   "version",
 		Short: "print the version",

@@ -115,6 +115,9 @@ func TestImportServeAndStop(t *testing.T) {
 	}
 }
 
+// alice is the regtest wallet of shared/testdata/regtest.
+const alice = "43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS"
+
 // Mistakes get a clear message and exit status 1.
 func TestCommandLineErrors(t *testing.T) {
 	bin := buildGonerod(t)
@@ -137,6 +140,12 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"--no-such-flag"}, "unknown flag"},
 		{[]string{"--regtest", "--add-exclusive-node", "seed.example.org:18080"}, "want IP:port"},
 		{[]string{"--regtest", "--p2p-bind-ip", "localhost"}, "not an IP address"},
+		{[]string{"--start-mining", alice}, "--start-mining needs --regtest"},
+		{[]string{"--regtest", "--start-mining", "9svHk1wHPo3ULf2AZykghzcye6sitaRE4MaDjPC6uanTHCynHjJHZaiAb922PojE1GexhhRt1LVf5DC43feyrRZMLXQr3mk"},
+			"address belongs to another network: a testnet standard address, but the node runs regtest"},
+		{[]string{"--regtest", "--start-mining", alice[:40] + "1" + alice[41:]}, "checksum mismatch"},
+		{[]string{"--regtest", "--start-mining", alice + "0"}, "not valid base58"},
+		{[]string{"--regtest", "--start-mining", alice, "--mining-interval", "-1s"}, "is negative"},
 	}
 	for _, c := range cases {
 		cmd := exec.Command(bin, append(c.args, "--data-dir", data)...)
@@ -254,4 +263,95 @@ func TestTwoNodesSync(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dataB, "fake", "p2pstate.json")); err != nil {
 		t.Fatalf("the peer lists were not saved at shutdown: %v\n%s", err, logsB)
 	}
+}
+
+// The README's quick start: gonerod --regtest --start-mining mines to the
+// address on its own, answers generateblocks at the same time, stops
+// cleanly on SIGINT, and keeps what it mined for the next start.
+func TestStartMining(t *testing.T) {
+	bin := buildGonerod(t)
+	data := t.TempDir()
+	port := freePort(t)
+	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	start := func(args ...string) (*exec.Cmd, *bytes.Buffer, chan error) {
+		node := exec.Command(bin, append([]string{"--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", data,
+			"--rpc-bind-port", strconv.Itoa(port)}, args...)...)
+		var logs bytes.Buffer
+		node.Stdout, node.Stderr = &logs, &logs
+		if err := node.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { node.Process.Kill() })
+		exited := make(chan error, 1)
+		go func() { exited <- node.Wait() }()
+		return node, &logs, exited
+	}
+	rpcCall := func(method, params string, result any) error {
+		resp, err := http.Post(url+"/json_rpc", "application/json",
+			strings.NewReader(`{"jsonrpc":"2.0","id":"0","method":"`+method+`","params":`+params+`}`))
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		return json.NewDecoder(resp.Body).Decode(result)
+	}
+	height := func() uint64 {
+		var r struct {
+			Result struct {
+				Count uint64 `json:"count"`
+			} `json:"result"`
+		}
+		if err := rpcCall("get_block_count", "{}", &r); err != nil {
+			return 0
+		}
+		return r.Result.Count
+	}
+	stop := func(node *exec.Cmd, logs *bytes.Buffer, exited chan error) {
+		if err := node.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Fatalf("exit %v after SIGINT:\n%s", err, logs.String())
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("no exit within 15 s of SIGINT:\n%s", logs.String())
+		}
+	}
+
+	node, logs, exited := start("--start-mining", alice, "--mining-interval", "200ms")
+	deadline := time.Now().Add(30 * time.Second)
+	for height() < 6 {
+		if time.Now().After(deadline) {
+			t.Fatalf("not mining:\n%s", logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var gen struct {
+		Result struct {
+			Blocks []string `json:"blocks"`
+			Height uint64   `json:"height"`
+		} `json:"result"`
+	}
+	if err := rpcCall("generateblocks", `{"amount_of_blocks":20,"wallet_address":"`+alice+`"}`, &gen); err != nil || len(gen.Result.Blocks) != 20 {
+		t.Fatalf("generateblocks while mining: %v %+v", err, gen)
+	}
+	stop(node, logs, exited)
+	mined := strings.Count(logs.String(), "mined block")
+	if mined < 5 || !strings.Contains(logs.String(), "mining stopped") {
+		t.Fatalf("%d blocks logged:\n%s", mined, logs.String())
+	}
+	// 1 genesis + the loop's blocks + generateblocks' 20.
+	want := uint64(1 + mined + 20)
+
+	node, logs, exited = start()
+	deadline = time.Now().Add(20 * time.Second)
+	for height() == 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if h := height(); h != want {
+		t.Fatalf("after restart: height %d, want %d (%d mined by the loop)\n%s", h, want, mined, logs.String())
+	}
+	stop(node, logs, exited)
 }

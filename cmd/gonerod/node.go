@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gonero/gonero/address"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/miner"
+	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/rpc"
 )
 
@@ -22,6 +25,14 @@ func runNode(o *options) error {
 		return err
 	}
 	main, restricted, err := o.rpcConfigs()
+	if err != nil {
+		return err
+	}
+	network, err := o.network()
+	if err != nil {
+		return err
+	}
+	miningTo, err := o.miningAddress(network)
 	if err != nil {
 		return err
 	}
@@ -42,9 +53,13 @@ func runNode(o *options) error {
 			log.Warn("saving the peer lists", "err", err)
 		}
 	}()
+	// One miner for generateblocks and --start-mining: blocks are mined one
+	// at a time, each on the top the other left, and announced to peers.
+	mnr := miner.New(n.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce, Logger: log,
+		Mined: peers.RelayBlock, Synchronized: peers.Synchronized})
 	srv, err := rpc.New(rpc.Config{
 		Chain: n.chain, Peers: peers, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
-		Main: main, Restricted: restricted,
+		Main: main, Restricted: restricted, Miner: mnr,
 	})
 	if err != nil {
 		return err
@@ -56,18 +71,51 @@ func runNode(o *options) error {
 	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
+	mined := make(chan error, 1)
+	if miningTo != nil {
+		go func() { mined <- mnr.Run(ctx, *miningTo, o.miningInterval) }()
+	} else {
+		close(mined)
+	}
 	select {
 	case err := <-served:
+		stop()
+		<-mined
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	// The miner stops first (a nonce search in progress is abandoned), so
+	// that no block is being added while the store closes.
+	if err := <-mined; err != nil {
+		log.Error("miner", "err", err)
+	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return err
 	}
 	return <-served
+}
+
+// miningAddress checks --start-mining and --mining-interval: nil when not
+// mining; an error naming the problem for another network than regtest, an
+// address that does not parse, or one of another network.
+func (o *options) miningAddress(net params.Network) (*address.Address, error) {
+	if o.startMining == "" {
+		return nil, nil
+	}
+	if net != params.Regtest {
+		return nil, fmt.Errorf("--start-mining needs --regtest: gonero mines regtest chains only (its light-mode RandomX is far too slow for a public network)")
+	}
+	if o.miningInterval < 0 {
+		return nil, fmt.Errorf("--mining-interval %v is negative", o.miningInterval)
+	}
+	a, err := address.ParseFor(o.startMining, net)
+	if err != nil {
+		return nil, fmt.Errorf("--start-mining %q: %w", o.startMining, err)
+	}
+	return &a, nil
 }
 
 // rpcConfigs turns the RPC flags into listener configurations. The main

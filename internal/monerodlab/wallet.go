@@ -1,0 +1,114 @@
+package monerodlab
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// WalletRPC is a running monero-wallet-rpc.
+type WalletRPC struct {
+	Port   int
+	Dir    string
+	client *http.Client
+}
+
+// StartWalletRPC starts monero-wallet-rpc talking to the daemon at
+// daemonPort on 127.0.0.1 (any port will do for calls that need no daemon,
+// such as validate_address), with a wallet directory of its own. Like
+// build-regtest-chain it runs offline-safe: --no-dns (no DNS lookups for
+// OpenAlias or checkpoints), loopback RPC, no login. It is a child of the
+// test, which Require has checked runs inside the loopback-only namespace,
+// and it is stopped when the test ends.
+func (l *Lab) StartWalletRPC(t testing.TB, daemonPort int) *WalletRPC {
+	t.Helper()
+	w := &WalletRPC{Port: FreePort(t), Dir: t.TempDir(), client: &http.Client{Timeout: 300 * time.Second}}
+	if err := os.MkdirAll(filepath.Join(w.Dir, "ringdb"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("monero-wallet-rpc", "--daemon-address", "127.0.0.1:"+strconv.Itoa(daemonPort), "--trusted-daemon",
+		"--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", strconv.Itoa(w.Port), "--disable-rpc-login",
+		"--wallet-dir", w.Dir, "--shared-ringdb-dir", filepath.Join(w.Dir, "ringdb"),
+		"--log-file", filepath.Join(w.Dir, "wallet-rpc.log"), "--log-level", "0", "--non-interactive", "--no-dns")
+	out, err := os.Create(filepath.Join(w.Dir, "wallet-rpc.stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); out.Close(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if err := w.Call("get_version", nil, nil); err == nil {
+			return w
+		}
+		select {
+		case <-done:
+			log, _ := os.ReadFile(filepath.Join(w.Dir, "wallet-rpc.stdout"))
+			t.Fatalf("monero-wallet-rpc exited before its RPC answered:\n%s", log)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("monero-wallet-rpc did not answer within 60 s")
+		}
+	}
+}
+
+// Call makes a JSON-RPC call and decodes its result into result (if not nil).
+func (w *WalletRPC) Call(method string, params any, result any) error {
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "0", "method": method, "params": params})
+	resp, err := w.client.Post(fmt.Sprintf("http://127.0.0.1:%d/json_rpc", w.Port), "application/json", bytes.NewReader(req))
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	var env struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &env); err != nil {
+		return fmt.Errorf("%s: undecodable answer %q: %w", method, body, err)
+	}
+	if env.Error != nil {
+		return fmt.Errorf("%s: wallet-rpc error %d: %s", method, env.Error.Code, env.Error.Message)
+	}
+	if result != nil {
+		return json.Unmarshal(env.Result, result)
+	}
+	return nil
+}
+
+// Alice is the regtest wallet of shared/testdata/regtest: its seed, its
+// main address and its subaddress 0/1.
+const (
+	AliceSeed       = "idiom sugar pawnshop width unplugs seventh atlas narrate amended aching square heels weekday kickoff lawsuit wife vocal myth fizzle nobody poetry juggled hive hurried weekday"
+	AliceSubaddress = "83CV7UvzMcq4K8Y8k5r4LjR9yPvAHc7pijWpZ23cSN9PUznsnXUa7H6XrMaxRfo2HHA5sgYgSFQPHDmYYcxPrBVLTxkzWwe"
+)

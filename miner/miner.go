@@ -1,0 +1,280 @@
+// Package miner builds and mines blocks on top of the chain: block
+// templates (monerod's create_block_template for a block of the miner
+// transaction alone), the miner transaction paying an address, the nonce
+// search against the chain's difficulty with RandomX, and a loop that mines
+// continuously (gonerod --start-mining). Blocks enter the chain through
+// chain.AddBlock like any other.
+package miner
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gonero/gonero/address"
+	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/u128"
+)
+
+// Options configures a Miner; the zero value is ready to use.
+type Options struct {
+	// Workers is the number of goroutines searching nonces (default: one
+	// per CPU). Each RandomX hash takes a VM from the hasher's pool.
+	Workers int
+	// ExtraNonce is the miner transaction's extra-nonce field. monerod's
+	// generateblocks reserves one zero byte (reserve_size 1); nil adds none.
+	ExtraNonce []byte
+	// Now is the clock for block timestamps (default time.Now); Rand the
+	// source of transaction keys (default crypto/rand).
+	Now    func() time.Time
+	Rand   io.Reader
+	Logger *slog.Logger
+	// Mined, when set, is told every block the miner added to the main
+	// chain (the node relays it to its peers).
+	Mined func(blob []byte)
+	// Synchronized, when set, gates Run: like monerod's miner, it mines
+	// only once the node counts itself synchronized (at once with
+	// --offline).
+	Synchronized func() bool
+}
+
+// Miner mines blocks onto a chain. Its methods are safe for concurrent use:
+// blocks are mined one at a time.
+type Miner struct {
+	chain *chain.Chain
+	opts  Options
+	mu    sync.Mutex // one block at a time
+
+	hashes atomic.Uint64 // RandomX hashes computed, for the hash rate
+}
+
+// New returns a miner for c.
+func New(c *chain.Chain, opts Options) *Miner {
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.NumCPU()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Miner{chain: c, opts: opts}
+}
+
+// Hashes is the number of proof-of-work hashes computed so far.
+func (m *Miner) Hashes() uint64 { return m.hashes.Load() }
+
+// Template is a block ready for the nonce search.
+type Template struct {
+	Block      cryptonote.Block
+	Height     uint64
+	Difficulty u128.U128
+	Seed       cryptonote.Hash // id of the RandomX seed block
+	Reward     uint64
+}
+
+// NewTemplate builds a block on the chain's top paying to (Blockchain::
+// create_block_template with an empty pool): major version the chain's at
+// the height, minor version the newest it knows (its vote), timestamp the
+// clock but not below the median of the last 60 blocks, difficulty and
+// reward from the chain's figures for the next block.
+func (m *Miner) NewTemplate(to address.Address) (*Template, error) {
+	net := m.chain.Network()
+	next := m.chain.NextBlockFacts()
+	height := next.Height
+	version := net.VersionAt(height)
+	if version < minMiningVersion {
+		return nil, fmt.Errorf("height %d (version %d): %w", height, version, ErrVersionTooOld)
+	}
+	timestamp := uint64(m.opts.Now().Unix())
+	if next.HasMedianTimestamp && timestamp < next.MedianTimestamp {
+		timestamp = next.MedianTimestamp
+	}
+	key, err := newTxKey(m.opts.Rand)
+	if err != nil {
+		return nil, err
+	}
+	// From version 12 the reward penalty uses the effective median
+	// (consensus.RewardMedian), the figure NextBlockFacts reports.
+	tx, reward, err := rewardedMinerTx(height, to, version, next.EffectiveMedian, next.Top.GeneratedCoins, key, m.opts.ExtraNonce)
+	if err != nil {
+		return nil, err
+	}
+	t := &Template{
+		Block: cryptonote.Block{
+			BlockHeader: cryptonote.BlockHeader{
+				MajorVersion: version,
+				MinorVersion: net.NewestVersion(),
+				Timestamp:    timestamp,
+				PrevID:       next.Top.Hash,
+			},
+			MinerTx: tx,
+		},
+		Height:     height,
+		Difficulty: next.Difficulty,
+		Seed:       m.chain.HashAt(consensus.SeedHeight(height)),
+		Reward:     reward,
+	}
+	return t, nil
+}
+
+// ErrNonceSpaceExhausted: no nonce from the starting one up meets the
+// difficulty (a new template, with a new key and timestamp, would).
+var ErrNonceSpaceExhausted = errors.New("no nonce satisfies the difficulty")
+
+// Solve searches nonces from start upwards (miner::find_nonce_for_given_block)
+// and sets the block's nonce to one whose proof-of-work hash meets the
+// template's difficulty. At difficulty 1 every hash does, so the start
+// nonce is taken without hashing, as monerod's search ends at its first try.
+func (m *Miner) Solve(ctx context.Context, t *Template, start uint32) error {
+	t.Block.Nonce = start
+	if t.Difficulty.Cmp(u128.From64(1)) <= 0 {
+		return nil
+	}
+	pow := m.chain.PoW()
+	if pow == nil {
+		return chain.ErrNoPoWHasher
+	}
+	blob := t.Block.HashingBlob()
+	// The nonce is the header's last 4 bytes; the rest of the hashing blob
+	// (the miner tx's tree root, the tx count) does not change with it.
+	offset := len(cryptonote.AppendBlockHeader(nil, &t.Block.BlockHeader)) - 4
+	parent := ctx
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	var (
+		found   atomic.Bool
+		nonce   uint32
+		failure error
+		once    sync.Once
+		wg      sync.WaitGroup
+	)
+	finish := func(n uint32, err error) {
+		once.Do(func() { nonce, failure = n, err; found.Store(err == nil); cancel() })
+	}
+	workers := uint64(m.opts.Workers)
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := append([]byte(nil), blob...)
+			for n := uint64(start) + w; n <= 0xffffffff; n += workers {
+				if ctx.Err() != nil {
+					return
+				}
+				binary.LittleEndian.PutUint32(buf[offset:], uint32(n))
+				h, err := consensus.BlockPoWHash(pow, t.Height, t.Block.MajorVersion, t.Seed, buf)
+				m.hashes.Add(1)
+				if err != nil {
+					finish(0, err)
+					return
+				}
+				if consensus.CheckPoWHash(h, t.Difficulty) {
+					finish(uint32(n), nil)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	switch {
+	case found.Load():
+		t.Block.Nonce = nonce
+		return nil
+	case failure != nil:
+		return failure
+	case parent.Err() != nil:
+		return parent.Err()
+	}
+	return ErrNonceSpaceExhausted
+}
+
+// MineBlock builds a template paying to, solves it from nonce start, and
+// adds the block to the chain. Should another writer extend the chain
+// meanwhile, it starts over on the new top.
+func (m *Miner) MineBlock(ctx context.Context, to address.Address, start uint32) (chaindb.BlockMeta, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for attempt := 0; ; attempt++ {
+		t, err := m.NewTemplate(to)
+		if err != nil {
+			return chaindb.BlockMeta{}, err
+		}
+		if err := m.Solve(ctx, t, start); err != nil {
+			return chaindb.BlockMeta{}, err
+		}
+		// The chain stores the blob it is given; parse it back so that the
+		// block checked is exactly the one the blob holds.
+		blob := t.Block.Serialize()
+		blk, err := cryptonote.ParseBlock(blob)
+		if err != nil {
+			return chaindb.BlockMeta{}, fmt.Errorf("mined block does not parse: %w", err)
+		}
+		res, err := m.chain.Add(blk, blob, nil, nil)
+		if err == nil && !res.MainChain && attempt < 3 {
+			// A peer's block extended the chain meanwhile: ours became an
+			// alternative block. Mine on the new top.
+			continue
+		}
+		if err == nil && res.MainChain && m.opts.Mined != nil {
+			m.opts.Mined(blob)
+		}
+		return res.Meta, err
+	}
+}
+
+// Run mines blocks paying to until ctx ends, waiting interval between
+// blocks (fixed-difficulty regtest blocks are found at once; the pause
+// keeps the chain from growing by thousands of blocks a second). A block
+// that fails is logged and retried after the interval. It returns nil when
+// ctx ends.
+func (m *Miner) Run(ctx context.Context, to address.Address, interval time.Duration) error {
+	log := m.opts.Logger
+	log.Info("mining started", "address", to.String(), "interval", interval)
+	waiting := false
+	for {
+		if ready := m.opts.Synchronized; ready != nil && !ready() {
+			if !waiting {
+				log.Info("mining waits until the node is synchronized with its peers (run with --offline to mine alone)")
+				waiting = true
+			}
+			select {
+			case <-ctx.Done():
+				log.Info("mining stopped")
+				return nil
+			case <-time.After(time.Second):
+			}
+			continue
+		}
+		waiting = false
+		meta, err := m.MineBlock(ctx, to, 0)
+		switch {
+		case ctx.Err() != nil:
+			log.Info("mining stopped")
+			return nil
+		case err != nil:
+			log.Error("mining a block failed", "err", err)
+		default:
+			log.Info("mined block", "height", meta.Height, "hash", meta.Hash, "reward", meta.Reward, "difficulty", meta.Difficulty.String())
+		}
+		if interval > 0 {
+			select {
+			case <-ctx.Done():
+				log.Info("mining stopped")
+				return nil
+			case <-time.After(interval):
+			}
+		}
+	}
+}
