@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # P2P sync speed, in one run on the same chain: how long a node with an empty chain takes to sync it over P2P
-# from a monerod that holds it — gonerod (--add-exclusive-node) against a second monerod doing the same.
+# from a monerod that holds it — gonerod (--add-exclusive-node) against a second monerod doing the same — and
+# how long a fresh monerod takes to sync it from gonerod (is gonerod a fast enough source?).
 #
 # Usage: bench/sync.sh [--blocks N] [-n RUNS]
 #   --blocks N  the chain: N blocks mined by monerod at fixed difficulty 1 (default 1000; coinbase only)
@@ -49,13 +50,19 @@ wait_height() {
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-gonero=() monero=()
+gonero=() monero=() fromgonero=()
 for ((i = 0; i < runs; i++)); do
   rm -rf "$work/g"
   ip netns exec "$NS" "$work/gonerod" --regtest --fixed-difficulty 1 --data-dir "$work/g" --rpc-bind-port 38681 \
     --p2p-bind-ip 127.0.0.1 --p2p-bind-port 38680 --add-exclusive-node 127.0.0.1:38580 --log-level warn &
   g=$!; pids+=("$g")
   gonero+=("$(wait_height 38681)")
+
+  # the synced gonerod as the source of a fresh monerod
+  rm -rf "$work/mg"
+  mg=$(lab start --fresh -d "$work/mg" -r 38881 -p 38880 --online -- --add-exclusive-node 127.0.0.1:38680); pids+=("$mg")
+  fromgonero+=("$(wait_height 38881)")
+  lab stop "$mg" >/dev/null 2>&1
   kill "$g"; wait "$g" 2>/dev/null || true
 
   rm -rf "$work/m"
@@ -64,7 +71,10 @@ for ((i = 0; i < runs; i++)); do
   lab stop "$m" >/dev/null 2>&1
 done
 gs=$(printf '%s\n' "${gonero[@]}" | median); ms=$(printf '%s\n' "${monero[@]}" | median)
+fs=$(printf '%s\n' "${fromgonero[@]}" | median)
 printf 'chain: %s blocks; runs: %s (median)\n' "$want" "$runs"
 printf 'gonerod <- monerod  %8.3f s  %8.0f blocks/s   (runs: %s)\n' "$gs" "$(python3 -c "print($want/$gs)")" "${gonero[*]}"
 printf 'monerod <- monerod  %8.3f s  %8.0f blocks/s   (runs: %s)\n' "$ms" "$(python3 -c "print($want/$ms)")" "${monero[*]}"
-printf 'ratio (monerod time / gonerod time): %.1fx\n' "$(python3 -c "print($ms/$gs)")"
+printf 'monerod <- gonerod  %8.3f s  %8.0f blocks/s   (runs: %s)\n' "$fs" "$(python3 -c "print($want/$fs)")" "${fromgonero[*]}"
+printf 'syncing, monerod time / gonerod time: %.1fx; monerod syncing from gonerod vs from monerod: %.2fx the time\n' \
+  "$(python3 -c "print($ms/$gs)")" "$(python3 -c "print($fs/$ms)")"
