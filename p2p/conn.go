@@ -86,6 +86,10 @@ type conn struct {
 	done      chan struct{}
 	closeOnce sync.Once
 	closeErr  error
+	// handshaken is closed when an outgoing handshake's response has been
+	// processed (or failed): the reader waits for it before reading on,
+	// because monerod sends its chain request right after that response.
+	handshaken chan struct{}
 
 	recvCount, sendCount atomic.Uint64
 	lastRecv, lastSend   atomic.Int64 // unix nanoseconds; 0 = never
@@ -103,7 +107,8 @@ type conn struct {
 }
 
 func newConn(n *Node, nc net.Conn, inbound bool, addr portable.NetAddress) *conn {
-	c := &conn{node: n, nc: nc, inbound: inbound, addr: addr, started: n.now(), done: make(chan struct{})}
+	c := &conn{node: n, nc: nc, inbound: inbound, addr: addr, started: n.now(), done: make(chan struct{}),
+		handshaken: make(chan struct{})}
 	_, _ = rand.Read(c.id[:])
 	limit := levin.MaxPacketSizeBeforeHandshake
 	c.rd = levin.NewReader(bufio.NewReaderSize(countingReader{c}, 64<<10), limit)
@@ -313,6 +318,12 @@ func (c *conn) handle(m levin.Message) error {
 		c.pending = c.pending[1:]
 		c.pmu.Unlock()
 		ch <- m
+		if m.Command == levin.CommandHandshake && !c.inbound {
+			select {
+			case <-c.handshaken:
+			case <-c.done:
+			}
+		}
 		return nil
 	case levin.KindRequest:
 		return c.handleInvoke(m)

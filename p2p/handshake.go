@@ -39,6 +39,7 @@ func (n *Node) syncData() portable.CoreSyncData {
 
 // handshakeOut runs the outgoing handshake (§6.1, §6.3).
 func (n *Node) handshakeOut(c *conn) error {
+	defer close(c.handshaken)
 	var resp portable.HandshakeResponse
 	err := c.invoke(levin.CommandHandshake, portable.HandshakeRequest{NodeData: n.nodeData(), PayloadData: n.syncData()},
 		&resp, handshakeInvokeTimeout)

@@ -381,3 +381,51 @@ func TestShortChainHistory(t *testing.T) {
 		t.Fatal("the history does not end with genesis")
 	}
 }
+
+// monerod sends its chain request right behind its handshake response
+// (p2p-levin.md §6.1). Arriving in one TCP segment, the request must be
+// handled after the response, not refused as coming before the handshake.
+func TestChainRequestRightAfterHandshakeResponse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	tn := startTestNode(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"),
+		Config{ExclusiveNodes: []string{ln.Addr().String()}, ConnectInterval: 100 * time.Millisecond})
+	_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+	nc, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	p := &rawPeer{t: t, nc: nc, rd: levin.NewReader(bufio.NewReader(nc), levin.MaxPacketSize)}
+	m, err := p.next()
+	if err != nil || m.Command != levin.CommandHandshake || m.Kind != levin.KindRequest {
+		t.Fatalf("expected a handshake, got %+v, %v", m, err)
+	}
+	net := params.Regtest
+	resp, _ := portable.Marshal(portable.HandshakeResponse{
+		NodeData:    portable.NodeData{NetworkID: net.NetworkID(), PeerID: 77, SupportFlags: 1},
+		PayloadData: portable.CoreSyncData{CurrentHeight: 1, CumulativeDifficulty: 1, TopID: net.GenesisID(), TopVersion: 1},
+	})
+	req, _ := portable.Marshal(portable.RequestChain{BlockIDs: [][32]byte{net.GenesisID()}})
+	both, _ := levin.AppendMessage(nil, levin.Message{Kind: levin.KindResponse, Command: levin.CommandHandshake, ReturnCode: levin.ReturnSuccess, Body: resp})
+	both, _ = levin.AppendMessage(both, levin.Message{Kind: levin.KindNotification, Command: levin.NotifyRequestChain, Body: req})
+	if _, err := nc.Write(both); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		m, err := p.next()
+		if err != nil {
+			t.Fatalf("gonero closed the connection instead of answering the chain request: %v", err)
+		}
+		if m.Command == levin.NotifyResponseChainEntry {
+			var entry portable.ResponseChainEntry
+			if err := portable.Unmarshal(m.Body, &entry); err != nil || entry.TotalHeight != tn.chain.Height() {
+				t.Fatalf("chain entry %+v, %v", entry, err)
+			}
+			return
+		}
+	}
+}
