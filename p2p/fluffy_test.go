@@ -52,18 +52,7 @@ func TestFluffyBlockMissingTransactions(t *testing.T) {
 	p.sendPayload(levin.KindNotification, levin.NotifyRequestFluffyMissingTx, portable.RequestFluffyMissingTx{
 		BlockHash: id, CurrentBlockchainHeight: 1, MissingTxIndices: []uint64{2, 0}})
 	var nb portable.NewBlock
-	for {
-		m, err := p.next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Command == levin.NotifyNewFluffyBlock {
-			if err := portable.Unmarshal(m.Body, &nb); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
+	p.expectNotification(levin.NotifyNewFluffyBlock, &nb)
 	if string(nb.Block.Block) != string(blob) || len(nb.Block.Txs) != 2 ||
 		string(nb.Block.Txs[0].Blob) != string(txBlobs[2]) || string(nb.Block.Txs[1].Blob) != string(txBlobs[0]) {
 		t.Fatalf("answer to 2009: block equal %v, %d txs", string(nb.Block.Block) == string(blob), len(nb.Block.Txs))
@@ -86,18 +75,7 @@ func TestFluffyBlockMissingTransactions(t *testing.T) {
 	q.sendPayload(levin.KindNotification, levin.NotifyNewFluffyBlock, portable.NewBlock{
 		Block: portable.BlockCompleteEntry{Block: blob}, CurrentBlockchainHeight: 202})
 	var req portable.RequestFluffyMissingTx
-	for {
-		m, err := q.next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Command == levin.NotifyRequestFluffyMissingTx {
-			if err := portable.Unmarshal(m.Body, &req); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
+	q.expectNotification(levin.NotifyRequestFluffyMissingTx, &req)
 	if req.BlockHash != id || len(req.MissingTxIndices) != 3 || req.MissingTxIndices[0] != 0 || req.MissingTxIndices[2] != 2 {
 		t.Fatalf("2009 asked %+v", req)
 	}

@@ -86,6 +86,24 @@ func (p *rawPeer) expectResponse(command uint32) levin.Message {
 	}
 }
 
+// expectNotification reads messages until a notification of command and
+// decodes it into into.
+func (p *rawPeer) expectNotification(command uint32, into interface{ FromSection(portable.Section) error }) {
+	p.t.Helper()
+	for {
+		m, err := p.next()
+		if err != nil {
+			p.t.Fatalf("waiting for notification %d: %v", command, err)
+		}
+		if m.Kind == levin.KindNotification && m.Command == command {
+			if err := portable.Unmarshal(m.Body, into); err != nil {
+				p.t.Fatalf("notification %d: %v", command, err)
+			}
+			return
+		}
+	}
+}
+
 // handshake performs a valid handshake as a peer at genesis.
 func (p *rawPeer) handshake(peerID uint64) portable.HandshakeResponse {
 	p.t.Helper()
@@ -269,18 +287,7 @@ func TestServesPeers(t *testing.T) {
 	// alone gets ids from height 0.
 	p.sendPayload(levin.KindNotification, levin.NotifyRequestChain, portable.RequestChain{BlockIDs: [][32]byte{params.Regtest.GenesisID()}})
 	var entry portable.ResponseChainEntry
-	for {
-		m, err := p.next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Command == levin.NotifyResponseChainEntry {
-			if err := portable.Unmarshal(m.Body, &entry); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
+	p.expectNotification(levin.NotifyResponseChainEntry, &entry)
 	if entry.StartHeight != 0 || entry.TotalHeight != tn.chain.Height() || uint64(len(entry.BlockIDs)) != tn.chain.Height() ||
 		len(entry.BlockWeights) != len(entry.BlockIDs) || entry.BlockIDs[len(entry.BlockIDs)-1] != top.Hash {
 		t.Fatalf("chain entry: start %d total %d, %d ids, %d weights", entry.StartHeight, entry.TotalHeight, len(entry.BlockIDs), len(entry.BlockWeights))
@@ -289,18 +296,7 @@ func TestServesPeers(t *testing.T) {
 	ids := entry.BlockIDs[195:215]
 	p.sendPayload(levin.KindNotification, levin.NotifyRequestGetObjects, portable.RequestGetObjects{Blocks: ids})
 	var objs portable.ResponseGetObjects
-	for {
-		m, err := p.next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if m.Command == levin.NotifyResponseGetObjects {
-			if err := portable.Unmarshal(m.Body, &objs); err != nil {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
+	p.expectNotification(levin.NotifyResponseGetObjects, &objs)
 	if len(objs.Blocks) != len(ids) || len(objs.MissedIDs) != 0 {
 		t.Fatalf("%d blocks and %d missed for %d asked", len(objs.Blocks), len(objs.MissedIDs), len(ids))
 	}

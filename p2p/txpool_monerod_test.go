@@ -1,67 +1,14 @@
 package p2p
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"net/http"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"testing"
 	"time"
 
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/monerodlab"
 )
-
-// walletRPC is a monero-wallet-rpc child process (the test runs inside
-// the loopback-only namespace, so it can reach nothing else).
-type walletRPC struct {
-	url string
-}
-
-func startWalletRPC(t *testing.T, m *monerodlab.Monerod, walletDir string) *walletRPC {
-	t.Helper()
-	port := monerodlab.FreePort(t)
-	cmd := exec.Command("monero-wallet-rpc", "--daemon-address", "127.0.0.1:"+strconv.Itoa(m.RPCPort), "--trusted-daemon",
-		"--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", strconv.Itoa(port), "--disable-rpc-login",
-		"--wallet-dir", walletDir, "--shared-ringdb-dir", filepath.Join(walletDir, "ringdb"),
-		"--log-file", filepath.Join(walletDir, "wallet-rpc.log"), "--log-level", "0", "--non-interactive", "--no-dns")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	w := &walletRPC{url: fmt.Sprintf("http://127.0.0.1:%d/json_rpc", port)}
-	eventually(t, 60*time.Second, "monero-wallet-rpc to answer", func() bool { return w.call("get_version", struct{}{}, nil) == nil })
-	return w
-}
-
-func (w *walletRPC) call(method string, params, result any) error {
-	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "0", "method": method, "params": params})
-	c := http.Client{Timeout: 5 * time.Minute}
-	resp, err := c.Post(w.url, "application/json", bytes.NewReader(req))
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	var env struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&env); err != nil {
-		return err
-	}
-	if env.Error != nil {
-		return fmt.Errorf("%s: %s", method, env.Error.Message)
-	}
-	if result != nil {
-		return json.Unmarshal(env.Result, result)
-	}
-	return nil
-}
 
 // A transaction made by a wallet on monerod reaches gonero's pool
 // (tx_pool_size agrees with monerod's); when monerod mines it, the fluffy
@@ -78,22 +25,21 @@ func TestTxPoolFollowsMonerod(t *testing.T) {
 		return tn.node.Synchronized() && monerodGetInfo(t, m).Synchronized
 	})
 
-	walletDir := t.TempDir()
+	w := lab.StartWalletRPC(t, m.RPCPort)
 	if out, err := exec.Command("cp", "-a", filepath.Join(fresh.Dir, "wallets", "alice"), filepath.Join(fresh.Dir, "wallets", "alice.keys"),
-		filepath.Join(fresh.Dir, "wallets", "bob.keys"), walletDir).CombinedOutput(); err != nil {
-		t.Fatalf("copying the wallets: %v %s", err, out)
+		w.Dir).CombinedOutput(); err != nil {
+		t.Fatalf("copying the wallet: %v %s", err, out)
 	}
-	w := startWalletRPC(t, m, walletDir)
-	if err := w.call("open_wallet", map[string]any{"filename": "alice", "password": ""}, nil); err != nil {
+	if err := w.Call("open_wallet", map[string]any{"filename": "alice", "password": ""}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := w.call("refresh", struct{}{}, nil); err != nil {
+	if err := w.Call("refresh", struct{}{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	var sent struct {
 		TxHash string `json:"tx_hash"`
 	}
-	if err := w.call("transfer", map[string]any{"destinations": []map[string]any{{"amount": 1_000_000_000_000, "address": monerodlab.AliceAddress}},
+	if err := w.Call("transfer", map[string]any{"destinations": []map[string]any{{"amount": 1_000_000_000_000, "address": monerodlab.AliceAddress}},
 		"account_index": 0, "priority": 0}, &sent); err != nil {
 		t.Fatal(err)
 	}

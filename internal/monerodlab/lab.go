@@ -219,6 +219,12 @@ func (m *Monerod) Call(method string, params any, result any) error {
 	if err != nil {
 		return err
 	}
+	return decodeResult("monerod", method, body, result)
+}
+
+// decodeResult decodes a JSON-RPC answer of who (monerod, wallet-rpc):
+// its error as a Go error, else its result into result (if not nil).
+func decodeResult(who, method string, body []byte, result any) error {
 	var env struct {
 		Result json.RawMessage `json:"result"`
 		Error  *struct {
@@ -230,7 +236,7 @@ func (m *Monerod) Call(method string, params any, result any) error {
 		return fmt.Errorf("%s: undecodable answer %q: %w", method, body, err)
 	}
 	if env.Error != nil {
-		return fmt.Errorf("%s: monerod error %d: %s", method, env.Error.Code, env.Error.Message)
+		return fmt.Errorf("%s: %s error %d: %s", method, who, env.Error.Code, env.Error.Message)
 	}
 	if result != nil {
 		return json.Unmarshal(env.Result, result)

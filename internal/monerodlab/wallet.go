@@ -87,23 +87,7 @@ func (w *WalletRPC) Call(method string, params any, result any) error {
 	if err != nil {
 		return err
 	}
-	var env struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return fmt.Errorf("%s: undecodable answer %q: %w", method, body, err)
-	}
-	if env.Error != nil {
-		return fmt.Errorf("%s: wallet-rpc error %d: %s", method, env.Error.Code, env.Error.Message)
-	}
-	if result != nil {
-		return json.Unmarshal(env.Result, result)
-	}
-	return nil
+	return decodeResult("wallet-rpc", method, body, result)
 }
 
 // Alice is the regtest wallet of shared/testdata/regtest: its seed, its
