@@ -94,6 +94,12 @@ func (n *Node) requestChain(c *conn) error {
 		return err
 	}
 	c.mu.Lock()
+	if c.sync.expectChain {
+		// One chain request at a time: a second answer would look
+		// unsolicited (a timed sync and an orphan block can both ask).
+		c.mu.Unlock()
+		return nil
+	}
 	c.sync.expectChain = true
 	c.sync.expectChainHeight = height
 	if c.sync.hasLastKnown && (len(ids) == 0 || ids[0] != c.sync.lastKnownHash) {
