@@ -78,7 +78,10 @@ type conn struct {
 
 	rd *levin.Reader
 
-	wmu sync.Mutex // serialises writes and the pending queue's order
+	wmu     sync.Mutex  // serialises queueing and the pending queue's order
+	sendq   chan []byte // encoded messages for writeLoop
+	queued  atomic.Int64
+	writing atomic.Bool // writeLoop runs (and will close the socket)
 
 	pmu     sync.Mutex
 	pending []chan levin.Message // invokes awaiting a response, oldest first
@@ -97,6 +100,11 @@ type conn struct {
 
 	state atomic.Int32
 
+	// handling is held while a message is handled, by the reader and by
+	// the goroutine that processes a timed-sync response, so that the two
+	// never interleave their changes to the sync state.
+	handling sync.Mutex
+
 	mu           sync.Mutex // guards what follows
 	handshaked   bool
 	remote       portable.NodeData
@@ -108,7 +116,7 @@ type conn struct {
 
 func newConn(n *Node, nc net.Conn, inbound bool, addr portable.NetAddress) *conn {
 	c := &conn{node: n, nc: nc, inbound: inbound, addr: addr, started: n.now(), done: make(chan struct{}),
-		handshaken: make(chan struct{})}
+		handshaken: make(chan struct{}), sendq: make(chan []byte, sendQueueMessages)}
 	_, _ = rand.Read(c.id[:])
 	limit := levin.MaxPacketSizeBeforeHandshake
 	c.rd = levin.NewReader(bufio.NewReaderSize(countingReader{c}, 64<<10), limit)
@@ -146,7 +154,14 @@ func (c *conn) close(err error) {
 	c.closeOnce.Do(func() {
 		c.closeErr = err
 		close(c.done)
-		_ = c.nc.Close()
+		if c.writing.Load() {
+			// The writer sends what is queued (a last answer, such as
+			// monerod's -1 to an unparsable handshake) and then closes the
+			// socket; unblock the reader meanwhile.
+			_ = c.nc.SetReadDeadline(time.Now())
+		} else {
+			_ = c.nc.Close()
+		}
 		c.pmu.Lock()
 		for _, ch := range c.pending {
 			close(ch)
@@ -168,21 +183,80 @@ func (c *conn) closed() bool {
 // writeTimeout bounds one write: a peer that does not read is dropped.
 const writeTimeout = 2 * time.Minute
 
+// Send-queue bounds: a peer that lets this much pile up unread is dropped
+// rather than holding anyone up (relaying a block never waits for a peer).
+const (
+	sendQueueMessages = 1024
+	sendQueueBytes    = 256 << 20
+)
+
+// write queues m for the connection's writer goroutine. It never blocks:
+// a full queue closes the connection. Callers hold wmu, so messages go out
+// in the order they were queued (responses in invoke order, invokes in the
+// order of the pending queue).
 func (c *conn) write(m levin.Message) error {
 	buf, err := levin.AppendMessage(make([]byte, 0, levin.HeaderSize+len(m.Body)), m)
 	if err != nil {
 		return err
 	}
-	_ = c.nc.SetWriteDeadline(time.Now().Add(writeTimeout))
+	if c.closed() {
+		return ErrClosed
+	}
+	if c.queued.Add(int64(len(buf))) > sendQueueBytes {
+		c.close(errSendQueueFull)
+		return errSendQueueFull
+	}
+	select {
+	case c.sendq <- buf:
+		return nil
+	default:
+		c.close(errSendQueueFull)
+		return errSendQueueFull
+	}
+}
+
+var errSendQueueFull = errors.New("p2p: the peer does not read what it is sent")
+
+// lingerTimeout bounds how long a closing connection spends sending what
+// was queued before it closed.
+const lingerTimeout = 2 * time.Second
+
+// writeLoop sends what write queued until the connection closes, then
+// sends what is left (for at most lingerTimeout) and closes the socket.
+func (c *conn) writeLoop() {
+	defer c.nc.Close()
+	for {
+		select {
+		case <-c.done:
+			deadline := time.Now().Add(lingerTimeout)
+			for {
+				select {
+				case buf := <-c.sendq:
+					if c.send(buf, deadline) != nil {
+						return
+					}
+				default:
+					return
+				}
+			}
+		case buf := <-c.sendq:
+			if err := c.send(buf, time.Now().Add(writeTimeout)); err != nil {
+				c.node.dropConn(c, err)
+				return
+			}
+		}
+	}
+}
+
+func (c *conn) send(buf []byte, deadline time.Time) error {
+	_ = c.nc.SetWriteDeadline(deadline)
 	n, err := c.nc.Write(buf)
+	c.queued.Add(-int64(len(buf)))
 	if n > 0 {
 		now := c.node.now()
 		c.sendCount.Add(uint64(n))
 		c.lastSend.Store(now.UnixNano())
 		c.up.add(now, n)
-	}
-	if err != nil {
-		c.close(err)
 	}
 	return err
 }
@@ -286,7 +360,10 @@ func (c *conn) readLoop() {
 			}
 			return
 		}
-		if err := c.handle(m); err != nil {
+		c.handling.Lock()
+		err = c.handle(m)
+		c.handling.Unlock()
+		if err != nil {
 			c.node.dropConn(c, err)
 			return
 		}

@@ -67,7 +67,7 @@ func (n *Node) handshakeOut(c *conn) error {
 		RPCPort: resp.NodeData.RPCPort, RPCCreditsPerHash: resp.NodeData.RPCCreditsPerHash}, n.now())
 	n.log.Info("connected", "conn", c, "peer_id", resp.NodeData.PeerID, "height", resp.PayloadData.CurrentHeight)
 	if resp.NodeData.SupportFlags == 0 {
-		go n.requestSupportFlags(c)
+		n.goTracked(func() { n.requestSupportFlags(c) })
 	}
 	n.afterHandshake(c)
 	return nil
@@ -97,6 +97,9 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 		c.mu.Unlock()
 		return nil
 	}
+	if d.CurrentHeight >= maxBlockNumber {
+		return misbehaved(1, "peer claims height %d", d.CurrentHeight)
+	}
 	if d.CurrentHeight > 0 {
 		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
 			return misbehaved(1, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
@@ -109,7 +112,7 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 	c.remoteHeight, c.pruningSeed = d.CurrentHeight, d.PruningSeed
 	c.mu.Unlock()
 	height := n.chain.Height()
-	target := max(n.targetHeight.Load(), height)
+	target := max(n.target(), height)
 	if n.hasBlock(d.TopID) {
 		c.setState(stateNormal)
 		if initial && d.CurrentHeight >= target && target == height {
@@ -117,8 +120,7 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 		}
 		return nil
 	}
-	if d.CurrentHeight > target {
-		n.raiseTarget(d.CurrentHeight)
+	if d.CurrentHeight >= target {
 		n.log.Info("synchronization started", "peer", c, "our_height", height, "peer_height", d.CurrentHeight)
 	}
 	if n.cfg.NoSync {
@@ -222,10 +224,10 @@ func (n *Node) handshakeIn(c *conn, req portable.HandshakeRequest) error {
 	}
 	n.log.Info("peer connected", "conn", c, "peer_id", req.NodeData.PeerID, "height", req.PayloadData.CurrentHeight)
 	if req.NodeData.SupportFlags == 0 {
-		go n.requestSupportFlags(c)
+		n.goTracked(func() { n.requestSupportFlags(c) })
 	}
 	if req.NodeData.MyPort != 0 {
-		go n.pingBack(c, req.NodeData)
+		n.goTracked(func() { n.pingBack(c, req.NodeData) })
 	}
 	n.afterHandshake(c)
 	return nil
@@ -327,6 +329,8 @@ func (n *Node) timedSync(c *conn) {
 		n.dropConn(c, misbehaved(1, "timed sync response with %d peers", len(resp.LocalPeerlist)))
 		return
 	}
+	c.handling.Lock()
+	defer c.handling.Unlock()
 	n.peers.merge(resp.LocalPeerlist, n.now())
 	if !c.inbound {
 		n.peers.touchWhite(c.addr, n.now())

@@ -425,3 +425,114 @@ func TestChainRequestRightAfterHandshakeResponse(t *testing.T) {
 		}
 	}
 }
+
+// A peer claiming a huge height holds the sync target only while it is
+// connected: once it leaves, a peer at the node's own top makes it
+// synchronized (monerod recomputes the target when a connection closes).
+func TestTargetFollowsLivePeers(t *testing.T) {
+	tn := hostileNode(t)
+	h0, top0, _ := storeState(t, tn)
+	p := dialRaw(t, tn.p2pAddr())
+	hs := goodHandshake(31)
+	const liar = 400_000_000
+	hs.PayloadData.CurrentHeight, hs.PayloadData.TopID, hs.PayloadData.TopVersion = liar, [32]byte{9, 9}, params.Regtest.VersionAt(liar-1)
+	p.sendPayload(levin.KindRequest, levin.CommandHandshake, hs)
+	p.expectResponse(levin.CommandHandshake)
+	if got := tn.node.TargetHeight(); got != liar {
+		t.Fatalf("target height %d while the liar is connected, want %d", got, liar)
+	}
+	p.nc.Close()
+	eventually(t, 5*time.Second, "the liar's connection to end", func() bool { return len(tn.node.connections()) == 0 })
+	q := dialRaw(t, tn.p2pAddr())
+	hs = goodHandshake(32)
+	hs.PayloadData.CurrentHeight, hs.PayloadData.TopID, hs.PayloadData.TopVersion = h0, top0, params.Regtest.VersionAt(h0-1)
+	q.sendPayload(levin.KindRequest, levin.CommandHandshake, hs)
+	q.expectResponse(levin.CommandHandshake)
+	if !tn.node.Synchronized() {
+		t.Fatalf("not synchronized after the liar left; target height %d, our height %d", tn.node.TargetHeight(), h0)
+	}
+	// A height beyond CRYPTONOTE_MAX_BLOCK_NUMBER is refused outright.
+	r := dialRaw(t, tn.p2pAddr())
+	hs = goodHandshake(33)
+	hs.PayloadData.CurrentHeight, hs.PayloadData.TopVersion = maxBlockNumber, 16
+	r.sendPayload(levin.KindRequest, levin.CommandHandshake, hs)
+	r.expectClosed("a height of 500,000,000")
+}
+
+// A peer that stops reading while asking for lots of blocks holds nobody
+// up: relaying a block returns at once, and the peer is dropped when its
+// send queue overflows.
+func TestNonReadingPeerStallsNothing(t *testing.T) {
+	tn := hostileNode(t)
+	h0, top0, _ := storeState(t, tn)
+	p := dialRaw(t, tn.p2pAddr())
+	_ = p.nc.(*net.TCPConn).SetReadBuffer(4096)
+	hs := goodHandshake(41)
+	hs.PayloadData.CurrentHeight, hs.PayloadData.TopID, hs.PayloadData.TopVersion = h0, top0, params.Regtest.VersionAt(h0-1)
+	p.sendPayload(levin.KindRequest, levin.CommandHandshake, hs)
+	p.expectResponse(levin.CommandHandshake)
+	var ids [][32]byte
+	for h := uint64(100); h < 200; h++ {
+		ids = append(ids, tn.chain.HashAt(h))
+	}
+	body, _ := portable.Marshal(portable.RequestGetObjects{Blocks: ids})
+	msg, _ := levin.AppendMessage(nil, levin.Message{Kind: levin.KindNotification, Command: levin.NotifyRequestGetObjects, Body: body})
+	go func() {
+		for i := 0; i < 2000; i++ {
+			if _, err := p.nc.Write(msg); err != nil {
+				return
+			}
+		}
+	}()
+	time.Sleep(2 * time.Second)
+	done := make(chan struct{})
+	go func() { tn.node.RelayBlock([]byte{1, 2, 3}); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("relaying a block waited for a peer that does not read")
+	}
+	// Another peer is served meanwhile.
+	q := dialRaw(t, tn.p2pAddr())
+	if resp := q.handshake(42); resp.PayloadData.CurrentHeight != h0 {
+		t.Fatalf("handshake answered with height %d", resp.PayloadData.CurrentHeight)
+	}
+}
+
+// The pool's transactions are unverified and never handed on: a peer's
+// junk (here a double spend with altered extra bytes) is answered to
+// another peer's 2010 with an empty 2002.
+func TestUnverifiedPoolNotServed(t *testing.T) {
+	tn := hostileNode(t)
+	h0, top0, _ := storeState(t, tn)
+	var blob []byte
+	_ = tn.chain.Store().View(func(r *chaindb.Reader) error {
+		hs, _ := r.TxHashes(201)
+		blob, _ = r.TxBlob(hs[0])
+		return nil
+	})
+	tx, err := cryptonote.ParseTransaction(blob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx.Extra = append(tx.Extra, 0xde, 0xad)
+	atTop := func(id uint64) portable.HandshakeRequest {
+		hs := goodHandshake(id)
+		hs.PayloadData.CurrentHeight, hs.PayloadData.TopID, hs.PayloadData.TopVersion = h0, top0, params.Regtest.VersionAt(h0-1)
+		return hs
+	}
+	p := dialRaw(t, tn.p2pAddr())
+	p.sendPayload(levin.KindRequest, levin.CommandHandshake, atTop(51))
+	p.expectResponse(levin.CommandHandshake)
+	p.sendPayload(levin.KindNotification, levin.NotifyNewTransactions, portable.NewTransactions{Txs: [][]byte{tx.Serialize()}})
+	eventually(t, 5*time.Second, "the transaction to be pooled", func() bool { return tn.node.TxPoolSize() == 1 })
+	q := dialRaw(t, tn.p2pAddr())
+	q.sendPayload(levin.KindRequest, levin.CommandHandshake, atTop(52))
+	q.expectResponse(levin.CommandHandshake)
+	q.sendPayload(levin.KindNotification, levin.NotifyGetTxpoolComplement, portable.GetTxpoolComplement{})
+	var nt portable.NewTransactions
+	q.expectNotification(levin.NotifyNewTransactions, &nt)
+	if len(nt.Txs) != 0 {
+		t.Fatalf("%d unverified transactions handed to another peer", len(nt.Txs))
+	}
+}

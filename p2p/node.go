@@ -82,7 +82,6 @@ type Node struct {
 	pool  *txPool
 
 	synchronized atomic.Bool
-	targetHeight atomic.Uint64
 	// adding counts goroutines adding synced blocks (get_info busy_syncing).
 	adding atomic.Int32
 	// syncMu lets one connection at a time add downloaded blocks, as
@@ -123,11 +122,16 @@ func New(cfg Config) (*Node, error) {
 	_, _ = rand.Read(b[:])
 	n.peerID = binary.LittleEndian.Uint64(b[:])
 	n.synchronized.Store(cfg.Offline)
+	// Addresses are kept in the form connections are keyed by
+	// ([2001:db8::1]:p, an IPv4-mapped address as IPv4), so that a
+	// connected peer is recognised however it was written.
 	for _, list := range [][]string{cfg.ExclusiveNodes, cfg.PriorityNodes, cfg.Peers, cfg.SeedNodes} {
-		for _, a := range list {
-			if _, err := parseAddr(a); err != nil {
+		for i, a := range list {
+			ap, err := parseAddr(a)
+			if err != nil {
 				return nil, err
 			}
+			list[i] = netAddress(ap).String()
 		}
 	}
 	if err := n.peers.load(); err != nil {
@@ -272,12 +276,35 @@ func (n *Node) addConn(c *conn) {
 		return
 	}
 	n.conns[c] = struct{}{}
+	c.writing.Store(true)
+	// Added under mu, so that Close (which sets closing under mu) waits
+	// for these goroutines.
+	n.wg.Add(2)
 	n.mu.Unlock()
 	n.log.Debug("connection opened", "conn", c)
-	n.wg.Add(1)
 	go func() {
 		defer n.wg.Done()
 		c.readLoop()
+	}()
+	go func() {
+		defer n.wg.Done()
+		c.writeLoop()
+	}()
+}
+
+// goTracked runs fn on a goroutine Close waits for (not started once Close
+// began).
+func (n *Node) goTracked(fn func()) {
+	n.mu.Lock()
+	if n.closing {
+		n.mu.Unlock()
+		return
+	}
+	n.wg.Add(1)
+	n.mu.Unlock()
+	go func() {
+		defer n.wg.Done()
+		fn()
 	}()
 }
 
@@ -334,8 +361,11 @@ func (n *Node) connectLoop() {
 
 func (n *Node) makeConnections() {
 	connected := map[string]bool{}
+	used := map[netip.Prefix]bool{}
 	out := 0
 	for _, c := range n.connections() {
+		host, subnet := hostKeys(c.addr.IP)
+		used[host], used[subnet] = true, true
 		if !c.inbound {
 			connected[c.addr.String()] = true
 			out++
@@ -344,6 +374,10 @@ func (n *Node) makeConnections() {
 	n.mu.Lock()
 	for a := range n.dialing {
 		connected[a] = true
+		if ap, err := netip.ParseAddrPort(a); err == nil {
+			host, subnet := hostKeys(ap.Addr())
+			used[host], used[subnet] = true, true
+		}
 	}
 	n.mu.Unlock()
 	if len(n.cfg.ExclusiveNodes) > 0 {
@@ -361,7 +395,7 @@ func (n *Node) makeConnections() {
 			out++
 		}
 	}
-	for _, e := range n.peers.candidates(n.cfg.OutPeers - out) {
+	for _, e := range n.peers.candidates(n.cfg.OutPeers-out, n.now(), used) {
 		a := e.Address.String()
 		if !connected[a] && !n.bans.banned(e.Address.IP, n.now()) {
 			n.dial(a)
@@ -513,25 +547,31 @@ func (n *Node) TargetHeight() uint64 {
 	if n.synchronized.Load() {
 		return 0
 	}
-	return n.targetHeight.Load()
+	return n.target()
 }
 
 // BusySyncing implements rpc.Peers.
 func (n *Node) BusySyncing() bool { return n.adding.Load() > 0 }
 
 // TxPoolSize implements rpc.Peers.
-func (n *Node) TxPoolSize() uint64 { return uint64(n.pool.size()) }
+func (n *Node) TxPoolSize() uint64 { return uint64(n.pool.size(n.now())) }
 
 var _ rpc.Peers = (*Node)(nil)
 
-// raiseTarget raises the target height to h.
-func (n *Node) raiseTarget(h uint64) {
-	for {
-		old := n.targetHeight.Load()
-		if h <= old || n.targetHeight.CompareAndSwap(old, h) {
-			return
+// target is the sync target: the highest chain height the connected
+// peers report. It is computed from the live connections, so a peer that
+// claimed too much stops counting once it is gone (monerod recomputes it
+// in on_connection_close).
+func (n *Node) target() uint64 {
+	var t uint64
+	for _, c := range n.connections() {
+		c.mu.Lock()
+		if c.handshaked {
+			t = max(t, c.remoteHeight)
 		}
+		c.mu.Unlock()
 	}
+	return t
 }
 
 // setSynchronized is on_connection_synchronized.

@@ -194,34 +194,64 @@ func (p *peerList) randomWhite(n int) []portable.PeerlistEntry {
 // candidates picks up to n addresses to dial: newest white peers first
 // while fewer than 70 % of the slots would be white, then grey ones
 // (§9.3, simplified: the pick among the newest white peers is uniform).
-func (p *peerList) candidates(n int) []portable.PeerlistEntry {
+// Like monerod it skips addresses that failed within the hour and takes
+// at most one peer per host and per IPv4 /24 (IPv6 /64), counting the
+// hosts in used (already connected) and adding its picks to used, so that
+// one operator cannot fill every slot.
+func (p *peerList) candidates(n int, now time.Time, used map[netip.Prefix]bool) []portable.PeerlistEntry {
 	if n <= 0 {
 		return nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	white := sortedByLastSeen(p.white)
+	usable := func(list []portable.PeerlistEntry) []portable.PeerlistEntry {
+		out := list[:0]
+		for _, e := range list {
+			if t, ok := p.failedAt[e.Address.String()]; ok && now.Sub(t) < failedAddrForget {
+				continue
+			}
+			out = append(out, e)
+		}
+		return out
+	}
+	white := usable(sortedByLastSeen(p.white))
 	if len(white) > whiteCandidateRange {
 		white = white[:whiteCandidateRange]
 	}
 	rand.Shuffle(len(white), func(i, j int) { white[i], white[j] = white[j], white[i] })
-	grey := sortedByLastSeen(p.grey)
+	grey := usable(sortedByLastSeen(p.grey))
 	rand.Shuffle(len(grey), func(i, j int) { grey[i], grey[j] = grey[j], grey[i] })
 	wantWhite := (n*70 + 99) / 100
 	var out []portable.PeerlistEntry
-	for _, e := range white {
-		if len(out) >= wantWhite {
-			break
+	take := func(list []portable.PeerlistEntry, limit int) {
+		for _, e := range list {
+			if len(out) >= limit {
+				return
+			}
+			host, subnet := hostKeys(e.Address.IP)
+			if used[host] || used[subnet] {
+				continue
+			}
+			used[host], used[subnet] = true, true
+			out = append(out, e)
 		}
-		out = append(out, e)
 	}
-	for _, e := range grey {
-		if len(out) >= n {
-			break
-		}
-		out = append(out, e)
-	}
+	take(white, wantWhite)
+	take(grey, n)
 	return out
+}
+
+// hostKeys are the keys one connection occupies: its host, and its IPv4
+// /24 or IPv6 /64.
+func hostKeys(ip netip.Addr) (host, subnet netip.Prefix) {
+	ip = ip.Unmap()
+	bits := 64
+	if ip.Is4() {
+		bits = 24
+	}
+	host = netip.PrefixFrom(ip, ip.BitLen())
+	subnet, _ = ip.Prefix(bits)
+	return host, subnet
 }
 
 func sortedByLastSeen(m map[string]*peerRecord) []portable.PeerlistEntry {
@@ -369,15 +399,37 @@ func (p *peerList) save() error {
 }
 
 // banList counts fails per host and bans a host that reached
-// failsBeforeBan (§6.2): for banDuration it is neither accepted nor dialled.
+// failsBeforeBan (§6.2): for banDuration it is neither accepted nor
+// dialled. IPv6 hosts count per /64 (one subscriber's allocation, as recent
+// monerod groups them). Fails older than failForget are forgotten, and both
+// maps stay bounded however many addresses misbehave.
 type banList struct {
 	mu    sync.Mutex
-	fails map[netip.Addr]int
-	until map[netip.Addr]time.Time
+	fails map[netip.Prefix]failCount
+	until map[netip.Prefix]time.Time
 }
 
+type failCount struct {
+	n    int
+	last time.Time
+}
+
+const (
+	failForget  = time.Hour
+	banListSize = 10_000
+)
+
 func newBanList() *banList {
-	return &banList{fails: map[netip.Addr]int{}, until: map[netip.Addr]time.Time{}}
+	return &banList{fails: map[netip.Prefix]failCount{}, until: map[netip.Prefix]time.Time{}}
+}
+
+func banKey(ip netip.Addr) netip.Prefix {
+	ip = ip.Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p
+	}
+	return netip.PrefixFrom(ip, ip.BitLen())
 }
 
 // fail adds score fails to ip and reports whether that banned it.
@@ -385,23 +437,45 @@ func (b *banList) fail(ip netip.Addr, score int, now time.Time) bool {
 	if score <= 0 {
 		return false
 	}
+	k := banKey(ip)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.fails[ip] += score
-	if b.fails[ip] >= failsBeforeBan {
-		delete(b.fails, ip)
-		b.until[ip] = now.Add(banDuration)
+	f := b.fails[k]
+	if now.Sub(f.last) > failForget {
+		f.n = 0
+	}
+	f.n, f.last = f.n+score, now
+	if f.n >= failsBeforeBan {
+		delete(b.fails, k)
+		b.until[k] = now.Add(banDuration)
+		if len(b.until) > banListSize {
+			for key, t := range b.until {
+				if now.After(t) {
+					delete(b.until, key)
+				}
+			}
+		}
 		return true
+	}
+	b.fails[k] = f
+	if len(b.fails) > banListSize {
+		for key, old := range b.fails {
+			// Sweep down to three quarters, so sweeps are rare.
+			if now.Sub(old.last) > failForget || len(b.fails) > banListSize*3/4 {
+				delete(b.fails, key)
+			}
+		}
 	}
 	return false
 }
 
 func (b *banList) banned(ip netip.Addr, now time.Time) bool {
+	k := banKey(ip)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	until, ok := b.until[ip]
+	until, ok := b.until[k]
 	if ok && now.After(until) {
-		delete(b.until, ip)
+		delete(b.until, k)
 		return false
 	}
 	return ok
@@ -409,7 +483,8 @@ func (b *banList) banned(ip netip.Addr, now time.Time) bool {
 
 // newPingConn opens a short-lived outgoing connection for a ping-back.
 func newPingConn(n *Node, a portable.NetAddress) (*conn, error) {
-	nc, err := net.DialTimeout("tcp", a.String(), 2*time.Second)
+	d := net.Dialer{Timeout: 2 * time.Second}
+	nc, err := d.DialContext(n.ctx, "tcp", a.String())
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestPeerListRulesAndPersistence(t *testing.T) {
 	if got := q.randomWhite(10); len(got) != 1 || got[0].Address.String() != "1.1.1.1:18080" || got[0].ID != 7 {
 		t.Fatalf("reloaded white list %+v", got)
 	}
-	if got := q.candidates(12); len(got) != 2 {
+	if got := q.candidates(12, now, map[netip.Prefix]bool{}); len(got) != 2 {
 		t.Fatalf("%d dial candidates from 1 white and 1 grey peer", len(got))
 	}
 	for _, bad := range []string{"{", `{"version":99}`, strings.Repeat(" ", maxStateFileSize+10)} {
@@ -114,5 +115,83 @@ func TestBanList(t *testing.T) {
 	}
 	if !b.fail(ip, failsBeforeBan, now) {
 		t.Fatal("a block failing proof of work does not ban at once")
+	}
+}
+
+// Dial candidates skip addresses that failed within the hour and take one
+// peer per host and per /24, so that one operator cannot fill every slot.
+func TestCandidatesSkipFailedAndShareNoHost(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	p := newPeerList("")
+	dead := entry("8.8.8.8:18080", 1)
+	p.addWhite(dead, now)
+	p.failed(dead.Address.String(), now)
+	var list []portable.PeerlistEntry
+	for port := 20000; port < 20050; port++ {
+		list = append(list, entry("9.9.9.9:"+strconv.Itoa(port), uint64(port)))
+	}
+	list = append(list, entry("9.9.9.10:18080", 2), entry("1.1.1.1:18080", 3))
+	p.merge(list, now)
+	got := p.candidates(12, now.Add(time.Minute), map[netip.Prefix]bool{})
+	if len(got) != 2 {
+		t.Fatalf("%d candidates, want 2 (one of 9.9.9.0/24, and 1.1.1.1): %+v", len(got), got)
+	}
+	for _, e := range got {
+		if e.Address.String() == dead.Address.String() {
+			t.Fatal("a peer that failed a minute ago is a candidate again")
+		}
+	}
+	if got := p.candidates(12, now.Add(2*time.Hour), map[netip.Prefix]bool{}); len(got) != 3 {
+		t.Fatalf("after the hour: %d candidates, want 3", len(got))
+	}
+	used := map[netip.Prefix]bool{}
+	host, subnet := hostKeys(netip.MustParseAddr("1.1.1.7"))
+	used[host], used[subnet] = true, true
+	for _, e := range p.candidates(12, now.Add(time.Minute), used) {
+		if e.Address.IP == netip.MustParseAddr("1.1.1.1") {
+			t.Fatal("a candidate in the /24 of a connected peer")
+		}
+	}
+}
+
+// Configured peers are kept in the form connections are keyed by, so a
+// connected exclusive node is recognised however it was written.
+func TestConfiguredAddressesNormalised(t *testing.T) {
+	tn := hostileNode(t)
+	n, err := New(Config{Chain: tn.chain, ExclusiveNodes: []string{"[2001:DB8::1]:18080", "[::ffff:8.8.8.8]:18080"}, Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := n.cfg.ExclusiveNodes; got[0] != "[2001:db8::1]:18080" || got[1] != "8.8.8.8:18080" {
+		t.Fatalf("configured addresses kept as %q", got)
+	}
+}
+
+// IPv6 hosts count per /64; fails are forgotten after an hour; the maps
+// stay bounded under many misbehaving addresses.
+func TestBanListGrouping(t *testing.T) {
+	b := newBanList()
+	now := time.Unix(1_800_000_000, 0)
+	for i := 0; i < failsBeforeBan-1; i++ {
+		b.fail(netip.MustParseAddr("2001:db8:1:2::"+strconv.Itoa(i+1)), 1, now)
+	}
+	if !b.fail(netip.MustParseAddr("2001:db8:1:2:ffff::1"), 1, now) || !b.banned(netip.MustParseAddr("2001:db8:1:2::99"), now) {
+		t.Fatal("ten fails from one /64 did not ban it")
+	}
+	if b.banned(netip.MustParseAddr("2001:db8:1:3::1"), now) {
+		t.Fatal("the neighbouring /64 is banned too")
+	}
+	ip := netip.MustParseAddr("7.7.7.7")
+	for i := 0; i < failsBeforeBan-1; i++ {
+		b.fail(ip, 1, now)
+	}
+	if b.fail(ip, 1, now.Add(2*time.Hour)) {
+		t.Fatal("fails two hours old still counted")
+	}
+	for i := 0; i < 3*banListSize; i++ {
+		b.fail(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}), 1, now.Add(time.Duration(i)*time.Millisecond))
+	}
+	if len(b.fails) > banListSize+1 {
+		t.Fatalf("%d fail counters kept (bound %d)", len(b.fails), banListSize)
 	}
 }

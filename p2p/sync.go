@@ -177,7 +177,9 @@ func (c *conn) handleNotification(m levin.Message) error {
 		if c.getState() != stateNormal {
 			return nil
 		}
-		return c.notify(levin.NotifyNewTransactions, portable.NewTransactions{Txs: n.pool.complement(req.Hashes)})
+		// An empty answer: the pool's transactions are unverified, and are
+		// never passed on (see txPool).
+		return c.notify(levin.NotifyNewTransactions, portable.NewTransactions{})
 	}
 	// Unknown notifications are ignored, as released v0.18 does.
 	return nil
@@ -343,9 +345,6 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 	c.sync.lastResponseHeight = resp.StartHeight + uint64(len(resp.BlockIDs)) - 1
 	c.sync.lastKnownHash, c.sync.hasLastKnown = last, true
 	c.mu.Unlock()
-	if resp.TotalHeight > n.chain.Height() {
-		n.raiseTarget(resp.TotalHeight)
-	}
 	return n.requestMissing(c)
 }
 
@@ -374,7 +373,7 @@ func (n *Node) requestMissing(c *conn) error {
 	c.sync.hasLastKnown = false
 	c.mu.Unlock()
 	c.setState(stateNormal)
-	if height := n.chain.Height(); height >= n.targetHeight.Load() {
+	if height := n.chain.Height(); height >= n.target() {
 		n.setSynchronized()
 	}
 	return nil
@@ -466,6 +465,10 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 // blockFault turns a rejected block into the peer's fault, scored as
 // monerod scores it: a block failing proof of work bans at once.
 func blockFault(err error) error {
+	var be *chain.BlockError
+	if errors.As(err, &be) && be.Rule == "store" {
+		return err // our disk's failure, not the peer's
+	}
 	if errors.Is(err, consensus.ErrInsufficientPoW) {
 		return &peerError{score: failsBeforeBan, err: err}
 	}
@@ -497,7 +500,6 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 	}
 	if !n.hasBlock(blk.PrevID) {
 		// An orphan: fetch the peer's chain to find where it joins ours.
-		n.raiseTarget(nb.CurrentBlockchainHeight)
 		return n.requestChain(c)
 	}
 	listed := make(map[cryptonote.Hash]int, len(blk.TxHashes))
@@ -587,19 +589,21 @@ func (n *Node) serveMissingTxs(c *conn, req portable.RequestFluffyMissingTx) err
 		txs = append(txs, e.Txs[i])
 	}
 	e.Txs = txs
-	return c.notify(levin.NotifyNewFluffyBlock, portable.NewBlock{Block: e, CurrentBlockchainHeight: n.chain.Height()})
+	// monerod echoes the requester's height in this answer.
+	return c.notify(levin.NotifyNewFluffyBlock, portable.NewBlock{Block: e, CurrentBlockchainHeight: req.CurrentBlockchainHeight})
 }
 
 // handleNewTxs keeps transactions relayed to us in the pool (§7.3). They
 // are parsed, not verified (gonero checks no signatures), so they are not
 // relayed further.
 func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
-	seen := map[string]bool{}
+	seen := make(map[cryptonote.Hash]bool, len(nt.Txs))
 	for _, b := range nt.Txs {
-		if seen[string(b)] {
+		h := cryptonote.Keccak256(b)
+		if seen[h] {
 			return misbehaved(1, "the same transaction twice in one message")
 		}
-		seen[string(b)] = true
+		seen[h] = true
 	}
 	if c.getState() != stateNormal || !n.synchronized.Load() {
 		return nil
@@ -613,7 +617,7 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 		if n.txInChain(id) {
 			continue
 		}
-		n.pool.add(id, tx, b)
+		n.pool.add(id, tx, b, n.now())
 	}
 	return nil
 }
