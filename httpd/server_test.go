@@ -415,8 +415,10 @@ func TestConnectionLimitsConcurrent(t *testing.T) {
 func TestSlowloris(t *testing.T) {
 	const timeout = 600 * time.Millisecond
 	s := startServer(t, Config{ReadHeaderTimeout: timeout}, testRoutes(nil))
-	c := newRawClient(t, s)
+	// The server's clock starts when it accepts the connection, so ours
+	// starts before dialling: the measured time can only be longer.
 	start := time.Now()
+	c := newRawClient(t, s)
 	closed := make(chan time.Duration, 1)
 	go func() {
 		var b [1]byte
@@ -452,8 +454,8 @@ func TestSlowloris(t *testing.T) {
 func TestSlowBody(t *testing.T) {
 	const timeout = 600 * time.Millisecond
 	s := startServer(t, Config{ReadTimeout: timeout, ReadHeaderTimeout: timeout}, testRoutes(nil))
+	start := time.Now() // before dialling: the server's clock starts at accept
 	c := newRawClient(t, s)
-	start := time.Now()
 	c.send("POST /json_rpc HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
 	go func() {
 		for i := 0; i < 50; i++ {
