@@ -4,7 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/portable"
 )
@@ -113,7 +112,7 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 	c.mu.Unlock()
 	height := n.chain.Height()
 	target := max(n.target(), height)
-	if n.hasBlock(d.TopID) {
+	if n.chain.HasBlock(d.TopID) {
 		c.setState(stateNormal)
 		if initial && d.CurrentHeight >= target && target == height {
 			n.setSynchronized()
@@ -340,10 +339,4 @@ func (n *Node) timedSync(c *conn) {
 		return
 	}
 	n.afterHandshake(c)
-}
-
-// hasBlock reports whether the block is known, on the main chain or as an
-// alternative block.
-func (n *Node) hasBlock(id cryptonote.Hash) bool {
-	return n.chain.HasBlock(id)
 }

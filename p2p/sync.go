@@ -324,18 +324,17 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 		}
 		seen[id] = true
 	}
-	if !n.hasBlock(resp.BlockIDs[0]) {
+	if !n.chain.HasBlock(resp.BlockIDs[0]) {
 		return misbehaved(1, "chain entry starts at an unknown block %s", cryptonote.Hash(resp.BlockIDs[0]))
 	}
 	var needed []cryptonote.Hash
-	for i, id := range resp.BlockIDs[1:] {
-		if n.hasBlock(id) {
+	for _, id := range resp.BlockIDs[1:] {
+		if n.chain.HasBlock(id) {
 			if len(needed) > 0 {
 				return misbehaved(1, "chain entry lists known block %s after an unknown one", cryptonote.Hash(id))
 			}
 			continue
 		}
-		_ = i
 		needed = append(needed, id)
 	}
 	last := resp.BlockIDs[len(resp.BlockIDs)-1]
@@ -495,10 +494,10 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 	c.mu.Lock()
 	c.remoteHeight = max(c.remoteHeight, nb.CurrentBlockchainHeight)
 	c.mu.Unlock()
-	if n.hasBlock(id) {
+	if n.chain.HasBlock(id) {
 		return nil
 	}
-	if !n.hasBlock(blk.PrevID) {
+	if !n.chain.HasBlock(blk.PrevID) {
 		// An orphan: fetch the peer's chain to find where it joins ours.
 		return n.requestChain(c)
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/gonero/gonero/address"
 	"github.com/gonero/gonero/chain"
-	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/params"
@@ -90,7 +89,7 @@ func generateBlocks(c *call) (func(*epeejson.Writer), *Error) {
 				return nil, errInvalidPrev
 			}
 			if top := s.chain.Top().Hash; prev != top {
-				if s.knownBlock(prev) {
+				if s.chain.HasBlock(prev) {
 					s.log.Info("generateblocks: prev_block is not the top block; gonero mines on the top only", "prev_block", prev, "top", top)
 				} else {
 					s.log.Info("generateblocks: unknown prev_block", "prev_block", prev)
@@ -130,18 +129,4 @@ func generateBlocks(c *call) (func(*epeejson.Writer), *Error) {
 		writeUntrusted(w)
 		w.EndObject()
 	}, nil
-}
-
-// knownBlock reports whether id is a main-chain or alternative block.
-func (s *Server) knownBlock(id cryptonote.Hash) bool {
-	known := false
-	_ = s.store.View(func(r *chaindb.Reader) error {
-		_, err := r.HeightByHash(id)
-		if err != nil {
-			_, err = r.AltBlock(id)
-		}
-		known = err == nil
-		return nil
-	})
-	return known
 }

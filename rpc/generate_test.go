@@ -1,23 +1,16 @@
 package rpc
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/gonero/gonero/chain"
-	"github.com/gonero/gonero/chaindb"
-	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/internal/monerodlab"
 	"github.com/gonero/gonero/internal/u128"
-	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
-	"github.com/gonero/gonero/randomx"
 )
 
 // startEmptyNode serves a new chain (genesis only) with the given fixed
@@ -25,43 +18,7 @@ import (
 // of generateblocks' block timestamps.
 func startEmptyNode(t testing.TB, net params.Network, fixedDifficulty uint64, minerClock func() time.Time) *testNode {
 	t.Helper()
-	dir := t.TempDir()
-	db, err := chaindb.Open(filepath.Join(dir, "chain.db"), chaindb.Options{Network: net.String()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pow, err := randomx.New(randomx.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := chain.Open(db, chain.Config{Network: net, FixedDifficulty: fixedDifficulty, PoW: pow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mnr *miner.Miner
-	if minerClock != nil {
-		mnr = miner.New(c, miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Now: minerClock})
-	}
-	srv, err := New(Config{Chain: c, DataDir: dir, Version: "test", Miner: mnr,
-		Main: httpd.Config{Addr: "127.0.0.1:0"}, Restricted: &httpd.Config{Addr: "127.0.0.1:0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve() }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		if err := srv.Shutdown(ctx); err != nil {
-			t.Errorf("shutdown: %v", err)
-		}
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		pow.Close()
-		db.Close()
-	})
-	return &testNode{chain: c, srv: srv, url: "http://" + srv.MainAddr(), rurl: "http://" + srv.RestrictedAddr()}
+	return startNodeWith(t, nodeOptions{net: net, fixedDifficulty: fixedDifficulty, minerClock: minerClock})
 }
 
 func rpcBody(method, params string) []byte {

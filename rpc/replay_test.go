@@ -18,6 +18,7 @@ import (
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/importer"
 	"github.com/gonero/gonero/internal/testutil"
+	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/randomx"
 )
@@ -33,8 +34,23 @@ type testNode struct {
 
 func startNode(t testing.TB, exportFile string, peers Peers) *testNode {
 	t.Helper()
+	return startNodeWith(t, nodeOptions{net: params.Regtest, fixedDifficulty: 1, exportFile: exportFile, peers: peers})
+}
+
+// nodeOptions say what startNodeWith serves.
+type nodeOptions struct {
+	net             params.Network
+	fixedDifficulty uint64 // 0: the real algorithm
+	exportFile      string // imported first, if not ""
+	peers           Peers
+	// minerClock, if not nil, is the clock of generateblocks' timestamps.
+	minerClock func() time.Time
+}
+
+func startNodeWith(t testing.TB, o nodeOptions) *testNode {
+	t.Helper()
 	dir := t.TempDir()
-	db, err := chaindb.Open(filepath.Join(dir, "chain.db"), chaindb.Options{Network: params.Regtest.String()})
+	db, err := chaindb.Open(filepath.Join(dir, "chain.db"), chaindb.Options{Network: o.net.String()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,14 +58,20 @@ func startNode(t testing.TB, exportFile string, peers Peers) *testNode {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := chain.Open(db, chain.Config{Network: params.Regtest, FixedDifficulty: 1, PoW: pow})
+	c, err := chain.Open(db, chain.Config{Network: o.net, FixedDifficulty: o.fixedDifficulty, PoW: pow})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := importer.Import(context.Background(), c, exportFile, 0, nil); err != nil {
-		t.Fatal(err)
+	if o.exportFile != "" {
+		if _, err := importer.Import(context.Background(), c, o.exportFile, 0, nil); err != nil {
+			t.Fatal(err)
+		}
 	}
-	srv, err := New(Config{Chain: c, Peers: peers, DataDir: dir, Version: "test",
+	var mnr *miner.Miner
+	if o.minerClock != nil {
+		mnr = miner.New(c, miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Now: o.minerClock})
+	}
+	srv, err := New(Config{Chain: c, Peers: o.peers, DataDir: dir, Version: "test", Miner: mnr,
 		Main: httpd.Config{Addr: "127.0.0.1:0"}, Restricted: &httpd.Config{Addr: "127.0.0.1:0"}})
 	if err != nil {
 		t.Fatal(err)

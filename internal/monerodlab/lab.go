@@ -261,40 +261,55 @@ func (l *Lab) StartMonerodDirect(t testing.TB, extra ...string) *Monerod {
 		"--non-interactive", "--log-level", "0", "--data-dir", m.DataDir,
 		"--log-file", filepath.Join(m.DataDir, "monerod.log"),
 		"--p2p-bind-port", strconv.Itoa(m.P2PPort), "--rpc-bind-port", strconv.Itoa(m.RPCPort)}, extra...)
-	cmd := exec.Command("monerod", args...)
-	out, err := os.Create(filepath.Join(m.DataDir, "monerod.stdout"))
+	m.stop = startChild(t, m.DataDir, "monerod", args, 30*time.Second, 120*time.Second, func() bool {
+		body, err := m.Post("/get_height", nil)
+		return err == nil && bytes.Contains(body, []byte(`"OK"`))
+	})
+	t.Cleanup(m.Stop)
+	return m
+}
+
+// startChild starts a reference tool as a child of the test (which Require
+// has checked runs inside the loopback-only namespace), its output in
+// dir/NAME.stdout, and waits until ready reports true. It fails the test if
+// the child exits first or is not ready in time. The returned stop sends
+// SIGTERM and kills after grace; the caller registers it.
+func startChild(t testing.TB, dir, name string, args []string, grace, readyTimeout time.Duration, ready func() bool) (stop func()) {
+	t.Helper()
+	logPath := filepath.Join(dir, name+".stdout")
+	out, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmd := exec.Command(name, args...)
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
+		out.Close()
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
 	go func() { cmd.Wait(); out.Close(); close(done) }()
-	m.stop = func() {
+	stop = func() {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-time.After(grace):
 			_ = cmd.Process.Kill()
 			<-done
 		}
 	}
-	t.Cleanup(m.Stop)
-	deadline := time.Now().Add(120 * time.Second)
-	for {
-		if body, err := m.Post("/get_height", nil); err == nil && bytes.Contains(body, []byte(`"OK"`)) {
-			return m
-		}
+	deadline := time.Now().Add(readyTimeout)
+	for !ready() {
 		select {
 		case <-done:
-			log, _ := os.ReadFile(filepath.Join(m.DataDir, "monerod.stdout"))
-			t.Fatalf("monerod exited before its RPC answered:\n%s", log)
+			log, _ := os.ReadFile(logPath)
+			t.Fatalf("%s exited before it answered:\n%s", name, log)
 		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("monerod RPC did not come up within 120 s")
+			stop()
+			t.Fatalf("%s did not answer within %v", name, readyTimeout)
 		}
 	}
+	return stop
 }

@@ -7,10 +7,8 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -35,44 +33,14 @@ func (l *Lab) StartWalletRPC(t testing.TB, daemonPort int) *WalletRPC {
 	if err := os.MkdirAll(filepath.Join(w.Dir, "ringdb"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("monero-wallet-rpc", "--daemon-address", "127.0.0.1:"+strconv.Itoa(daemonPort), "--trusted-daemon",
+	args := []string{"--daemon-address", "127.0.0.1:" + strconv.Itoa(daemonPort), "--trusted-daemon",
 		"--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", strconv.Itoa(w.Port), "--disable-rpc-login",
 		"--wallet-dir", w.Dir, "--shared-ringdb-dir", filepath.Join(w.Dir, "ringdb"),
-		"--log-file", filepath.Join(w.Dir, "wallet-rpc.log"), "--log-level", "0", "--non-interactive", "--no-dns")
-	out, err := os.Create(filepath.Join(w.Dir, "wallet-rpc.stdout"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); out.Close(); close(done) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if err := w.Call("get_version", nil, nil); err == nil {
-			return w
-		}
-		select {
-		case <-done:
-			log, _ := os.ReadFile(filepath.Join(w.Dir, "wallet-rpc.stdout"))
-			t.Fatalf("monero-wallet-rpc exited before its RPC answered:\n%s", log)
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("monero-wallet-rpc did not answer within 60 s")
-		}
-	}
+		"--log-file", filepath.Join(w.Dir, "wallet-rpc.log"), "--log-level", "0", "--non-interactive", "--no-dns"}
+	stop := startChild(t, w.Dir, "monero-wallet-rpc", args, 20*time.Second, 60*time.Second,
+		func() bool { return w.Call("get_version", nil, nil) == nil })
+	t.Cleanup(stop)
+	return w
 }
 
 // Call makes a JSON-RPC call and decodes its result into result (if not nil).
