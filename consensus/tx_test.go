@@ -1,0 +1,366 @@
+package consensus
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"filippo.io/edwards25519"
+
+	"github.com/gonero/gonero/crypto"
+	"github.com/gonero/gonero/cryptonote"
+)
+
+// fakeState is a chain with n outputs per amount, created at height
+// heights[amount] each, and a set of spent key images.
+type fakeState struct {
+	counts     map[uint64]uint64
+	height     uint64 // every output's block height
+	unlockTime uint64
+	spent      map[cryptonote.Key]bool
+}
+
+func (s *fakeState) NumOutputs(a uint64) (uint64, error) { return s.counts[a], nil }
+func (s *fakeState) KeyImageSpent(ki cryptonote.Key) (bool, error) {
+	return s.spent[ki], nil
+}
+func (s *fakeState) Outputs(a uint64, idx []uint64) ([]RingOutput, error) {
+	out := make([]RingOutput, len(idx))
+	for i, x := range idx {
+		if x >= s.counts[a] {
+			return nil, fmt.Errorf("amount %d index %d: %w", a, x, ErrOutputNotFound)
+		}
+		out[i] = RingOutput{Key: point(int(x) + 1), UnlockTime: s.unlockTime, Height: s.height}
+	}
+	return out, nil
+}
+
+func point(i int) cryptonote.Key {
+	p := new(edwards25519.Point).ScalarBaseMult(crypto.ScalarFromUint64(uint64(i)))
+	return cryptonote.Key(p.Bytes())
+}
+
+func keyImage(i int) cryptonote.Key {
+	x := crypto.ScalarFromUint64(uint64(1000 + i))
+	pub := new(edwards25519.Point).ScalarBaseMult(x)
+	ki, err := crypto.GenerateKeyImage(pub.Bytes(), x)
+	if err != nil {
+		panic(err)
+	}
+	return ki
+}
+
+// rctTx is a v2 transaction with the given rings (relative offsets) and
+// outputs, key images sorted descending as monerod requires.
+func rctTx(hf uint8, rings [][]uint64, outputs int) *cryptonote.Transaction {
+	tx := &cryptonote.Transaction{Version: 2, Rct: &cryptonote.RctSig{Type: cryptonote.RctTypeBulletproofPlus}}
+	var kis []cryptonote.Key
+	for i := range rings {
+		kis = append(kis, keyImage(i))
+	}
+	slices.SortFunc(kis, func(a, b cryptonote.Key) int { return -slices.Compare(a[:], b[:]) })
+	for i, r := range rings {
+		tx.Inputs = append(tx.Inputs, cryptonote.TxInToKey{KeyOffsets: r, KeyImage: kis[i]})
+	}
+	for i := range outputs {
+		var t cryptonote.TxOutTarget = cryptonote.TxOutToTaggedKey{Key: point(100 + i)}
+		if hf < VersionViewTags {
+			t = cryptonote.TxOutToKey{Key: point(100 + i)}
+		}
+		tx.Outputs = append(tx.Outputs, cryptonote.TxOut{Target: t})
+		tx.Rct.OutPk = append(tx.Rct.OutPk, point(200+i))
+	}
+	return tx
+}
+
+func ring(n int) []uint64 {
+	r := make([]uint64, n)
+	for i := range r {
+		r[i] = 1
+	}
+	r[0] = 0
+	return r
+}
+
+func TestCheckTxInputsRingSizes(t *testing.T) {
+	for _, c := range []struct {
+		hf   uint8
+		size int
+		ok   bool
+	}{
+		{16, 16, true}, {16, 15, false}, {16, 17, false}, {16, 11, false},
+		{15, 16, true}, {15, 11, true}, {15, 12, false}, {15, 17, false},
+		{14, 11, true}, {14, 12, false}, {14, 10, false},
+		{9, 11, true}, {9, 12, false}, {8, 11, true}, {8, 10, false},
+		{7, 7, true}, {7, 6, false}, {7, 30, true}, {6, 5, true}, {6, 4, false},
+	} {
+		st := &fakeState{counts: map[uint64]uint64{0: 1000}, spent: map[cryptonote.Key]bool{}}
+		tx := rctTx(c.hf, [][]uint64{ring(c.size)}, 2)
+		_, err := CheckTxInputs(tx, &InputContext{HF: c.hf, Height: 500, State: st})
+		if (err == nil) != c.ok {
+			t.Errorf("hf %d ring %d: err %v, want ok=%v", c.hf, c.size, err, c.ok)
+		}
+		if err != nil && FlagsOf(err) != FlagLowMixin {
+			t.Errorf("hf %d ring %d: flags %b, want low_mixin", c.hf, c.size, FlagsOf(err))
+		}
+	}
+}
+
+func TestCheckTxInputsRules(t *testing.T) {
+	base := func() (*cryptonote.Transaction, *fakeState, *InputContext) {
+		st := &fakeState{counts: map[uint64]uint64{0: 100}, spent: map[cryptonote.Key]bool{}, height: 10}
+		tx := rctTx(16, [][]uint64{ring(16), ring(16)}, 2)
+		return tx, st, &InputContext{HF: 16, Height: 200, Now: 1_700_000_000, State: st}
+	}
+	tx, _, ctx := base()
+	rings, err := CheckTxInputs(tx, ctx)
+	if err != nil || len(rings) != 2 || len(rings[1]) != 16 {
+		t.Fatalf("valid tx refused: %v", err)
+	}
+	if rings[0][15].Key != point(16) {
+		t.Fatalf("ring member 15 resolved to %s, want absolute index 15", rings[0][15].Key)
+	}
+	cases := []struct {
+		name  string
+		edit  func(*cryptonote.Transaction, *fakeState, *InputContext)
+		flags TxFlags
+	}{
+		{"one output", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) { tx.Outputs = tx.Outputs[:1] }, FlagTooFewOutputs},
+		{"varying ring size", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) {
+			in := tx.Inputs[1].(cryptonote.TxInToKey)
+			in.KeyOffsets = ring(17)
+			tx.Inputs[1] = in
+		}, FlagLowMixin},
+		{"unsorted key images", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) {
+			tx.Inputs[0], tx.Inputs[1] = tx.Inputs[1], tx.Inputs[0]
+		}, 0},
+		{"spent key image", func(tx *cryptonote.Transaction, st *fakeState, _ *InputContext) {
+			st.spent[tx.Inputs[1].(cryptonote.TxInToKey).KeyImage] = true
+		}, FlagDoubleSpend},
+		{"ring member beyond the outputs", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) {
+			in := tx.Inputs[0].(cryptonote.TxInToKey)
+			in.KeyOffsets[15] = 86 // absolute 14 + 86 = 100 = count
+			tx.Inputs[0] = in
+		}, 0},
+		{"locked ring member (height)", func(_ *cryptonote.Transaction, st *fakeState, _ *InputContext) { st.unlockTime = 201 }, 0},
+		{"locked ring member (time)", func(_ *cryptonote.Transaction, st *fakeState, c *InputContext) { st.unlockTime = c.Now + 121 }, 0},
+		{"too young", func(_ *cryptonote.Transaction, st *fakeState, _ *InputContext) { st.height = 191 }, 0},
+		{"v1 at hard fork 16", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) { tx.Version = 1 }, 0},
+	}
+	for _, c := range cases {
+		tx, st, ctx := base()
+		c.edit(tx, st, ctx)
+		_, err := CheckTxInputs(tx, ctx)
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		var te *TxError
+		if !errors.As(err, &te) || te.Flags != c.flags {
+			t.Errorf("%s: %v (flags %b), want flags %b", c.name, err, FlagsOf(err), c.flags)
+		}
+	}
+	// Boundaries that pass: unlock time == H, time lock within the delta,
+	// newest member exactly 10 blocks deep, ring member at count−1.
+	for _, edit := range []func(*cryptonote.Transaction, *fakeState, *InputContext){
+		func(_ *cryptonote.Transaction, st *fakeState, _ *InputContext) { st.unlockTime = 200 },
+		func(_ *cryptonote.Transaction, st *fakeState, c *InputContext) { st.unlockTime = c.Now + 120 },
+		func(_ *cryptonote.Transaction, st *fakeState, _ *InputContext) { st.height = 190 },
+		func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) {
+			in := tx.Inputs[0].(cryptonote.TxInToKey)
+			in.KeyOffsets[15] = 85
+			tx.Inputs[0] = in
+		},
+	} {
+		tx, st, ctx := base()
+		edit(tx, st, ctx)
+		if _, err := CheckTxInputs(tx, ctx); err != nil {
+			t.Errorf("boundary case refused: %v", err)
+		}
+	}
+}
+
+func TestUnmixableInputs(t *testing.T) {
+	// HF 6 (min mixin 4): a v1 tx spending an amount with only 3 outputs may
+	// use a smaller ring, with at most one mixable input beside it.
+	st := &fakeState{counts: map[uint64]uint64{5_000: 3, 7_000: 100}, spent: map[cryptonote.Key]bool{}}
+	v1 := func(rings map[uint64]int) *cryptonote.Transaction {
+		tx := &cryptonote.Transaction{Version: 1}
+		i := 0
+		for _, a := range []uint64{5_000, 7_000} {
+			if n, ok := rings[a]; ok {
+				tx.Inputs = append(tx.Inputs, cryptonote.TxInToKey{Amount: a, KeyOffsets: ring(n), KeyImage: keyImage(i)})
+				i++
+			}
+		}
+		tx.Outputs = []cryptonote.TxOut{{Amount: 1000, Target: cryptonote.TxOutToKey{Key: point(1)}}}
+		return tx
+	}
+	ctx := &InputContext{HF: 6, Height: 1000, State: st}
+	if err := checkRingSizes(v1(map[uint64]int{5_000: 1}), ctx); err != nil {
+		t.Errorf("unmixable ring of 1 refused: %v", err)
+	}
+	if err := checkRingSizes(v1(map[uint64]int{5_000: 1, 7_000: 1}), ctx); err != nil {
+		t.Errorf("unmixable plus one mixable refused: %v", err)
+	}
+	if err := checkRingSizes(v1(map[uint64]int{7_000: 1}), ctx); FlagsOf(err) != FlagLowMixin {
+		t.Errorf("mixable ring of 1: %v, want low_mixin", err)
+	}
+	// The unmixable exception also admits v1 from hard fork 6.
+	if err := checkRingSizes(v1(map[uint64]int{7_000: 5}), ctx); err == nil {
+		t.Error("v1 with only mixable inputs accepted at hard fork 6")
+	}
+}
+
+func TestCheckTxSemantic(t *testing.T) {
+	ok := rctTx(16, [][]uint64{ring(16), ring(16)}, 2)
+	if err := CheckTxSemantic(ok, 16, 1500, false, 600_000); err != nil {
+		t.Fatalf("valid tx refused: %v", err)
+	}
+	torsion := cryptonote.Key{0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0, 0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x05}
+	notPoint := cryptonote.Key{2} // y = 2 is not on the curve
+	for name, edit := range map[string]func(tx *cryptonote.Transaction){
+		"no inputs": func(tx *cryptonote.Transaction) { tx.Inputs = nil },
+		"gen input": func(tx *cryptonote.Transaction) { tx.Inputs[0] = cryptonote.TxInGen{Height: 1} },
+		"output not a point": func(tx *cryptonote.Transaction) {
+			tx.Outputs[1] = cryptonote.TxOut{Target: cryptonote.TxOutToTaggedKey{Key: notPoint}}
+		},
+		"outPk count": func(tx *cryptonote.Transaction) { tx.Rct.OutPk = tx.Rct.OutPk[:1] },
+		"duplicate key image": func(tx *cryptonote.Transaction) {
+			in := tx.Inputs[1].(cryptonote.TxInToKey)
+			in.KeyImage = tx.Inputs[0].(cryptonote.TxInToKey).KeyImage
+			tx.Inputs[1] = in
+		},
+		"duplicate ring member": func(tx *cryptonote.Transaction) {
+			in := tx.Inputs[0].(cryptonote.TxInToKey)
+			in.KeyOffsets = slices.Clone(in.KeyOffsets)
+			in.KeyOffsets[3] = 0
+			tx.Inputs[0] = in
+		},
+		"key image with torsion": func(tx *cryptonote.Transaction) {
+			in := tx.Inputs[0].(cryptonote.TxInToKey)
+			p, _ := crypto.DecodePoint(in.KeyImage[:])
+			q, _ := crypto.DecodePoint(torsion[:])
+			in.KeyImage = cryptonote.Key(new(edwards25519.Point).Add(p, q).Bytes())
+			tx.Inputs[0] = in
+		},
+		"untagged output at hf 16": func(tx *cryptonote.Transaction) { tx.Outputs[0].Target = cryptonote.TxOutToKey{Key: point(3)} },
+	} {
+		tx := rctTx(16, [][]uint64{ring(16), ring(16)}, 2)
+		edit(tx)
+		if err := CheckTxSemantic(tx, 16, 1500, false, 600_000); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	if err := CheckTxSemantic(ok, 16, 600_000-600, false, 600_000); err == nil {
+		t.Error("pool tx at the block limit − 600 accepted")
+	}
+	if err := CheckTxSemantic(ok, 16, 600_000-600, true, 600_000); err != nil {
+		t.Errorf("block tx weight judged by the pool rule: %v", err)
+	}
+	// v1: Σin must exceed Σout.
+	v1 := &cryptonote.Transaction{Version: 1,
+		Inputs:  []cryptonote.TxIn{cryptonote.TxInToKey{Amount: 1000, KeyOffsets: []uint64{3}, KeyImage: keyImage(0)}},
+		Outputs: []cryptonote.TxOut{{Amount: 1000, Target: cryptonote.TxOutToKey{Key: point(1)}}}}
+	if err := CheckTxSemantic(v1, 1, 100, true, 0); err == nil {
+		t.Error("v1 tx with zero fee accepted")
+	}
+	v1.Outputs[0].Amount = 999
+	if err := CheckTxSemantic(v1, 1, 100, true, 0); err != nil {
+		t.Errorf("v1 tx with fee 1 refused: %v", err)
+	}
+	v1.Outputs[0].Amount = 0
+	if err := CheckTxSemantic(v1, 1, 100, true, 0); err == nil {
+		t.Error("v1 output of amount 0 accepted")
+	}
+}
+
+func TestCheckTxOutputs(t *testing.T) {
+	for _, a := range []uint64{1, 9, 10, 20, 900, 9_000_000_000_000_000_000, 10_000_000_000_000_000_000} {
+		if !IsDecomposedAmount(a) {
+			t.Errorf("%d not decomposed", a)
+		}
+	}
+	n := 0
+	for _, a := range []uint64{0, 11, 15, 110, 1_234, 11_000_000_000_000_000_000} {
+		if IsDecomposedAmount(a) {
+			t.Errorf("%d decomposed", a)
+		}
+	}
+	for d := uint64(1); d <= 9; d++ {
+		for p := uint64(1); p <= 1e18 && p > 0; p *= 10 {
+			if IsDecomposedAmount(d * p) {
+				n++
+			}
+			if p == 1e18 {
+				break
+			}
+		}
+	}
+	if n+1 != 172 {
+		t.Errorf("%d decomposed amounts, want 172", n+1)
+	}
+	v1 := &cryptonote.Transaction{Version: 1, Outputs: []cryptonote.TxOut{{Amount: 15, Target: cryptonote.TxOutToKey{Key: point(1)}}}}
+	if err := CheckTxOutputs(v1, 1, false); err != nil {
+		t.Errorf("HF 1 refuses a compound amount: %v", err)
+	}
+	if err := CheckTxOutputs(v1, 2, false); FlagsOf(err) != FlagInvalidOutput {
+		t.Errorf("HF 2 accepts a compound amount: %v", err)
+	}
+	// RingCT types by hard fork (blockchain.cpp check_tx_outputs).
+	allowed := map[uint8][2]uint8{1: {4, 8}, 2: {4, 8}, 3: {8, 10}, 4: {10, 13}, 5: {13, 15}, 6: {15, 255}}
+	for typ := uint8(1); typ <= 6; typ++ {
+		for hf := uint8(1); hf <= 16; hf++ {
+			rv := &cryptonote.RctSig{Type: typ}
+			err := CheckRctType(rv, hf, false)
+			want := hf >= allowed[typ][0] && hf <= allowed[typ][1]
+			if typ <= 2 && hf < 4 {
+				want = true // v2 transactions do not exist there; this rule does not look
+			}
+			if (err == nil) != want {
+				t.Errorf("type %d at hf %d: %v, want allowed=%v", typ, hf, err, want)
+			}
+		}
+	}
+	if err := CheckRctType(&cryptonote.RctSig{Type: 4}, 14, true); err != nil {
+		t.Errorf("grandfathered type 4 at hf 14 refused: %v", err)
+	}
+}
+
+func TestCheckTxPoolEntry(t *testing.T) {
+	tx := rctTx(16, [][]uint64{ring(16), ring(16)}, 2)
+	tx.Rct.TxnFee = 1000
+	e := PoolEntry{HF: 16, Weight: 900, FeeOK: func(w, f uint64) bool { return f >= w }, KeyImageInPool: func(cryptonote.Key) bool { return false }}
+	if fee, err := CheckTxPoolEntry(tx, e); err != nil || fee != 1000 {
+		t.Fatalf("CheckTxPoolEntry = %d, %v", fee, err)
+	}
+	e.Weight = 1001
+	if _, err := CheckTxPoolEntry(tx, e); FlagsOf(err) != FlagFeeTooLow {
+		t.Errorf("low fee: %v", err)
+	}
+	e.KeptByBlock = true
+	if _, err := CheckTxPoolEntry(tx, e); err != nil {
+		t.Errorf("block tx judged by the pool's fee: %v", err)
+	}
+	e.KeptByBlock = false
+	e.Weight = TxWeightLimit(16) + 1
+	e.FeeOK = nil
+	if _, err := CheckTxPoolEntry(tx, e); FlagsOf(err) != FlagTooBig {
+		t.Errorf("heavy tx: %v", err)
+	}
+	e.Weight = 1500
+	e.KeyImageInPool = func(ki cryptonote.Key) bool { return ki == tx.Inputs[1].(cryptonote.TxInToKey).KeyImage }
+	if _, err := CheckTxPoolEntry(tx, e); FlagsOf(err) != FlagDoubleSpend {
+		t.Errorf("pool double spend: %v", err)
+	}
+	if TxWeightLimit(16) != 149_400 || TxWeightLimit(7) != 299_400 || TxWeightLimit(4) != 59_400 {
+		t.Errorf("TxWeightLimit = %d, %d, %d", TxWeightLimit(16), TxWeightLimit(7), TxWeightLimit(4))
+	}
+}
+
+func TestFlagsReason(t *testing.T) {
+	if got := (FlagDoubleSpend | FlagInvalidInput).Reason(); got != "double spend, invalid input" {
+		t.Errorf("reason %q", got)
+	}
+}
