@@ -77,6 +77,7 @@ type Store interface {
 	DeleteAltBlock(hash cryptonote.Hash) error
 	Reorganize(r Reorg) ([]BlockRecord, error)
 	View(fn func(r *Reader) error) error
+	Update(fn func(w *Writer) error) error
 }
 
 var _ Store = (*DB)(nil)
@@ -107,6 +108,12 @@ type Options struct {
 
 	// InitialMmapSize in bytes; zero means DefaultInitialMmapSize.
 	InitialMmapSize int
+
+	// MigrationProgress, if set, is called while Open upgrades a store of an
+	// older schema (building the transaction-verification indexes from the
+	// stored blocks): with the blocks done so far and the chain height, after
+	// every batch. Open does nothing else until the upgrade is done.
+	MigrationProgress func(done, total uint64)
 }
 
 // DB is an open chain store. Its methods are safe for concurrent use; writes
@@ -148,7 +155,7 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("chaindb: open %s: %w", path, err)
 	}
 	db := &DB{bolt: bdb, path: path}
-	if err := db.initOrCheck(opts.Network); err != nil {
+	if err := db.initOrCheck(opts.Network, opts.MigrationProgress); err != nil {
 		_ = bdb.Close()
 		return nil, err
 	}
@@ -157,8 +164,8 @@ func Open(path string, opts Options) (*DB, error) {
 
 // initOrCheck creates the buckets of a fresh file, or checks that an existing
 // file is a store of this schema and network.
-func (db *DB) initOrCheck(network string) error {
-	fresh := false
+func (db *DB) initOrCheck(network string, progress func(done, total uint64)) error {
+	fresh, old := false, false
 	err := db.bolt.View(func(tx *bolt.Tx) error {
 		if tx.Bucket(bucketInfo) == nil {
 			if k, _ := tx.Cursor().First(); k != nil {
@@ -167,10 +174,24 @@ func (db *DB) initOrCheck(network string) error {
 			fresh = true
 			return nil
 		}
-		return db.check(tx, network)
-	})
-	if err != nil || !fresh {
+		err := db.check(tx, network)
+		if errors.Is(err, errNeedsIndexes) {
+			old = true
+			return nil
+		}
 		return err
+	})
+	if err != nil {
+		return err
+	}
+	if old {
+		if err := db.migrateIndexes(progress); err != nil {
+			return err
+		}
+		return db.bolt.View(func(tx *bolt.Tx) error { return db.check(tx, network) })
+	}
+	if !fresh {
+		return nil
 	}
 	return db.bolt.Update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
@@ -199,11 +220,14 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 	if err != nil {
 		return corrupt(bucketInfo, infoSchemaVersion, err)
 	}
-	if version != schemaVersion {
+	if version != schemaVersion && version != schemaVersionNoIndexes {
 		return &ErrSchemaVersion{Path: db.path, Found: version, Want: schemaVersion}
 	}
 	if stored := string(info.Get(infoNetwork)); stored != network {
 		return &ErrNetworkMismatch{Path: db.path, Stored: stored, Requested: network}
+	}
+	if version == schemaVersionNoIndexes {
+		return errNeedsIndexes
 	}
 	for _, name := range allBuckets {
 		if tx.Bucket(name) == nil {
@@ -230,6 +254,47 @@ func (db *DB) Close() error { return db.bolt.Close() }
 func (db *DB) View(fn func(r *Reader) error) error {
 	return db.bolt.View(func(tx *bolt.Tx) error { return fn(&Reader{tx: tx}) })
 }
+
+// Writer is one write transaction of the store, from DB.Update: every Reader
+// method, reading the transaction's own writes, plus the writer operations.
+// It must not be used after the function given to Update returns.
+//
+// A refusal (a linkage, duplicate, invalid-record or spent-key-image error)
+// is returned before anything is written, so the function may go on after
+// one; any other error may leave the transaction half-written, and the
+// function must return it so that Update rolls everything back.
+type Writer struct {
+	Reader
+}
+
+// Update runs fn in one write transaction: everything fn writes through w is
+// committed together if fn returns nil, and nothing is if it returns an error
+// (which Update returns). After a crash the store holds all of it or none.
+func (db *DB) Update(fn func(w *Writer) error) error {
+	return db.bolt.Update(func(tx *bolt.Tx) error { return fn(&Writer{Reader{tx: tx}}) })
+}
+
+// Append is DB.Append inside the transaction.
+func (w *Writer) Append(rec BlockRecord) error {
+	if err := validateRecord(&rec); err != nil {
+		return err
+	}
+	return appendIn(w.tx, &rec)
+}
+
+// PopTop is DB.PopTop inside the transaction.
+func (w *Writer) PopTop() (BlockRecord, error) { return popIn(w.tx) }
+
+// PutAltBlock is DB.PutAltBlock inside the transaction.
+func (w *Writer) PutAltBlock(rec BlockRecord) error {
+	if err := validateRecord(&rec); err != nil {
+		return err
+	}
+	return putAltIn(w.tx, &rec)
+}
+
+// DeleteAltBlock is DB.DeleteAltBlock inside the transaction.
+func (w *Writer) DeleteAltBlock(hash cryptonote.Hash) error { return deleteAltIn(w.tx, hash) }
 
 // validateRecord checks that rec agrees with itself before anything is written.
 func validateRecord(rec *BlockRecord) error {
@@ -314,6 +379,12 @@ func appendIn(tx *bolt.Tx, rec *BlockRecord) error {
 		return err
 	}
 
+	// The indexes are derived and checked first: a refused block (a spent key
+	// image, blobs that do not parse) leaves the transaction untouched.
+	if err := appendIndexes(tx, rec); err != nil {
+		return err
+	}
+
 	key := heightKey(m.Height)
 	puts := []struct {
 		bucket, key, value []byte
@@ -359,7 +430,8 @@ func (db *DB) PopTop() (BlockRecord, error) {
 	return rec, nil
 }
 
-// popIn is PopTop inside the caller's transaction.
+// popIn is PopTop inside the caller's transaction. Everything is read and
+// checked before anything is deleted.
 func popIn(tx *bolt.Tx) (BlockRecord, error) {
 	r := Reader{tx: tx}
 	top, err := r.Top()
@@ -368,17 +440,11 @@ func popIn(tx *bolt.Tx) (BlockRecord, error) {
 	}
 	h := top.Height
 	key := heightKey(h)
-	blob, err := r.BlockBlob(h)
+	rec, err := r.record(h)
 	if err != nil {
 		return BlockRecord{}, err
 	}
-	hashes, err := r.TxHashes(h)
-	if err != nil {
-		return BlockRecord{}, err
-	}
-	if uint64(len(hashes)) != top.NumTxes {
-		return BlockRecord{}, corruptf(bucketBlockTxs, key, "%d tx hashes stored but the meta says %d", len(hashes), top.NumTxes)
-	}
+	txs := rec.Txs
 	indexed, err := r.HeightByHash(top.Hash)
 	if err != nil {
 		return BlockRecord{}, err
@@ -390,24 +456,11 @@ func popIn(tx *bolt.Tx) (BlockRecord, error) {
 	if err != nil {
 		return BlockRecord{}, err
 	}
-	if txCount < uint64(len(hashes)) {
-		return BlockRecord{}, corruptf(bucketInfo, infoTxCount, "tx count %d is below the %d txs of the top block", txCount, len(hashes))
+	if txCount < uint64(len(txs)) {
+		return BlockRecord{}, corruptf(bucketInfo, infoTxCount, "tx count %d is below the %d txs of the top block", txCount, len(txs))
 	}
-
-	txs := make([]TxRecord, len(hashes))
-	for i, th := range hashes {
-		loc, err := r.TxLocation(th)
-		if err != nil {
-			return BlockRecord{}, err
-		}
-		if loc != (TxLocation{Height: h, Index: uint32(i)}) {
-			return BlockRecord{}, corruptf(bucketTxLocations, th[:], "points at height %d index %d, but the tx is at height %d index %d",
-				loc.Height, loc.Index, h, i)
-		}
-		if txs[i].Blob, err = r.TxBlob(th); err != nil {
-			return BlockRecord{}, err
-		}
-		txs[i].Hash = th
+	if err := popIndexes(tx, &rec); err != nil {
+		return BlockRecord{}, err
 	}
 
 	for _, t := range txs {
@@ -431,7 +484,7 @@ func popIn(tx *bolt.Tx) (BlockRecord, error) {
 	if err := tx.Bucket(bucketInfo).Put(infoTxCount, encodeU64(txCount-uint64(len(txs)))); err != nil {
 		return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: update tx count: %w", h, err)
 	}
-	return BlockRecord{Meta: top, Blob: blob, Txs: txs}, nil
+	return rec, nil
 }
 
 // PutAltBlock stores rec as an alternative block under rec.Meta.Hash,

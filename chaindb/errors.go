@@ -75,6 +75,22 @@ func (e *ErrDuplicateTx) Error() string {
 	return fmt.Sprintf("chaindb: tx %s is already at height %d, index %d", e.Hash, e.Existing.Height, e.Existing.Index)
 }
 
+// ErrKeyImageSpent refuses an Append (or a reorganisation) whose block spends
+// a key image the main chain has already spent, or spends one key image twice
+// itself. Nothing is written.
+type ErrKeyImageSpent struct {
+	KeyImage cryptonote.Key
+	Height   uint64 // the block that spent it first (the offered block's height when InBlock)
+	InBlock  bool   // spent twice inside the offered block
+}
+
+func (e *ErrKeyImageSpent) Error() string {
+	if e.InBlock {
+		return fmt.Sprintf("chaindb: key image %s is spent twice in the block at height %d", e.KeyImage, e.Height)
+	}
+	return fmt.Sprintf("chaindb: key image %s is already spent by the block at height %d", e.KeyImage, e.Height)
+}
+
 // ErrInvalidRecord refuses a BlockRecord that contradicts itself, such as a
 // NumTxes that differs from the number of txs supplied.
 type ErrInvalidRecord struct {

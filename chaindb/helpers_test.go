@@ -55,7 +55,116 @@ func randBytes(rng *rand.Rand, n int) []byte {
 	return b
 }
 
-// synthBlock is block h of the synthetic chain seed: random values, 0–4 txs.
+// synthAmounts are the clear amounts synthetic v1 outputs use: few, so
+// that several outputs share an amount and indexes above 0 occur.
+var synthAmounts = []uint64{1, 2, 5, 10, 20, 50, 17592186044415}
+
+func randKey(rng *rand.Rand) cryptonote.Key { return cryptonote.Key(randHash(rng)) }
+
+func randKeys(rng *rand.Rand, n int) []cryptonote.Key {
+	ks := make([]cryptonote.Key, n)
+	for i := range ks {
+		ks[i] = randKey(rng)
+	}
+	return ks
+}
+
+// synthOutputs makes n outputs to random keys; tagged view keys now and then.
+func synthOutputs(rng *rand.Rand, n int) []cryptonote.TxOut {
+	outs := make([]cryptonote.TxOut, n)
+	for i := range outs {
+		outs[i].Amount = synthAmounts[rng.IntN(len(synthAmounts))]
+		if rng.IntN(2) == 0 {
+			outs[i].Target = cryptonote.TxOutToTaggedKey{Key: randKey(rng), ViewTag: byte(rng.Uint32())}
+		} else {
+			outs[i].Target = cryptonote.TxOutToKey{Key: randKey(rng)}
+		}
+	}
+	return outs
+}
+
+// synthMinerTx is a parseable miner tx for height h, v1 or v2.
+func synthMinerTx(rng *rand.Rand, h uint64) cryptonote.Transaction {
+	tx := cryptonote.Transaction{
+		Version:    1 + rng.Uint64N(2),
+		UnlockTime: h + 60,
+		Inputs:     []cryptonote.TxIn{cryptonote.TxInGen{Height: h}},
+		Outputs:    synthOutputs(rng, 1+rng.IntN(3)),
+		Extra:      randBytes(rng, 33),
+	}
+	if tx.Version == 1 {
+		tx.Signatures = [][]cryptonote.Signature{nil}
+	} else {
+		tx.Rct = &cryptonote.RctSig{Type: cryptonote.RctTypeNull}
+	}
+	return tx
+}
+
+// synthTx is a parseable non-coinbase tx with random key images (so every
+// one is new): v1 with ring signatures, or v2 of type 6 (CLSAG, BP+) with
+// random proof elements. Nothing in it verifies; chaindb does not look.
+func synthTx(rng *rand.Rand) *cryptonote.Transaction {
+	ring := 1 + rng.IntN(3)
+	tx := &cryptonote.Transaction{
+		Version:    1 + rng.Uint64N(2),
+		UnlockTime: rng.Uint64N(3),
+		Outputs:    synthOutputs(rng, rng.IntN(4)), // sometimes none
+		Extra:      randBytes(rng, 10),
+	}
+	nin := 1 + rng.IntN(3)
+	for range nin {
+		in := cryptonote.TxInToKey{KeyImage: randKey(rng), KeyOffsets: make([]uint64, ring)}
+		for j := range in.KeyOffsets {
+			in.KeyOffsets[j] = rng.Uint64N(50)
+		}
+		if tx.Version == 1 {
+			in.Amount = synthAmounts[rng.IntN(len(synthAmounts))]
+		}
+		tx.Inputs = append(tx.Inputs, in)
+	}
+	if tx.Version == 1 {
+		for range nin {
+			sigs := make([]cryptonote.Signature, ring)
+			for j := range sigs {
+				copy(sigs[j][:], randBytes(rng, 64))
+			}
+			tx.Signatures = append(tx.Signatures, sigs)
+		}
+		return tx
+	}
+	nout := len(tx.Outputs)
+	for i := range tx.Outputs {
+		tx.Outputs[i].Amount = 0
+	}
+	rct := &cryptonote.RctSig{
+		Type:     cryptonote.RctTypeBulletproofPlus,
+		TxnFee:   rng.Uint64N(1e9),
+		EcdhInfo: make([]cryptonote.EcdhTuple, nout),
+		OutPk:    randKeys(rng, nout),
+		Prunable: &cryptonote.RctPrunable{PseudoOuts: randKeys(rng, nin)},
+	}
+	for i := range rct.EcdhInfo {
+		copy(rct.EcdhInfo[i].Amount[:8], randBytes(rng, 8))
+	}
+	if nout > 0 {
+		lr := 6
+		for 1<<(lr-6) < nout {
+			lr++
+		}
+		rct.Prunable.BulletproofsPlus = []cryptonote.BulletproofPlus{{
+			A: randKey(rng), A1: randKey(rng), B: randKey(rng), R1: randKey(rng), S1: randKey(rng), D1: randKey(rng),
+			L: randKeys(rng, lr), R: randKeys(rng, lr),
+		}}
+	}
+	for range nin {
+		rct.Prunable.CLSAGs = append(rct.Prunable.CLSAGs, cryptonote.Clsag{S: randKeys(rng, ring), C1: randKey(rng), D: randKey(rng)})
+	}
+	tx.Rct = rct
+	return tx
+}
+
+// synthBlock is block h of the synthetic chain seed: random values, a
+// parseable block blob (v1 or v2 miner tx) and 0–4 parseable txs.
 func synthBlock(seed, h uint64) BlockRecord {
 	rng := rand.New(rand.NewPCG(seed, h))
 	m := BlockMeta{Height: h, Hash: randHash(rng)}
@@ -74,12 +183,18 @@ func synthBlock(seed, h uint64) BlockRecord {
 	m.Reward = rng.Uint64()
 	m.GeneratedCoins = rng.Uint64()
 	m.MinerTxHash = randHash(rng)
-	blob := randBytes(rng, 80+rng.IntN(1200))
-	m.BlobSize = uint64(len(blob))
+	blk := cryptonote.Block{
+		BlockHeader: cryptonote.BlockHeader{MajorVersion: m.MajorVersion, MinorVersion: m.MinorVersion,
+			Timestamp: m.Timestamp, PrevID: m.PrevHash, Nonce: m.Nonce},
+		MinerTx: synthMinerTx(rng, h),
+	}
 	txs := make([]TxRecord, rng.IntN(5))
 	for i := range txs {
-		txs[i] = TxRecord{Hash: randHash(rng), Blob: randBytes(rng, 100+rng.IntN(1500))}
+		txs[i] = TxRecord{Hash: randHash(rng), Blob: synthTx(rng).Serialize()}
+		blk.TxHashes = append(blk.TxHashes, txs[i].Hash)
 	}
+	blob := blk.Serialize()
+	m.BlobSize = uint64(len(blob))
 	m.NumTxes = uint64(len(txs))
 	return BlockRecord{Meta: m, Blob: blob, Txs: txs}
 }

@@ -241,3 +241,128 @@ func (r *Reader) AltBlockMetas() ([]BlockMeta, error) {
 // itself may be a little longer, grown ahead of need). For get_info's
 // database_size.
 func (r *Reader) Size() int64 { return r.tx.Size() }
+
+// OutputCount returns the number of main-chain outputs indexed under amount
+// (0 for RingCT outputs), which is also the index the next one will get.
+func (r *Reader) OutputCount(amount uint64) (uint64, error) {
+	key := amountKey(amount)
+	v := r.tx.Bucket(bucketOutputCounts).Get(key)
+	if v == nil {
+		return 0, nil
+	}
+	n, err := decodeU64(v)
+	if err != nil {
+		return 0, corrupt(bucketOutputCounts, key, err)
+	}
+	return n, nil
+}
+
+// Output returns the output with this index among the outputs of amount, or
+// an ErrNotFound error.
+func (r *Reader) Output(amount, index uint64) (OutputEntry, error) {
+	key := outputKey(amount, index)
+	v := r.tx.Bucket(bucketOutputs).Get(key)
+	if v == nil {
+		return OutputEntry{}, notFoundf("no output %d of amount %d", index, amount)
+	}
+	o, err := decodeOutput(amount, index, v)
+	if err != nil {
+		return OutputEntry{}, corrupt(bucketOutputs, key, err)
+	}
+	return o, nil
+}
+
+// Outputs returns the outputs of amount at indexes, in the order asked (ring
+// members, absolute indexes). It fails with an ErrNotFound error naming the
+// first index that does not exist.
+func (r *Reader) Outputs(amount uint64, indexes []uint64) ([]OutputEntry, error) {
+	out := make([]OutputEntry, len(indexes))
+	for i, idx := range indexes {
+		var err error
+		if out[i], err = r.Output(amount, idx); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// KeyImageSpent reports whether a main-chain tx has spent ki, and if so the
+// height of its block.
+func (r *Reader) KeyImageSpent(ki cryptonote.Key) (height uint64, spent bool, err error) {
+	v := r.tx.Bucket(bucketSpentKeys).Get(ki[:])
+	if v == nil {
+		return 0, false, nil
+	}
+	h, err := decodeU64(v)
+	if err != nil {
+		return 0, false, corrupt(bucketSpentKeys, ki[:], err)
+	}
+	return h, true, nil
+}
+
+// TxOutputIndexes returns the amount index of each output of a main-chain tx
+// (miner txs included), in output order (get_o_indexes), or an ErrNotFound
+// error. A tx without outputs has an empty list.
+func (r *Reader) TxOutputIndexes(txHash cryptonote.Hash) ([]uint64, error) {
+	v := r.tx.Bucket(bucketTxOutputs).Get(txHash[:])
+	if v == nil {
+		return nil, notFoundf("no tx %s on the main chain", txHash)
+	}
+	idx, err := decodeIndexList(v)
+	if err != nil {
+		return nil, corrupt(bucketTxOutputs, txHash[:], err)
+	}
+	return idx, nil
+}
+
+// RctOutputsUpTo returns the number of amount-0 (RingCT) outputs on the main
+// chain from genesis up to and including the block at height, or an
+// ErrNotFound error above the top.
+func (r *Reader) RctOutputsUpTo(height uint64) (uint64, error) {
+	key := heightKey(height)
+	v := r.tx.Bucket(bucketRctCounts).Get(key)
+	if v == nil {
+		return 0, notFoundf("no RingCT output count at height %d", height)
+	}
+	n, err := decodeU64(v)
+	if err != nil {
+		return 0, corrupt(bucketRctCounts, key, err)
+	}
+	return n, nil
+}
+
+// record reassembles the main-chain block at height h from its meta, blob
+// and txs, checking that the tx index agrees with it.
+func (r *Reader) record(h uint64) (BlockRecord, error) {
+	m, err := r.MetaByHeight(h)
+	if err != nil {
+		return BlockRecord{}, err
+	}
+	blob, err := r.BlockBlob(h)
+	if err != nil {
+		return BlockRecord{}, err
+	}
+	hashes, err := r.TxHashes(h)
+	if err != nil {
+		return BlockRecord{}, err
+	}
+	if uint64(len(hashes)) != m.NumTxes {
+		return BlockRecord{}, corruptf(bucketBlockTxs, heightKey(h), "%d tx hashes stored but the meta says %d", len(hashes), m.NumTxes)
+	}
+	txs := make([]TxRecord, len(hashes))
+	for i, th := range hashes {
+		loc, err := r.TxLocation(th)
+		if err != nil {
+			return BlockRecord{}, err
+		}
+		if loc != (TxLocation{Height: h, Index: uint32(i)}) {
+			return BlockRecord{}, corruptf(bucketTxLocations, th[:], "points at height %d index %d, but the tx is at height %d index %d",
+				loc.Height, loc.Index, h, i)
+		}
+		if txs[i].Blob, err = r.TxBlob(th); err != nil {
+			return BlockRecord{}, err
+		}
+		txs[i].Hash = th
+	}
+	return BlockRecord{Meta: m, Blob: blob, Txs: txs}, nil
+}

@@ -5,7 +5,7 @@ package chaindb
 // parses stored bytes, so a layout change is a change to this file (and to
 // schemaVersion) only.
 //
-// Schema version 1. All buckets sit at the root of the bbolt file.
+// Schema version 2. All buckets sit at the root of the bbolt file.
 //
 //	bucket         key                    value
 //	-------------  ---------------------  ------------------------------------------------
@@ -20,6 +20,31 @@ package chaindb
 //	tx_blobs       32-byte tx hash        raw tx blob (non-coinbase txs only)
 //	tx_locations   32-byte tx hash        u64 height, u32 index in the block's tx list
 //	alt_blocks     32-byte block hash     alternative block, see the alt layout below
+//
+// The transaction-verification indexes (added in schema version 2; a
+// version-1 store gets them rebuilt from its blocks at Open, see migrate.go):
+//
+//	bucket         key                    value
+//	-------------  ---------------------  ------------------------------------------------
+//	outputs        u64 amount (BE) ‖      output entry, see the output layout below
+//	               u64 amount index (BE)
+//	output_counts  u64 amount (BE)        u64 outputs of that amount on the main chain
+//	                                      (absent, never 0, when there are none)
+//	spent_keys     32-byte key image      u64 height of the main-chain block that spent it
+//	tx_outputs     32-byte tx hash        u32 count, then count × u64 amount index, one
+//	                                      per output in tx order (miner txs included)
+//	rct_counts     u64 height (BE)        u64 amount-0 outputs from genesis through that block
+//
+// Output numbering is monerod's (BlockchainDB::add_block): per block the
+// miner tx first, then the txs in block order, each tx's outputs in order;
+// an output's index is the number of outputs of its amount before it. The
+// amount an output is filed under is its own for v1 txs (miner or not), and 0
+// for v2 txs; a v2 miner tx output's commitment is zeroCommit(amount), a v2
+// non-coinbase output's is the tx's rct outPk. These buckets are derived from
+// the stored blocks only (indexes.go), so a pop removes exactly what the
+// append of the same block added and the store after any sequence of
+// appends, pops and reorganisations is byte-for-byte the store a fresh
+// append of the same chain makes.
 //
 // Heights used as keys are big-endian so that bbolt's byte-ordered cursors
 // walk them in ascending numeric order (range reads are one cursor sweep).
@@ -42,7 +67,11 @@ import (
 )
 
 // schemaVersion is written at creation and must match at Open.
-const schemaVersion uint32 = 1
+const schemaVersion uint32 = 2
+
+// schemaVersionNoIndexes is the layout without the transaction-verification
+// indexes; Open upgrades such a store by building them (migrate.go).
+const schemaVersionNoIndexes uint32 = 1
 
 // Bucket names.
 var (
@@ -54,12 +83,26 @@ var (
 	bucketTxBlobs      = []byte("tx_blobs")
 	bucketTxLocations  = []byte("tx_locations")
 	bucketAltBlocks    = []byte("alt_blocks")
+
+	bucketOutputs      = []byte("outputs")
+	bucketOutputCounts = []byte("output_counts")
+	bucketSpentKeys    = []byte("spent_keys")
+	bucketTxOutputs    = []byte("tx_outputs")
+	bucketRctCounts    = []byte("rct_counts")
 )
 
 // allBuckets is every bucket a valid store has; Open creates or checks them.
 var allBuckets = [][]byte{
 	bucketInfo, bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs,
 	bucketBlockHeights, bucketTxBlobs, bucketTxLocations, bucketAltBlocks,
+	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts,
+}
+
+// indexBuckets are the buckets schema version 2 added; they hold nothing
+// but what indexes.go derives from the main chain's blocks, so a migration
+// can drop and rebuild them.
+var indexBuckets = [][]byte{
+	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts,
 }
 
 // Keys of the info bucket.
@@ -338,6 +381,137 @@ func decodeAltMeta(v []byte) (BlockMeta, error) {
 		return BlockMeta{}, fmt.Errorf("alt block value is %d bytes, shorter than its meta", len(v))
 	}
 	return decodeMeta(v[1 : 1+metaSize])
+}
+
+// ---- transaction-verification indexes ----
+
+// amountKey is the key of output_counts: the amount, big-endian, so that a
+// cursor walks amounts in numeric order.
+func amountKey(amount uint64) []byte { return heightKey(amount) }
+
+func decodeAmountKey(k []byte) (uint64, error) {
+	if len(k) != 8 {
+		return 0, fmt.Errorf("amount key is %d bytes, want 8", len(k))
+	}
+	return binary.BigEndian.Uint64(k), nil
+}
+
+// outputKeySize is the length of a key of the outputs bucket.
+const outputKeySize = 16
+
+// outputKey is amount ‖ index, both big-endian: the outputs of one amount are
+// contiguous and in index order, and appends are sequential per amount.
+func outputKey(amount, index uint64) []byte {
+	k := make([]byte, outputKeySize)
+	binary.BigEndian.PutUint64(k, amount)
+	binary.BigEndian.PutUint64(k[8:], index)
+	return k
+}
+
+func decodeOutputKey(k []byte) (amount, index uint64, err error) {
+	if len(k) != outputKeySize {
+		return 0, 0, fmt.Errorf("output key is %d bytes, want %d", len(k), outputKeySize)
+	}
+	return binary.BigEndian.Uint64(k), binary.BigEndian.Uint64(k[8:]), nil
+}
+
+// outputLayoutV1 is the first byte of every encoded output entry.
+//
+// Layout v1, little-endian integers:
+//
+//	off  size  field
+//	  0     1  layout (= 1)
+//	  1    32  output public key, as in the tx (never validated)
+//	 33    32  commitment, amount-0 entries only (absent otherwise)
+//	  +     8  unlock_time of the tx
+//	  +     8  height of the block holding the tx
+//	  +    32  tx hash
+//	  +     4  position of the output in the tx's outputs
+//
+// An amount-0 entry is 117 bytes, any other 85. The decoder takes the amount
+// from the key, so a value is only read together with its key.
+const outputLayoutV1 byte = 1
+
+const (
+	outputSizeClear = 1 + 32 + 8 + 8 + hashSize + 4 // amount > 0
+	outputSizeRct   = outputSizeClear + 32          // amount 0
+)
+
+func outputSize(amount uint64) int {
+	if amount == 0 {
+		return outputSizeRct
+	}
+	return outputSizeClear
+}
+
+// encodeOutput encodes o for the outputs bucket; o.Amount decides whether
+// the commitment is written.
+func encodeOutput(o *OutputEntry) []byte {
+	le := binary.LittleEndian
+	v := make([]byte, 0, outputSize(o.Amount))
+	v = append(v, outputLayoutV1)
+	v = append(v, o.Key[:]...)
+	if o.Amount == 0 {
+		v = append(v, o.Commitment[:]...)
+	}
+	v = le.AppendUint64(v, o.UnlockTime)
+	v = le.AppendUint64(v, o.Height)
+	v = append(v, o.TxHash[:]...)
+	return le.AppendUint32(v, o.Position)
+}
+
+// decodeOutput parses the value stored under (amount, index).
+func decodeOutput(amount, index uint64, v []byte) (OutputEntry, error) {
+	o := OutputEntry{Amount: amount, Index: index}
+	if len(v) == 0 {
+		return o, errors.New("output value is empty")
+	}
+	if v[0] != outputLayoutV1 {
+		return o, fmt.Errorf("output layout %d is not known (this build reads layout %d)", v[0], outputLayoutV1)
+	}
+	if want := outputSize(amount); len(v) != want {
+		return o, fmt.Errorf("output value is %d bytes, layout %d needs %d for amount %d", len(v), outputLayoutV1, want, amount)
+	}
+	le := binary.LittleEndian
+	p := v[1:]
+	copy(o.Key[:], p)
+	p = p[32:]
+	if amount == 0 {
+		copy(o.Commitment[:], p)
+		p = p[32:]
+	}
+	o.UnlockTime = le.Uint64(p)
+	o.Height = le.Uint64(p[8:])
+	copy(o.TxHash[:], p[16:])
+	o.Position = le.Uint32(p[16+hashSize:])
+	return o, nil
+}
+
+// encodeIndexList encodes a tx's output indexes for tx_outputs: a u32 count,
+// then the indexes. The count keeps the value non-empty for txs without
+// outputs and makes it self-checking.
+func encodeIndexList(idx []uint64) []byte {
+	v := make([]byte, 4, 4+8*len(idx))
+	binary.LittleEndian.PutUint32(v, uint32(len(idx))) // a tx blob of < 2^32 bytes has fewer outputs
+	for _, i := range idx {
+		v = binary.LittleEndian.AppendUint64(v, i)
+	}
+	return v
+}
+
+func decodeIndexList(v []byte) ([]uint64, error) {
+	if len(v) < 4 {
+		return nil, fmt.Errorf("output index list is %d bytes, shorter than its 4-byte count", len(v))
+	}
+	n := binary.LittleEndian.Uint32(v)
+	if uint64(len(v)-4) != uint64(n)*8 {
+		return nil, fmt.Errorf("output index list announces %d indexes but holds %d bytes of them", n, len(v)-4)
+	}
+	idx := make([]uint64, n)
+	for i := range idx {
+		idx[i] = binary.LittleEndian.Uint64(v[4+8*i:])
+	}
+	return idx, nil
 }
 
 // decoder consumes a byte slice front to back, checking every length first.

@@ -1,0 +1,414 @@
+package chaindb
+
+// The transaction-verification indexes (outputs by amount and index, counts
+// per amount, spent key images, each tx's output indexes, the cumulative
+// RingCT output count per block) are derived here from a block's blobs, by
+// one function (deriveIndexes then planIndexes) for append, pop and the
+// schema migration, so that popping a block removes exactly what appending it
+// added. The bytes themselves are built by schema.go.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"sync"
+
+	"filippo.io/edwards25519"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/gonero/gonero/cryptonote"
+)
+
+// OutputEntry is one output as the outputs index keeps it.
+type OutputEntry struct {
+	Amount     uint64         // the amount it is indexed under: 0 for RingCT outputs
+	Index      uint64         // its index among the outputs of that amount
+	Key        cryptonote.Key // the output public key, as in the tx (not validated)
+	Commitment cryptonote.Key // amount 0 only: outPk, or zeroCommit(amount) for a v2 miner tx; zero otherwise
+	UnlockTime uint64         // the tx's unlock_time
+	Height     uint64         // height of the block holding the tx
+	TxHash     cryptonote.Hash
+	Position   uint32 // the output's position in the tx's outputs
+}
+
+// derivedTx is one tx of a block: its hash and its outputs, a range of
+// blockIndexes.outputs.
+type derivedTx struct {
+	hash     cryptonote.Hash
+	field    string // the record field the hash comes from, for errors
+	first, n int
+}
+
+// blockIndexes is what one block contributes to the indexes, read from its
+// blobs alone: outputs in monerod's numbering order, txs (miner tx first) and
+// the key images its txs spend, in order.
+type blockIndexes struct {
+	height    uint64
+	outputs   []OutputEntry // Index not yet set
+	txs       []derivedTx
+	keyImages []cryptonote.Key
+}
+
+// invalidBlob is the error of a record whose blobs do not parse or disagree
+// with the record.
+func invalidBlob(field, format string, args ...any) error {
+	return &ErrInvalidRecord{Field: field, Reason: fmt.Sprintf(format, args...)}
+}
+
+// deriveIndexes parses rec's block blob and tx blobs. The block's tx hash
+// list must be the record's tx hashes in order. Signatures, amounts and
+// everything else consensus checks are not looked at; a key image spent twice
+// inside the block is an *ErrKeyImageSpent.
+func deriveIndexes(rec *BlockRecord) (*blockIndexes, error) {
+	blk, err := cryptonote.ParseBlock(rec.Blob)
+	if err != nil {
+		return nil, invalidBlob("Blob", "%v", err)
+	}
+	if len(blk.TxHashes) != len(rec.Txs) {
+		return nil, invalidBlob("Txs", "the block lists %d tx hashes but the record holds %d txs", len(blk.TxHashes), len(rec.Txs))
+	}
+	for i := range rec.Txs {
+		if blk.TxHashes[i] != rec.Txs[i].Hash {
+			return nil, invalidBlob(fmt.Sprintf("Txs[%d].Hash", i), "is %s but the block lists %s there", rec.Txs[i].Hash, blk.TxHashes[i])
+		}
+	}
+	height := rec.Meta.Height
+	bi := &blockIndexes{height: height, txs: make([]derivedTx, 0, 1+len(rec.Txs))}
+	if err := bi.addTx(&blk.MinerTx, rec.Meta.MinerTxHash, "Meta.MinerTxHash", true); err != nil {
+		return nil, err
+	}
+	seen := map[cryptonote.Key]struct{}{}
+	for i := range rec.Txs {
+		field := fmt.Sprintf("Txs[%d]", i)
+		tx, err := cryptonote.ParseTransaction(rec.Txs[i].Blob)
+		if err != nil {
+			return nil, invalidBlob(field+".Blob", "%v", err)
+		}
+		for _, in := range tx.Inputs {
+			if k, ok := in.(cryptonote.TxInToKey); ok {
+				if _, dup := seen[k.KeyImage]; dup {
+					return nil, &ErrKeyImageSpent{KeyImage: k.KeyImage, Height: height, InBlock: true}
+				}
+				seen[k.KeyImage] = struct{}{}
+				bi.keyImages = append(bi.keyImages, k.KeyImage)
+			}
+		}
+		if err := bi.addTx(tx, rec.Txs[i].Hash, field+".Hash", false); err != nil {
+			return nil, err
+		}
+	}
+	return bi, nil
+}
+
+// addTx appends tx's outputs under the amounts monerod files them under.
+func (bi *blockIndexes) addTx(tx *cryptonote.Transaction, hash cryptonote.Hash, field string, miner bool) error {
+	dt := derivedTx{hash: hash, field: field, first: len(bi.outputs), n: len(tx.Outputs)}
+	rct := tx.Version >= 2
+	if rct && !miner && len(tx.Outputs) > 0 && (tx.Rct == nil || len(tx.Rct.OutPk) != len(tx.Outputs)) {
+		return invalidBlob(field, "v2 tx %s has %d outputs but not as many commitments", hash, len(tx.Outputs))
+	}
+	for i, out := range tx.Outputs {
+		e := OutputEntry{Amount: out.Amount, UnlockTime: tx.UnlockTime, Height: bi.height, TxHash: hash, Position: uint32(i)}
+		switch t := out.Target.(type) {
+		case cryptonote.TxOutToKey:
+			e.Key = t.Key
+		case cryptonote.TxOutToTaggedKey:
+			e.Key = t.Key
+		default:
+			return invalidBlob(field, "output %d of tx %s is not to a key (%T)", i, hash, out.Target)
+		}
+		if rct {
+			e.Amount = 0
+			if miner {
+				e.Commitment = zeroCommit(out.Amount)
+			} else {
+				e.Commitment = tx.Rct.OutPk[i]
+			}
+		}
+		bi.outputs = append(bi.outputs, e)
+	}
+	bi.txs = append(bi.txs, dt)
+	return nil
+}
+
+// countChange is one output_counts entry before and after the block.
+type countChange struct {
+	amount        uint64
+	before, after uint64
+}
+
+// indexPlan is every index entry a block owns while it is on the main chain,
+// as stored bytes, and the counters it moves.
+type indexPlan struct {
+	outputs   []kv // outputs bucket
+	keyImages []kv // spent_keys
+	txOutputs []kv // tx_outputs
+	rct       kv   // rct_counts
+	counts    []countChange
+}
+
+type kv struct{ key, value []byte }
+
+// planIndexes turns bi into stored entries. With onChain false the block is
+// about to be appended on top of the chain r reads; with onChain true it is
+// the top block, about to be popped, and its own outputs are already counted.
+// Either way the result is the same bytes, which is what makes a pop undo an
+// append exactly.
+func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) {
+	// Per amount: outputs of this block, in first-seen order for determinism.
+	var amounts []uint64
+	inBlock := map[uint64]uint64{}
+	for i := range bi.outputs {
+		a := bi.outputs[i].Amount
+		if _, ok := inBlock[a]; !ok {
+			amounts = append(amounts, a)
+		}
+		inBlock[a]++
+	}
+	plan := &indexPlan{counts: make([]countChange, 0, len(amounts))}
+	next := make(map[uint64]uint64, len(amounts))
+	for _, a := range amounts {
+		stored, err := r.OutputCount(a)
+		if err != nil {
+			return nil, err
+		}
+		c := countChange{amount: a}
+		if onChain {
+			if stored < inBlock[a] {
+				return nil, corruptf(bucketOutputCounts, amountKey(a), "count %d is below the %d outputs of the top block %d", stored, inBlock[a], bi.height)
+			}
+			c.before, c.after = stored-inBlock[a], stored
+		} else {
+			c.before, c.after = stored, stored+inBlock[a]
+			if c.after < stored {
+				return nil, corruptf(bucketOutputCounts, amountKey(a), "count %d overflows", stored)
+			}
+		}
+		next[a] = c.before
+		plan.counts = append(plan.counts, c)
+	}
+
+	indexes := make([]uint64, len(bi.outputs))
+	plan.outputs = make([]kv, len(bi.outputs))
+	for i := range bi.outputs {
+		e := bi.outputs[i]
+		e.Index = next[e.Amount]
+		next[e.Amount]++
+		indexes[i] = e.Index
+		plan.outputs[i] = kv{outputKey(e.Amount, e.Index), encodeOutput(&e)}
+	}
+	plan.txOutputs = make([]kv, len(bi.txs))
+	for i, t := range bi.txs {
+		plan.txOutputs[i] = kv{bytes.Clone(t.hash[:]), encodeIndexList(indexes[t.first : t.first+t.n])}
+	}
+	height := encodeU64(bi.height)
+	plan.keyImages = make([]kv, len(bi.keyImages))
+	for i := range bi.keyImages {
+		plan.keyImages[i] = kv{bytes.Clone(bi.keyImages[i][:]), height}
+	}
+
+	var before uint64
+	if bi.height > 0 {
+		var err error
+		if before, err = r.RctOutputsUpTo(bi.height - 1); err != nil {
+			return nil, err
+		}
+	}
+	plan.rct = kv{heightKey(bi.height), encodeU64(before + inBlock[0])}
+	return plan, nil
+}
+
+// checkIndexesFree refuses, before anything is written, a block whose index
+// entries collide with the chain's: a spent key image, a tx hash that already
+// has output indexes, or (a corrupt store) outputs beyond the counts.
+func checkIndexesFree(tx *bolt.Tx, bi *blockIndexes, plan *indexPlan) error {
+	spent := tx.Bucket(bucketSpentKeys)
+	for i, e := range plan.keyImages {
+		if v := spent.Get(e.key); v != nil {
+			h, err := decodeU64(v)
+			if err != nil {
+				return corrupt(bucketSpentKeys, e.key, err)
+			}
+			return &ErrKeyImageSpent{KeyImage: bi.keyImages[i], Height: h}
+		}
+	}
+	txOuts := tx.Bucket(bucketTxOutputs)
+	seen := make(map[cryptonote.Hash]struct{}, len(bi.txs))
+	for i, e := range plan.txOutputs {
+		t := bi.txs[i]
+		if _, dup := seen[t.hash]; dup || txOuts.Get(e.key) != nil {
+			return invalidBlob(t.field, "tx %s already has output indexes on the chain or in this block", t.hash)
+		}
+		seen[t.hash] = struct{}{}
+	}
+	outputs := tx.Bucket(bucketOutputs)
+	for _, e := range plan.outputs {
+		if outputs.Get(e.key) != nil {
+			return corruptf(bucketOutputs, e.key, "an output is stored beyond the count of its amount")
+		}
+	}
+	if tx.Bucket(bucketRctCounts).Get(plan.rct.key) != nil {
+		return corruptf(bucketRctCounts, plan.rct.key, "an entry exists above the top block")
+	}
+	return nil
+}
+
+// putIndexes writes plan; checkIndexesFree has passed.
+func putIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
+	for _, b := range []struct {
+		name []byte
+		kvs  []kv
+	}{
+		{bucketOutputs, plan.outputs},
+		{bucketSpentKeys, plan.keyImages},
+		{bucketTxOutputs, plan.txOutputs},
+		{bucketRctCounts, []kv{plan.rct}},
+	} {
+		bucket := tx.Bucket(b.name)
+		for _, e := range b.kvs {
+			if err := bucket.Put(e.key, e.value); err != nil {
+				return fmt.Errorf("chaindb: append height %d: put %s: %w", height, b.name, err)
+			}
+		}
+	}
+	counts := tx.Bucket(bucketOutputCounts)
+	for _, c := range plan.counts {
+		if err := counts.Put(amountKey(c.amount), encodeU64(c.after)); err != nil {
+			return fmt.Errorf("chaindb: append height %d: put %s: %w", height, bucketOutputCounts, err)
+		}
+	}
+	return nil
+}
+
+// checkIndexesPresent makes sure, before anything is deleted, that the store
+// holds exactly plan for the top block: a pop must never half-delete.
+func checkIndexesPresent(tx *bolt.Tx, plan *indexPlan) error {
+	for _, b := range []struct {
+		name []byte
+		kvs  []kv
+	}{
+		{bucketOutputs, plan.outputs},
+		{bucketSpentKeys, plan.keyImages},
+		{bucketTxOutputs, plan.txOutputs},
+		{bucketRctCounts, []kv{plan.rct}},
+	} {
+		bucket := tx.Bucket(b.name)
+		for _, e := range b.kvs {
+			v := bucket.Get(e.key)
+			if v == nil {
+				return corruptf(b.name, e.key, "the top block's entry is missing")
+			}
+			if !bytes.Equal(v, e.value) {
+				return corruptf(b.name, e.key, "holds %x, but the top block makes %x", v, e.value)
+			}
+		}
+	}
+	return nil
+}
+
+// deleteIndexes removes plan; checkIndexesPresent has passed.
+func deleteIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
+	for _, b := range []struct {
+		name []byte
+		kvs  []kv
+	}{
+		{bucketOutputs, plan.outputs},
+		{bucketSpentKeys, plan.keyImages},
+		{bucketTxOutputs, plan.txOutputs},
+		{bucketRctCounts, []kv{plan.rct}},
+	} {
+		bucket := tx.Bucket(b.name)
+		for _, e := range b.kvs {
+			if err := bucket.Delete(e.key); err != nil {
+				return fmt.Errorf("chaindb: pop height %d: delete from %s: %w", height, b.name, err)
+			}
+		}
+	}
+	counts := tx.Bucket(bucketOutputCounts)
+	for _, c := range plan.counts {
+		var err error
+		if c.before == 0 {
+			// A fresh chain without these outputs has no entry at all.
+			err = counts.Delete(amountKey(c.amount))
+		} else {
+			err = counts.Put(amountKey(c.amount), encodeU64(c.before))
+		}
+		if err != nil {
+			return fmt.Errorf("chaindb: pop height %d: update %s: %w", height, bucketOutputCounts, err)
+		}
+	}
+	return nil
+}
+
+// appendIndexes derives, checks and writes the index entries of rec, the
+// block being appended; nothing is written unless every check passes.
+func appendIndexes(tx *bolt.Tx, rec *BlockRecord) error {
+	bi, err := deriveIndexes(rec)
+	if err != nil {
+		return err
+	}
+	plan, err := planIndexes(&Reader{tx: tx}, bi, false)
+	if err != nil {
+		return err
+	}
+	if err := checkIndexesFree(tx, bi, plan); err != nil {
+		return err
+	}
+	return putIndexes(tx, rec.Meta.Height, plan)
+}
+
+// popIndexes is appendIndexes undone, for rec, the top block read back from
+// the store. It checks everything before deleting anything.
+func popIndexes(tx *bolt.Tx, rec *BlockRecord) error {
+	bi, err := deriveIndexes(rec)
+	if err != nil {
+		return corruptf(bucketBlockBlobs, heightKey(rec.Meta.Height), "the stored block does not index: %v", err)
+	}
+	plan, err := planIndexes(&Reader{tx: tx}, bi, true)
+	if err != nil {
+		return err
+	}
+	if err := checkIndexesPresent(tx, plan); err != nil {
+		return err
+	}
+	return deleteIndexes(tx, rec.Meta.Height, plan)
+}
+
+// ---- commitments ----
+
+// rctH is Monero's second generator H (rctTypes.h), used for amounts in
+// Pedersen commitments.
+var rctH = sync.OnceValue(func() *edwards25519.Point {
+	b := [32]byte{
+		0x8b, 0x65, 0x59, 0x70, 0x15, 0x37, 0x99, 0xaf, 0x2a, 0xea, 0xdc, 0x9f, 0xf1, 0xad, 0xd0, 0xea,
+		0x6c, 0x72, 0x51, 0xd5, 0x41, 0x54, 0xcf, 0xa9, 0x2c, 0x17, 0x3a, 0x0d, 0xd3, 0x9c, 0x1f, 0x94,
+	}
+	p, err := new(edwards25519.Point).SetBytes(b[:])
+	if err != nil {
+		panic("chaindb: H does not decode: " + err.Error())
+	}
+	return p
+})
+
+// scalarOne is the scalar 1.
+var scalarOne = sync.OnceValue(func() *edwards25519.Scalar {
+	var b [32]byte
+	b[0] = 1
+	s, _ := edwards25519.NewScalar().SetCanonicalBytes(b[:])
+	return s
+})
+
+// zeroCommit is rct::zeroCommit: the commitment to amount with mask 1,
+// G + amount·H.
+func zeroCommit(amount uint64) cryptonote.Key {
+	var b [32]byte
+	binary.LittleEndian.PutUint64(b[:], amount)
+	a, err := edwards25519.NewScalar().SetCanonicalBytes(b[:]) // < 2^64 < ℓ: always canonical
+	if err != nil {
+		panic("chaindb: amount scalar: " + err.Error())
+	}
+	p := new(edwards25519.Point).VarTimeDoubleScalarBaseMult(a, rctH(), scalarOne())
+	var k cryptonote.Key
+	copy(k[:], p.Bytes())
+	return k
+}
