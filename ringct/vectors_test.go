@@ -177,3 +177,60 @@ func TestCLSAGOxideVector(t *testing.T) {
 		t.Error("balance")
 	}
 }
+
+type fullMLSAGVector struct {
+	tx   *cryptonote.Transaction
+	msg  [32]byte
+	ring []RingMember
+}
+
+func loadFullMLSAGVector(t testing.TB) fullMLSAGVector {
+	var v struct {
+		ID, Hex, Message string
+		Ring             []struct {
+			GlobalIndex uint64 `json:"global_index"`
+			Key, Mask   string
+		}
+	}
+	readJSON(t, &v, "testdata", "vectors", "monero-unit-tests", "full_mlsag_tx.json")
+	tx := parseTx(t, unhex(t, v.Hex))
+	if tx.ID().String() != v.ID {
+		t.Fatalf("id %s, want %s", tx.ID(), v.ID)
+	}
+	fv := fullMLSAGVector{tx: tx, msg: unhex32(t, v.Message)}
+	k := tx.Inputs[0].(cryptonote.TxInToKey)
+	idx := uint64(0)
+	for i, m := range v.Ring {
+		idx += k.KeyOffsets[i]
+		if idx != m.GlobalIndex {
+			t.Fatalf("ring member %d: global index %d, key offsets give %d", i, m.GlobalIndex, idx)
+		}
+		fv.ring = append(fv.ring, RingMember{Dest: unhex32(t, m.Key), Mask: unhex32(t, m.Mask)})
+	}
+	return fv
+}
+
+func TestFullMLSAGVector(t *testing.T) {
+	v := loadFullMLSAGVector(t)
+	if v.tx.Rct.Type != cryptonote.RctTypeFull || len(v.ring) != 5 {
+		t.Fatalf("type %d, ring %d", v.tx.Rct.Type, len(v.ring))
+	}
+	msg, err := MessageHash(v.tx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg != v.msg {
+		t.Fatalf("message %x, want %x", msg, v.msg)
+	}
+	ki := [][32]byte{v.tx.Inputs[0].(cryptonote.TxInToKey).KeyImage}
+	r := v.tx.Rct
+	if err := VerifyMLSAGFull(msg, [][]RingMember{v.ring}, ki, r.OutPk, r.TxnFee, &r.Prunable.MGs[0]); err != nil {
+		t.Fatal(err)
+	}
+	if VerifyMLSAGFull(msg, [][]RingMember{v.ring}, ki, r.OutPk, r.TxnFee+1, &r.Prunable.MGs[0]) == nil {
+		t.Error("verified with a different fee")
+	}
+	if VerifyMLSAGFull(msg, [][]RingMember{v.ring}, ki, r.OutPk[:1], r.TxnFee, &r.Prunable.MGs[0]) == nil {
+		t.Error("verified without an output")
+	}
+}
