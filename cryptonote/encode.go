@@ -136,6 +136,11 @@ func appendKeys(b []byte, ks []Key) []byte {
 	return b
 }
 
+// SerializeBase returns the RingCT base (type, fee, the type-2 pseudo-outs,
+// ecdhInfo, outPk) exactly as it is serialized inside a transaction: the
+// bytes whose hash enters the v2 id and the RingCT signed message.
+func (r *RctSig) SerializeBase() []byte { return r.appendBase(nil) }
+
 func (r *RctSig) appendBase(b []byte) []byte {
 	b = append(b, r.Type)
 	if r.Type == RctTypeNull {
