@@ -90,14 +90,18 @@ func bppMutations() []bppMutation {
 		{"flip L[0]", func(_ testing.TB, it *BulletproofPlusItem) { flipDecodable(&it.Proof.L[0]) }},
 		{"flip L[last]", func(_ testing.TB, it *BulletproofPlusItem) { flipDecodable(&it.Proof.L[len(it.Proof.L)-1]) }},
 		{"flip R[3]", func(_ testing.TB, it *BulletproofPlusItem) { flipDecodable(&it.Proof.R[3]) }},
-		{"swap L[1] R[1]", func(_ testing.TB, it *BulletproofPlusItem) { it.Proof.L[1], it.Proof.R[1] = it.Proof.R[1], it.Proof.L[1] }},
+		{"swap L[1] R[1]", func(_ testing.TB, it *BulletproofPlusItem) {
+			it.Proof.L[1], it.Proof.R[1] = it.Proof.R[1], it.Proof.L[1]
+		}},
 		{"flip commitment 0", func(_ testing.TB, it *BulletproofPlusItem) { flipDecodable(&it.Commitments[0]) }},
 		{"flip last commitment", func(_ testing.TB, it *BulletproofPlusItem) { flipDecodable(&it.Commitments[len(it.Commitments)-1]) }},
 		{"swap commitments", func(_ testing.TB, it *BulletproofPlusItem) {
 			it.Commitments[0], it.Commitments[1] = it.Commitments[1], it.Commitments[0]
 		}},
 		{"drop commitment", func(_ testing.TB, it *BulletproofPlusItem) { it.Commitments = it.Commitments[:len(it.Commitments)-1] }},
-		{"duplicate commitment", func(_ testing.TB, it *BulletproofPlusItem) { it.Commitments = append(it.Commitments, it.Commitments[0]) }},
+		{"duplicate commitment", func(_ testing.TB, it *BulletproofPlusItem) {
+			it.Commitments = append(it.Commitments, it.Commitments[0])
+		}},
 		{"r1 + ℓ", func(t testing.TB, it *BulletproofPlusItem) { it.Proof.R1 = plusL(t, it.Proof.R1) }},
 		{"s1 + ℓ", func(t testing.TB, it *BulletproofPlusItem) { it.Proof.S1 = plusL(t, it.Proof.S1) }},
 		{"d1 + ℓ", func(t testing.TB, it *BulletproofPlusItem) { it.Proof.D1 = plusL(t, it.Proof.D1) }},
