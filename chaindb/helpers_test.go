@@ -348,6 +348,8 @@ func checkConsistent(t testing.TB, db *DB) uint64 {
 	if err != nil {
 		t.Fatalf("store is inconsistent: %v", err)
 	}
+	// The indexes are exactly those of a fresh append of the same blocks.
+	checkMatchesFresh(t, db)
 	return height
 }
 

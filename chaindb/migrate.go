@@ -14,7 +14,7 @@ var errNeedsIndexes = errors.New("chaindb: store has no transaction-verification
 // migrateBatch is the number of blocks indexed per write transaction while
 // upgrading: large enough that fsyncs do not dominate, small enough that one
 // transaction's dirty pages stay modest on a mainnet-sized chain.
-const migrateBatch = 2000
+var migrateBatch uint64 = 2000
 
 // migrateIndexes upgrades a schema-1 store to schema 2: it drops whatever
 // index buckets a previous, interrupted upgrade left, builds the indexes
@@ -59,6 +59,13 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 					return err
 				}
 				if err := appendIndexes(tx, &rec); err != nil {
+					// A stored block that does not index (blobs that do not
+					// parse, a key image spent twice) is a corrupt store.
+					var inv *ErrInvalidRecord
+					var spent *ErrKeyImageSpent
+					if errors.As(err, &inv) || errors.As(err, &spent) {
+						err = corrupt(bucketBlockBlobs, heightKey(h), err)
+					}
 					return fmt.Errorf("block %d (%s): %w", h, rec.Meta.Hash, err)
 				}
 			}
