@@ -326,7 +326,11 @@ func validateRecord(rec *BlockRecord) error {
 // Append adds rec as the new top block, with its txs and every index, in one
 // transaction. It refuses, leaving the store unchanged, unless
 // rec.Meta.Height is the current chain height and (above genesis)
-// rec.Meta.PrevHash is the current top hash. The blobs in rec are stored, not
+// rec.Meta.PrevHash is the current top hash, and unless its blobs parse (the
+// block's tx hash list naming rec.Txs in order) and none of its key images is
+// spent already or twice in the block (*ErrKeyImageSpent). It adds the
+// block's outputs, key images and output indexes to the transaction
+// verification indexes (schema.go). The blobs in rec are stored, not
 // retained, once Append returns.
 func (db *DB) Append(rec BlockRecord) error {
 	if err := validateRecord(&rec); err != nil {
@@ -541,7 +545,9 @@ type Reorg struct {
 
 // Reorganize applies r in one transaction: after a crash the store holds the
 // chain either as it was before or as it is after, never a mix, and if any
-// step fails (a linkage, duplicate or missing-alt error) nothing is changed.
+// step fails (a linkage, duplicate, spent-key-image or missing-alt error)
+// nothing is changed. Each appended block's key images are checked against
+// the chain as it stands after the pops and the earlier appended blocks.
 // It returns the popped blocks, lowest height first.
 func (db *DB) Reorganize(r Reorg) ([]BlockRecord, error) {
 	for _, list := range [][]BlockRecord{r.Append, r.PutAlts} {

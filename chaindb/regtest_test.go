@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/gonero/gonero/chainexport"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/testutil"
@@ -244,14 +242,4 @@ func expectIndexes(t testing.TB, c *regtestChain, n int) *expectedIndexes {
 		e.rctUpTo = append(e.rctUpTo, e.counts[0])
 	}
 	return e
-}
-
-// bucketSize counts a bucket's entries in a fresh view.
-func bucketSize(t testing.TB, db *DB, name []byte) uint64 {
-	t.Helper()
-	var n uint64
-	if err := db.bolt.View(func(tx *bolt.Tx) error { n = bucketLen(tx, name); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	return n
 }

@@ -389,13 +389,6 @@ func decodeAltMeta(v []byte) (BlockMeta, error) {
 // cursor walks amounts in numeric order.
 func amountKey(amount uint64) []byte { return heightKey(amount) }
 
-func decodeAmountKey(k []byte) (uint64, error) {
-	if len(k) != 8 {
-		return 0, fmt.Errorf("amount key is %d bytes, want 8", len(k))
-	}
-	return binary.BigEndian.Uint64(k), nil
-}
-
 // outputKeySize is the length of a key of the outputs bucket.
 const outputKeySize = 16
 
