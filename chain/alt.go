@@ -127,6 +127,7 @@ func (c *Chain) extend(id cryptonote.Hash, blk *cryptonote.Block, blob []byte, t
 		c.altCount--
 	}
 	c.publish()
+	c.notify(MainChainChange{Added: []AddedBlock{{Meta: meta, Block: blk, Txs: txs}}})
 	return AddBlockResult{Meta: meta, MainChain: true}, nil
 }
 
@@ -200,71 +201,74 @@ func altAncestors(r *chaindb.Reader, prev cryptonote.Hash) ([]chaindb.BlockRecor
 	}
 }
 
+// errSwitchFailed aborts the write transaction of a switch whose chain
+// has a block that fails the main-chain rules.
+var errSwitchFailed = errors.New("alternative chain failed the main-chain rules")
+
 // switchTo makes plan's chain the main chain (switch_to_alternative_blockchain).
+//
+// It is one store transaction: the main-chain blocks above the split are
+// popped (their outputs and key images leave the indexes) and kept as
+// alternative blocks, then each block of the alternative chain is checked
+// again as the main chain checks it — the rules the alternative path skips
+// (the future-timestamp limit, every transaction input) apply now, against
+// the indexes as they stand at that block — and appended. If a block fails,
+// the transaction rolls back, so the main chain is untouched, and the
+// failing block and its descendants are discarded.
 func (c *Chain) switchTo(plan *altPlan) (AddBlockResult, error) {
 	chain := append(plan.view.alt[:len(plan.view.alt):len(plan.view.alt)], plan.rec)
 	split := chain[0].Meta.Height
+	popCount := c.main.height - split
 	var (
-		nv      *chainView
-		recs    []chaindb.BlockRecord
-		bad     = -1
-		badErr  error
-		discard []cryptonote.Hash
+		nv     *chainView
+		recs   []chaindb.BlockRecord
+		added  []AddedBlock
+		popped []chaindb.BlockRecord
+		bad    = -1
+		badErr error
 	)
-	err := c.store.View(func(r *chaindb.Reader) error {
+	err := c.store.Update(func(w *chaindb.Writer) error {
 		var err error
-		if nv, err = loadView(r, split); err != nil {
+		recs, added, popped = recs[:0], added[:0], popped[:0]
+		if nv, err = loadView(&w.Reader, split); err != nil {
 			return err
 		}
-		// Each block again, as the main chain checks it: the rules the
-		// alternative path skips (the future-timestamp limit) apply now.
+		for range popCount {
+			rec, err := w.PopTop()
+			if err != nil {
+				return err
+			}
+			if err := w.PutAltBlock(rec); err != nil {
+				return err
+			}
+			popped = append(popped, rec)
+		}
 		for i := range chain {
-			m, rec, err := c.recheck(r, nv, &chain[i])
+			if i < len(chain)-1 {
+				if err := w.DeleteAltBlock(chain[i].Meta.Hash); err != nil {
+					return err
+				}
+			}
+			ab, rec, err := c.recheck(&w.Reader, nv, &chain[i])
 			if err != nil {
 				bad, badErr = i, err
-				break
+				return errSwitchFailed
 			}
-			nv.push(m, &rec)
+			if err := w.Append(rec); err != nil {
+				return err
+			}
+			nv.push(ab.Meta, &rec)
 			recs = append(recs, rec)
+			added = append(added, ab)
 		}
-		if bad < 0 {
-			return nil
-		}
-		// The failing block and everything built on it go; the offered
-		// block (the last) was never stored.
-		if bad < len(chain)-1 {
-			discard, err = withDescendants(r, chain[bad].Meta.Hash)
-		}
-		return err
+		return nil
 	})
-	if err != nil {
-		return AddBlockResult{}, asBlockError(err, plan.meta.Height, plan.meta.Hash, "alternative chain")
+	if errors.Is(err, errSwitchFailed) {
+		return c.discardFailedSwitch(plan, chain, bad, badErr, split)
 	}
-	if bad >= 0 {
-		if len(discard) > 0 {
-			if _, err := c.store.Reorganize(chaindb.Reorg{DeleteAlts: discard}); err != nil {
-				c.reload("discarding invalid alternative blocks")
-				return AddBlockResult{}, &BlockError{Height: plan.meta.Height, Hash: plan.meta.Hash, Rule: "store", Err: err}
-			}
-			c.altCount -= uint64(len(discard))
-			c.publish()
-		}
-		c.cfg.Logger.Warn("switch to an alternative chain failed; main chain kept",
-			"split", split, "bad", chain[bad].Meta.Hash, "discarded", len(discard), "err", badErr)
-		be := asBlockError(badErr, chain[bad].Meta.Height, chain[bad].Meta.Hash, "alternative chain")
-		be.Rule = "switch to alternative chain: " + be.Rule
-		return AddBlockResult{}, be
-	}
-
-	ancestors := make([]cryptonote.Hash, 0, len(chain)-1)
-	for _, a := range chain[:len(chain)-1] {
-		ancestors = append(ancestors, a.Meta.Hash)
-	}
-	popped := c.main.height - split
-	_, err = c.store.Reorganize(chaindb.Reorg{Pop: popped, KeepPopped: true, DeleteAlts: ancestors, Append: recs})
 	if err != nil {
 		c.reload("a failed reorganization")
-		return AddBlockResult{}, &BlockError{Height: plan.meta.Height, Hash: plan.meta.Hash, Rule: "store", Err: err}
+		return AddBlockResult{}, asBlockError(err, plan.meta.Height, plan.meta.Hash, "store")
 	}
 	nv.asMain()
 	c.main = nv
@@ -279,28 +283,58 @@ func (c *Chain) switchTo(plan *altPlan) (AddBlockResult, error) {
 		c.reload("reading the counters after a reorganization")
 	}
 	c.publish()
+	c.notify(MainChainChange{Popped: popped, Added: added})
 	top := recs[len(recs)-1].Meta
-	c.cfg.Logger.Info("reorganized to an alternative chain", "split", split, "popped", popped,
+	c.cfg.Logger.Info("reorganized to an alternative chain", "split", split, "popped", popCount,
 		"height", c.main.height, "top", top.Hash)
-	return AddBlockResult{Meta: top, MainChain: true, Reorganized: true, Popped: popped}, nil
+	return AddBlockResult{Meta: top, MainChain: true, Reorganized: true, Popped: popCount}, nil
+}
+
+// discardFailedSwitch drops the block that failed a switch and everything
+// built on it (the offered block, the last, was never stored).
+func (c *Chain) discardFailedSwitch(plan *altPlan, chain []chaindb.BlockRecord, bad int, badErr error, split uint64) (AddBlockResult, error) {
+	var discard []cryptonote.Hash
+	if bad < len(chain)-1 {
+		if err := c.store.View(func(r *chaindb.Reader) error {
+			var err error
+			discard, err = withDescendants(r, chain[bad].Meta.Hash)
+			return err
+		}); err != nil {
+			return AddBlockResult{}, asBlockError(err, plan.meta.Height, plan.meta.Hash, "alternative chain")
+		}
+	}
+	if len(discard) > 0 {
+		if _, err := c.store.Reorganize(chaindb.Reorg{DeleteAlts: discard}); err != nil {
+			c.reload("discarding invalid alternative blocks")
+			return AddBlockResult{}, &BlockError{Height: plan.meta.Height, Hash: plan.meta.Hash, Rule: "store", Err: err}
+		}
+		c.altCount -= uint64(len(discard))
+		c.publish()
+	}
+	c.cfg.Logger.Warn("switch to an alternative chain failed; main chain kept",
+		"split", split, "bad", chain[bad].Meta.Hash, "discarded", len(discard), "err", badErr)
+	be := asBlockError(badErr, chain[bad].Meta.Height, chain[bad].Meta.Hash, "alternative chain")
+	be.Rule = "switch to alternative chain: " + be.Rule
+	return AddBlockResult{}, be
 }
 
 // recheck parses a stored alternative block and checks it with the main rules.
-func (c *Chain) recheck(r *chaindb.Reader, v *chainView, a *chaindb.BlockRecord) (chaindb.BlockMeta, chaindb.BlockRecord, error) {
+func (c *Chain) recheck(r *chaindb.Reader, v *chainView, a *chaindb.BlockRecord) (AddedBlock, chaindb.BlockRecord, error) {
 	blk, err := cryptonote.ParseBlock(a.Blob)
 	if err != nil {
-		return chaindb.BlockMeta{}, chaindb.BlockRecord{}, &BlockError{Height: a.Meta.Height, Hash: a.Meta.Hash, Rule: "block", Err: err}
+		return AddedBlock{}, chaindb.BlockRecord{}, &BlockError{Height: a.Meta.Height, Hash: a.Meta.Hash, Rule: "block", Err: err}
 	}
 	txs := make([]*cryptonote.Transaction, len(a.Txs))
 	txBlobs := make([][]byte, len(a.Txs))
 	for i, t := range a.Txs {
 		if txs[i], err = cryptonote.ParseTransaction(t.Blob); err != nil {
-			return chaindb.BlockMeta{}, chaindb.BlockRecord{}, &BlockError{Height: a.Meta.Height, Hash: a.Meta.Hash, Rule: "transactions",
+			return AddedBlock{}, chaindb.BlockRecord{}, &BlockError{Height: a.Meta.Height, Hash: a.Meta.Hash, Rule: "transactions",
 				Err: fmt.Errorf("%w: transaction %s: %v", ErrBadTx, t.Hash, err)}
 		}
 		txBlobs[i] = t.Blob
 	}
-	return c.check(r, v, mainRules, blk, a.Blob, txs, txBlobs)
+	meta, rec, err := c.check(r, v, mainRules, blk, a.Blob, txs, txBlobs)
+	return AddedBlock{Meta: meta, Block: blk, Txs: txs}, rec, err
 }
 
 // withDescendants returns root (if it is a stored alternative block) and every

@@ -48,11 +48,17 @@ type Chain struct {
 	// the writer (which holds mu through PoW checks and disk syncs).
 	state atomic.Pointer[NextBlock]
 
+	// verified remembers transactions whose RingCT semantics and
+	// signatures passed, for the pool and the blocks that follow it.
+	verified verifiedCache
+
 	mu sync.Mutex // held by the writer; guards everything below
 	// main is the main chain's view: its top, height and rule windows.
 	main *chainView
 	// txCount and altCount mirror the store's counters for get_info.
 	txCount, altCount uint64
+	// listeners follow the main chain (OnMainChainChange).
+	listeners []func(MainChainChange)
 }
 
 // Open loads the chain held by store, adding the network's genesis block to
@@ -114,9 +120,11 @@ func (c *Chain) publish() {
 		Height:          v.height,
 		Difficulty:      v.nextDifficulty(c.cfg.FixedDifficulty, version),
 		EffectiveMedian: consensus.EffectiveMedian(v.shortTermMedian(), v.longTerm.Median(), version),
-		Top:             v.top,
-		TxCount:         c.txCount,
-		AltBlockCount:   c.altCount,
+		// m_long_term_effective_median_block_weight, for the pool's fee.
+		LongTermEffectiveMedian: max(consensus.FullRewardZoneV5, v.longTerm.Median()),
+		Top:                     v.top,
+		TxCount:                 c.txCount,
+		AltBlockCount:           c.altCount,
 	}
 	if v.height >= consensus.TimestampCheckWindow {
 		n.MedianTimestamp, n.HasMedianTimestamp = consensus.Median(v.timestamps(consensus.TimestampCheckRange(v.height))), true
@@ -195,6 +203,9 @@ type NextBlock struct {
 	// EffectiveMedian is the effective median weight (the full reward zone's
 	// floor applied); twice it is the weight limit.
 	EffectiveMedian uint64
+	// LongTermEffectiveMedian is the long-term median weight with the
+	// full reward zone's floor; the fee per byte is based on it.
+	LongTermEffectiveMedian uint64
 	// MedianTimestamp is the median of the last 60 timestamps; while the
 	// chain is shorter there is none and adjusted time is the local clock.
 	MedianTimestamp    uint64

@@ -8,7 +8,6 @@ import (
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/u128"
-	"github.com/gonero/gonero/params"
 )
 
 // ruleSet says which variant of the rules applies.
@@ -77,7 +76,7 @@ func (c *Chain) check(r *chaindb.Reader, v *chainView, rules ruleSet, blk *crypt
 		return fail("miner transaction", err)
 	}
 	rec := chaindb.BlockRecord{Blob: blob}
-	fees, txWeights, err := c.checkTxs(r, v, blk, txs, txBlobs, version, &rec)
+	fees, txWeights, err := c.checkTxs(r, v, blk, txs, txBlobs, version, rules == mainRules, &rec)
 	if err != nil {
 		return fail("transactions", err)
 	}
@@ -185,88 +184,45 @@ func checkMinerTx(tx *cryptonote.Transaction, height uint64, version uint8) erro
 	if _, over := tx.OutputSum(); over {
 		return fmt.Errorf("%w: output amounts overflow", ErrBadMinerTx)
 	}
-	if version >= minV2CoinbaseVersion {
+	if version >= consensus.VersionMinV2Coinbase {
 		if tx.Version != 2 {
-			return fmt.Errorf("%w: version %d, from hard fork %d it must be 2", ErrBadMinerTx, tx.Version, minV2CoinbaseVersion)
+			return fmt.Errorf("%w: version %d, from hard fork %d it must be 2", ErrBadMinerTx, tx.Version, consensus.VersionMinV2Coinbase)
 		}
 		if tx.Rct == nil || tx.Rct.Type != cryptonote.RctTypeNull {
 			return fmt.Errorf("%w: RingCT type must be 0 (null)", ErrBadMinerTx)
 		}
 	}
-	if err := checkOutputTypes(tx, version); err != nil {
+	if err := consensus.CheckOutputTypes(tx, version); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadMinerTx, err)
 	}
-	return nil
-}
-
-// Hard-fork versions of the transaction rules checked here (cryptonote_config.h).
-const (
-	minV2CoinbaseVersion = 12 // HF_VERSION_MIN_V2_COINBASE_TX
-	enableRctVersion     = 4  // v2 (RingCT) transactions allowed
-	viewTagsVersion      = 15 // HF_VERSION_VIEW_TAGS
-)
-
-// checkOutputTypes is cryptonote_format_utils.cpp check_output_types.
-func checkOutputTypes(tx *cryptonote.Transaction, version uint8) error {
 	for i, o := range tx.Outputs {
-		_, plain := o.Target.(cryptonote.TxOutToKey)
-		_, tagged := o.Target.(cryptonote.TxOutToTaggedKey)
-		switch {
-		case version > viewTagsVersion && !tagged:
-			return fmt.Errorf("output %d: from hard fork %d outputs must carry a view tag", i, viewTagsVersion+1)
-		case version < viewTagsVersion && !plain:
-			return fmt.Errorf("output %d: before hard fork %d outputs must be to_key", i, viewTagsVersion)
-		case version == viewTagsVersion:
-			if !plain && !tagged {
-				return fmt.Errorf("output %d: unsupported output type", i)
-			}
-			if fmt.Sprintf("%T", o.Target) != fmt.Sprintf("%T", tx.Outputs[0].Target) {
-				return fmt.Errorf("output %d: outputs of one transaction must all be of one type", i)
-			}
+		// A v1 output of amount 0 cannot be stored (the outputs index has no
+		// commitment for it); monerod refuses it when adding the block.
+		if tx.Version == 1 && o.Amount == 0 {
+			return fmt.Errorf("%w: output %d has amount 0", ErrBadMinerTx, i)
+		}
+		// validate_miner_transaction at hard fork 3 exactly (version == 3).
+		if version == 3 && !consensus.IsDecomposedAmount(o.Amount) {
+			return fmt.Errorf("%w: output %d amount %d is not decomposed", ErrBadMinerTx, i, o.Amount)
 		}
 	}
 	return nil
 }
 
-// rctTypeVersions are the hard-fork versions that admit each RingCT type
-// (blockchain.cpp check_tx_outputs); 0 means no upper bound.
-var rctTypeVersions = map[uint8][2]uint8{
-	cryptonote.RctTypeFull:            {4, 8},
-	cryptonote.RctTypeSimple:          {4, 8},
-	cryptonote.RctTypeBulletproof:     {8, 10},
-	cryptonote.RctTypeBulletproof2:    {10, 13},
-	cryptonote.RctTypeCLSAG:           {13, 15},
-	cryptonote.RctTypeBulletproofPlus: {15, 0},
-}
-
-// grandfatheredMLSAG are the two mainnet transactions of RingCT type <= 4
-// that entered blocks after hard fork 13 (they were in the pool before the
-// fork); monerod admits exactly these at hard forks 14 and 15.
-var grandfatheredMLSAG = map[cryptonote.Hash]bool{
-	cryptonote.MustParseHash("c5151944f0583097ba0c88cd0f43e7fabb3881278aa2f73b3b0a007c5d34e910"): true,
-	cryptonote.MustParseHash("6f2f117cde6fbcf8d4a6ef8974fcac744726574ac38cf25d3322c996b21edd4c"): true,
-}
-
-// rctTypeAllowed applies rctTypeVersions and the grandfathering.
-func rctTypeAllowed(net params.Network, id cryptonote.Hash, typ, version uint8) bool {
-	span, ok := rctTypeVersions[typ]
-	if !ok || version < span[0] {
-		return false
-	}
-	if span[1] == 0 || version <= span[1] {
-		return true
-	}
-	return net == params.Mainnet && typ <= cryptonote.RctTypeBulletproof2 && version <= 15 && grandfatheredMLSAG[id]
-}
-
-// checkTxs matches the transactions to the block's tx_hashes, applies the
-// structural rules this node checks (ring signatures and RingCT proofs are
-// not verified), fills rec.Txs, and returns the fees and the weight.
-func (c *Chain) checkTxs(r *chaindb.Reader, v *chainView, blk *cryptonote.Block, txs []*cryptonote.Transaction, txBlobs [][]byte, version uint8, rec *chaindb.BlockRecord) (fees, weight uint64, err error) {
+// checkTxs matches the transactions to the block's tx_hashes and applies
+// every transaction rule in monerod's order (handle_block_to_main_chain):
+// the non-input rules each transaction meets on entering the pool with its
+// block, the RingCT semantics (range proofs of the whole block as one
+// batch), then, for a block joining the main chain (withInputs), the inputs
+// against the chain before the block, key images unique in the block, and
+// the signatures on every core. It fills rec.Txs and returns the fees and
+// the transactions' weight.
+func (c *Chain) checkTxs(r *chaindb.Reader, v *chainView, blk *cryptonote.Block, txs []*cryptonote.Transaction, txBlobs [][]byte, version uint8, withInputs bool, rec *chaindb.BlockRecord) (fees, weight uint64, err error) {
 	if len(txs) != len(blk.TxHashes) || len(txBlobs) != len(txs) {
 		return 0, 0, fmt.Errorf("%w: %d transactions supplied, the block lists %d", ErrTxMismatch, len(txs), len(blk.TxHashes))
 	}
 	seen := make(map[cryptonote.Hash]bool, len(txs))
+	checks := make([]*txCheck, len(txs))
 	for i, tx := range txs {
 		id := tx.ID()
 		if id != blk.TxHashes[i] {
@@ -281,68 +237,29 @@ func (c *Chain) checkTxs(r *chaindb.Reader, v *chainView, blk *cryptonote.Block,
 		} else if dup {
 			return 0, 0, fmt.Errorf("%w: %s", ErrTxAlreadyInChain, id)
 		}
-		fee, err := checkTx(c.cfg.Network, id, tx, version)
-		if err != nil {
+		t := &txCheck{id: id, tx: tx, blob: txBlobs[i]}
+		if err := c.checkTxNonInput(t, version); err != nil {
 			return 0, 0, fmt.Errorf("transaction %s: %w", id, err)
 		}
-		if fees+fee < fees {
+		checks[i] = t
+	}
+	if err := c.rctSemantics(checks); err != nil {
+		return 0, 0, err
+	}
+	if withInputs && len(checks) > 0 {
+		if err := c.checkInputs(c.inputContext(r, v, version), checks); err != nil {
+			return 0, 0, err
+		}
+	}
+	for _, t := range checks {
+		if fees+t.fee < fees {
 			return 0, 0, fmt.Errorf("%w: fees overflow", ErrBadTx)
 		}
-		fees += fee
-		weight += tx.Weight(len(txBlobs[i]))
-		rec.Txs = append(rec.Txs, chaindb.TxRecord{Hash: id, Blob: txBlobs[i]})
+		fees += t.fee
+		weight += t.weight
+		rec.Txs = append(rec.Txs, chaindb.TxRecord{Hash: t.id, Blob: t.blob})
 	}
 	return fees, weight, nil
 }
 
 func isNotFound(err error) bool { return errors.Is(err, chaindb.ErrNotFound) }
-
-// checkTx applies the per-transaction rules and returns the fee.
-func checkTx(net params.Network, id cryptonote.Hash, tx *cryptonote.Transaction, version uint8) (uint64, error) {
-	if len(tx.Inputs) == 0 {
-		return 0, fmt.Errorf("%w: no inputs", ErrBadTx)
-	}
-	var in uint64
-	for i, txin := range tx.Inputs {
-		k, ok := txin.(cryptonote.TxInToKey)
-		if !ok {
-			return 0, fmt.Errorf("%w: input %d is not a to_key input", ErrBadTx, i)
-		}
-		if len(k.KeyOffsets) == 0 {
-			return 0, fmt.Errorf("%w: input %d has an empty ring", ErrBadTx, i)
-		}
-		if in+k.Amount < in {
-			return 0, fmt.Errorf("%w: input amounts overflow", ErrBadTx)
-		}
-		in += k.Amount
-	}
-	if err := checkOutputTypes(tx, version); err != nil {
-		return 0, fmt.Errorf("%w: %v", ErrBadTx, err)
-	}
-	out, over := tx.OutputSum()
-	if over {
-		return 0, fmt.Errorf("%w: output amounts overflow", ErrBadTx)
-	}
-	if tx.Version == 1 {
-		if out > in {
-			return 0, fmt.Errorf("%w: outputs (%d) exceed inputs (%d)", ErrBadTx, out, in)
-		}
-		return in - out, nil
-	}
-	if version < enableRctVersion {
-		return 0, fmt.Errorf("%w: version 2 transactions are not allowed before hard fork %d", ErrBadTx, enableRctVersion)
-	}
-	if tx.Rct == nil {
-		return 0, fmt.Errorf("%w: version 2 transaction without RingCT data", ErrBadTx)
-	}
-	if typ := tx.Rct.Type; !rctTypeAllowed(net, id, typ, version) {
-		return 0, fmt.Errorf("%w: RingCT type %d is not allowed at hard fork %d", ErrBadTx, typ, version)
-	}
-	// Outputs hide their amounts; inputs may still name one: a RingCT
-	// transaction spending a pre-RingCT output rings it with outputs of
-	// that amount.
-	if out != 0 {
-		return 0, fmt.Errorf("%w: RingCT output amounts must be 0 in clear", ErrBadTx)
-	}
-	return tx.Rct.TxnFee, nil
-}

@@ -9,13 +9,11 @@ package chaindb
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
-	"sync"
 
-	"filippo.io/edwards25519"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
 )
 
@@ -376,39 +374,5 @@ func popIndexes(tx *bolt.Tx, rec *BlockRecord) error {
 
 // ---- commitments ----
 
-// rctH is Monero's second generator H (rctTypes.h), used for amounts in
-// Pedersen commitments.
-var rctH = sync.OnceValue(func() *edwards25519.Point {
-	b := [32]byte{
-		0x8b, 0x65, 0x59, 0x70, 0x15, 0x37, 0x99, 0xaf, 0x2a, 0xea, 0xdc, 0x9f, 0xf1, 0xad, 0xd0, 0xea,
-		0x6c, 0x72, 0x51, 0xd5, 0x41, 0x54, 0xcf, 0xa9, 0x2c, 0x17, 0x3a, 0x0d, 0xd3, 0x9c, 0x1f, 0x94,
-	}
-	p, err := new(edwards25519.Point).SetBytes(b[:])
-	if err != nil {
-		panic("chaindb: H does not decode: " + err.Error())
-	}
-	return p
-})
-
-// scalarOne is the scalar 1.
-var scalarOne = sync.OnceValue(func() *edwards25519.Scalar {
-	var b [32]byte
-	b[0] = 1
-	s, _ := edwards25519.NewScalar().SetCanonicalBytes(b[:])
-	return s
-})
-
-// zeroCommit is rct::zeroCommit: the commitment to amount with mask 1,
-// G + amount·H.
-func zeroCommit(amount uint64) cryptonote.Key {
-	var b [32]byte
-	binary.LittleEndian.PutUint64(b[:], amount)
-	a, err := edwards25519.NewScalar().SetCanonicalBytes(b[:]) // < 2^64 < ℓ: always canonical
-	if err != nil {
-		panic("chaindb: amount scalar: " + err.Error())
-	}
-	p := new(edwards25519.Point).VarTimeDoubleScalarBaseMult(a, rctH(), scalarOne())
-	var k cryptonote.Key
-	copy(k[:], p.Bytes())
-	return k
-}
+// zeroCommit is rct::zeroCommit, G + amount·H.
+func zeroCommit(amount uint64) cryptonote.Key { return crypto.ZeroCommit(amount) }

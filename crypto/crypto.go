@@ -147,10 +147,11 @@ func ScalarMultH(amount uint64) *edwards25519.Point {
 // ZeroCommit is zeroCommit(amount) = G + amount·H: the commitment of a
 // pre-RingCT ring member and of every v2 coinbase output.
 func ZeroCommit(amount uint64) [32]byte {
-	p := ScalarMultH(amount)
-	p.Add(p, edwards25519.NewGeneratorPoint())
+	p := new(edwards25519.Point).VarTimeDoubleScalarBaseMult(ScalarFromUint64(amount), H, scalarOne)
 	return [32]byte(p.Bytes())
 }
+
+var scalarOne = ScalarFromUint64(1)
 
 func mustPoint(h string) *edwards25519.Point {
 	b, err := hex.DecodeString(h)

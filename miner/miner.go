@@ -24,6 +24,7 @@ import (
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/u128"
+	"github.com/gonero/gonero/txpool"
 )
 
 // Options configures a Miner; the zero value is ready to use.
@@ -46,6 +47,16 @@ type Options struct {
 	// only once the node counts itself synchronized (at once with
 	// --offline).
 	Synchronized func() bool
+	// Pool, when set, supplies transactions for the blocks: verified
+	// against the chain, best fee per weight first.
+	Pool TxSource
+}
+
+// TxSource is the transaction pool as the miner sees it.
+type TxSource interface {
+	// Select returns verified, mutually compatible transactions, best fee
+	// per weight first, weighing at most maxWeight together.
+	Select(maxWeight uint64) []*txpool.Entry
 }
 
 // Miner mines blocks onto a chain. Its methods are safe for concurrent use:
@@ -81,7 +92,10 @@ type Template struct {
 	Height     uint64
 	Difficulty u128.U128
 	Seed       cryptonote.Hash // id of the RandomX seed block
-	Reward     uint64
+	Reward     uint64          // the miner transaction's amount: reward plus fees
+	Fees       uint64
+	// Txs are the pool transactions the block includes, in its order.
+	Txs []*txpool.Entry
 }
 
 // NewTemplate builds a block on the chain's top paying to (Blockchain::
@@ -107,9 +121,14 @@ func (m *Miner) NewTemplate(to address.Address) (*Template, error) {
 	}
 	// From version 12 the reward penalty uses the effective median
 	// (consensus.RewardMedian), the figure NextBlockFacts reports.
-	tx, reward, err := rewardedMinerTx(height, to, version, next.EffectiveMedian, next.Top.GeneratedCoins, key, m.opts.ExtraNonce)
+	picked, txsWeight, fees := m.fill(version, next.EffectiveMedian, next.Top.GeneratedCoins)
+	tx, reward, err := rewardedMinerTx(height, to, version, next.EffectiveMedian, next.Top.GeneratedCoins, txsWeight, fees, key, m.opts.ExtraNonce)
 	if err != nil {
 		return nil, err
+	}
+	var ids []cryptonote.Hash
+	for _, e := range picked {
+		ids = append(ids, e.ID)
 	}
 	t := &Template{
 		Block: cryptonote.Block{
@@ -119,14 +138,54 @@ func (m *Miner) NewTemplate(to address.Address) (*Template, error) {
 				Timestamp:    timestamp,
 				PrevID:       next.Top.Hash,
 			},
-			MinerTx: tx,
+			MinerTx:  tx,
+			TxHashes: ids,
 		},
 		Height:     height,
 		Difficulty: next.Difficulty,
 		Seed:       m.chain.HashAt(consensus.SeedHeight(height)),
 		Reward:     reward,
+		Fees:       fees,
+		Txs:        picked,
 	}
 	return t, nil
+}
+
+// fill is tx_memory_pool::fill_block_template: pool transactions, best fee
+// per weight first, while the block stays under 2 × median − 600 (130% of
+// the median before version 5) and, from version 5, while each one raises
+// what the miner earns (the reward after the weight penalty plus fees).
+func (m *Miner) fill(version uint8, median, generated uint64) (picked []*txpool.Entry, weight, fees uint64) {
+	if m.opts.Pool == nil {
+		return nil, 0, 0
+	}
+	median = max(median, consensus.FullRewardZone(version))
+	limit := 2*median - consensus.CoinbaseBlobReservedSize
+	if version < 5 {
+		limit = 130*median/100 - consensus.CoinbaseBlobReservedSize
+	}
+	best, err := consensus.BlockReward(median, 0, generated, version)
+	if err != nil {
+		return nil, 0, 0
+	}
+	for _, e := range m.opts.Pool.Select(limit) {
+		if weight+e.Weight > limit {
+			continue
+		}
+		if version >= 5 {
+			r, err := consensus.BlockReward(median, weight+e.Weight, generated, version)
+			if err != nil || r+fees+e.Fee < best {
+				continue
+			}
+			best = r + fees + e.Fee
+		} else if weight > median {
+			break
+		}
+		picked = append(picked, e)
+		weight += e.Weight
+		fees += e.Fee
+	}
+	return picked, weight, fees
 }
 
 // ErrNonceSpaceExhausted: no nonce from the starting one up meets the
@@ -221,7 +280,12 @@ func (m *Miner) MineBlock(ctx context.Context, to address.Address, start uint32)
 		if err != nil {
 			return chaindb.BlockMeta{}, fmt.Errorf("mined block does not parse: %w", err)
 		}
-		res, err := m.chain.Add(blk, blob, nil, nil)
+		txs := make([]*cryptonote.Transaction, len(t.Txs))
+		txBlobs := make([][]byte, len(t.Txs))
+		for i, e := range t.Txs {
+			txs[i], txBlobs[i] = e.Tx, e.Blob
+		}
+		res, err := m.chain.Add(blk, blob, txs, txBlobs)
 		if err == nil && !res.MainChain && attempt < 3 {
 			// A peer's block extended the chain meanwhile: ours became an
 			// alternative block. Mine on the new top.

@@ -103,26 +103,26 @@ func buildMinerTx(height, amount uint64, to address.Address, version uint8, key 
 	}, nil
 }
 
-// rewardedMinerTx builds the miner transaction of a block without other
-// transactions: its amount is the block reward for the block's weight,
-// which is the miner transaction's own weight, which depends on the
-// amount's varint length. Like create_block_template it iterates to a
+// rewardedMinerTx builds the miner transaction of a block whose other
+// transactions weigh txsWeight and pay fees: its amount is the block reward
+// for the block's weight plus the fees, and the block's weight includes the
+// miner transaction's own, which depends on the amount's varint length. Like create_block_template it iterates to a
 // fixed point; with the full-reward zone of 300 kB against a ~100-byte
 // block the first try is already exact.
-func rewardedMinerTx(height uint64, to address.Address, version uint8, median, generated uint64, key txKey, extraNonce []byte) (cryptonote.Transaction, uint64, error) {
+func rewardedMinerTx(height uint64, to address.Address, version uint8, median, generated, txsWeight, fees uint64, key txKey, extraNonce []byte) (cryptonote.Transaction, uint64, error) {
 	weight := uint64(0)
 	for range 10 {
-		reward, err := consensus.BlockReward(median, weight, generated, version)
+		reward, err := consensus.BlockReward(median, txsWeight+weight, generated, version)
 		if err != nil {
 			return cryptonote.Transaction{}, 0, err
 		}
-		tx, err := buildMinerTx(height, reward, to, version, key, extraNonce)
+		tx, err := buildMinerTx(height, reward+fees, to, version, key, extraNonce)
 		if err != nil {
 			return cryptonote.Transaction{}, 0, err
 		}
 		w := tx.Weight(len(tx.Serialize()))
-		if again, _ := consensus.BlockReward(median, w, generated, version); again == reward {
-			return tx, reward, nil
+		if again, _ := consensus.BlockReward(median, txsWeight+w, generated, version); again == reward {
+			return tx, reward + fees, nil
 		}
 		weight = w
 	}

@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -502,7 +503,13 @@ func TestNonReadingPeerStallsNothing(t *testing.T) {
 // The pool's transactions are unverified and never handed on: a peer's
 // junk (here a double spend with altered extra bytes) is answered to
 // another peer's 2010 with an empty 2002.
-func TestUnverifiedPoolNotServed(t *testing.T) {
+// A transaction from a peer goes through full verification: an invalid one
+// (a real transaction altered so that its key images are spent on the
+// chain) drops the peer, as monerod drops it, and is neither pooled nor
+// passed on; a valid one (the transfer alice's wallet made on this chain) is
+// pooled, relayed at once to the other peers, and served in a pool
+// complement.
+func TestPeerTxVerifiedAndRelayed(t *testing.T) {
 	tn := hostileNode(t)
 	h0, top0, _ := storeState(t, tn)
 	var blob []byte
@@ -521,18 +528,47 @@ func TestUnverifiedPoolNotServed(t *testing.T) {
 		hs.PayloadData.CurrentHeight, hs.PayloadData.TopID, hs.PayloadData.TopVersion = h0, top0, params.Regtest.VersionAt(h0-1)
 		return hs
 	}
-	p := dialRaw(t, tn.p2pAddr())
-	p.sendPayload(levin.KindRequest, levin.CommandHandshake, atTop(51))
-	p.expectResponse(levin.CommandHandshake)
-	p.sendPayload(levin.KindNotification, levin.NotifyNewTransactions, portable.NewTransactions{Txs: [][]byte{tx.Serialize()}})
-	eventually(t, 5*time.Second, "the transaction to be pooled", func() bool { return tn.node.TxPoolSize() == 1 })
+	bad := dialRaw(t, tn.p2pAddr())
+	bad.sendPayload(levin.KindRequest, levin.CommandHandshake, atTop(51))
+	bad.expectResponse(levin.CommandHandshake)
+	bad.sendPayload(levin.KindNotification, levin.NotifyNewTransactions, portable.NewTransactions{Txs: [][]byte{tx.Serialize()}})
+	bad.expectClosed("a peer relaying an invalid transaction")
+	if n := tn.node.TxPoolSize(); n != 0 {
+		t.Fatalf("pool holds %d transactions after an invalid one", n)
+	}
+
+	watcher := dialRaw(t, tn.p2pAddr())
+	watcher.sendPayload(levin.KindRequest, levin.CommandHandshake, atTop(52))
+	watcher.expectResponse(levin.CommandHandshake)
+	good := testutil.WalletTx(t, "2-transfer.jsonl", 14)
+	sender := dialRaw(t, tn.p2pAddr())
+	sender.sendPayload(levin.KindRequest, levin.CommandHandshake, atTop(53))
+	sender.expectResponse(levin.CommandHandshake)
+	sender.sendPayload(levin.KindNotification, levin.NotifyNewTransactions, portable.NewTransactions{Txs: [][]byte{good}})
+	var relayed portable.NewTransactions
+	watcher.expectNotification(levin.NotifyNewTransactions, &relayed)
+	if len(relayed.Txs) != 1 || !bytes.Equal(relayed.Txs[0], good) || relayed.Stem {
+		t.Fatalf("relayed %d transactions (stem %v), want the valid one fluffed", len(relayed.Txs), relayed.Stem)
+	}
+	if n := tn.node.TxPoolSize(); n != 1 {
+		t.Fatalf("pool holds %d transactions, want 1", n)
+	}
 	q := dialRaw(t, tn.p2pAddr())
-	q.sendPayload(levin.KindRequest, levin.CommandHandshake, atTop(52))
+	q.sendPayload(levin.KindRequest, levin.CommandHandshake, atTop(54))
 	q.expectResponse(levin.CommandHandshake)
 	q.sendPayload(levin.KindNotification, levin.NotifyGetTxpoolComplement, portable.GetTxpoolComplement{})
 	var nt portable.NewTransactions
 	q.expectNotification(levin.NotifyNewTransactions, &nt)
+	if len(nt.Txs) != 1 || !bytes.Equal(nt.Txs[0], good) {
+		t.Fatalf("complement holds %d transactions, want the pooled one", len(nt.Txs))
+	}
+	parsed, err := cryptonote.ParseTransaction(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.sendPayload(levin.KindNotification, levin.NotifyGetTxpoolComplement, portable.GetTxpoolComplement{Hashes: [][32]byte{parsed.ID()}})
+	q.expectNotification(levin.NotifyNewTransactions, &nt)
 	if len(nt.Txs) != 0 {
-		t.Fatalf("%d unverified transactions handed to another peer", len(nt.Txs))
+		t.Fatalf("complement of a peer that has the transaction holds %d", len(nt.Txs))
 	}
 }

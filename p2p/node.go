@@ -26,11 +26,15 @@ import (
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/rpc"
+	"github.com/gonero/gonero/txpool"
 )
 
 // Config is what the node needs.
 type Config struct {
 	Chain *chain.Chain
+	// Pool is the verified transaction pool (nil: a pool of the node's
+	// own, following the chain).
+	Pool *txpool.Pool
 	// ListenAddr is host:port for incoming connections ("" = none).
 	ListenAddr string
 	// MyPort is the port advertised in handshakes (my_port); 0 = "do not
@@ -79,7 +83,7 @@ type Node struct {
 
 	peers *peerList
 	bans  *banList
-	pool  *txPool
+	pool  *txpool.Pool
 
 	synchronized atomic.Bool
 	// adding counts goroutines adding synced blocks (get_info busy_syncing).
@@ -117,7 +121,11 @@ func New(cfg Config) (*Node, error) {
 	}
 	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
 		conns: map[*conn]struct{}{}, dialing: map[string]bool{},
-		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: newTxPool()}
+		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: cfg.Pool}
+	if n.pool == nil {
+		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
+	}
+	n.pool.OnAdd(n.relayLocal)
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	n.peerID = binary.LittleEndian.Uint64(b[:])
@@ -554,7 +562,7 @@ func (n *Node) TargetHeight() uint64 {
 func (n *Node) BusySyncing() bool { return n.adding.Load() > 0 }
 
 // TxPoolSize implements rpc.Peers.
-func (n *Node) TxPoolSize() uint64 { return uint64(n.pool.size(n.now())) }
+func (n *Node) TxPoolSize() uint64 { return uint64(n.pool.Len()) }
 
 var _ rpc.Peers = (*Node)(nil)
 

@@ -11,6 +11,7 @@ import (
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/txpool"
 )
 
 // Limits of the CryptoNote protocol (§7, §8, §11).
@@ -177,9 +178,7 @@ func (c *conn) handleNotification(m levin.Message) error {
 		if c.getState() != stateNormal {
 			return nil
 		}
-		// An empty answer: the pool's transactions are unverified, and are
-		// never passed on (see txPool).
-		return c.notify(levin.NotifyNewTransactions, portable.NewTransactions{})
+		return n.serveComplement(c, req)
 	}
 	// Unknown notifications are ignored, as released v0.18 does.
 	return nil
@@ -446,9 +445,6 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 		if res.Reorganized {
 			n.log.Info("switched to a heavier chain", "conn", c, "height", res.Meta.Height, "top", res.Meta.Hash, "blocks_replaced", res.Popped)
 		}
-		if res.MainChain {
-			n.pool.removeBlockTxs(p.blk.TxHashes)
-		}
 	}
 	n.adding.Add(-1)
 	n.syncMu.Unlock()
@@ -526,8 +522,8 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 		if txs[i] != nil {
 			continue
 		}
-		if tx, blob, ok := n.pool.get(h); ok {
-			txs[i], blobs[i] = tx, blob
+		if e, ok := n.pool.Get(h); ok {
+			txs[i], blobs[i] = e.Tx, e.Blob
 			continue
 		}
 		missing = append(missing, uint64(i))
@@ -557,7 +553,6 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 	} else {
 		n.log.Info("new block from peer", "height", res.Meta.Height, "id", id, "conn", c)
 	}
-	n.pool.removeBlockTxs(blk.TxHashes)
 	// Like monerod, relay only what joined the main chain.
 	n.relayBlock(nb.Block.Block, c)
 	return nil
@@ -592,9 +587,10 @@ func (n *Node) serveMissingTxs(c *conn, req portable.RequestFluffyMissingTx) err
 	return c.notify(levin.NotifyNewFluffyBlock, portable.NewBlock{Block: e, CurrentBlockchainHeight: req.CurrentBlockchainHeight})
 }
 
-// handleNewTxs keeps transactions relayed to us in the pool (§7.3). They
-// are parsed, not verified (gonero checks no signatures), so they are not
-// relayed further.
+// handleNewTxs is handle_notify_new_transactions: every transaction goes
+// through the pool's full verification; one that fails drops the peer (as
+// monerod drops it, without a fail towards a ban), the valid new ones are
+// relayed to the other peers.
 func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 	seen := make(map[cryptonote.Hash]bool, len(nt.Txs))
 	for _, b := range nt.Txs {
@@ -607,28 +603,63 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 	if c.getState() != stateNormal || !n.synchronized.Load() {
 		return nil
 	}
+	var relay [][]byte
 	for _, b := range nt.Txs {
-		tx, err := cryptonote.ParseTransaction(b)
-		if err != nil {
-			return misbehaved(1, "new transaction: %w", err)
-		}
-		id := tx.ID()
-		if n.txInChain(id) {
+		e, err := n.pool.Add(b, txpool.AddOptions{Source: txpool.SourceP2P})
+		switch {
+		case errors.Is(err, txpool.ErrAlreadyInPool), errors.Is(err, txpool.ErrAlreadyInChain):
 			continue
+		case err != nil:
+			return misbehaved(0, "transaction verification failed: %w", err)
 		}
-		n.pool.add(id, tx, b, n.now())
+		n.pool.MarkRelayed(e.ID)
+		relay = append(relay, e.Blob)
+	}
+	if len(relay) > 0 {
+		n.relayTxs(relay, c)
 	}
 	return nil
 }
 
-func (n *Node) txInChain(id cryptonote.Hash) bool {
-	found := false
-	_ = n.chain.Store().View(func(r *chaindb.Reader) error {
-		_, err := r.TxLocation(id)
-		found = err == nil
-		return nil
-	})
-	return found
+// relayTxs hands transactions to every synchronised peer but one (fluffed:
+// every peer gets them at once, dandelionpp_fluff set).
+func (n *Node) relayTxs(blobs [][]byte, except *conn) {
+	msg := portable.NewTransactions{Txs: blobs}
+	for _, c := range n.connections() {
+		if c == except || c.getState() != stateNormal {
+			continue
+		}
+		if err := c.notify(levin.NotifyNewTransactions, msg); err != nil {
+			n.dropConn(c, err)
+		}
+	}
+}
+
+// relayLocal relays a transaction sendrawtransaction added (unless asked
+// not to): registered with the pool.
+func (n *Node) relayLocal(e *txpool.Entry) {
+	if e.Source != txpool.SourceRPC || e.DoNotRelay {
+		return
+	}
+	n.pool.MarkRelayed(e.ID)
+	n.relayTxs([][]byte{e.Blob}, nil)
+}
+
+// serveComplement is handle_notify_get_txpool_complement: the pool's
+// relayable transactions the peer does not list, in one
+// NOTIFY_NEW_TRANSACTIONS (sent even when empty).
+func (n *Node) serveComplement(c *conn, req portable.GetTxpoolComplement) error {
+	has := make(map[cryptonote.Hash]bool, len(req.Hashes))
+	for _, h := range req.Hashes {
+		has[h] = true
+	}
+	var txs [][]byte
+	for _, e := range n.pool.Entries() {
+		if !has[e.ID] && !e.DoNotRelay {
+			txs = append(txs, e.Blob)
+		}
+	}
+	return c.notify(levin.NotifyNewTransactions, portable.NewTransactions{Txs: txs})
 }
 
 // RelayBlock announces a block just added to the main chain (by the miner

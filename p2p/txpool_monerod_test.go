@@ -47,7 +47,7 @@ func TestTxPoolFollowsMonerod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 90*time.Second, "the transaction to reach gonero's pool", func() bool { _, _, ok := tn.node.pool.get(id); return ok })
+	eventually(t, 90*time.Second, "the transaction to reach gonero's pool", func() bool { return tn.node.pool.Has(id) })
 	ours := uintField(t, result(t, call(t, tn.url, "get_info", `{}`)), "tx_pool_size")
 	var theirs struct {
 		TxPoolSize uint64 `json:"tx_pool_size"`

@@ -96,7 +96,7 @@ func loadRealTxs(dir string) ([]realTx, error) {
 			Hex  string `json:"tx_hex"`
 		} `json:"txs"`
 	}
-	if err := readJSON(filepath.Join(dir, "mainnet", "tx", "monero-rs-tx-vectors.json"), &rs); err != nil {
+	if err := readJSONFile(filepath.Join(dir, "mainnet", "tx", "monero-rs-tx-vectors.json"), &rs); err != nil {
 		return nil, err
 	}
 	for _, x := range rs.Txs {
@@ -110,7 +110,7 @@ func loadRealTxs(dir string) ([]realTx, error) {
 		ID  string `json:"id"`
 		Hex string `json:"hex"`
 	}
-	if err := readJSON(filepath.Join(dir, "vectors", "monero-oxide", "transactions.json"), &ox); err != nil {
+	if err := readJSONFile(filepath.Join(dir, "vectors", "monero-oxide", "transactions.json"), &ox); err != nil {
 		return nil, err
 	}
 	for _, x := range ox {
@@ -122,7 +122,7 @@ func loadRealTxs(dir string) ([]realTx, error) {
 	var clsag struct {
 		Hex string `json:"hex"`
 	}
-	if err := readJSON(filepath.Join(dir, "vectors", "monero-oxide", "clsag_tx.json"), &clsag); err != nil {
+	if err := readJSONFile(filepath.Join(dir, "vectors", "monero-oxide", "clsag_tx.json"), &clsag); err != nil {
 		return nil, err
 	}
 	if err := add("oxide:clsag_tx", clsag.Hex, nil); err != nil {
@@ -138,7 +138,7 @@ func loadRealTxs(dir string) ([]realTx, error) {
 			} `json:"transactions"`
 		} `json:"response"`
 	}
-	if err := readJSON(filepath.Join(dir, "mainnet", "rpc", "get_transaction_pool_bpplus.json"), &pool); err != nil {
+	if err := readJSONFile(filepath.Join(dir, "mainnet", "rpc", "get_transaction_pool_bpplus.json"), &pool); err != nil {
 		return nil, err
 	}
 	for _, x := range pool.Response.Transactions {
@@ -170,7 +170,7 @@ func loadRealTxs(dir string) ([]realTx, error) {
 	return out, nil
 }
 
-func readJSON(path string, v any) error {
+func readJSONFile(path string, v any) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err

@@ -21,6 +21,7 @@ import (
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/txpool"
 )
 
 // GenerateBlocksExtraNonce is the extra nonce of the miner transactions
@@ -35,6 +36,9 @@ const renderedBlockCacheBytes = 64 << 20
 type Config struct {
 	Chain *chain.Chain
 	Peers Peers // nil: NoPeers
+	// Pool is the transaction pool sendrawtransaction adds to; nil: a node
+	// without a pool refuses transactions.
+	Pool *txpool.Pool
 	// Miner mines generateblocks' blocks; nil: a miner of the server's own
 	// (gonerod shares one with --start-mining so that blocks are mined one
 	// at a time).
@@ -54,6 +58,7 @@ type Server struct {
 	store   chain.Viewer
 	network params.Network
 	peers   Peers
+	pool    *txpool.Pool
 	miner   *miner.Miner
 	// miningCtx ends at Shutdown, so that a long generateblocks (a real
 	// difficulty) does not hold the shutdown up.
@@ -83,7 +88,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Miner == nil {
 		cfg.Miner = miner.New(cfg.Chain, miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Logger: cfg.Logger})
 	}
-	s := &Server{miner: cfg.Miner,
+	s := &Server{miner: cfg.Miner, pool: cfg.Pool,
 		chain: cfg.Chain, store: cfg.Chain.Store(), network: cfg.Chain.Network(), peers: cfg.Peers,
 		version: cfg.Version, started: time.Now(), disk: diskFacts{dir: cfg.DataDir}, log: cfg.Logger,
 	}
@@ -96,6 +101,11 @@ func New(cfg Config) (*Server, error) {
 		"/getinfo":    s.servePlainInfo,
 		"/get_height": s.serveHeight,
 		"/getheight":  s.serveHeight,
+
+		"/sendrawtransaction":              s.serveSendRawTx,
+		"/send_raw_transaction":            s.serveSendRawTx,
+		"/get_transaction_pool_hashes":     s.servePoolHashes,
+		"/get_transaction_pool_hashes.bin": s.servePoolHashesBin,
 	}
 	add := func(c httpd.Config) (*httpd.Server, error) {
 		if c.Logger == nil {

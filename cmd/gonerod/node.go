@@ -16,6 +16,7 @@ import (
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/rpc"
+	"github.com/gonero/gonero/txpool"
 )
 
 // runNode opens the chain and serves RPC until SIGINT or SIGTERM.
@@ -44,7 +45,10 @@ func runNode(o *options) error {
 	if main.Addr == "" {
 		main.Addr = net.JoinHostPort(o.rpcBindIP, strconv.Itoa(int(n.net.RPCPort())))
 	}
-	peers, err := o.p2p.startP2P(n.chain, n.net, o.dataDir, log)
+	// The verified transaction pool: sendrawtransaction and peers add to
+	// it, the miner takes from it, and it follows the chain.
+	pool := txpool.NewForChain(n.chain, txpool.Options{})
+	peers, err := o.p2p.startP2P(n.chain, pool, n.net, o.dataDir, log)
 	if err != nil {
 		return err
 	}
@@ -56,9 +60,9 @@ func runNode(o *options) error {
 	// One miner for generateblocks and --start-mining: blocks are mined one
 	// at a time, each on the top the other left, and announced to peers.
 	mnr := miner.New(n.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce, Logger: log,
-		Mined: peers.RelayBlock, Synchronized: peers.Synchronized})
+		Mined: peers.RelayBlock, Synchronized: peers.Synchronized, Pool: pool})
 	srv, err := rpc.New(rpc.Config{
-		Chain: n.chain, Peers: peers, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
+		Chain: n.chain, Peers: peers, Pool: pool, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
 		Main: main, Restricted: restricted, Miner: mnr,
 	})
 	if err != nil {

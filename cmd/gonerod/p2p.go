@@ -12,6 +12,7 @@ import (
 
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/p2p"
+	"github.com/gonero/gonero/txpool"
 	"github.com/gonero/gonero/params"
 )
 
@@ -49,7 +50,7 @@ func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
 }
 
 // startP2P starts the P2P node for the chain (or an offline one).
-func (o *p2pOptions) startP2P(c *chain.Chain, network params.Network, dataDir string, log *slog.Logger) (*p2p.Node, error) {
+func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.Network, dataDir string, log *slog.Logger) (*p2p.Node, error) {
 	port := o.bindPort
 	if port == 0 {
 		port = network.P2PPort()
@@ -76,6 +77,7 @@ func (o *p2pOptions) startP2P(c *chain.Chain, network params.Network, dataDir st
 	}
 	n, err := p2p.New(p2p.Config{
 		Chain:               c,
+		Pool:                pool,
 		ListenAddr:          net.JoinHostPort(o.bindIP, strconv.Itoa(int(port))),
 		MyPort:              myPort,
 		ExclusiveNodes:      o.exclusiveNodes,

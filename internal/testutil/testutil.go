@@ -3,9 +3,12 @@
 package testutil
 
 import (
+	"encoding/hex"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -69,4 +72,42 @@ func RequireFile(t testing.TB, path, installHint string) {
 		t.Fatalf("%s is required in CI but missing (%s)", path, installHint)
 	}
 	t.Skipf("%s missing (%s); this test runs in CI", path, installHint)
+}
+
+// WalletTx returns the transaction blob a wallet sent to monerod's
+// /sendrawtransaction at line seq of a capture in
+// shared/testdata/regtest/wallet (e.g. "2-transfer.jsonl", 14): a real,
+// valid transaction for the chain that scenario ran on.
+func WalletTx(t testing.TB, file string, seq int) []byte {
+	t.Helper()
+	data, err := os.ReadFile(Path(t, "testdata", "regtest", "wallet", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var ex struct {
+			Seq         int    `json:"seq"`
+			Path        string `json:"path"`
+			RequestBody string `json:"request_body"`
+		}
+		if json.Unmarshal([]byte(line), &ex) != nil || ex.Seq != seq {
+			continue
+		}
+		if ex.Path != "/sendrawtransaction" {
+			t.Fatalf("%s line %d is %s, not /sendrawtransaction", file, seq, ex.Path)
+		}
+		var req struct {
+			TxAsHex string `json:"tx_as_hex"`
+		}
+		if err := json.Unmarshal([]byte(ex.RequestBody), &req); err != nil {
+			t.Fatalf("%s line %d: %v", file, seq, err)
+		}
+		blob, err := hex.DecodeString(req.TxAsHex)
+		if err != nil {
+			t.Fatalf("%s line %d: %v", file, seq, err)
+		}
+		return blob
+	}
+	t.Fatalf("%s has no line %d", file, seq)
+	return nil
 }

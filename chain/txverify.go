@@ -1,0 +1,370 @@
+package chain
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/crypto"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/params"
+)
+
+// ErrKeyImageTwiceInBlock: two transactions of one block spend the same key
+// image (monerod's KEY_IMAGE_EXISTS while adding the block).
+var ErrKeyImageTwiceInBlock = errors.New("key image spent twice in one block")
+
+// storeState is consensus.TxChainState over a store snapshot: the main
+// chain as the reader sees it.
+type storeState struct{ r *chaindb.Reader }
+
+func (s storeState) NumOutputs(amount uint64) (uint64, error) { return s.r.OutputCount(amount) }
+
+func (s storeState) KeyImageSpent(ki cryptonote.Key) (bool, error) {
+	_, spent, err := s.r.KeyImageSpent(ki)
+	return spent, err
+}
+
+func (s storeState) Outputs(amount uint64, indexes []uint64) ([]consensus.RingOutput, error) {
+	entries, err := s.r.Outputs(amount, indexes)
+	if err != nil {
+		if isNotFound(err) {
+			return nil, fmt.Errorf("%w: %v", consensus.ErrOutputNotFound, err)
+		}
+		return nil, err
+	}
+	out := make([]consensus.RingOutput, len(entries))
+	for i, e := range entries {
+		out[i] = consensus.RingOutput{Key: e.Key, Commitment: e.Commitment, UnlockTime: e.UnlockTime, Height: e.Height}
+	}
+	return out, nil
+}
+
+// txCheck is one transaction of a block on its way through the rules.
+type txCheck struct {
+	id     cryptonote.Hash
+	tx     *cryptonote.Transaction
+	blob   []byte
+	weight uint64
+	fee    uint64
+	rings  [][]consensus.RingOutput
+}
+
+// grandfathered reports the two MLSAG transactions mainnet admits late.
+func grandfathered(net params.Network, id cryptonote.Hash) bool {
+	return net == params.Mainnet && consensus.GrandfatheredMLSAG[id]
+}
+
+// checkTxNonInput applies the rules a transaction passes on entering
+// monerod's pool as part of a block (handle_incoming_tx_pre, check_tx_semantic
+// and add_tx with kept_by_block), and returns its fee and weight.
+func (c *Chain) checkTxNonInput(t *txCheck, hf uint8) error {
+	if err := consensus.CheckTxPre(t.tx, len(t.blob), hf); err != nil {
+		return err
+	}
+	t.weight = t.tx.Weight(len(t.blob))
+	if err := consensus.CheckTxSemantic(t.tx, hf, t.weight, true, 0); err != nil {
+		return err
+	}
+	fee, err := consensus.CheckTxPoolEntry(t.tx, consensus.PoolEntry{HF: hf, Weight: t.weight, KeptByBlock: true,
+		Grandfathered: grandfathered(c.cfg.Network, t.id)})
+	if err != nil {
+		return err
+	}
+	t.fee = fee
+	return nil
+}
+
+// rctSemantics runs the RingCT semantics (sizes, balance, range proofs) of
+// the transactions not verified before, range proofs as one batch, and
+// remembers those that pass.
+func (c *Chain) rctSemantics(checks []*txCheck) error {
+	var todo []*cryptonote.Transaction
+	var ids []cryptonote.Hash
+	for _, t := range checks {
+		if t.tx.Version < 2 || c.verified.rctKnown(t.id) {
+			continue
+		}
+		todo = append(todo, t.tx)
+		ids = append(ids, t.id)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	errs := consensus.CheckRctSemantics(todo)
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("transaction %s: %w", ids[i], err)
+		}
+	}
+	for _, id := range ids {
+		c.verified.rememberRct(id)
+	}
+	return nil
+}
+
+// inputContext is the InputContext for the block after the view's top.
+func (c *Chain) inputContext(r *chaindb.Reader, v *chainView, hf uint8) *consensus.InputContext {
+	now := uint64(c.cfg.Now().Unix())
+	if hf >= consensus.VersionDeterministicUT {
+		now = consensus.AdjustedTime(v.timestamps(adjustedTimeRange(v.height)), now)
+	}
+	return &consensus.InputContext{HF: hf, Height: v.height, Now: now, State: storeState{r}}
+}
+
+// adjustedTimeRange is the heights get_adjusted_time reads: the last 60.
+func adjustedTimeRange(height uint64) (first, end uint64) {
+	if height < consensus.TimestampCheckWindow {
+		return height, height
+	}
+	return height - consensus.TimestampCheckWindow, height
+}
+
+// checkInputs is check_tx_inputs for every transaction of a block against
+// the chain before it (earlier transactions of the block are not visible),
+// then the key-image uniqueness across the block, then the signatures of
+// all transactions on every core.
+func (c *Chain) checkInputs(ctx *consensus.InputContext, checks []*txCheck) error {
+	for _, t := range checks {
+		rings, err := consensus.CheckTxInputs(t.tx, ctx)
+		if err != nil {
+			return fmt.Errorf("transaction %s: %w", t.id, err)
+		}
+		t.rings = rings
+	}
+	seen := map[cryptonote.Key]cryptonote.Hash{}
+	for _, t := range checks {
+		for _, in := range t.tx.Inputs {
+			ki := in.(cryptonote.TxInToKey).KeyImage
+			if other, dup := seen[ki]; dup {
+				return fmt.Errorf("%w: key image %s in transactions %s and %s", ErrKeyImageTwiceInBlock, ki, other, t.id)
+			}
+			seen[ki] = t.id
+		}
+	}
+	return c.verifySignatures(checks)
+}
+
+// verifySignatures checks every transaction's ring signatures, in parallel
+// across transactions, skipping those verified before with the same rings.
+func (c *Chain) verifySignatures(checks []*txCheck) error {
+	type job struct {
+		t   *txCheck
+		key [32]byte
+	}
+	var jobs []job
+	for _, t := range checks {
+		key := sigCacheKey(t.id, t.rings)
+		if c.verified.sigKnown(key) {
+			continue
+		}
+		jobs = append(jobs, job{t, key})
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	errs := make([]error, len(jobs))
+	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = consensus.VerifyTxSignatures(jobs[i].t.tx, jobs[i].t.rings)
+			}
+		}()
+	}
+	for i := range jobs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			return fmt.Errorf("transaction %s: %w", jobs[i].t.id, err)
+		}
+	}
+	for _, j := range jobs {
+		c.verified.rememberSig(j.key)
+	}
+	return nil
+}
+
+// sigCacheKey names a transaction's signatures over one set of rings, as
+// monerod's ver_rct_non_semantics_simple_cached keys them: a hash of the id
+// and every ring member's key and commitment.
+func sigCacheKey(id cryptonote.Hash, rings [][]consensus.RingOutput) [32]byte {
+	buf := make([]byte, 0, 32+64*16*len(rings))
+	buf = append(buf, "txhash_and_mixring"...)
+	buf = append(buf, id[:]...)
+	for _, ring := range rings {
+		for _, m := range ring {
+			buf = append(buf, m.Key[:]...)
+			buf = append(buf, m.Commitment[:]...)
+		}
+	}
+	return crypto.Keccak256(buf)
+}
+
+// verifiedCache remembers transactions that passed the expensive checks, so
+// that a transaction verified in the pool is not verified again when its
+// block arrives. Both sets are bounded; the oldest half goes when full.
+type verifiedCache struct {
+	mu   sync.Mutex
+	rct  boundedSet[cryptonote.Hash]
+	sigs boundedSet[[32]byte]
+}
+
+const verifiedCacheSize = 8192 // monerod's RCT_VER_CACHE_SIZE
+
+func (v *verifiedCache) rctKnown(id cryptonote.Hash) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.rct.has(id)
+}
+
+func (v *verifiedCache) rememberRct(id cryptonote.Hash) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.rct.add(id)
+}
+
+func (v *verifiedCache) sigKnown(k [32]byte) bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.sigs.has(k)
+}
+
+func (v *verifiedCache) rememberSig(k [32]byte) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.sigs.add(k)
+}
+
+// boundedSet keeps at most verifiedCacheSize keys: two generations, the
+// older dropped when the newer fills.
+type boundedSet[K comparable] struct{ cur, old map[K]struct{} }
+
+func (s *boundedSet[K]) has(k K) bool {
+	if _, ok := s.cur[k]; ok {
+		return true
+	}
+	_, ok := s.old[k]
+	return ok
+}
+
+func (s *boundedSet[K]) add(k K) {
+	if s.cur == nil {
+		s.cur = map[K]struct{}{}
+	}
+	if len(s.cur) >= verifiedCacheSize/2 {
+		s.old, s.cur = s.cur, map[K]struct{}{}
+	}
+	s.cur[k] = struct{}{}
+}
+
+// CheckPoolTx verifies a transaction for the pool against the main chain's
+// top, in the order monerod's handle_incoming_tx and tx_memory_pool::add_tx
+// apply the rules: pre-checks, semantics, RingCT semantics, the pool's entry
+// rules (fee, weight, the pool's key images through inPool, outputs), then
+// the inputs and signatures. keptByBlock is set for a transaction coming
+// back from a popped block (no fee or pool-weight rule). It returns the fee
+// and weight; a refusal is a *consensus.TxError whose flags are those
+// monerod's pool reports (every input failure also sets invalid_input).
+//
+// It reads a store snapshot and never takes the writer's lock.
+func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, inPool func(cryptonote.Key) bool) (fee, weight uint64, err error) {
+	err = c.store.View(func(r *chaindb.Reader) error {
+		facts := c.state.Load()
+		height, err := r.Height()
+		if err != nil {
+			return err
+		}
+		if height != facts.Height {
+			// A block was committed between the two reads: take the facts
+			// again (the writer publishes right after its commit).
+			facts = c.state.Load()
+		}
+		hf := c.cfg.Network.VersionAt(height)
+		if err := consensus.CheckTxPre(tx, len(blob), hf); err != nil {
+			return err
+		}
+		weight = tx.Weight(len(blob))
+		limit := consensus.BlockWeightLimit(facts.EffectiveMedian)
+		if err := consensus.CheckTxSemantic(tx, hf, weight, keptByBlock, limit); err != nil {
+			return err
+		}
+		t := &txCheck{id: id, tx: tx, blob: blob, weight: weight}
+		if err := c.rctSemantics([]*txCheck{t}); err != nil {
+			return errors.Unwrap(err) // drop the "transaction <id>" prefix: the caller names it
+		}
+		feeCtx := consensus.FeeContext{HF: hf, BlockWeightLimit: limit,
+			LongTermEffective: facts.LongTermEffectiveMedian, AlreadyGenerated: facts.Top.GeneratedCoins}
+		fee, err = consensus.CheckTxPoolEntry(tx, consensus.PoolEntry{HF: hf, Weight: weight, KeptByBlock: keptByBlock,
+			FeeOK:          func(w, f uint64) bool { return consensus.CheckFee(w, f, feeCtx) },
+			KeyImageInPool: inPool, Grandfathered: grandfathered(c.cfg.Network, id)})
+		if err != nil {
+			return err
+		}
+		ctx := &consensus.InputContext{HF: hf, Height: height, Now: facts.AdjustedTime(c.cfg.Now()), State: storeState{r}}
+		if hf < consensus.VersionDeterministicUT {
+			ctx.Now = uint64(c.cfg.Now().Unix())
+		}
+		if t.rings, err = consensus.CheckTxInputs(tx, ctx); err == nil {
+			err = c.verifySignatures([]*txCheck{t})
+			err = errors.Unwrap(err)
+		}
+		if err != nil {
+			var te *consensus.TxError
+			if errors.As(err, &te) {
+				return &consensus.TxError{Rule: te.Rule, Flags: te.Flags | consensus.FlagInvalidInput, Err: te.Err}
+			}
+			return err
+		}
+		return nil
+	})
+	return fee, weight, err
+}
+
+// HasTx reports a transaction on the main chain.
+func (c *Chain) HasTx(id cryptonote.Hash) bool {
+	found := false
+	_ = c.store.View(func(r *chaindb.Reader) error {
+		_, err := r.TxLocation(id)
+		found = err == nil
+		return nil
+	})
+	return found
+}
+
+// MatureOutputs is get_num_mature_outputs: the outputs of an amount whose
+// blocks are at least the spendable age deep (for the RPC's sanity check).
+func (c *Chain) MatureOutputs(amount uint64) uint64 {
+	var n uint64
+	_ = c.store.View(func(r *chaindb.Reader) error {
+		height, err := r.Height()
+		if err != nil {
+			return err
+		}
+		if n, err = r.OutputCount(amount); err != nil {
+			return err
+		}
+		for n > 0 {
+			o, err := r.Output(amount, n-1)
+			if err != nil {
+				return err
+			}
+			if o.Height+consensus.TxSpendableAge <= height {
+				break
+			}
+			n--
+		}
+		return nil
+	})
+	return n
+}

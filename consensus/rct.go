@@ -1,0 +1,313 @@
+package consensus
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/gonero/gonero/crypto"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/ringct"
+)
+
+// The RingCT rules: semantics (what core::handle_incoming_tx_accumulated_batch
+// checks of a transaction alone, range proofs batched across transactions)
+// and the signatures (the end of Blockchain::check_tx_inputs).
+
+// ErrRctSemantics and ErrSignature are the sentinels of the two checks.
+var (
+	ErrRctSemantics = errors.New("rct signature semantics check failed")
+	ErrSignature    = errors.New("failed to check ring signatures")
+)
+
+func semanticsErr(format string, args ...any) error {
+	return txErr("rct signature semantics check failed", 0, fmt.Errorf("%w: "+format, append([]any{ErrRctSemantics}, args...)...))
+}
+
+// CheckRctSemantics checks the RingCT semantics of v2 transactions: the
+// layout and sizes, the balance Σ pseudo-outputs = Σ outputs + fee·H (types
+// 2–6), and the range proofs — Borromean per output, Bulletproofs and
+// Bulletproofs+ of every transaction given as one batch. It returns one
+// error per transaction (nil: passed; v1 transactions always pass). When the
+// batch fails, each transaction's proofs are checked alone to find which.
+func CheckRctSemantics(txs []*cryptonote.Transaction) []error {
+	errs := make([]error, len(txs))
+	var bpIdx, bppIdx []int
+	var bps []ringct.BulletproofItem
+	var bpps []ringct.BulletproofPlusItem
+	for i, tx := range txs {
+		if tx.Version < 2 {
+			continue
+		}
+		rv := tx.Rct
+		if rv == nil {
+			errs[i] = semanticsErr("v2 transaction without RingCT data")
+			continue
+		}
+		if err := rctSizes(tx); err != nil {
+			errs[i] = err
+			continue
+		}
+		switch rv.Type {
+		case cryptonote.RctTypeFull, cryptonote.RctTypeSimple:
+			if rv.Type == cryptonote.RctTypeSimple && !ringct.CheckBalance(rv.PseudoOuts, rv.OutPk, rv.TxnFee) {
+				errs[i] = semanticsErr("pseudo-outputs do not balance outputs and fee")
+				continue
+			}
+			for j := range rv.OutPk {
+				if err := ringct.VerifyBorromean(rv.OutPk[j], &rv.Prunable.RangeSigs[j]); err != nil {
+					errs[i] = semanticsErr("range proof of output %d: %v", j, err)
+					break
+				}
+			}
+		case cryptonote.RctTypeBulletproof, cryptonote.RctTypeBulletproof2, cryptonote.RctTypeCLSAG:
+			if !ringct.CheckBalance(rv.Prunable.PseudoOuts, rv.OutPk, rv.TxnFee) {
+				errs[i] = semanticsErr("pseudo-outputs do not balance outputs and fee")
+				continue
+			}
+			bpIdx = append(bpIdx, i)
+			bps = append(bps, ringct.BulletproofItem{Proof: &rv.Prunable.Bulletproofs[0], Commitments: rv.OutPk})
+		case cryptonote.RctTypeBulletproofPlus:
+			if !ringct.CheckBalance(rv.Prunable.PseudoOuts, rv.OutPk, rv.TxnFee) {
+				errs[i] = semanticsErr("pseudo-outputs do not balance outputs and fee")
+				continue
+			}
+			bppIdx = append(bppIdx, i)
+			bpps = append(bpps, ringct.BulletproofPlusItem{Proof: &rv.Prunable.BulletproofsPlus[0], Commitments: rv.OutPk})
+		default:
+			errs[i] = semanticsErr("RingCT type %d on a non-coinbase transaction", rv.Type)
+		}
+	}
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		checkBatch(len(bps), func(sel []int) bool {
+			items := make([]ringct.BulletproofItem, len(sel))
+			for k, j := range sel {
+				items[k] = bps[j]
+			}
+			return ringct.VerifyBulletproofs(items)
+		}, func(j int) { errs[bpIdx[j]] = semanticsErr("bulletproof range proof does not verify") })
+	}()
+	go func() {
+		defer wg.Done()
+		checkBatch(len(bpps), func(sel []int) bool {
+			items := make([]ringct.BulletproofPlusItem, len(sel))
+			for k, j := range sel {
+				items[k] = bpps[j]
+			}
+			return ringct.VerifyBulletproofsPlus(items)
+		}, func(j int) { errs[bppIdx[j]] = semanticsErr("bulletproof+ range proof does not verify") })
+	}()
+	wg.Wait()
+	return errs
+}
+
+// checkBatch verifies n proofs as one batch and, if the batch fails, each
+// alone (a batch of one failing needs no second look), reporting the bad ones.
+func checkBatch(n int, verify func(sel []int) bool, bad func(j int)) {
+	if n == 0 {
+		return
+	}
+	all := make([]int, n)
+	for j := range all {
+		all[j] = j
+	}
+	if verify(all) {
+		return
+	}
+	if n == 1 {
+		bad(0)
+		return
+	}
+	for j := range n {
+		if !verify([]int{j}) {
+			bad(j)
+		}
+	}
+}
+
+// rctSizes is the size part of verRctSemanticsSimple and verRct(rv, true),
+// with the canonical-layout rule of Bulletproof types (exactly one proof
+// covering 1..16 outputs).
+func rctSizes(tx *cryptonote.Transaction) error {
+	rv := tx.Rct
+	p := rv.Prunable
+	if p == nil {
+		return semanticsErr("pruned RingCT data cannot be verified")
+	}
+	if len(rv.OutPk) != len(rv.EcdhInfo) {
+		return semanticsErr("%d commitments but %d encrypted amounts", len(rv.OutPk), len(rv.EcdhInfo))
+	}
+	switch rv.Type {
+	case cryptonote.RctTypeFull:
+		if len(rv.OutPk) != len(p.RangeSigs) {
+			return semanticsErr("%d commitments but %d range proofs", len(rv.OutPk), len(p.RangeSigs))
+		}
+		if len(p.MGs) != 1 {
+			return semanticsErr("type 1 needs exactly one MLSAG, has %d", len(p.MGs))
+		}
+	case cryptonote.RctTypeSimple:
+		if len(rv.OutPk) != len(p.RangeSigs) {
+			return semanticsErr("%d commitments but %d range proofs", len(rv.OutPk), len(p.RangeSigs))
+		}
+		if len(p.PseudoOuts) != 0 || len(rv.PseudoOuts) != len(p.MGs) || len(p.CLSAGs) != 0 {
+			return semanticsErr("pseudo-outputs and MLSAGs do not match")
+		}
+	case cryptonote.RctTypeBulletproof, cryptonote.RctTypeBulletproof2, cryptonote.RctTypeCLSAG, cryptonote.RctTypeBulletproofPlus:
+		plus := rv.Type == cryptonote.RctTypeBulletproofPlus
+		var proofs, outputs int
+		if plus {
+			proofs = len(p.BulletproofsPlus)
+			if len(p.Bulletproofs) != 0 {
+				return semanticsErr("bulletproofs in a bulletproof+ transaction")
+			}
+		} else {
+			proofs = len(p.Bulletproofs)
+			if len(p.BulletproofsPlus) != 0 {
+				return semanticsErr("bulletproofs+ in a bulletproof transaction")
+			}
+		}
+		outputs = len(rv.OutPk)
+		if proofs != 1 || outputs == 0 || outputs > BulletproofMaxOutputs {
+			return semanticsErr("bulletproof does not have canonical form (%d proofs for %d outputs)", proofs, outputs)
+		}
+		if len(p.RangeSigs) != 0 || len(rv.PseudoOuts) != 0 {
+			return semanticsErr("Borromean data or base pseudo-outputs in a bulletproof transaction")
+		}
+		clsag := rv.Type == cryptonote.RctTypeCLSAG || plus
+		if clsag && (len(p.MGs) != 0 || len(p.PseudoOuts) != len(p.CLSAGs)) {
+			return semanticsErr("pseudo-outputs and CLSAGs do not match")
+		}
+		if !clsag && (len(p.CLSAGs) != 0 || len(p.PseudoOuts) != len(p.MGs)) {
+			return semanticsErr("pseudo-outputs and MLSAGs do not match")
+		}
+	}
+	return nil
+}
+
+func sigErr(format string, args ...any) error {
+	return txErr("failed to check ring signatures", 0, fmt.Errorf("%w: "+format, append([]any{ErrSignature}, args...)...))
+}
+
+// VerifyTxSignatures checks a transaction's signatures over its resolved
+// rings (CheckTxInputs' result): the v1 ring signature of every input, the
+// one MLSAG of type 1, the MLSAG (types 2–4) or CLSAG (5, 6) of every input.
+// Inputs are verified in parallel.
+func VerifyTxSignatures(tx *cryptonote.Transaction, rings [][]RingOutput) error {
+	if len(rings) != len(tx.Inputs) {
+		return sigErr("%d rings for %d inputs", len(rings), len(tx.Inputs))
+	}
+	if tx.Version == 1 {
+		prefix := [32]byte(tx.Hashes().PrefixHash)
+		if len(tx.Signatures) != len(tx.Inputs) {
+			return sigErr("%d signatures for %d inputs", len(tx.Signatures), len(tx.Inputs))
+		}
+		return parallel(len(tx.Inputs), func(i int) error {
+			in := tx.Inputs[i].(cryptonote.TxInToKey)
+			if len(tx.Signatures[i]) != len(rings[i]) {
+				return sigErr("input %d: %d signatures for a ring of %d", i, len(tx.Signatures[i]), len(rings[i]))
+			}
+			pubs := make([][32]byte, len(rings[i]))
+			for j, m := range rings[i] {
+				pubs[j] = m.Key
+			}
+			sigs := make([][64]byte, len(tx.Signatures[i]))
+			for j, s := range tx.Signatures[i] {
+				sigs[j] = s
+			}
+			if !crypto.CheckRingSignature(prefix, in.KeyImage, pubs, sigs) {
+				return sigErr("input %d: ring signature does not verify", i)
+			}
+			return nil
+		})
+	}
+	rv := tx.Rct
+	if rv == nil || rv.Prunable == nil {
+		return sigErr("no RingCT signatures")
+	}
+	msg, err := ringct.MessageHash(tx)
+	if err != nil {
+		return sigErr("message: %v", err)
+	}
+	members := func(i int) []ringct.RingMember {
+		ring := make([]ringct.RingMember, len(rings[i]))
+		for j, m := range rings[i] {
+			ring[j] = ringct.RingMember{Dest: m.Key, Mask: m.Commitment}
+		}
+		return ring
+	}
+	keyImage := func(i int) cryptonote.Key { return tx.Inputs[i].(cryptonote.TxInToKey).KeyImage }
+	p := rv.Prunable
+	switch rv.Type {
+	case cryptonote.RctTypeNull:
+		return sigErr("null RingCT signature on a non-coinbase transaction")
+	case cryptonote.RctTypeFull:
+		if len(p.MGs) != 1 {
+			return sigErr("type 1 needs exactly one MLSAG")
+		}
+		all := make([][]ringct.RingMember, len(tx.Inputs))
+		kis := make([][32]byte, len(tx.Inputs))
+		for i := range tx.Inputs {
+			all[i] = members(i)
+			kis[i] = keyImage(i)
+			if len(all[i]) != len(all[0]) {
+				return sigErr("type 1 rings must all have one size")
+			}
+		}
+		if err := ringct.VerifyMLSAGFull(msg, all, kis, rv.OutPk, rv.TxnFee, &p.MGs[0]); err != nil {
+			return sigErr("MLSAG: %v", err)
+		}
+		return nil
+	case cryptonote.RctTypeSimple, cryptonote.RctTypeBulletproof, cryptonote.RctTypeBulletproof2:
+		pseudo := p.PseudoOuts
+		if rv.Type == cryptonote.RctTypeSimple {
+			pseudo = rv.PseudoOuts
+		}
+		if len(p.MGs) != len(tx.Inputs) || len(pseudo) != len(tx.Inputs) {
+			return sigErr("mismatched MGs/vin sizes")
+		}
+		return parallel(len(tx.Inputs), func(i int) error {
+			if err := ringct.VerifyMLSAGSimple(msg, members(i), pseudo[i], keyImage(i), &p.MGs[i]); err != nil {
+				return sigErr("input %d: MLSAG: %v", i, err)
+			}
+			return nil
+		})
+	case cryptonote.RctTypeCLSAG, cryptonote.RctTypeBulletproofPlus:
+		if len(p.CLSAGs) != len(tx.Inputs) || len(p.PseudoOuts) != len(tx.Inputs) {
+			return sigErr("mismatched CLSAGs/vin sizes")
+		}
+		return parallel(len(tx.Inputs), func(i int) error {
+			if err := ringct.VerifyCLSAG(msg, members(i), p.PseudoOuts[i], keyImage(i), &p.CLSAGs[i]); err != nil {
+				return sigErr("input %d: CLSAG: %v", i, err)
+			}
+			return nil
+		})
+	}
+	return sigErr("unsupported RingCT type %d", rv.Type)
+}
+
+// parallel runs f(0..n−1) on up to n goroutines and returns the error of the
+// lowest index that failed.
+func parallel(n int, f func(i int) error) error {
+	if n == 1 {
+		return f(0)
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = f(i)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

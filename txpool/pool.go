@@ -1,0 +1,399 @@
+// Package txpool is the node's transaction pool: transactions that passed
+// every rule monerod applies to a transaction entering its pool, indexed by
+// id and by key image, waiting for a block. It follows the chain (a block's
+// transactions and every transaction spending a key image the block spent
+// leave; a popped block's transactions come back), picks transactions for
+// the miner by fee per weight, and says which transactions to relay.
+//
+// Verification itself belongs to the chain manager (the rules need the
+// chain); the pool reaches it through the small Verifier interface.
+package txpool
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/cryptonote"
+)
+
+// Limits, as monerod's defaults (cryptonote_config.h).
+const (
+	DefaultMaxWeight = 648_000_000        // DEFAULT_TXPOOL_MAX_WEIGHT
+	Livetime         = 3 * 24 * time.Hour // CRYPTONOTE_MEMPOOL_TX_LIVETIME
+	FromBlockLive    = 7 * 24 * time.Hour // CRYPTONOTE_MEMPOOL_TX_FROM_ALT_BLOCK_LIVETIME
+)
+
+// Verifier checks transactions against the main chain's top.
+type Verifier interface {
+	// CheckPoolTx applies every rule of a transaction entering the pool
+	// (keptByBlock: it came back from a popped block, so the fee and the
+	// pool's weight rule do not apply). inPool reports key images that
+	// pool transactions already use. A refusal is a *consensus.TxError.
+	CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, inPool func(cryptonote.Key) bool) (fee, weight uint64, err error)
+	// HasTx reports a transaction on the main chain.
+	HasTx(id cryptonote.Hash) bool
+}
+
+// Source says where a transaction came from, which decides its relaying.
+type Source int
+
+const (
+	SourceRPC   Source = iota // sendrawtransaction: relayed unless do_not_relay
+	SourceP2P                 // a peer relayed it
+	SourceBlock               // it came back from a popped block
+)
+
+// Entry is one pool transaction.
+type Entry struct {
+	ID          cryptonote.Hash
+	Tx          *cryptonote.Transaction
+	Blob        []byte
+	Fee         uint64
+	Weight      uint64
+	Received    time.Time
+	Source      Source
+	DoNotRelay  bool
+	Relayed     bool      // handed to peers at least once
+	LastRelayed time.Time // when
+	KeptByBlock bool
+}
+
+// FeePerWeight orders entries for mining.
+func (e *Entry) feePerWeight() float64 { return float64(e.Fee) / float64(max(e.Weight, 1)) }
+
+// ErrAlreadyInChain and ErrAlreadyInPool describe a transaction that was
+// not added because the node already has it; monerod answers these as a
+// success that adds nothing.
+var (
+	ErrAlreadyInChain = errors.New("transaction already in the blockchain")
+	ErrAlreadyInPool  = errors.New("transaction already in the pool")
+)
+
+// Pool is safe for concurrent use.
+type Pool struct {
+	v         Verifier
+	now       func() time.Time
+	maxWeight uint64
+
+	mu        sync.Mutex
+	txs       map[cryptonote.Hash]*Entry
+	keyImages map[cryptonote.Key]cryptonote.Hash
+	weight    uint64
+	listeners []func(*Entry)
+}
+
+// Options configure a pool.
+type Options struct {
+	MaxWeight uint64           // default DefaultMaxWeight
+	Now       func() time.Time // default time.Now
+}
+
+// New makes an empty pool that verifies through v.
+func New(v Verifier, opts Options) *Pool {
+	if opts.MaxWeight == 0 {
+		opts.MaxWeight = DefaultMaxWeight
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Pool{v: v, now: opts.Now, maxWeight: opts.MaxWeight,
+		txs: map[cryptonote.Hash]*Entry{}, keyImages: map[cryptonote.Key]cryptonote.Hash{}}
+}
+
+// OnAdd registers fn to be called (outside the pool's lock) with every
+// transaction that enters the pool.
+func (p *Pool) OnAdd(fn func(*Entry)) {
+	p.mu.Lock()
+	p.listeners = append(p.listeners, fn)
+	p.mu.Unlock()
+}
+
+// AddOptions qualify an Add.
+type AddOptions struct {
+	Source     Source
+	DoNotRelay bool
+}
+
+// Add parses, verifies and stores a transaction blob. It returns the
+// entry, or ErrAlreadyInPool / ErrAlreadyInChain (nothing changed), or a
+// refusal: a *consensus.TxError when a rule failed, another error when the
+// blob does not parse.
+func (p *Pool) Add(blob []byte, opts AddOptions) (*Entry, error) {
+	if len(blob) > consensus.MaxTxSize {
+		return nil, &consensus.TxError{Rule: "transaction too big", Flags: consensus.FlagTooBig,
+			Err: fmt.Errorf("%d bytes, at most %d", len(blob), consensus.MaxTxSize)}
+	}
+	tx, err := cryptonote.ParseTransaction(blob)
+	if err != nil {
+		return nil, &consensus.TxError{Rule: "failed to parse transaction", Err: err}
+	}
+	return p.AddParsed(tx, blob, opts)
+}
+
+// AddParsed is Add for a transaction already parsed from blob.
+func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOptions) (*Entry, error) {
+	id := tx.ID()
+	p.mu.Lock()
+	if _, ok := p.txs[id]; ok {
+		p.mu.Unlock()
+		return nil, ErrAlreadyInPool
+	}
+	if p.v.HasTx(id) {
+		p.mu.Unlock()
+		return nil, ErrAlreadyInChain
+	}
+	keptByBlock := opts.Source == SourceBlock
+	fee, weight, err := p.v.CheckPoolTx(tx, id, blob, keptByBlock, func(ki cryptonote.Key) bool {
+		_, ok := p.keyImages[ki]
+		return ok
+	})
+	if err != nil {
+		p.mu.Unlock()
+		return nil, err
+	}
+	e := &Entry{ID: id, Tx: tx, Blob: append([]byte(nil), blob...), Fee: fee, Weight: weight,
+		Received: p.now(), Source: opts.Source, DoNotRelay: opts.DoNotRelay, KeptByBlock: keptByBlock}
+	p.insert(e)
+	p.prune()
+	_, kept := p.txs[id]
+	listeners := slices.Clone(p.listeners)
+	p.mu.Unlock()
+	if kept {
+		for _, fn := range listeners {
+			fn(e)
+		}
+	}
+	return e, nil
+}
+
+func (p *Pool) insert(e *Entry) {
+	p.txs[e.ID] = e
+	p.weight += e.Weight
+	for _, in := range e.Tx.Inputs {
+		if k, ok := in.(cryptonote.TxInToKey); ok {
+			p.keyImages[k.KeyImage] = e.ID
+		}
+	}
+}
+
+func (p *Pool) remove(e *Entry) {
+	delete(p.txs, e.ID)
+	p.weight -= e.Weight
+	for _, in := range e.Tx.Inputs {
+		if k, ok := in.(cryptonote.TxInToKey); ok && p.keyImages[k.KeyImage] == e.ID {
+			delete(p.keyImages, k.KeyImage)
+		}
+	}
+}
+
+// prune drops expired entries, then, while the pool weighs more than its
+// limit, the entries paying the least per weight (tx_memory_pool::prune).
+func (p *Pool) prune() {
+	now := p.now()
+	for _, e := range p.txs {
+		live := Livetime
+		if e.KeptByBlock {
+			live = FromBlockLive
+		}
+		if now.Sub(e.Received) > live {
+			p.remove(e)
+		}
+	}
+	if p.weight <= p.maxWeight {
+		return
+	}
+	entries := p.sorted()
+	for i := len(entries) - 1; i >= 0 && p.weight > p.maxWeight; i-- {
+		p.remove(entries[i])
+	}
+}
+
+// sorted returns the entries by fee per weight, best first, older first
+// among equals (monerod's m_txs_by_fee_and_receive_time).
+func (p *Pool) sorted() []*Entry {
+	entries := make([]*Entry, 0, len(p.txs))
+	for _, e := range p.txs {
+		entries = append(entries, e)
+	}
+	slices.SortFunc(entries, func(a, b *Entry) int {
+		if c := cmp.Compare(b.feePerWeight(), a.feePerWeight()); c != 0 {
+			return c
+		}
+		if c := a.Received.Compare(b.Received); c != 0 {
+			return c
+		}
+		return slices.Compare(a.ID[:], b.ID[:])
+	})
+	return entries
+}
+
+// Get returns a pool transaction.
+func (p *Pool) Get(id cryptonote.Hash) (*Entry, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	e, ok := p.txs[id]
+	return e, ok
+}
+
+// Has reports a pool transaction.
+func (p *Pool) Has(id cryptonote.Hash) bool {
+	_, ok := p.Get(id)
+	return ok
+}
+
+// KeyImageInPool reports whether a pool transaction spends ki.
+func (p *Pool) KeyImageInPool(ki cryptonote.Key) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, ok := p.keyImages[ki]
+	return ok
+}
+
+// Len is the number of transactions in the pool.
+func (p *Pool) Len() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.txs)
+}
+
+// Weight is the pool's total transaction weight.
+func (p *Pool) Weight() uint64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.weight
+}
+
+// Entries returns every pool transaction, best fee per weight first.
+func (p *Pool) Entries() []*Entry {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sorted()
+}
+
+// Hashes returns the ids of every pool transaction, best fee per weight first.
+func (p *Pool) Hashes() []cryptonote.Hash {
+	entries := p.Entries()
+	ids := make([]cryptonote.Hash, len(entries))
+	for i, e := range entries {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+// BlockAdded removes the transactions a new main-chain block includes and
+// every other pool transaction spending a key image the block spent.
+func (p *Pool) BlockAdded(txs []*cryptonote.Transaction, ids []cryptonote.Hash) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, id := range ids {
+		if e, ok := p.txs[id]; ok {
+			p.remove(e)
+		}
+	}
+	for _, tx := range txs {
+		for _, in := range tx.Inputs {
+			k, ok := in.(cryptonote.TxInToKey)
+			if !ok {
+				continue
+			}
+			if id, ok := p.keyImages[k.KeyImage]; ok {
+				p.remove(p.txs[id])
+			}
+		}
+	}
+}
+
+// Revalidate checks every pool transaction again against the chain (after
+// a reorganisation) and drops those that no longer pass.
+func (p *Pool) Revalidate() (dropped int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.sorted() {
+		p.remove(e)
+		if p.v.HasTx(e.ID) {
+			dropped++
+			continue
+		}
+		if _, _, err := p.v.CheckPoolTx(e.Tx, e.ID, e.Blob, true, func(ki cryptonote.Key) bool {
+			_, ok := p.keyImages[ki]
+			return ok
+		}); err != nil {
+			dropped++
+			continue
+		}
+		p.insert(e)
+	}
+	return dropped
+}
+
+// Select picks transactions for a block template: best fee per weight
+// first, each checked again against the chain (a transaction whose inputs
+// no longer pass is dropped from the pool), until maxWeight is reached.
+func (p *Pool) Select(maxWeight uint64) []*Entry {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var picked []*Entry
+	var total uint64
+	used := map[cryptonote.Key]bool{}
+	for _, e := range p.sorted() {
+		if total+e.Weight > maxWeight {
+			continue
+		}
+		if p.v.HasTx(e.ID) {
+			p.remove(e)
+			continue
+		}
+		if _, _, err := p.v.CheckPoolTx(e.Tx, e.ID, e.Blob, true, func(ki cryptonote.Key) bool { return used[ki] }); err != nil {
+			p.remove(e)
+			continue
+		}
+		for _, in := range e.Tx.Inputs {
+			used[in.(cryptonote.TxInToKey).KeyImage] = true
+		}
+		picked = append(picked, e)
+		total += e.Weight
+	}
+	return picked
+}
+
+// ToRelay returns the entries that should go to peers now and marks them
+// relayed: everything not marked do-not-relay that was not relayed yet.
+func (p *Pool) ToRelay() []*Entry {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []*Entry
+	now := p.now()
+	for _, e := range p.sorted() {
+		if e.DoNotRelay || e.Relayed {
+			continue
+		}
+		e.Relayed, e.LastRelayed = true, now
+		out = append(out, e)
+	}
+	return out
+}
+
+// MarkRelayed records that an entry went to peers.
+func (p *Pool) MarkRelayed(id cryptonote.Hash) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e, ok := p.txs[id]; ok {
+		e.Relayed, e.LastRelayed = true, p.now()
+	}
+}
+
+// Remove drops transactions (flush_txpool).
+func (p *Pool) Remove(ids ...cryptonote.Hash) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, id := range ids {
+		if e, ok := p.txs[id]; ok {
+			p.remove(e)
+		}
+	}
+}
