@@ -12,8 +12,8 @@ import (
 
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/p2p"
-	"github.com/gonero/gonero/txpool"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/txpool"
 )
 
 // p2pOptions are the P2P flags, with monerod's names.
