@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	filippo.io/edwards25519 v1.2.0
+	github.com/oasisprotocol/curve25519-voi v0.0.0-20230904125328-1f23a7beb09a
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	go.etcd.io/bbolt v1.5.0

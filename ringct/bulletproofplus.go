@@ -5,6 +5,7 @@ package ringct
 
 import (
 	"filippo.io/edwards25519"
+	"github.com/oasisprotocol/curve25519-voi/curve"
 
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
@@ -22,9 +23,9 @@ type BulletproofPlusItem struct {
 type bppData struct {
 	p            *cryptonote.BulletproofPlus
 	r1, s1, d1   *edwards25519.Scalar
-	v8           []*edwards25519.Point
-	a8, a18, b8  *edwards25519.Point
-	l8, r8       []*edwards25519.Point
+	v8           []*curve.EdwardsPoint
+	a8, a18, b8  *curve.EdwardsPoint
+	l8, r8       []*curve.EdwardsPoint
 	y, z, e      edwards25519.Scalar
 	ch           []edwards25519.Scalar // eₖ, one per round
 	logM, rounds int
@@ -109,8 +110,8 @@ func (pd *bppData) parse(it *BulletproofPlusItem, tr0 [32]byte) bool {
 	if pd.b8, ok = decodePoint8(&p.B); !ok {
 		return false
 	}
-	pd.l8 = make([]*edwards25519.Point, pd.rounds)
-	pd.r8 = make([]*edwards25519.Point, pd.rounds)
+	pd.l8 = make([]*curve.EdwardsPoint, pd.rounds)
+	pd.r8 = make([]*curve.EdwardsPoint, pd.rounds)
 	for k := 0; k < pd.rounds; k++ {
 		if pd.l8[k], ok = decodePoint8(&p.L[k]); !ok {
 			return false

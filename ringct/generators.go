@@ -2,14 +2,24 @@
 // and Bulletproof+ (type 6) range-proof verifiers: the fixed vector
 // generators Gᵢ and Hᵢ, scalar helpers, and the weighted batch that turns
 // every proof's equations into one multiscalar multiplication.
+//
+// Scalars are edwards25519 (filippo) Scalars, as in package crypto. Points
+// are curve25519-voi EdwardsPoints: its MultiscalarMulVartime (Pippenger
+// above ~190 terms, AVX2 field arithmetic) is 1.7× faster than
+// edwards25519's Straus on a 2-output proof's ~280 terms and 3× on a
+// 16-output proof's ~2100. Points cross between the libraries only as
+// encodings (the generators once, at start-up).
 
 package ringct
 
 import (
 	"crypto/rand"
+	"runtime"
 	"sync"
 
 	"filippo.io/edwards25519"
+	"github.com/oasisprotocol/curve25519-voi/curve"
+	"github.com/oasisprotocol/curve25519-voi/curve/scalar"
 
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
@@ -26,7 +36,7 @@ const (
 // generators holds the vector generators of one scheme: Gi[i] = Hp'(2i+1),
 // Hi[i] = Hp'(2i), i < 64·16.
 type generators struct {
-	Gi, Hi [bpMaxMN]*edwards25519.Point
+	Gi, Hi [bpMaxMN]*curve.EdwardsPoint
 }
 
 var (
@@ -70,24 +80,31 @@ func bulletproofPlusTranscript() [32]byte {
 // hash_to_p3(Keccak(H ‖ salt ‖ varint(n))) and hash_to_p3 hashes again.
 func makeGenerators(salt string) *generators {
 	g := new(generators)
+	parallel(bpMaxMN, func(i int) {
+		buf := make([]byte, 0, 32+len(salt)+10)
+		g.Hi[i] = exponent(buf, salt, uint64(2*i))
+		g.Gi[i] = exponent(buf, salt, uint64(2*i+1))
+	})
+	return g
+}
+
+// parallel runs f(0) … f(n−1) on a few goroutines.
+func parallel(n int, f func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), 8)
 	var wg sync.WaitGroup
-	const workers = 4
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			buf := make([]byte, 0, 32+len(salt)+10)
-			for i := w; i < bpMaxMN; i += workers {
-				g.Hi[i] = exponent(buf, salt, uint64(2*i))
-				g.Gi[i] = exponent(buf, salt, uint64(2*i+1))
+			for i := w; i < n; i += workers {
+				f(i)
 			}
 		}(w)
 	}
 	wg.Wait()
-	return g
 }
 
-func exponent(buf []byte, salt string, n uint64) *edwards25519.Point {
+func exponent(buf []byte, salt string, n uint64) *curve.EdwardsPoint {
 	buf = append(buf[:0], crypto.H.Bytes()...)
 	buf = append(buf, salt...)
 	buf = cryptonote.AppendVarint(buf, n)
@@ -96,7 +113,38 @@ func exponent(buf []byte, salt string, n uint64) *edwards25519.Point {
 	if err != nil {
 		panic("ringct: Bulletproof generator has no image under hash_to_ec")
 	}
-	return p
+	return mustVoi(p)
+}
+
+// mustVoi converts a point of edwards25519 to curve25519-voi by encoding.
+func mustVoi(p *edwards25519.Point) *curve.EdwardsPoint {
+	v, ok := decodeVoi(p.Bytes())
+	if !ok {
+		panic("ringct: point does not survive its encoding")
+	}
+	return v
+}
+
+// decodeVoi decodes b with monerod's rules (ge_frombytes_vartime, as
+// crypto.DecodePoint): canonical y < p, x recovered from y, and no "x = 0
+// with the sign bit set". voi's SetCompressedY alone is laxer (it reduces
+// y mod p and ignores the sign of a zero x); IsCanonicalVartime refuses
+// exactly those encodings. TestDecodeVoiMatchesCrypto and
+// FuzzDecodeVoi hold the two decoders to the same set.
+func decodeVoi(b []byte) (*curve.EdwardsPoint, bool) {
+	var c curve.CompressedEdwardsY
+	if len(b) != 32 {
+		return nil, false
+	}
+	copy(c[:], b)
+	if !c.IsCanonicalVartime() {
+		return nil, false
+	}
+	p, err := curve.NewEdwardsPoint().SetCompressedY(&c)
+	if err != nil {
+		return nil, false
+	}
+	return p, true
 }
 
 // Scalar helpers. The zero value of edwards25519.Scalar is 0.
@@ -191,8 +239,8 @@ type batch struct {
 	gens    *generators
 	gi, hi  []edwards25519.Scalar // merged coefficients of Gᵢ, Hᵢ
 	g, h    edwards25519.Scalar   // merged coefficients of G and H
-	scalars []*edwards25519.Scalar
-	points  []*edwards25519.Point
+	scalars []*scalar.Scalar
+	points  []*curve.EdwardsPoint
 }
 
 func newBatch(gens *generators, maxMN, extra int) *batch {
@@ -200,56 +248,81 @@ func newBatch(gens *generators, maxMN, extra int) *batch {
 		gens:    gens,
 		gi:      make([]edwards25519.Scalar, maxMN),
 		hi:      make([]edwards25519.Scalar, maxMN),
-		scalars: make([]*edwards25519.Scalar, 0, 2*maxMN+2+extra),
-		points:  make([]*edwards25519.Point, 0, 2*maxMN+2+extra),
+		scalars: make([]*scalar.Scalar, 0, 2*maxMN+2+extra),
+		points:  make([]*curve.EdwardsPoint, 0, 2*maxMN+2+extra),
 	}
 }
 
-// add appends the term s·p (s is copied).
-func (b *batch) add(s *edwards25519.Scalar, p *edwards25519.Point) {
-	b.scalars = append(b.scalars, edwards25519.NewScalar().Set(s))
+// voiScalar converts a (canonical) edwards25519 scalar.
+func voiScalar(s *edwards25519.Scalar) *scalar.Scalar {
+	v, err := scalar.NewFromCanonicalBytes(s.Bytes())
+	if err != nil {
+		panic("ringct: scalar is not canonical") // cannot happen
+	}
+	return v
+}
+
+// add appends the term s·p.
+func (b *batch) add(s *edwards25519.Scalar, p *curve.EdwardsPoint) {
+	b.scalars = append(b.scalars, voiScalar(s))
 	b.points = append(b.points, p)
 }
+
+var (
+	voiG = mustVoi(edwards25519.NewGeneratorPoint())
+	voiH = mustVoi(crypto.H)
+)
 
 // isZero evaluates the sum of all terms and reports whether it is the
 // identity. Every point in it has prime order (proof points are multiplied
 // by 8), so the test is exact.
 func (b *batch) isZero() bool {
+	var zero edwards25519.Scalar
 	for i := range b.gi {
-		b.scalars = append(b.scalars, &b.gi[i], &b.hi[i])
-		b.points = append(b.points, b.gens.Gi[i], b.gens.Hi[i])
+		if b.gi[i].Equal(&zero) == 0 {
+			b.scalars = append(b.scalars, voiScalar(&b.gi[i]))
+			b.points = append(b.points, b.gens.Gi[i])
+		}
+		if b.hi[i].Equal(&zero) == 0 {
+			b.scalars = append(b.scalars, voiScalar(&b.hi[i]))
+			b.points = append(b.points, b.gens.Hi[i])
+		}
 	}
-	b.scalars = append(b.scalars, &b.g, &b.h)
-	b.points = append(b.points, edwards25519.NewGeneratorPoint(), crypto.H)
-	r := new(edwards25519.Point).VarTimeMultiScalarMult(b.scalars, b.points)
-	return r.Equal(edwards25519.NewIdentityPoint()) == 1
+	b.scalars = append(b.scalars, voiScalar(&b.g), voiScalar(&b.h))
+	b.points = append(b.points, voiG, voiH)
+	return curve.NewEdwardsPoint().MultiscalarMulVartime(b.scalars, b.points).IsIdentity()
 }
 
 // decodePoint8 decodes a proof point with monerod's rules and multiplies it
 // by the cofactor (rct::scalarmult8).
-func decodePoint8(k *cryptonote.Key) (*edwards25519.Point, bool) {
-	p, err := crypto.DecodePoint(k[:])
-	if err != nil {
+func decodePoint8(k *cryptonote.Key) (*curve.EdwardsPoint, bool) {
+	p, ok := decodeVoi(k[:])
+	if !ok {
 		return nil, false
 	}
-	return p.MultByCofactor(p), true
+	return p.MulByCofactor(p), true
 }
+
+// voiInv8 is INV_EIGHT = 8⁻¹ mod ℓ.
+var voiInv8 = voiScalar(scInv8)
 
 // commitmentsV returns V = INV_EIGHT·outPk for each commitment (what
 // expand_transaction_1 stores in the proof), their encodings for the
 // transcript, and V' = 8·V for the equations. It fails if a commitment
 // does not decode (monerod's scalarmultKey throws).
-func commitmentsV(outPk []cryptonote.Key) (enc []byte, v8 []*edwards25519.Point, ok bool) {
+func commitmentsV(outPk []cryptonote.Key) (enc []byte, v8 []*curve.EdwardsPoint, ok bool) {
 	enc = make([]byte, 0, 32*len(outPk))
-	v8 = make([]*edwards25519.Point, len(outPk))
+	v8 = make([]*curve.EdwardsPoint, len(outPk))
+	var c curve.CompressedEdwardsY
 	for j := range outPk {
-		p, err := crypto.DecodePoint(outPk[j][:])
-		if err != nil {
+		p, ok := decodeVoi(outPk[j][:])
+		if !ok {
 			return nil, nil, false
 		}
-		v := new(edwards25519.Point).VarTimeMultiScalarMult([]*edwards25519.Scalar{scInv8}, []*edwards25519.Point{p})
-		enc = append(enc, v.Bytes()...)
-		v8[j] = v.MultByCofactor(v)
+		v := curve.NewEdwardsPoint().Mul(p, voiInv8)
+		c.SetEdwardsPoint(v)
+		enc = append(enc, c[:]...)
+		v8[j] = v.MulByCofactor(v)
 	}
 	return enc, v8, true
 }
