@@ -114,6 +114,21 @@ func TestMessageHashRefusals(t *testing.T) {
 		t.Error("pruned tx accepted")
 	}
 	tx.Rct.Prunable = pr
+	in0 := tx.Inputs[0]
+	tx.Inputs[0] = nil
+	if _, err := MessageHash(tx); err == nil {
+		t.Error("nil input accepted")
+	}
+	tx.Inputs[0] = in0
+	tg := tx.Outputs[1].Target
+	tx.Outputs[1].Target = nil
+	if _, err := MessageHash(tx); err == nil {
+		t.Error("nil output target accepted")
+	}
+	tx.Outputs[1].Target = tg
+	if _, err := MessageHash(tx); err != nil {
+		t.Error(err)
+	}
 	tx.Rct.OutPk = tx.Rct.OutPk[:1]
 	if _, err := MessageHash(tx); err == nil {
 		t.Error("outPk shorter than outputs accepted")
