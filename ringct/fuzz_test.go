@@ -222,7 +222,7 @@ func FuzzCheckBalance(f *testing.F) {
 // its RingCT parts shortened or dropped, hashes or fails without panicking.
 func FuzzMessageHash(f *testing.F) {
 	var v struct{ Hex string }
-	readJSON(f, &v, "testdata", "vectors", "monero-oxide", "clsag_tx.json")
+	loadJSON(f, &v, "testdata", "vectors", "monero-oxide", "clsag_tx.json")
 	f.Add(unhex(f, v.Hex), byte(0))
 	fv := loadFullMLSAGVector(f)
 	f.Add(fv.tx.Serialize(), byte(3))
