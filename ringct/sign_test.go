@@ -92,7 +92,7 @@ func TestCLSAGRoundTrip(t *testing.T) {
 					}
 				}
 			}
-			big := n > 2
+			big := n > 2 || testing.Short()
 			for i := range sig.S {
 				flips(sig.S[i][:], big && i != r.l, mustFail(fmt.Sprintf("s[%d]", i)))
 				flips(r.ring[i].Dest[:], big && i != r.l, mustFail(fmt.Sprintf("P[%d]", i)))
@@ -196,7 +196,7 @@ func TestMLSAGSimpleRoundTrip(t *testing.T) {
 					}
 				}
 			}
-			big := n > 2
+			big := n > 2 || testing.Short()
 			for i := range sig.Ss {
 				for j := range sig.Ss[i] {
 					flips(sig.Ss[i][j][:], big && i != r.l, mustFail(fmt.Sprintf("ss[%d][%d]", i, j)))
