@@ -150,7 +150,7 @@ func TestBorromeanRealProofs(t *testing.T) {
 			TxHex  string `json:"tx_hex"`
 		}
 	}
-	readJSON(t, &rs, "testdata", "mainnet", "tx", "monero-rs-tx-vectors.json")
+	loadJSON(t, &rs, "testdata", "mainnet", "tx", "monero-rs-tx-vectors.json")
 	found := false
 	for _, v := range rs.Txs {
 		if !strings.HasPrefix(v.TxHash, "4a5fd752") {

@@ -23,9 +23,9 @@ var (
 // s0[64] ‖ s1[64] ‖ ee ‖ Ci[64] per proof; types 3–5: A S T1 T2 taux mu L… R…
 // a b t per proof; type 6: A A1 B r1 s1 d1 L… R… per proof.
 //
-// It fails for v1 transactions, RingCT type 0, a pruned transaction, and
-// RingCT data whose sizes do not match the inputs and outputs (monerod's
-// serializer refuses those).
+// It fails for v1 transactions, RingCT type 0, a pruned transaction, nil
+// inputs or output targets, and RingCT data whose sizes do not match the
+// inputs and outputs (monerod's serializer refuses those).
 func MessageHash(tx *cryptonote.Transaction) ([32]byte, error) {
 	if tx == nil || tx.Version != 2 || tx.Rct == nil {
 		return [32]byte{}, ErrNotRingCT
@@ -42,6 +42,16 @@ func MessageHash(tx *cryptonote.Transaction) ([32]byte, error) {
 		(r.Type == cryptonote.RctTypeSimple && len(r.PseudoOuts) != len(tx.Inputs)) ||
 		(r.Type != cryptonote.RctTypeSimple && len(r.PseudoOuts) != 0) {
 		return [32]byte{}, ErrInconsistent
+	}
+	for _, in := range tx.Inputs {
+		if in == nil {
+			return [32]byte{}, ErrInconsistent
+		}
+	}
+	for _, o := range tx.Outputs {
+		if o.Target == nil {
+			return [32]byte{}, ErrInconsistent
+		}
 	}
 	prefix := tx.Hashes().PrefixHash
 	base := crypto.Keccak256(r.SerializeBase())

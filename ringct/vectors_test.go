@@ -10,7 +10,7 @@ import (
 	"github.com/gonero/gonero/internal/testutil"
 )
 
-func readJSON(t testing.TB, v any, elem ...string) {
+func loadJSON(t testing.TB, v any, elem ...string) {
 	t.Helper()
 	b, err := os.ReadFile(testutil.Path(t, elem...))
 	if err != nil {
@@ -69,7 +69,7 @@ func TestMessageHashVectors(t *testing.T) {
 		Hex           string `json:"hex"`
 		SignatureHash string `json:"signature_hash"`
 	}
-	readJSON(t, &txs, "testdata", "vectors", "monero-oxide", "transactions.json")
+	loadJSON(t, &txs, "testdata", "vectors", "monero-oxide", "transactions.json")
 	checked := 0
 	for _, v := range txs {
 		if v.SignatureHash == "" {
@@ -106,7 +106,7 @@ func TestMessageHashRefusals(t *testing.T) {
 		t.Error("nil tx accepted")
 	}
 	var v struct{ Hex string }
-	readJSON(t, &v, "testdata", "vectors", "monero-oxide", "clsag_tx.json")
+	loadJSON(t, &v, "testdata", "vectors", "monero-oxide", "clsag_tx.json")
 	tx := parseTx(t, unhex(t, v.Hex))
 	pr := tx.Rct.Prunable
 	tx.Rct.Prunable = nil
@@ -114,6 +114,21 @@ func TestMessageHashRefusals(t *testing.T) {
 		t.Error("pruned tx accepted")
 	}
 	tx.Rct.Prunable = pr
+	in0 := tx.Inputs[0]
+	tx.Inputs[0] = nil
+	if _, err := MessageHash(tx); err == nil {
+		t.Error("nil input accepted")
+	}
+	tx.Inputs[0] = in0
+	tg := tx.Outputs[1].Target
+	tx.Outputs[1].Target = nil
+	if _, err := MessageHash(tx); err == nil {
+		t.Error("nil output target accepted")
+	}
+	tx.Outputs[1].Target = tg
+	if _, err := MessageHash(tx); err != nil {
+		t.Error(err)
+	}
 	tx.Rct.OutPk = tx.Rct.OutPk[:1]
 	if _, err := MessageHash(tx); err == nil {
 		t.Error("outPk shorter than outputs accepted")
@@ -133,9 +148,9 @@ type clsagVector struct {
 
 func loadCLSAGVector(t testing.TB) clsagVector {
 	var v struct{ Hex string }
-	readJSON(t, &v, "testdata", "vectors", "monero-oxide", "clsag_tx.json")
+	loadJSON(t, &v, "testdata", "vectors", "monero-oxide", "clsag_tx.json")
 	var rings []hexRing
-	readJSON(t, &rings, "testdata", "vectors", "monero-oxide", "ring_data.json")
+	loadJSON(t, &rings, "testdata", "vectors", "monero-oxide", "ring_data.json")
 	tx := parseTx(t, unhex(t, v.Hex))
 	msg, err := MessageHash(tx)
 	if err != nil {
@@ -192,7 +207,7 @@ func loadFullMLSAGVector(t testing.TB) fullMLSAGVector {
 			Key, Mask   string
 		}
 	}
-	readJSON(t, &v, "testdata", "vectors", "monero-unit-tests", "full_mlsag_tx.json")
+	loadJSON(t, &v, "testdata", "vectors", "monero-unit-tests", "full_mlsag_tx.json")
 	tx := parseTx(t, unhex(t, v.Hex))
 	if tx.ID().String() != v.ID {
 		t.Fatalf("id %s, want %s", tx.ID(), v.ID)
