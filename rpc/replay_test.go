@@ -21,12 +21,14 @@ import (
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/randomx"
+	"github.com/gonero/gonero/txpool"
 )
 
 // testNode is a chain imported from an export file, served by an RPC server
 // on loopback (main and restricted listeners).
 type testNode struct {
 	chain *chain.Chain
+	pool  *txpool.Pool
 	srv   *Server
 	url   string // main listener
 	rurl  string // restricted listener
@@ -45,6 +47,8 @@ type nodeOptions struct {
 	peers           Peers
 	// minerClock, if not nil, is the clock of generateblocks' timestamps.
 	minerClock func() time.Time
+	// pool: serve a transaction pool following the chain (and mine from it).
+	pool bool
 }
 
 func startNodeWith(t testing.TB, o nodeOptions) *testNode {
@@ -67,11 +71,15 @@ func startNodeWith(t testing.TB, o nodeOptions) *testNode {
 			t.Fatal(err)
 		}
 	}
-	var mnr *miner.Miner
-	if o.minerClock != nil {
-		mnr = miner.New(c, miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Now: o.minerClock})
+	var pool *txpool.Pool
+	if o.pool {
+		pool = txpool.NewForChain(c, txpool.Options{})
 	}
-	srv, err := New(Config{Chain: c, Peers: o.peers, DataDir: dir, Version: "test", Miner: mnr,
+	var mnr *miner.Miner
+	if o.minerClock != nil || pool != nil {
+		mnr = miner.New(c, miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Now: o.minerClock, Pool: pool})
+	}
+	srv, err := New(Config{Chain: c, Peers: o.peers, Pool: pool, DataDir: dir, Version: "test", Miner: mnr,
 		Main: httpd.Config{Addr: "127.0.0.1:0"}, Restricted: &httpd.Config{Addr: "127.0.0.1:0"}})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +98,7 @@ func startNodeWith(t testing.TB, o nodeOptions) *testNode {
 		pow.Close()
 		db.Close()
 	})
-	return &testNode{chain: c, srv: srv, url: "http://" + srv.MainAddr(), rurl: "http://" + srv.RestrictedAddr()}
+	return &testNode{chain: c, pool: pool, srv: srv, url: "http://" + srv.MainAddr(), rurl: "http://" + srv.RestrictedAddr()}
 }
 
 // post sends body to url+path and returns the status and body.
