@@ -28,9 +28,12 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 	var height uint64
 	err := db.bolt.Update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
-			if tx.Bucket(name) == nil && !isIndexBucket(name) {
+			if tx.Bucket(name) == nil && !isIndexBucket(name) && string(name) != string(bucketTxPool) {
 				return fmt.Errorf("corrupt store: bucket %s is missing", name)
 			}
+		}
+		if _, err := tx.CreateBucketIfNotExists(bucketTxPool); err != nil {
+			return fmt.Errorf("create bucket %s: %w", bucketTxPool, err)
 		}
 		for _, name := range indexBuckets {
 			if tx.Bucket(name) != nil {

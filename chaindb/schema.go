@@ -35,6 +35,13 @@ package chaindb
 //	                                      per output in tx order (miner txs included)
 //	rct_counts     u64 height (BE)        u64 amount-0 outputs from genesis through that block
 //
+// The transaction pool, kept so that it survives a restart as monerod's
+// does (its entries are verified again when the pool loads them):
+//
+//	txpool         32-byte tx hash        layout byte 1, u64 received (Unix seconds),
+//	                                      flags byte (1 do_not_relay, 2 kept_by_block),
+//	                                      then the tx blob
+//
 // Output numbering is monerod's (BlockchainDB::add_block): per block the
 // miner tx first, then the txs in block order, each tx's outputs in order;
 // an output's index is the number of outputs of its amount before it. The
@@ -89,6 +96,7 @@ var (
 	bucketSpentKeys    = []byte("spent_keys")
 	bucketTxOutputs    = []byte("tx_outputs")
 	bucketRctCounts    = []byte("rct_counts")
+	bucketTxPool       = []byte("txpool")
 )
 
 // allBuckets is every bucket a valid store has; Open creates or checks them.
@@ -96,6 +104,7 @@ var allBuckets = [][]byte{
 	bucketInfo, bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs,
 	bucketBlockHeights, bucketTxBlobs, bucketTxLocations, bucketAltBlocks,
 	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts,
+	bucketTxPool,
 }
 
 // indexBuckets are the buckets schema version 2 added; they hold nothing
@@ -542,3 +551,50 @@ func (d *decoder) lengthPrefixed(what string) ([]byte, error) {
 
 // fitsU32 reports whether n can be written as a u32 length or count.
 func fitsU32(n int) bool { return uint64(n) <= math.MaxUint32 }
+
+// ---- transaction pool ----
+
+const (
+	poolLayout1         = 1
+	poolFlagDoNotRelay  = 1
+	poolFlagKeptByBlock = 2
+	poolHeaderSize      = 1 + 8 + 1
+)
+
+func encodePoolTx(rec *PoolTxRecord) []byte {
+	v := make([]byte, 0, poolHeaderSize+len(rec.Blob))
+	v = append(v, poolLayout1)
+	v = binary.LittleEndian.AppendUint64(v, rec.Received)
+	var flags byte
+	if rec.DoNotRelay {
+		flags |= poolFlagDoNotRelay
+	}
+	if rec.KeptByBlock {
+		flags |= poolFlagKeptByBlock
+	}
+	v = append(v, flags)
+	return append(v, rec.Blob...)
+}
+
+func decodePoolTx(k, v []byte) (PoolTxRecord, error) {
+	if len(k) != cryptonote.HashSize {
+		return PoolTxRecord{}, fmt.Errorf("pool key is %d bytes, want %d", len(k), cryptonote.HashSize)
+	}
+	if len(v) < poolHeaderSize {
+		return PoolTxRecord{}, fmt.Errorf("pool entry is %d bytes, want at least %d", len(v), poolHeaderSize)
+	}
+	if v[0] != poolLayout1 {
+		return PoolTxRecord{}, fmt.Errorf("unknown pool entry layout %d", v[0])
+	}
+	flags := v[9]
+	if flags&^(poolFlagDoNotRelay|poolFlagKeptByBlock) != 0 {
+		return PoolTxRecord{}, fmt.Errorf("unknown pool entry flags %#x", flags)
+	}
+	return PoolTxRecord{
+		Hash:        cryptonote.Hash(k),
+		Received:    binary.LittleEndian.Uint64(v[1:9]),
+		DoNotRelay:  flags&poolFlagDoNotRelay != 0,
+		KeptByBlock: flags&poolFlagKeptByBlock != 0,
+		Blob:        append([]byte(nil), v[poolHeaderSize:]...),
+	}, nil
+}

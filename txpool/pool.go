@@ -13,10 +13,12 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 )
@@ -80,17 +82,29 @@ type Pool struct {
 	now       func() time.Time
 	maxWeight uint64
 
+	store     Store
 	mu        sync.Mutex
 	txs       map[cryptonote.Hash]*Entry
 	keyImages map[cryptonote.Key]cryptonote.Hash
 	weight    uint64
 	listeners []func(*Entry)
+	// removed collects the ids removed under mu, deleted from the store
+	// in one transaction before mu is released (flush).
+	removed []cryptonote.Hash
 }
 
 // Options configure a pool.
 type Options struct {
 	MaxWeight uint64           // default DefaultMaxWeight
 	Now       func() time.Time // default time.Now
+	// Store, when set, keeps the pool across restarts (Load reads it back).
+	Store Store
+}
+
+// Store is where the pool keeps its entries (chaindb's txpool bucket).
+type Store interface {
+	PutPoolTx(rec chaindb.PoolTxRecord) error
+	DeletePoolTxs(hashes ...cryptonote.Hash) error
 }
 
 // New makes an empty pool that verifies through v.
@@ -101,7 +115,7 @@ func New(v Verifier, opts Options) *Pool {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Pool{v: v, now: opts.Now, maxWeight: opts.MaxWeight,
+	return &Pool{v: v, now: opts.Now, maxWeight: opts.MaxWeight, store: opts.Store,
 		txs: map[cryptonote.Hash]*Entry{}, keyImages: map[cryptonote.Key]cryptonote.Hash{}}
 }
 
@@ -110,13 +124,14 @@ func New(v Verifier, opts Options) *Pool {
 func (p *Pool) OnAdd(fn func(*Entry)) {
 	p.mu.Lock()
 	p.listeners = append(p.listeners, fn)
-	p.mu.Unlock()
+	p.unlock()
 }
 
 // AddOptions qualify an Add.
 type AddOptions struct {
 	Source     Source
 	DoNotRelay bool
+	loading    bool // Load: no listeners (nothing is relayed again)
 }
 
 // Add parses, verifies and stores a transaction blob. It returns the
@@ -140,11 +155,11 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 	id := tx.ID()
 	p.mu.Lock()
 	if _, ok := p.txs[id]; ok {
-		p.mu.Unlock()
+		p.unlock()
 		return nil, ErrAlreadyInPool
 	}
 	if p.v.HasTx(id) {
-		p.mu.Unlock()
+		p.unlock()
 		return nil, ErrAlreadyInChain
 	}
 	keptByBlock := opts.Source == SourceBlock
@@ -153,7 +168,7 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 		return ok
 	})
 	if err != nil {
-		p.mu.Unlock()
+		p.unlock()
 		return nil, err
 	}
 	e := &Entry{ID: id, Tx: tx, Blob: append([]byte(nil), blob...), Fee: fee, Weight: weight,
@@ -162,8 +177,8 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 	p.prune()
 	_, kept := p.txs[id]
 	listeners := slices.Clone(p.listeners)
-	p.mu.Unlock()
-	if kept {
+	p.unlock()
+	if kept && !opts.loading {
 		for _, fn := range listeners {
 			fn(e)
 		}
@@ -172,6 +187,13 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 }
 
 func (p *Pool) insert(e *Entry) {
+	if p.store != nil {
+		rec := chaindb.PoolTxRecord{Hash: e.ID, Blob: e.Blob, Received: uint64(e.Received.Unix()),
+			DoNotRelay: e.DoNotRelay, KeptByBlock: e.KeptByBlock}
+		if err := p.store.PutPoolTx(rec); err != nil {
+			slog.Warn("txpool: storing a transaction", "tx", e.ID, "err", err)
+		}
+	}
 	p.txs[e.ID] = e
 	p.weight += e.Weight
 	for _, in := range e.Tx.Inputs {
@@ -182,6 +204,7 @@ func (p *Pool) insert(e *Entry) {
 }
 
 func (p *Pool) remove(e *Entry) {
+	p.removed = append(p.removed, e.ID)
 	delete(p.txs, e.ID)
 	p.weight -= e.Weight
 	for _, in := range e.Tx.Inputs {
@@ -189,6 +212,18 @@ func (p *Pool) remove(e *Entry) {
 			delete(p.keyImages, k.KeyImage)
 		}
 	}
+}
+
+// unlock deletes the entries removed under mu from the store, then
+// releases mu. Every method that may remove entries ends with it.
+func (p *Pool) unlock() {
+	if len(p.removed) > 0 && p.store != nil {
+		if err := p.store.DeletePoolTxs(p.removed...); err != nil {
+			slog.Warn("txpool: deleting transactions from the store", "count", len(p.removed), "err", err)
+		}
+	}
+	p.removed = p.removed[:0]
+	p.mu.Unlock()
 }
 
 // prune drops expired entries, then, while the pool weighs more than its
@@ -235,7 +270,7 @@ func (p *Pool) sorted() []*Entry {
 // Get returns a pool transaction.
 func (p *Pool) Get(id cryptonote.Hash) (*Entry, bool) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	e, ok := p.txs[id]
 	return e, ok
 }
@@ -249,7 +284,7 @@ func (p *Pool) Has(id cryptonote.Hash) bool {
 // KeyImageInPool reports whether a pool transaction spends ki.
 func (p *Pool) KeyImageInPool(ki cryptonote.Key) bool {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	_, ok := p.keyImages[ki]
 	return ok
 }
@@ -257,21 +292,21 @@ func (p *Pool) KeyImageInPool(ki cryptonote.Key) bool {
 // Len is the number of transactions in the pool.
 func (p *Pool) Len() int {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	return len(p.txs)
 }
 
 // Weight is the pool's total transaction weight.
 func (p *Pool) Weight() uint64 {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	return p.weight
 }
 
 // Entries returns every pool transaction, best fee per weight first.
 func (p *Pool) Entries() []*Entry {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	return p.sorted()
 }
 
@@ -289,7 +324,7 @@ func (p *Pool) Hashes() []cryptonote.Hash {
 // every other pool transaction spending a key image the block spent.
 func (p *Pool) BlockAdded(txs []*cryptonote.Transaction, ids []cryptonote.Hash) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	for _, id := range ids {
 		if e, ok := p.txs[id]; ok {
 			p.remove(e)
@@ -312,7 +347,7 @@ func (p *Pool) BlockAdded(txs []*cryptonote.Transaction, ids []cryptonote.Hash) 
 // a reorganisation) and drops those that no longer pass.
 func (p *Pool) Revalidate() (dropped int) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	for _, e := range p.sorted() {
 		p.remove(e)
 		if p.v.HasTx(e.ID) {
@@ -336,7 +371,7 @@ func (p *Pool) Revalidate() (dropped int) {
 // no longer pass is dropped from the pool), until maxWeight is reached.
 func (p *Pool) Select(maxWeight uint64) []*Entry {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	var picked []*Entry
 	var total uint64
 	used := map[cryptonote.Key]bool{}
@@ -365,7 +400,7 @@ func (p *Pool) Select(maxWeight uint64) []*Entry {
 // relayed: everything not marked do-not-relay that was not relayed yet.
 func (p *Pool) ToRelay() []*Entry {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	var out []*Entry
 	now := p.now()
 	for _, e := range p.sorted() {
@@ -381,7 +416,7 @@ func (p *Pool) ToRelay() []*Entry {
 // MarkRelayed records that an entry went to peers.
 func (p *Pool) MarkRelayed(id cryptonote.Hash) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	if e, ok := p.txs[id]; ok {
 		e.Relayed, e.LastRelayed = true, p.now()
 	}
@@ -390,10 +425,44 @@ func (p *Pool) MarkRelayed(id cryptonote.Hash) {
 // Remove drops transactions (flush_txpool).
 func (p *Pool) Remove(ids ...cryptonote.Hash) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
+	defer p.unlock()
 	for _, id := range ids {
 		if e, ok := p.txs[id]; ok {
 			p.remove(e)
 		}
 	}
+}
+
+// Load adds the stored entries back (at start-up), each verified again
+// against the chain as it is now; those that no longer pass are dropped
+// from the store. It returns how many were kept.
+func (p *Pool) Load(records []chaindb.PoolTxRecord) (kept int) {
+	var gone []cryptonote.Hash
+	for _, rec := range records {
+		tx, err := cryptonote.ParseTransaction(rec.Blob)
+		if err != nil || tx.ID() != rec.Hash {
+			gone = append(gone, rec.Hash)
+			continue
+		}
+		src := SourceRPC
+		if rec.KeptByBlock {
+			src = SourceBlock
+		}
+		e, err := p.AddParsed(tx, rec.Blob, AddOptions{Source: src, DoNotRelay: rec.DoNotRelay, loading: true})
+		if err != nil {
+			gone = append(gone, rec.Hash)
+			continue
+		}
+		p.mu.Lock()
+		e.Received = time.Unix(int64(rec.Received), 0)
+		e.Relayed = true // it was handed on before the restart, or never will be
+		p.unlock()
+		kept++
+	}
+	if len(gone) > 0 && p.store != nil {
+		if err := p.store.DeletePoolTxs(gone...); err != nil {
+			slog.Warn("txpool: deleting stale transactions from the store", "count", len(gone), "err", err)
+		}
+	}
+	return kept
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/gonero/gonero/address"
+	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
@@ -47,7 +48,20 @@ func runNode(o *options) error {
 	}
 	// The verified transaction pool: sendrawtransaction and peers add to
 	// it, the miner takes from it, and it follows the chain.
-	pool := txpool.NewForChain(n.chain, txpool.Options{})
+	pool := txpool.NewForChain(n.chain, txpool.Options{Store: n.db})
+	// The pool survives a restart: its stored entries are verified again.
+	var stored []chaindb.PoolTxRecord
+	if err := n.db.View(func(r *chaindb.Reader) error {
+		var err error
+		stored, err = r.PoolTxs()
+		return err
+	}); err != nil {
+		return err
+	}
+	if len(stored) > 0 {
+		kept := pool.Load(stored)
+		log.Info("transaction pool loaded", "stored", len(stored), "kept", kept)
+	}
 	peers, err := o.p2p.startP2P(n.chain, pool, n.net, o.dataDir, log)
 	if err != nil {
 		return err
