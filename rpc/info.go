@@ -166,6 +166,17 @@ func getInfo(c *call) (func(*epeejson.Writer), *Error) {
 	}
 	peers := s.peers
 	net := s.network
+	// get_pool_transactions_count(!restricted): a restricted listener does
+	// not count transactions kept back from relaying.
+	poolSize := peers.TxPoolSize()
+	if s.pool != nil {
+		poolSize = 0
+		for _, e := range s.pool.Entries() {
+			if !c.restricted || !e.DoNotRelay {
+				poolSize++
+			}
+		}
+	}
 	return func(w *epeejson.Writer) {
 		w.BeginObject()
 		w.KeyUint("adjusted_time", f.adjustedTime)
@@ -205,7 +216,7 @@ func getInfo(c *call) (func(*epeejson.Writer), *Error) {
 		w.KeyString("top_block_hash", f.top.Hash.String())
 		w.KeyString("top_hash", "")
 		w.KeyUint("tx_count", f.txCount)
-		w.KeyUint("tx_pool_size", peers.TxPoolSize())
+		w.KeyUint("tx_pool_size", poolSize)
 		w.KeyBool("untrusted", false)
 		w.KeyBool("update_available", false)
 		w.KeyString("version", version)

@@ -129,7 +129,7 @@ func (s *Server) servePoolHashes(req *httpd.Request) httpd.Response {
 	w.KeyUint("credits", 0)
 	w.KeyString("status", statusOK)
 	w.KeyString("top_hash", "")
-	if ids := s.poolHashes(); len(ids) > 0 {
+	if ids := s.poolHashes(req.Restricted); len(ids) > 0 {
 		w.Key("tx_hashes")
 		w.BeginArray()
 		for _, id := range ids {
@@ -151,7 +151,7 @@ func (s *Server) servePoolHashesBin(req *httpd.Request) httpd.Response {
 	w.KeyUint("credits", 0)
 	w.KeyString("status", statusOK)
 	w.KeyString("top_hash", "")
-	if ids := s.poolHashes(); len(ids) > 0 {
+	if ids := s.poolHashes(req.Restricted); len(ids) > 0 {
 		raw := make([]byte, 0, 32*len(ids))
 		for _, id := range ids {
 			raw = append(raw, id[:]...)
@@ -163,9 +163,18 @@ func (s *Server) servePoolHashesBin(req *httpd.Request) httpd.Response {
 	return jsonResponse(w)
 }
 
-func (s *Server) poolHashes() []cryptonote.Hash {
+// poolHashes lists the pool, best fee per weight first; a restricted
+// listener does not see transactions kept back from relaying
+// (allow_sensitive false).
+func (s *Server) poolHashes(restricted bool) []cryptonote.Hash {
 	if s.pool == nil {
 		return nil
 	}
-	return s.pool.Hashes()
+	var ids []cryptonote.Hash
+	for _, e := range s.pool.Entries() {
+		if !restricted || !e.DoNotRelay {
+			ids = append(ids, e.ID)
+		}
+	}
+	return ids
 }

@@ -187,6 +187,31 @@ func TestSendRawTransactionMatchesMonerod(t *testing.T) {
 		t.Fatalf("gonero's pool holds %d transactions, want the valid one", n)
 	}
 
+	// Both pools list it alike, in every form.
+	for _, path := range []string{"/get_transaction_pool_hashes", "/get_transaction_pool_hashes.bin"} {
+		theirs, err := m.Post(path, []byte(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ours := post(t, node.url, path, []byte(`{}`))
+		if g, w := canonical(t, ours, "top_hash", "credits"), canonical(t, theirs, "top_hash", "credits"); g != w {
+			t.Errorf("%s:\n gonero: %q\nmonerod: %q", path, g, w)
+		}
+	}
+	var infoTheirs struct {
+		TxPoolSize uint64 `json:"tx_pool_size"`
+	}
+	if err := m.Call("get_info", nil, &infoTheirs); err != nil {
+		t.Fatal(err)
+	}
+	var infoOurs struct {
+		TxPoolSize uint64 `json:"tx_pool_size"`
+	}
+	node.call(t, "get_info", `{}`, &infoOurs)
+	if infoOurs.TxPoolSize != 1 || infoTheirs.TxPoolSize != 1 {
+		t.Errorf("tx_pool_size: gonero %d, monerod %d, want 1", infoOurs.TxPoolSize, infoTheirs.TxPoolSize)
+	}
+
 	// gonero's miner takes the pool transaction: the block lists it and the
 	// miner transaction claims the base reward plus its fee. monerod (which
 	// has the transaction in its pool too) accepts the block, its pool
