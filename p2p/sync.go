@@ -603,6 +603,7 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 	if c.getState() != stateNormal || !n.synchronized.Load() {
 		return nil
 	}
+	n.log.Debug("new transactions from peer", "conn", c, "txs", len(nt.Txs), "stem", nt.Stem)
 	var relay [][]byte
 	for _, b := range nt.Txs {
 		e, err := n.pool.Add(b, txpool.AddOptions{Source: txpool.SourceP2P})
