@@ -51,7 +51,9 @@ func TestRelayAndMineWithMonerod(t *testing.T) {
 	// stem phase (or fluffed, in a fluff epoch).
 	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(g.p2pPort))
 	if os.Getenv("RELAYDEBUG") != "" {
-		t.Cleanup(func() { _ = exec.Command("cp", filepath.Join(m.DataDir, "monerod.log"), "/tmp/relay-monerod.log").Run() })
+		t.Cleanup(func() {
+			_ = exec.Command("cp", filepath.Join(m.DataDir, "monerod.log"), "/tmp/relay-monerod.log").Run()
+		})
 	}
 	// Its log says how it relays (levin_notify.cpp logs in net.p2p.tx).
 	if _, err := m.Post("/set_log_categories", []byte(`{"categories":"*:WARNING,global:INFO,net.p2p.tx:DEBUG,txpool:INFO,net.cn:DEBUG"}`)); err != nil {
@@ -92,76 +94,36 @@ func TestRelayAndMineWithMonerod(t *testing.T) {
 		return tx
 	}
 
-	// 1. A transaction sent to gonerod reaches monerod's pool.
-	a := makeTx(0)
-	step("wallet made tx A %s (fee %d)", a.Hash, a.Fee)
-	sent := time.Now()
-	answerA := g.sendRawTx(t, a.Hex, false)
-	if s := answerA["status"]; s != "OK" || answerA["not_relayed"] != false {
-		t.Fatalf("gonerod's sendrawtransaction of A: %v", answerA)
-	}
-	waitFor(t, 10*time.Second, "A in monerod's pool", func() bool { return slices.Contains(poolHashes(t, m.Post), a.Hash) })
-	step("A: gonerod answered OK; in monerod's pool after %v", time.Since(sent).Round(time.Millisecond))
-	if got := poolHashes(t, g.post); !slices.Equal(got, []string{a.Hash}) {
-		t.Fatalf("gonerod's pool: %v, want A", got)
-	}
-	// The same transaction again: both nodes have it.
-	compareAnswers(t, "A sent again", g.sendRawTx(t, a.Hex, false), monerodSendRawTx(t, m, a.Hex, false))
-
-	// 2. gonerod mines A; monerod accepts the block.
-	before := g.info(t)
 	var gen struct {
 		Blocks []string `json:"blocks"`
 		Height uint64   `json:"height"`
 	}
-	if err := g.call("generateblocks", map[string]any{"amount_of_blocks": 1, "wallet_address": addr.Address}, &gen); err != nil {
-		t.Fatal(err)
-	}
-	mined := time.Now()
-	blk := g.block(t, before.Height)
-	if !slices.Equal(blk.TxHashes, []string{a.Hash}) {
-		t.Fatalf("gonerod's block %s has txs %v, want A %s", gen.Blocks, blk.TxHashes, a.Hash)
-	}
-	// The base reward follows from the coins monerod counts as generated.
-	var sum struct {
-		Emission uint64 `json:"emission_amount"`
-		Top64    uint64 `json:"emission_amount_top64"`
-	}
-	if err := m.Call("get_coinbase_tx_sum", map[string]any{"height": 0, "count": before.Height}, &sum); err != nil || sum.Top64 != 0 {
-		t.Fatalf("get_coinbase_tx_sum: %v %+v", err, sum)
-	}
-	base := consensus.BaseReward(sum.Emission, blk.Header.MajorVersion)
-	if blk.Header.Reward != base+a.Fee {
-		t.Fatalf("reward %d, want base %d + fee %d = %d", blk.Header.Reward, base, a.Fee, base+a.Fee)
-	}
-	waitFor(t, 10*time.Second, "monerod to accept gonerod's block", func() bool {
-		mi := monerodInfo(t, m)
-		return mi.Height == before.Height+1 && mi.TopHash == blk.Header.Hash
-	})
-	step("gonerod mined A in block %d (reward %d = base %d + fee %d); monerod's top after %v",
-		before.Height, blk.Header.Reward, base, a.Fee, time.Since(mined).Round(time.Millisecond))
-	waitFor(t, 10*time.Second, "both pools to empty", func() bool {
-		return len(poolHashes(t, m.Post)) == 0 && len(poolHashes(t, g.post)) == 0
-	})
-	if mi, gi := monerodInfo(t, m), g.info(t); mi.TxCount != gi.TxCount || gi.TxCount != before.TxCount+1 {
-		t.Fatalf("tx_count: monerod %d, gonerod %d, want %d", mi.TxCount, gi.TxCount, before.TxCount+1)
-	}
 
-	// 3. The other way: a transaction sent to monerod reaches gonerod.
+	// 1. A transaction sent to monerod reaches gonerod's pool. This comes
+	// first, while monerod still counts gonerod at its own height (it learns
+	// a peer's height from handshakes and timed syncs only, and stems only
+	// to outgoing peers at least as high as itself): so monerod relays it in
+	// the Dandelion++ stem phase, unless its epoch is a fluff one (20%).
 	b := makeTx(0)
 	step("wallet made tx B %s (fee %d)", b.Hash, b.Fee)
-	sent = time.Now()
+	sent := time.Now()
 	answerB := monerodSendRawTx(t, m, b.Hex, false)
-	compareAnswers(t, "a new transaction (A to gonerod, B to monerod)", answerA, answerB)
+	if answerB["status"] != "OK" || answerB["not_relayed"] != false {
+		t.Fatalf("monerod's sendrawtransaction of B: %v", answerB)
+	}
 	waitFor(t, 90*time.Second, "B in gonerod's pool", func() bool { return slices.Contains(poolHashes(t, g.post), b.Hash) })
-	step("B: monerod answered OK; in gonerod's pool after %v (%s)", time.Since(sent).Round(time.Millisecond), relayedAs(m, b.Hash))
-	compareAnswers(t, "B sent again", g.sendRawTx(t, b.Hex, false), monerodSendRawTx(t, m, b.Hex, false))
+	step("B: monerod answered OK; in gonerod's pool after %v, received %s", time.Since(sent).Round(time.Millisecond), g.receivedAs(t))
+	// gonerod has B from a peer: sending it again relays nothing.
+	if again := g.sendRawTx(t, b.Hex, false); again["status"] != "OK" || again["not_relayed"] != true || again["reason"] != "Not relayed" {
+		t.Fatalf("gonerod's answer to B sent again: %v", again)
+	}
 
-	before = g.info(t)
+	// 2. monerod mines B; gonerod accepts the block, verified.
+	before := g.info(t)
 	if err := m.Call("generateblocks", map[string]any{"amount_of_blocks": 1, "wallet_address": addr.Address}, &gen); err != nil {
 		t.Fatal(err)
 	}
-	mined = time.Now()
+	mined := time.Now()
 	waitFor(t, 10*time.Second, "gonerod to accept monerod's block", func() bool {
 		gi := g.info(t)
 		return gi.Height == before.Height+1 && gi.TopHash == gen.Blocks[0]
@@ -177,7 +139,58 @@ func TestRelayAndMineWithMonerod(t *testing.T) {
 		t.Fatalf("tx_count: monerod %d, gonerod %d, want %d", mi.TxCount, gi.TxCount, before.TxCount+1)
 	}
 
-	// 4. do_not_relay: C goes to both nodes so; D only to gonerod, and
+	// 3. A transaction sent to gonerod reaches monerod's pool.
+	a := makeTx(0)
+	step("wallet made tx A %s (fee %d)", a.Hash, a.Fee)
+	sent = time.Now()
+	answerA := g.sendRawTx(t, a.Hex, false)
+	compareAnswers(t, "a new transaction (B to monerod, A to gonerod)", answerA, answerB)
+	waitFor(t, 10*time.Second, "A in monerod's pool", func() bool { return slices.Contains(poolHashes(t, m.Post), a.Hash) })
+	step("A: gonerod answered OK; in monerod's pool after %v", time.Since(sent).Round(time.Millisecond))
+	if got := poolHashes(t, g.post); !slices.Equal(got, []string{a.Hash}) {
+		t.Fatalf("gonerod's pool: %v, want A", got)
+	}
+	// The same transaction again: both nodes have it, relayed (gonerod
+	// sent it to monerod, which received it fluffed).
+	compareAnswers(t, "A sent again", g.sendRawTx(t, a.Hex, false), monerodSendRawTx(t, m, a.Hex, false))
+
+	// 4. gonerod mines A; monerod accepts the block.
+	before = g.info(t)
+	if err := g.call("generateblocks", map[string]any{"amount_of_blocks": 1, "wallet_address": addr.Address}, &gen); err != nil {
+		t.Fatal(err)
+	}
+	mined = time.Now()
+	waitFor(t, 10*time.Second, "monerod to accept gonerod's block", func() bool {
+		mi := monerodInfo(t, m)
+		return mi.Height == before.Height+1 && mi.TopHash == gen.Blocks[0]
+	})
+	step("gonerod mined block %d; monerod's top after %v", before.Height, time.Since(mined).Round(time.Millisecond))
+	blk := g.block(t, before.Height)
+	if !slices.Equal(blk.TxHashes, []string{a.Hash}) {
+		t.Fatalf("gonerod's block %s has txs %v, want A %s", gen.Blocks, blk.TxHashes, a.Hash)
+	}
+	// The base reward follows from the coins monerod counts as generated
+	// before this block.
+	var sum struct {
+		Emission uint64 `json:"emission_amount"`
+		Top64    uint64 `json:"emission_amount_top64"`
+	}
+	if err := m.Call("get_coinbase_tx_sum", map[string]any{"height": 0, "count": before.Height}, &sum); err != nil || sum.Top64 != 0 {
+		t.Fatalf("get_coinbase_tx_sum: %v %+v", err, sum)
+	}
+	base := consensus.BaseReward(sum.Emission, blk.Header.MajorVersion)
+	if blk.Header.Reward != base+a.Fee {
+		t.Fatalf("reward %d, want base %d + fee %d = %d", blk.Header.Reward, base, a.Fee, base+a.Fee)
+	}
+	step("block %d: reward %d = base %d + fee %d", before.Height, blk.Header.Reward, base, a.Fee)
+	waitFor(t, 10*time.Second, "both pools to empty", func() bool {
+		return len(poolHashes(t, m.Post)) == 0 && len(poolHashes(t, g.post)) == 0
+	})
+	if mi, gi := monerodInfo(t, m), g.info(t); mi.TxCount != gi.TxCount || gi.TxCount != before.TxCount+1 {
+		t.Fatalf("tx_count: monerod %d, gonerod %d, want %d", mi.TxCount, gi.TxCount, before.TxCount+1)
+	}
+
+	// 5. do_not_relay: C goes to both nodes so; D only to gonerod, and
 	// then normally to monerod, which must not have had it (gonerod's
 	// relay would have been queued before its answer). C and D spend from
 	// different subaddresses, so they cannot share an input.
@@ -227,6 +240,7 @@ func monerodInfo(t *testing.T, m *monerodlab.Monerod) nodeInfo {
 // gonerod is the binary running as a child of the test.
 type gonerod struct {
 	rpcPort, p2pPort int
+	logPath          string
 	client           *http.Client
 }
 
@@ -234,6 +248,7 @@ func startGonerod(t *testing.T, bin, data string) *gonerod {
 	t.Helper()
 	g := &gonerod{rpcPort: freePort(t), p2pPort: freePort(t), client: &http.Client{Timeout: 30 * time.Second}}
 	logPath := filepath.Join(t.TempDir(), "gonerod.log")
+	g.logPath = logPath
 	logFile, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
@@ -264,6 +279,30 @@ func startGonerod(t *testing.T, bin, data string) *gonerod {
 		return err == nil
 	})
 	return g
+}
+
+// receivedAs says from gonerod's log how the last transactions a peer
+// sent it came: in the Dandelion++ stem phase or fluffed.
+func (g *gonerod) receivedAs(t *testing.T) string {
+	t.Helper()
+	log, err := os.ReadFile(g.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := ""
+	for _, line := range strings.Split(string(log), "\n") {
+		if strings.Contains(line, `msg="new transactions from peer"`) {
+			last = line
+		}
+	}
+	switch {
+	case last == "":
+		return "(not logged)"
+	case strings.Contains(last, "stem=true"):
+		return "in the Dandelion++ stem phase"
+	default:
+		return "fluffed"
+	}
 }
 
 func (g *gonerod) post(path string, body []byte) ([]byte, error) {
@@ -387,28 +426,6 @@ func poolHashes(t *testing.T, post func(string, []byte) ([]byte, error)) []strin
 		t.Fatalf("get_transaction_pool_hashes: %q: %v", body, err)
 	}
 	return r.Hashes
-}
-
-// relayedAs says from monerod's log how it relayed a transaction it
-// received over RPC: Dandelion++ stem to gonerod, or fluff.
-func relayedAs(m *monerodlab.Monerod, hash string) string {
-	log, err := os.ReadFile(filepath.Join(m.DataDir, "monerod.log"))
-	if err != nil {
-		return "monerod's log unreadable"
-	}
-	var lines []string
-	for _, l := range strings.Split(string(log), "\n") {
-		if strings.Contains(l, "Dandelion++") || strings.Contains(l, hash) {
-			if i := strings.Index(l, "\t"); i >= 0 {
-				l = l[i+1:]
-			}
-			lines = append(lines, strings.TrimSpace(l))
-		}
-	}
-	if len(lines) == 0 {
-		return "monerod's log says nothing of it"
-	}
-	return "monerod's log: " + strings.Join(lines, " | ")
 }
 
 // waitFor polls cond until it holds or the timeout passes.
