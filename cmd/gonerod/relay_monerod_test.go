@@ -50,15 +50,6 @@ func TestRelayAndMineWithMonerod(t *testing.T) {
 	// Dandelion++ stem candidate, so what it relays reaches gonerod in the
 	// stem phase (or fluffed, in a fluff epoch).
 	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(g.p2pPort))
-	if os.Getenv("RELAYDEBUG") != "" {
-		t.Cleanup(func() {
-			_ = exec.Command("cp", filepath.Join(m.DataDir, "monerod.log"), "/tmp/relay-monerod.log").Run()
-		})
-	}
-	// Its log says how it relays (levin_notify.cpp logs in net.p2p.tx).
-	if _, err := m.Post("/set_log_categories", []byte(`{"categories":"*:WARNING,global:INFO,net.p2p.tx:DEBUG,txpool:INFO,net.cn:DEBUG"}`)); err != nil {
-		t.Fatal(err)
-	}
 	waitFor(t, 60*time.Second, "both nodes synchronized at the same top", func() bool {
 		gi, mi := g.info(t), monerodInfo(t, m)
 		return gi.Synchronized && mi.Synchronized && gi.Height == mi.Height && gi.TopHash == mi.TopHash &&
@@ -269,7 +260,7 @@ func startGonerod(t *testing.T, bin, data string) *gonerod {
 			_ = cmd.Process.Kill()
 			<-exited
 		}
-		if t.Failed() || os.Getenv("RELAYDEBUG") != "" {
+		if t.Failed() {
 			log, _ := os.ReadFile(logPath)
 			t.Logf("gonerod's log:\n%s", log)
 		}
