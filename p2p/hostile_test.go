@@ -500,9 +500,6 @@ func TestNonReadingPeerStallsNothing(t *testing.T) {
 	}
 }
 
-// The pool's transactions are unverified and never handed on: a peer's
-// junk (here a double spend with altered extra bytes) is answered to
-// another peer's 2010 with an empty 2002.
 // A transaction from a peer goes through full verification: an invalid one
 // (a real transaction altered so that its key images are spent on the
 // chain) drops the peer, as monerod drops it, and is neither pooled nor

@@ -84,6 +84,8 @@ type Node struct {
 	peers *peerList
 	bans  *banList
 	pool  *txpool.Pool
+	// dandelion is the Dandelion++ epoch for relaying transactions.
+	dandelion *dandelion
 
 	synchronized atomic.Bool
 	// adding counts goroutines adding synced blocks (get_info busy_syncing).
@@ -121,7 +123,7 @@ func New(cfg Config) (*Node, error) {
 	}
 	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
 		conns: map[*conn]struct{}{}, dialing: map[string]bool{},
-		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: cfg.Pool}
+		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: cfg.Pool, dandelion: newDandelion()}
 	if n.pool == nil {
 		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
 	}
@@ -185,10 +187,11 @@ func (n *Node) Start() error {
 		n.wg.Add(1)
 		go n.acceptLoop()
 	}
-	n.wg.Add(3)
+	n.wg.Add(4)
 	go n.connectLoop()
 	go n.timedSyncLoop()
 	go n.syncWatchdog()
+	go n.embargoLoop()
 	return nil
 }
 

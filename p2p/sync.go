@@ -522,7 +522,9 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 		if txs[i] != nil {
 			continue
 		}
-		if e, ok := n.pool.Get(h); ok {
+		// As monerod, only transactions every peer may know this node has
+		// (none in a stem phase or kept from relaying) complete a block.
+		if e, ok := n.pool.Public(h); ok {
 			txs[i], blobs[i] = e.Tx, e.Blob
 			continue
 		}
@@ -589,8 +591,11 @@ func (n *Node) serveMissingTxs(c *conn, req portable.RequestFluffyMissingTx) err
 
 // handleNewTxs is handle_notify_new_transactions: every transaction goes
 // through the pool's full verification; one that fails drops the peer (as
-// monerod drops it, without a fail towards a ban), the valid new ones are
-// relayed to the other peers.
+// monerod drops it, without a fail towards a ban). The new ones go on as
+// they came: fluffed ones to every other peer, stem ones through
+// Dandelion++ (relayStem). A transaction the pool holds in its stem phase
+// counts as new when it comes fluffed, and when it comes on a stem again
+// (a loop: monerod fluffs it then), so it is fluffed.
 func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 	seen := make(map[cryptonote.Hash]bool, len(nt.Txs))
 	for _, b := range nt.Txs {
@@ -603,28 +608,81 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 	if c.getState() != stateNormal || !n.synchronized.Load() {
 		return nil
 	}
-	var relay [][]byte
+	n.log.Debug("new transactions from peer", "conn", c, "txs", len(nt.Txs), "stem", nt.Stem)
+	var stem, fluff []*txpool.Entry
 	for _, b := range nt.Txs {
 		e, err := n.pool.Add(b, txpool.AddOptions{Source: txpool.SourceP2P})
 		switch {
-		case errors.Is(err, txpool.ErrAlreadyInPool), errors.Is(err, txpool.ErrAlreadyInChain):
+		case errors.Is(err, txpool.ErrAlreadyInPool):
+			if _, inStem := n.pool.StemPhase(e.ID); inStem {
+				fluff = append(fluff, e)
+			}
+			continue
+		case errors.Is(err, txpool.ErrAlreadyInChain):
 			continue
 		case err != nil:
 			return misbehaved(0, "transaction verification failed: %w", err)
 		}
-		n.pool.MarkRelayed(e.ID)
-		relay = append(relay, e.Blob)
+		if nt.Stem {
+			stem = append(stem, e)
+		} else {
+			fluff = append(fluff, e)
+		}
 	}
-	if len(relay) > 0 {
-		n.relayTxs(relay, c)
+	if len(stem) > 0 {
+		n.relayStem(stem, c)
+	}
+	if len(fluff) > 0 {
+		n.relayFluff(fluff, c)
 	}
 	return nil
 }
 
-// relayTxs hands transactions to every synchronised peer but one (fluffed:
-// every peer gets them at once, dandelionpp_fluff set).
-func (n *Node) relayTxs(blobs [][]byte, except *conn) {
-	msg := portable.NewTransactions{Txs: blobs}
+// relayStem is dandelionpp_notify: the transactions go to the source's
+// stem peer with dandelionpp_fluff false, their embargo set; in a fluff
+// epoch or without a stem peer they are fluffed instead.
+func (n *Node) relayStem(entries []*txpool.Entry, source *conn) {
+	if peer := n.dandelion.stem(n.now(), source, n.stemCandidates); peer != nil {
+		msg := portable.NewTransactions{Stem: true}
+		for _, e := range entries {
+			msg.Txs = append(msg.Txs, e.Blob)
+		}
+		if err := peer.notify(levin.NotifyNewTransactions, msg); err == nil {
+			for _, e := range entries {
+				n.pool.MarkStem(e.ID, n.now().Add(n.dandelion.embargo()))
+			}
+			n.log.Debug("transactions sent on a Dandelion++ stem", "txs", len(entries), "to", peer)
+			return
+		}
+		n.dropConn(peer, errors.New("p2p: could not queue transactions for a stem peer"))
+	}
+	n.relayFluff(entries, source)
+}
+
+// stemCandidates are the outgoing connections whose peer is at least as
+// high as this node (levin_notify.cpp get_out_connections).
+func (n *Node) stemCandidates() []*conn {
+	height := n.chain.Height()
+	var outs []*conn
+	for _, c := range n.connections() {
+		c.mu.Lock()
+		ok := !c.inbound && !c.ping && c.handshaked && c.remoteHeight >= height
+		c.mu.Unlock()
+		if ok {
+			outs = append(outs, c)
+		}
+	}
+	return outs
+}
+
+// relayFluff marks the transactions fluffed and hands them to every
+// synchronised peer but the source, dandelionpp_fluff set.
+func (n *Node) relayFluff(entries []*txpool.Entry, except *conn) {
+	msg := portable.NewTransactions{}
+	for _, e := range entries {
+		n.pool.MarkRelayed(e.ID)
+		msg.Txs = append(msg.Txs, e.Blob)
+	}
 	for _, c := range n.connections() {
 		if c == except || c.getState() != stateNormal {
 			continue
@@ -636,13 +694,32 @@ func (n *Node) relayTxs(blobs [][]byte, except *conn) {
 }
 
 // relayLocal relays a transaction sendrawtransaction added (unless asked
-// not to): registered with the pool.
+// not to) through Dandelion++, as monerod relays its relay_method::local
+// transactions: registered with the pool.
 func (n *Node) relayLocal(e *txpool.Entry) {
 	if e.Source != txpool.SourceRPC || e.DoNotRelay {
 		return
 	}
-	n.pool.MarkRelayed(e.ID)
-	n.relayTxs([][]byte{e.Blob}, nil)
+	n.relayStem([]*txpool.Entry{e}, nil)
+}
+
+// embargoLoop fluffs the stem-phase transactions whose embargo ran out
+// (core::relay_txpool_transactions, run from monerod's idle loop).
+func (n *Node) embargoLoop() {
+	defer n.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if expired := n.pool.EmbargoExpired(); len(expired) > 0 {
+			n.log.Debug("Dandelion++ embargo over: fluffing", "txs", len(expired))
+			n.relayFluff(expired, nil)
+		}
+	}
 }
 
 // serveComplement is handle_notify_get_txpool_complement: the pool's
@@ -654,8 +731,8 @@ func (n *Node) serveComplement(c *conn, req portable.GetTxpoolComplement) error 
 		has[h] = true
 	}
 	var txs [][]byte
-	for _, e := range n.pool.Entries() {
-		if !has[e.ID] && !e.DoNotRelay {
+	for _, e := range n.pool.PublicEntries() {
+		if !has[e.ID] {
 			txs = append(txs, e.Blob)
 		}
 	}

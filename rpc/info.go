@@ -167,12 +167,12 @@ func getInfo(c *call) (func(*epeejson.Writer), *Error) {
 	peers := s.peers
 	net := s.network
 	// get_pool_transactions_count(!restricted): a restricted listener does
-	// not count transactions kept back from relaying.
+	// not count transactions kept back from relaying or in their stem phase.
 	poolSize := peers.TxPoolSize()
 	if s.pool != nil {
 		poolSize = 0
 		for _, e := range s.pool.Entries() {
-			if !c.restricted || !e.DoNotRelay {
+			if !c.restricted || !(e.DoNotRelay || e.Stem) {
 				poolSize++
 			}
 		}

@@ -164,7 +164,7 @@ func (s *Server) servePoolHashesBin(req *httpd.Request) httpd.Response {
 }
 
 // poolHashes lists the pool, best fee per weight first; a restricted
-// listener does not see transactions kept back from relaying
+// listener does not see transactions kept back from relaying or stemmed
 // (allow_sensitive false).
 func (s *Server) poolHashes(restricted bool) []cryptonote.Hash {
 	if s.pool == nil {
@@ -172,7 +172,7 @@ func (s *Server) poolHashes(restricted bool) []cryptonote.Hash {
 	}
 	var ids []cryptonote.Hash
 	for _, e := range s.pool.Entries() {
-		if !restricted || !e.DoNotRelay {
+		if !restricted || !(e.DoNotRelay || e.Stem) {
 			ids = append(ids, e.ID)
 		}
 	}

@@ -63,6 +63,15 @@ type Entry struct {
 	Relayed     bool      // handed to peers at least once
 	LastRelayed time.Time // when
 	KeptByBlock bool
+	// Stem is set while the transaction is in its Dandelion++ stem phase
+	// (monerod's relay_method::stem): it reached this node, or left it, on
+	// a stem and has not been announced to every peer yet. Such a
+	// transaction is private: it is neither offered in pool complements nor
+	// used to complete fluffy blocks, and a peer sending it again is not
+	// told it is known. EmbargoUntil is when this node fluffs it itself if
+	// it has not seen it fluffed by then. Read them through StemPhase.
+	Stem         bool
+	EmbargoUntil time.Time
 }
 
 // FeePerWeight orders entries for mining.
@@ -135,8 +144,8 @@ type AddOptions struct {
 }
 
 // Add parses, verifies and stores a transaction blob. It returns the
-// entry, or ErrAlreadyInPool / ErrAlreadyInChain (nothing changed), or a
-// refusal: a *consensus.TxError when a rule failed, another error when the
+// entry, or ErrAlreadyInPool with the entry already there, or
+// ErrAlreadyInChain (nothing changed), or a refusal: a *consensus.TxError when a rule failed, another error when the
 // blob does not parse.
 func (p *Pool) Add(blob []byte, opts AddOptions) (*Entry, error) {
 	if len(blob) > consensus.MaxTxSize {
@@ -154,9 +163,9 @@ func (p *Pool) Add(blob []byte, opts AddOptions) (*Entry, error) {
 func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOptions) (*Entry, error) {
 	id := tx.ID()
 	p.mu.Lock()
-	if _, ok := p.txs[id]; ok {
+	if e, ok := p.txs[id]; ok {
 		p.unlock()
-		return nil, ErrAlreadyInPool
+		return e, ErrAlreadyInPool
 	}
 	if p.v.HasTx(id) {
 		p.unlock()
@@ -413,13 +422,82 @@ func (p *Pool) ToRelay() []*Entry {
 	return out
 }
 
-// MarkRelayed records that an entry went to peers.
+// MarkRelayed records that an entry was fluffed: announced to every peer
+// (which ends a Dandelion++ stem phase).
 func (p *Pool) MarkRelayed(id cryptonote.Hash) {
 	p.mu.Lock()
 	defer p.unlock()
 	if e, ok := p.txs[id]; ok {
 		e.Relayed, e.LastRelayed = true, p.now()
+		e.Stem, e.EmbargoUntil = false, time.Time{}
 	}
+}
+
+// MarkStem records that an entry went to one peer in the Dandelion++ stem
+// phase, and that this node fluffs it itself from embargoUntil on
+// (tx_memory_pool::set_relayed with relay_method::stem). An entry already
+// fluffed stays so: the relay state only moves forward.
+func (p *Pool) MarkStem(id cryptonote.Hash, embargoUntil time.Time) {
+	p.mu.Lock()
+	defer p.unlock()
+	if e, ok := p.txs[id]; ok && (e.Stem || !e.Relayed) {
+		e.Relayed, e.LastRelayed = true, p.now()
+		e.Stem, e.EmbargoUntil = true, embargoUntil
+	}
+}
+
+// StemPhase reports whether the pool holds id, and whether it is in its
+// Dandelion++ stem phase.
+func (p *Pool) StemPhase(id cryptonote.Hash) (inPool, stem bool) {
+	p.mu.Lock()
+	defer p.unlock()
+	e, ok := p.txs[id]
+	return ok, ok && e.Stem
+}
+
+// EmbargoExpired returns the entries whose stem-phase embargo has run out,
+// marked fluffed: the caller announces them to every peer
+// (get_relayable_transactions for relay_method::stem).
+func (p *Pool) EmbargoExpired() []*Entry {
+	p.mu.Lock()
+	defer p.unlock()
+	now := p.now()
+	var out []*Entry
+	for _, e := range p.sorted() {
+		if e.Stem && !now.Before(e.EmbargoUntil) {
+			e.Relayed, e.LastRelayed = true, now
+			e.Stem, e.EmbargoUntil = false, time.Time{}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Public returns the pool transaction id if every peer may know this node
+// has it (monerod's relay_category::broadcasted): neither do-not-relay nor
+// in a stem phase.
+func (p *Pool) Public(id cryptonote.Hash) (*Entry, bool) {
+	p.mu.Lock()
+	defer p.unlock()
+	e, ok := p.txs[id]
+	if !ok || e.DoNotRelay || e.Stem {
+		return nil, false
+	}
+	return e, true
+}
+
+// PublicEntries returns the transactions Public reports, best fee per
+// weight first.
+func (p *Pool) PublicEntries() []*Entry {
+	p.mu.Lock()
+	defer p.unlock()
+	var out []*Entry
+	for _, e := range p.sorted() {
+		if !e.DoNotRelay && !e.Stem {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // Remove drops transactions (flush_txpool).
