@@ -49,7 +49,7 @@ type Record struct {
 // Reader yields the records of an export file in order.
 type Reader struct {
 	Info   Info
-	f      *os.File
+	c      io.Closer // the file Open opened; nil for NewReader
 	r      *bufio.Reader
 	offset int64
 	next   uint64 // height of the next record
@@ -85,16 +85,34 @@ func Open(path string) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd := &Reader{f: f, r: bufio.NewReaderSize(f, 1<<20)}
-	if err := rd.readHeader(); err != nil {
+	rd, err := newReader(f, 1<<20)
+	if err != nil {
 		f.Close()
+		return nil, err
+	}
+	rd.c = f
+	return rd, nil
+}
+
+// NewReader reads the header of an export file from r and returns a reader
+// for its records.
+func NewReader(r io.Reader) (*Reader, error) { return newReader(r, 4096) }
+
+func newReader(r io.Reader, bufSize int) (*Reader, error) {
+	rd := &Reader{r: bufio.NewReaderSize(r, bufSize)}
+	if err := rd.readHeader(); err != nil {
 		return nil, err
 	}
 	return rd, nil
 }
 
-// Close closes the file.
-func (rd *Reader) Close() error { return rd.f.Close() }
+// Close closes the file Open opened (nothing for NewReader).
+func (rd *Reader) Close() error {
+	if rd.c == nil {
+		return nil
+	}
+	return rd.c.Close()
+}
 
 func (rd *Reader) fail(h uint64, msg string, err error) error {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {

@@ -173,6 +173,19 @@ func rctSizes(tx *cryptonote.Transaction) error {
 		if proofs != 1 || outputs == 0 || outputs > BulletproofMaxOutputs {
 			return semanticsErr("bulletproof does not have canonical form (%d proofs for %d outputs)", proofs, outputs)
 		}
+		// verRctSemanticsSimple's first check, before the balance:
+		// outPk.size() == n_bulletproof(_plus)_amounts, the proof's V being
+		// the outputs' commitments, so its L/R rounds must number
+		// 6 + ceil(log2(outputs)) (n_bulletproof_amounts_base).
+		var l, r int
+		if plus {
+			l, r = len(p.BulletproofsPlus[0].L), len(p.BulletproofsPlus[0].R)
+		} else {
+			l, r = len(p.Bulletproofs[0].L), len(p.Bulletproofs[0].R)
+		}
+		if l != r || l < 6 || l > 10 || outputs > 1<<(l-6) || 2*outputs <= 1<<(l-6) {
+			return semanticsErr("mismatched sizes of outPk and bulletproofs: %d outputs, proof with %d L and %d R rounds", outputs, l, r)
+		}
 		if len(p.RangeSigs) != 0 || len(rv.PseudoOuts) != 0 {
 			return semanticsErr("Borromean data or base pseudo-outputs in a bulletproof transaction")
 		}

@@ -10,6 +10,7 @@ package monerodlab
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -48,7 +49,7 @@ func Require(t testing.TB) *Lab {
 	if os.Geteuid() != 0 {
 		return missing("root (for network namespaces)")
 	}
-	for _, tool := range []string{"monerod", "monero-wallet-rpc", "monero-blockchain-export", "curl", "ip", "python3"} {
+	for _, tool := range []string{"monerod", "monero-wallet-rpc", "monero-blockchain-export", "monero-blockchain-import", "curl", "ip", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			return missing(tool + " (apt-get install monero curl iproute2 python3)")
 		}
@@ -254,8 +255,18 @@ const AliceAddress = "43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJn
 // runs inside the loopback-only namespace, and is killed when the test ends.
 func (l *Lab) StartMonerodDirect(t testing.TB, extra ...string) *Monerod {
 	t.Helper()
-	m := &Monerod{DataDir: t.TempDir(), RPCPort: FreePort(t), P2PPort: FreePort(t), lab: l,
+	return l.StartMonerodOn(t, t.TempDir(), extra...)
+}
+
+// StartMonerodOn starts an offline regtest monerod directly on dataDir (not
+// a copy: the caller owns the directory, e.g. one monero-blockchain-import
+// filled; --keep-fakechain keeps its chain), as a child of the test like
+// StartMonerodDirect, and stops it when the test ends (or at Stop).
+func (l *Lab) StartMonerodOn(t testing.TB, dataDir string, extra ...string) *Monerod {
+	t.Helper()
+	m := &Monerod{DataDir: dataDir, RPCPort: FreePort(t), P2PPort: FreePort(t), lab: l,
 		client: &http.Client{Timeout: 120 * time.Second}}
+	extra = append([]string{"--keep-fakechain"}, extra...)
 	args := append([]string{"--regtest", "--offline", "--no-igd", "--no-zmq", "--disable-dns-checkpoints",
 		"--check-updates", "disabled", "--p2p-bind-ip", "127.0.0.1", "--rpc-bind-ip", "127.0.0.1",
 		"--non-interactive", "--log-level", "0", "--data-dir", m.DataDir,
@@ -312,4 +323,37 @@ func startChild(t testing.TB, dir, name string, args []string, grace, readyTimeo
 		}
 	}
 	return stop
+}
+
+// ImportTimeout bounds one monero-blockchain-import run.
+const ImportTimeout = 3 * time.Minute
+
+// BlockchainImport runs monero-blockchain-import on dataDir (a regtest store
+// at fixed difficulty 1; an existing chain there is kept and the import
+// resumes after its top, as the tool does by default) with the export file
+// at path, in the tool's default, verifying mode: every block goes through
+// monerod's core (handle_incoming_tx with the block's transactions, then
+// handle_incoming_block), as if it came from a peer. extra adds flags (e.g.
+// --block-stop N). It runs as a child of the test, which Require has checked
+// runs inside the loopback-only namespace, with DNS checkpoints and update
+// checks off, and returns the tool's output (log level 1: one line per
+// added block, and monerod's reason for a refusal). The tool exits 0 even
+// when a block is refused, so callers read the store's height afterwards.
+func (l *Lab) BlockchainImport(t testing.TB, dataDir, path string, extra ...string) (string, error) {
+	t.Helper()
+	args := append([]string{"--regtest", "--keep-fakechain", "--fixed-difficulty", "1", "--offline",
+		"--disable-dns-checkpoints", "--check-updates", "disabled", "--log-level", "1",
+		"--data-dir", dataDir, "--input-file", path}, extra...)
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), ImportTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "monero-blockchain-import", args...)
+	cmd.Dir = dataDir // the tool writes its log file to the working directory
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("monero-blockchain-import did not finish within %v", ImportTimeout)
+	}
+	return string(out), err
 }
