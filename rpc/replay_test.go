@@ -77,7 +77,11 @@ func startNodeWith(t testing.TB, o nodeOptions) *testNode {
 	}
 	var mnr *miner.Miner
 	if o.minerClock != nil || pool != nil {
-		mnr = miner.New(c, miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Now: o.minerClock, Pool: pool})
+		opts := miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Now: o.minerClock}
+		if pool != nil { // a nil *Pool in the interface would be a non-nil TxSource
+			opts.Pool = pool
+		}
+		mnr = miner.New(c, opts)
 	}
 	srv, err := New(Config{Chain: c, Peers: o.peers, Pool: pool, DataDir: dir, Version: "test", Miner: mnr,
 		Main: httpd.Config{Addr: "127.0.0.1:0"}, Restricted: &httpd.Config{Addr: "127.0.0.1:0"}})
