@@ -21,8 +21,18 @@ var (
 )
 
 func semanticsErr(format string, args ...any) error {
-	return txErr("rct signature semantics check failed", 0, fmt.Errorf("%w: "+format, append([]any{ErrRctSemantics}, args...)...))
+	return txErr("rct signature semantics check failed", 0, &detail{ErrRctSemantics, fmt.Sprintf(format, args...)})
 }
+
+// detail is the particulars of a refusal whose rule names the sentinel:
+// it prints only the particulars and unwraps to the sentinel.
+type detail struct {
+	sentinel error
+	text     string
+}
+
+func (d *detail) Error() string { return d.text }
+func (d *detail) Unwrap() error { return d.sentinel }
 
 // CheckRctSemantics checks the RingCT semantics of v2 transactions: the
 // layout and sizes, the balance Σ pseudo-outputs = Σ outputs + fee·H (types
@@ -201,7 +211,7 @@ func rctSizes(tx *cryptonote.Transaction) error {
 }
 
 func sigErr(format string, args ...any) error {
-	return txErr("failed to check ring signatures", 0, fmt.Errorf("%w: "+format, append([]any{ErrSignature}, args...)...))
+	return txErr("failed to check ring signatures", 0, &detail{ErrSignature, fmt.Sprintf(format, args...)})
 }
 
 // VerifyTxSignatures checks a transaction's signatures over its resolved
