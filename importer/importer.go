@@ -28,6 +28,7 @@ type Progress interface {
 type Result struct {
 	From, To uint64 // heights added: From..To-1
 	Skipped  uint64 // records already in the store
+	Txs      uint64 // non-coinbase transactions in the blocks added
 	Elapsed  time.Duration
 }
 
@@ -115,6 +116,7 @@ func Import(ctx context.Context, c *chain.Chain, path string, maxBlocks uint64, 
 			return res, err
 		}
 		res.To = rec.Height + 1
+		res.Txs += uint64(len(rec.Txs))
 		if progress != nil {
 			progress.Added(rec.Height)
 		}
