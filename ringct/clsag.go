@@ -135,19 +135,28 @@ func VerifyCLSAG(msg [32]byte, ring []RingMember, pseudoOut [32]byte, keyImage [
 	)
 	c.Set(&c1)
 	for i := range n {
-		P, ok := decodeVoi(ring[i].Dest[:])
-		if !ok {
-			return fmt.Errorf("ringct: ring key %d: %w", i, ErrPoint)
+		// P and Hp(P) depend on the key's bytes alone: taken from the
+		// cache when the key was in an earlier ring (decoys recur).
+		kp, hit := ringKeys.get(ring[i].Dest)
+		if !hit {
+			kp.p, ok = decodeVoi(ring[i].Dest[:])
+			if !ok {
+				return fmt.Errorf("ringct: ring key %d: %w", i, ErrPoint)
+			}
 		}
 		C, ok := decodeVoi(ring[i].Mask[:])
 		if !ok {
 			return fmt.Errorf("ringct: ring commitment %d: %w", i, ErrPoint)
 		}
 		C.Sub(C, cOff)
-		hp, err := hashToECVoi(ring[i].Dest[:])
-		if err != nil {
-			return fmt.Errorf("ringct: ring key %d: %w", i, err)
+		if !hit {
+			var err error
+			if kp.hp, err = hashToECVoi(ring[i].Dest[:]); err != nil {
+				return fmt.Errorf("ringct: ring key %d: %w", i, err)
+			}
+			ringKeys.put(ring[i].Dest, kp)
 		}
+		P, hp := kp.p, kp.hp
 		setVoiScalar(&vs, &s[i])
 		setVoiScalar(&vP, &c)
 		vC.Mul(&vP, muCV)
