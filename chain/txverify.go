@@ -290,6 +290,13 @@ type verifiedCache struct {
 
 const verifiedCacheSize = 8192 // monerod's RCT_VER_CACHE_SIZE
 
+// reset forgets everything (for benchmarks).
+func (v *verifiedCache) reset() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.rct, v.sigs = boundedSet[cryptonote.Hash]{}, boundedSet[[32]byte]{}
+}
+
 func (v *verifiedCache) rctKnown(id cryptonote.Hash) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
