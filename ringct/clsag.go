@@ -127,7 +127,7 @@ func VerifyCLSAG(msg [32]byte, ring []RingMember, pseudoOut [32]byte, keyImage [
 	var (
 		c            edwards25519.Scalar
 		vs, vP, vC   scalar.Scalar
-		L, R         curve.EdwardsPoint
+		L, R, C      curve.EdwardsPoint
 		lEnc, rEnc   curve.CompressedEdwardsY
 		scal         = []*scalar.Scalar{&vs, &vP, &vC}
 		lPts, rPts   = []*curve.EdwardsPoint{voiG, nil, nil}, []*curve.EdwardsPoint{nil, I, D8}
@@ -135,33 +135,30 @@ func VerifyCLSAG(msg [32]byte, ring []RingMember, pseudoOut [32]byte, keyImage [
 	)
 	c.Set(&c1)
 	for i := range n {
-		// P and Hp(P) depend on the key's bytes alone: taken from the
-		// cache when the key was in an earlier ring (decoys recur).
-		kp, hit := ringKeys.get(ring[i].Dest)
+		// P, Hp(P) and the commitment depend on the member's bytes alone:
+		// taken from the cache when the member was in an earlier ring
+		// (decoys recur).
+		kp, hit := ringKeys.get(ring[i])
 		if !hit {
-			kp.p, ok = decodeVoi(ring[i].Dest[:])
-			if !ok {
+			if kp.p, ok = decodeVoi(ring[i].Dest[:]); !ok {
 				return fmt.Errorf("ringct: ring key %d: %w", i, ErrPoint)
 			}
-		}
-		C, ok := decodeVoi(ring[i].Mask[:])
-		if !ok {
-			return fmt.Errorf("ringct: ring commitment %d: %w", i, ErrPoint)
-		}
-		C.Sub(C, cOff)
-		if !hit {
+			if kp.c, ok = decodeVoi(ring[i].Mask[:]); !ok {
+				return fmt.Errorf("ringct: ring commitment %d: %w", i, ErrPoint)
+			}
 			var err error
 			if kp.hp, err = hashToECVoi(ring[i].Dest[:]); err != nil {
 				return fmt.Errorf("ringct: ring key %d: %w", i, err)
 			}
-			ringKeys.put(ring[i].Dest, kp)
+			ringKeys.put(ring[i], kp)
 		}
 		P, hp := kp.p, kp.hp
+		C.Sub(kp.c, cOff)
 		setVoiScalar(&vs, &s[i])
 		setVoiScalar(&vP, &c)
 		vC.Mul(&vP, muCV)
 		vP.Mul(&vP, muPVoi)
-		lPts[1], lPts[2], rPts[0] = P, C, hp
+		lPts[1], lPts[2], rPts[0] = P, &C, hp
 		L.MultiscalarMulVartime(scal, lPts)
 		R.MultiscalarMulVartime(scal, rPts)
 		lEnc.SetEdwardsPoint(&L)

@@ -10,8 +10,8 @@ import (
 
 // TestCLSAGKeyCache: a signature verifies the same with its ring keys in
 // the cache, from many goroutines at once; a changed key misses the cache
-// and fails; a key that does not decode is refused every time and never
-// cached; the cache stays bounded.
+// and fails; a key or commitment that does not decode is refused every time
+// and never cached; the cache stays bounded.
 func TestCLSAGKeyCache(t *testing.T) {
 	v := loadCLSAGVector(t)
 	p := v.tx.Rct.Prunable
@@ -38,7 +38,7 @@ func TestCLSAGKeyCache(t *testing.T) {
 		}
 	}
 	for j := range v.rings[0] {
-		if _, ok := ringKeys.get(v.rings[0][j].Dest); !ok {
+		if _, ok := ringKeys.get(v.rings[0][j]); !ok {
 			t.Fatalf("ring key %d not cached", j)
 		}
 	}
@@ -62,15 +62,23 @@ func TestCLSAGKeyCache(t *testing.T) {
 			t.Fatalf("undecodable ring key: %v", err)
 		}
 	}
-	if _, ok := ringKeys.get(bad[3].Dest); ok {
+	if _, ok := ringKeys.get(bad[3]); ok {
 		t.Fatal("an undecodable key was cached")
 	}
 
+	// A cached key with a commitment that does not decode: another
+	// member, refused.
+	badC := append([]RingMember(nil), v.rings[0]...)
+	badC[7].Mask = bad[3].Dest
+	if err := verify(0, badC); !errors.Is(err, ErrPoint) {
+		t.Fatalf("undecodable commitment: %v", err)
+	}
+
 	var c keyCache
-	kp := ringKeys.cur[v.rings[0][0].Dest]
+	kp := ringKeys.cur[v.rings[0][0]]
 	for i := range keyCacheSize + 10 {
-		var k [32]byte
-		k[0], k[1], k[2] = byte(i), byte(i>>8), byte(i>>16)
+		var k RingMember
+		k.Dest[0], k.Dest[1], k.Dest[2] = byte(i), byte(i>>8), byte(i>>16)
 		c.put(k, kp)
 	}
 	if n := len(c.cur) + len(c.old); n > keyCacheSize {
