@@ -149,25 +149,35 @@ func (c *Chain) checkInputs(ctx *consensus.InputContext, checks []*txCheck) erro
 }
 
 // verifySignatures checks every transaction's ring signatures, in parallel
-// across transactions, skipping those verified before with the same rings.
+// across transactions, skipping those verified before with the same rings,
+// and returns the error of the first transaction (in block order) that
+// fails.
 func (c *Chain) verifySignatures(checks []*txCheck) error {
-	type job struct {
-		t   *txCheck
-		key [32]byte
-	}
-	var jobs []job
-	for _, t := range checks {
-		key := sigCacheKey(t.id, t.rings)
-		if c.verified.sigKnown(key) {
-			continue
+	for i, err := range c.checkSignatures(checks) {
+		if err != nil {
+			return fmt.Errorf("transaction %s: %w", checks[i].id, err)
 		}
-		jobs = append(jobs, job{t, key})
 	}
-	if len(jobs) == 0 {
-		return nil
+	return nil
+}
+
+// checkSignatures verifies the signatures of every transaction over its
+// rings (t.rings) on a worker pool, remembers each that passes, and returns
+// one error per transaction.
+func (c *Chain) checkSignatures(checks []*txCheck) []error {
+	errs := make([]error, len(checks))
+	keys := make([][32]byte, len(checks))
+	var todo []int
+	for i, t := range checks {
+		keys[i] = sigCacheKey(t.id, t.rings)
+		if !c.verified.sigKnown(keys[i]) {
+			todo = append(todo, i)
+		}
 	}
-	errs := make([]error, len(jobs))
-	workers := min(runtime.GOMAXPROCS(0), len(jobs))
+	if len(todo) == 0 {
+		return errs
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(todo))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range workers {
@@ -175,24 +185,82 @@ func (c *Chain) verifySignatures(checks []*txCheck) error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = consensus.VerifyTxSignatures(jobs[i].t.tx, jobs[i].t.rings)
+				errs[i] = consensus.VerifyTxSignatures(checks[i].tx, checks[i].rings)
+				if errs[i] == nil {
+					c.verified.rememberSig(keys[i])
+				}
 			}
 		}()
 	}
-	for i := range jobs {
+	for _, i := range todo {
 		next <- i
 	}
 	close(next)
 	wg.Wait()
-	for i, err := range errs {
-		if err != nil {
-			return fmt.Errorf("transaction %s: %w", jobs[i].t.id, err)
+	return errs
+}
+
+// Preverify runs ahead of AddBlock the expensive checks of a block's
+// transactions that depend on the transactions alone, and remembers those
+// that pass in the verified cache, so that adding the block skips them: the
+// RingCT semantics (range proofs as one batch) and, for transactions whose
+// ring members the store already holds, the signatures over those rings.
+// Only transactions that pass the non-input rules get that far, as in the
+// block's own check. It never changes a verdict: a transaction that fails
+// here, or whose rings cannot be read yet, is not remembered and is checked
+// again when its block is added, where an error names the block and the
+// rule. The importer calls it for the blocks after the one being added
+// (their ring members are at least TxSpendableAge blocks older). Safe to
+// call concurrently with AddBlock.
+func (c *Chain) Preverify(blk *cryptonote.Block, txs []*cryptonote.Transaction, txBlobs [][]byte) {
+	if len(txBlobs) != len(txs) {
+		return
+	}
+	var checks []*txCheck
+	for i, tx := range txs {
+		t := &txCheck{id: tx.ID(), tx: tx, blob: txBlobs[i]}
+		if c.checkTxNonInput(t, blk.MajorVersion) == nil {
+			checks = append(checks, t)
 		}
 	}
-	for _, j := range jobs {
-		c.verified.rememberSig(j.key)
-	}
-	return nil
+	// The range proofs (one batch, one core) run beside the signatures (a
+	// worker pool): a signature that verifies is valid whatever the proofs.
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var todo []*cryptonote.Transaction
+		var ids []cryptonote.Hash
+		for _, t := range checks {
+			if t.tx.Version >= 2 && !c.verified.rctKnown(t.id) {
+				todo = append(todo, t.tx)
+				ids = append(ids, t.id)
+			}
+		}
+		if len(todo) == 0 {
+			return
+		}
+		for i, err := range consensus.CheckRctSemantics(todo) {
+			if err == nil {
+				c.verified.rememberRct(ids[i])
+			}
+		}
+	}()
+	defer wg.Wait()
+	var withRings []*txCheck
+	_ = c.store.View(func(r *chaindb.Reader) error {
+		st := storeState{r}
+		for _, t := range checks {
+			rings, err := consensus.ResolveRings(t.tx, st)
+			if err != nil {
+				continue
+			}
+			t.rings = rings
+			withRings = append(withRings, t)
+		}
+		return nil
+	})
+	c.checkSignatures(withRings)
 }
 
 // sigCacheKey names a transaction's signatures over one set of rings, as
@@ -221,6 +289,13 @@ type verifiedCache struct {
 }
 
 const verifiedCacheSize = 8192 // monerod's RCT_VER_CACHE_SIZE
+
+// reset forgets everything (for benchmarks).
+func (v *verifiedCache) reset() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.rct, v.sigs = boundedSet[cryptonote.Hash]{}, boundedSet[[32]byte]{}
+}
 
 func (v *verifiedCache) rctKnown(id cryptonote.Hash) bool {
 	v.mu.Lock()

@@ -173,6 +173,40 @@ func CheckTxInputs(tx *cryptonote.Transaction, ctx *InputContext) ([][]RingOutpu
 	return rings, nil
 }
 
+// ResolveRings reads the ring of every input from state as CheckTxInputs
+// does (absolute offsets, the outputs in ring order, the zero-mask
+// commitment for pre-RingCT amounts), without any of its rules: for
+// checking signatures ahead of a block (the result is what
+// VerifyTxSignatures takes). It fails for an input that is not a key input,
+// an empty ring, or a member the state does not hold.
+func ResolveRings(tx *cryptonote.Transaction, state TxChainState) ([][]RingOutput, error) {
+	rings := make([][]RingOutput, len(tx.Inputs))
+	for i, txin := range tx.Inputs {
+		in, ok := txin.(cryptonote.TxInToKey)
+		if !ok {
+			return nil, fmt.Errorf("input %d is %T", i, txin)
+		}
+		if len(in.KeyOffsets) == 0 {
+			return nil, fmt.Errorf("input %d has an empty ring", i)
+		}
+		abs := AbsoluteOffsets(in.KeyOffsets)
+		ring, err := state.Outputs(in.Amount, abs)
+		if err != nil {
+			return nil, err
+		}
+		if len(ring) != len(abs) {
+			return nil, fmt.Errorf("input %d: %d of %d ring members found", i, len(ring), len(abs))
+		}
+		if in.Amount != 0 {
+			for j := range ring {
+				ring[j].Commitment = crypto.ZeroCommit(in.Amount)
+			}
+		}
+		rings[i] = ring
+	}
+	return rings, nil
+}
+
 // checkRingSizes is check_tx_inputs' mixin and version rules (from hard
 // fork 2).
 func checkRingSizes(tx *cryptonote.Transaction, ctx *InputContext) error {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/gonero/gonero/chain"
@@ -28,11 +29,41 @@ type Progress interface {
 type Result struct {
 	From, To uint64 // heights added: From..To-1
 	Skipped  uint64 // records already in the store
+	Txs      uint64 // non-coinbase transactions in the blocks added
 	Elapsed  time.Duration
 }
 
 // Added is the number of blocks this run added.
 func (r Result) Added() uint64 { return r.To - r.From }
+
+// lookahead is how many blocks the reader may hold, checked ahead, before
+// the one being added. With the one it is checking that is lookahead + 1
+// blocks, fewer than consensus.TxSpendableAge: their ring members are in
+// the store by then. (A larger value would only let some checks miss.)
+const lookahead = 4
+
+// readItem is the reader's next block, or io.EOF, or why it stopped.
+type readItem struct {
+	rec *chainexport.Record
+	err error
+}
+
+// readNext reads the next record. A file cut exactly between two records
+// ends cleanly (io.EOF); the header says how far it should go.
+func readNext(rd *chainexport.Reader, path string) readItem {
+	rec, err := rd.Next()
+	if err == io.EOF {
+		if last := rd.Info.LastHeight; last != 0 && rd.NextHeight() <= last {
+			return readItem{err: fmt.Errorf("%s ends after block %d but its header says the export runs to block %d: the file is truncated",
+				path, rd.NextHeight()-1, last)}
+		}
+		return readItem{err: io.EOF}
+	}
+	if err != nil {
+		return readItem{err: err}
+	}
+	return readItem{rec: rec}
+}
 
 // ErrDifferentChain means the file's blocks are not the ones the store holds.
 var ErrDifferentChain = errors.New("the file holds a different chain than the store")
@@ -90,31 +121,54 @@ func Import(ctx context.Context, c *chain.Chain, path string, maxBlocks uint64, 
 		progress.Begin(height, total)
 		defer progress.End()
 	}
+	// A second goroutine reads the blocks ahead and runs their
+	// transactions' own checks (chain.Preverify) while this one adds the
+	// block before; at most lookahead blocks wait, so their rings (at least
+	// TxSpendableAge blocks old) are in the store when they are verified.
+	items := make(chan readItem, lookahead)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(items)
+		for {
+			it := readNext(rd, path)
+			if it.rec != nil {
+				c.Preverify(it.rec.Block, it.rec.Txs, it.rec.TxBlobs)
+			}
+			select {
+			case items <- it:
+			case <-done:
+				return
+			}
+			if it.rec == nil {
+				return
+			}
+		}
+	}()
+	defer wg.Wait()
+	defer close(done)
 	for maxBlocks == 0 || res.Added() < maxBlocks {
 		if err := ctx.Err(); err != nil {
 			res.Elapsed = time.Since(start)
 			return res, err
 		}
-		rec, err := rd.Next()
-		if err == io.EOF {
-			// A file cut exactly between two records ends cleanly; the
-			// header says how far it should go.
-			if last := rd.Info.LastHeight; last != 0 && rd.NextHeight() <= last {
-				res.Elapsed = time.Since(start)
-				return res, fmt.Errorf("%s ends after block %d but its header says the export runs to block %d: the file is truncated",
-					path, rd.NextHeight()-1, last)
-			}
+		it := <-items
+		if it.err == io.EOF {
 			break
 		}
-		if err != nil {
+		if it.err != nil {
 			res.Elapsed = time.Since(start)
-			return res, err
+			return res, it.err
 		}
+		rec := it.rec
 		if _, err := c.AddBlock(rec.Block, rec.BlockBlob, rec.Txs, rec.TxBlobs); err != nil {
 			res.Elapsed = time.Since(start)
 			return res, err
 		}
 		res.To = rec.Height + 1
+		res.Txs += uint64(len(rec.Txs))
 		if progress != nil {
 			progress.Added(rec.Height)
 		}

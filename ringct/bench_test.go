@@ -24,6 +24,10 @@ import (
 //	BenchmarkVerifyMLSAGSimple11   1.87–1.99 ms/op   74 allocs
 //	BenchmarkVerifyMLSAGFull5      0.95–1.26 ms/op
 //	BenchmarkVerifyBorromean       7.3–10.5 ms/op (one 64-bit proof)
+//
+// With the ring loop on curve25519-voi (user CPU time of 500 calls at
+// -test.cpu 1, against the edwards25519 version built alongside):
+// VerifyCLSAG16 2.0 ms against 2.44 ms, 155 allocs.
 
 func BenchmarkVerifyCLSAG16(b *testing.B) {
 	v := loadCLSAGVector(b)

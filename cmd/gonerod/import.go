@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -17,7 +18,7 @@ import (
 )
 
 func newImportCommand(o *options) *cobra.Command {
-	var input string
+	var input, cpuProfile string
 	var count uint64
 	cmd := &cobra.Command{
 		Use:   "import --input-file FILE",
@@ -44,11 +45,24 @@ func newImportCommand(o *options) *cobra.Command {
 			defer n.close()
 			ctx, stop := signalContext()
 			defer stop()
+			if cpuProfile != "" {
+				f, err := os.Create(cpuProfile)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
 			return runImport(ctx, n, input, count, cmd.ErrOrStderr(), log)
 		},
 	}
 	cmd.Flags().StringVar(&input, "input-file", "", "the export file (blockchain.raw)")
 	cmd.Flags().Uint64Var(&count, "count", 0, "stop after adding this many blocks (0: all)")
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file (for go tool pprof)")
+	_ = cmd.Flags().MarkHidden("cpuprofile")
 	return cmd
 }
 
@@ -59,7 +73,8 @@ func runImport(ctx context.Context, n *node, input string, count uint64, out io.
 	}
 	res, err := importer.Import(ctx, n.chain, input, count, progress)
 	top := n.chain.Top()
-	summary := fmt.Sprintf("%d blocks added in %s; chain height %d, top %s", res.Added(), res.Elapsed.Round(time.Millisecond), top.Height+1, top.Hash)
+	summary := fmt.Sprintf("%d blocks added (%d transactions) in %s; chain height %d, top %s", res.Added(), res.Txs,
+		res.Elapsed.Round(time.Millisecond), top.Height+1, top.Hash)
 	switch {
 	case errors.Is(err, context.Canceled):
 		log.Info("import interrupted; run the same command to resume", "summary", summary)
