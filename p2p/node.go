@@ -320,21 +320,24 @@ func (n *Node) goTracked(fn func()) {
 }
 
 // dropConn closes c for err and, for a misbehaving peer, counts fails
-// against its host.
+// against its host. The fail is counted before the connection closes, so
+// that a host banned by it cannot see the close and be accepted again
+// before the ban is in place.
 func (n *Node) dropConn(c *conn, err error) {
-	c.close(err)
 	n.mu.Lock()
 	_, ok := n.conns[c]
 	delete(n.conns, c)
 	n.mu.Unlock()
+	var pe *peerError
+	banned := ok && errors.As(err, &pe) && n.bans.fail(c.addr.IP, pe.score, n.now())
+	c.close(err)
 	if !ok {
 		return
 	}
-	var pe *peerError
 	switch {
-	case errors.As(err, &pe):
+	case pe != nil:
 		n.log.Info("peer dropped", "conn", c, "err", err)
-		if n.bans.fail(c.addr.IP, pe.score, n.now()) {
+		if banned {
 			n.log.Warn("host banned", "ip", c.addr.IP, "for", banDuration)
 		}
 	case err == nil || errors.Is(err, ErrClosed) || n.ctx.Err() != nil:
