@@ -646,11 +646,11 @@ func (n *Node) relayStem(entries []*txpool.Entry, source *conn) {
 		msg := portable.NewTransactions{Stem: true}
 		for _, e := range entries {
 			msg.Txs = append(msg.Txs, e.Blob)
+			// Marked before the send: the stem peer may hand it straight
+			// back (a loop), and must then find it in its stem phase.
+			n.pool.MarkStem(e.ID, n.now().Add(n.dandelion.embargo()))
 		}
 		if err := peer.notify(levin.NotifyNewTransactions, msg); err == nil {
-			for _, e := range entries {
-				n.pool.MarkStem(e.ID, n.now().Add(n.dandelion.embargo()))
-			}
 			n.log.Debug("transactions sent on a Dandelion++ stem", "txs", len(entries), "to", peer)
 			return
 		}
