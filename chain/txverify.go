@@ -355,15 +355,14 @@ func (s *boundedSet[K]) add(k K) {
 // It reads a store snapshot and never takes the writer's lock.
 func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, inPool func(cryptonote.Key) bool) (fee, weight uint64, err error) {
 	err = c.store.View(func(r *chaindb.Reader) error {
+		// The snapshot decides the height and every input check. Right
+		// after a commit the published facts can be one block behind it
+		// until the writer publishes; they only set the fee's median and
+		// reward and the clock of time locks, which one block barely moves.
 		facts := c.state.Load()
 		height, err := r.Height()
 		if err != nil {
 			return err
-		}
-		if height != facts.Height {
-			// A block was committed between the two reads: take the facts
-			// again (the writer publishes right after its commit).
-			facts = c.state.Load()
 		}
 		hf := c.cfg.Network.VersionAt(height)
 		if err := consensus.CheckTxPre(tx, len(blob), hf); err != nil {

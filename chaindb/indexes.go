@@ -118,7 +118,7 @@ func (bi *blockIndexes) addTx(tx *cryptonote.Transaction, hash cryptonote.Hash, 
 		if rct {
 			e.Amount = 0
 			if miner {
-				e.Commitment = zeroCommit(out.Amount)
+				e.Commitment = crypto.ZeroCommit(out.Amount)
 			} else {
 				e.Commitment = tx.Rct.OutPk[i]
 			}
@@ -251,17 +251,26 @@ func checkIndexesFree(tx *bolt.Tx, bi *blockIndexes, plan *indexPlan) error {
 	return nil
 }
 
-// putIndexes writes plan; checkIndexesFree has passed.
-func putIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
-	for _, b := range []struct {
-		name []byte
-		kvs  []kv
-	}{
+// bucketKVs are the entries a plan puts in (or deletes from) one bucket.
+type bucketKVs struct {
+	name []byte
+	kvs  []kv
+}
+
+// byBucket lists a plan's entries bucket by bucket, all but the counts
+// (which a pop rewrites rather than deletes).
+func (plan *indexPlan) byBucket() []bucketKVs {
+	return []bucketKVs{
 		{bucketOutputs, plan.outputs},
 		{bucketSpentKeys, plan.keyImages},
 		{bucketTxOutputs, plan.txOutputs},
 		{bucketRctCounts, []kv{plan.rct}},
-	} {
+	}
+}
+
+// putIndexes writes plan; checkIndexesFree has passed.
+func putIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
+	for _, b := range plan.byBucket() {
 		bucket := tx.Bucket(b.name)
 		for _, e := range b.kvs {
 			if err := bucket.Put(e.key, e.value); err != nil {
@@ -281,15 +290,7 @@ func putIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
 // checkIndexesPresent makes sure, before anything is deleted, that the store
 // holds exactly plan for the top block: a pop must never half-delete.
 func checkIndexesPresent(tx *bolt.Tx, plan *indexPlan) error {
-	for _, b := range []struct {
-		name []byte
-		kvs  []kv
-	}{
-		{bucketOutputs, plan.outputs},
-		{bucketSpentKeys, plan.keyImages},
-		{bucketTxOutputs, plan.txOutputs},
-		{bucketRctCounts, []kv{plan.rct}},
-	} {
+	for _, b := range plan.byBucket() {
 		bucket := tx.Bucket(b.name)
 		for _, e := range b.kvs {
 			v := bucket.Get(e.key)
@@ -306,15 +307,7 @@ func checkIndexesPresent(tx *bolt.Tx, plan *indexPlan) error {
 
 // deleteIndexes removes plan; checkIndexesPresent has passed.
 func deleteIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
-	for _, b := range []struct {
-		name []byte
-		kvs  []kv
-	}{
-		{bucketOutputs, plan.outputs},
-		{bucketSpentKeys, plan.keyImages},
-		{bucketTxOutputs, plan.txOutputs},
-		{bucketRctCounts, []kv{plan.rct}},
-	} {
+	for _, b := range plan.byBucket() {
 		bucket := tx.Bucket(b.name)
 		for _, e := range b.kvs {
 			if err := bucket.Delete(e.key); err != nil {
@@ -373,6 +366,3 @@ func popIndexes(tx *bolt.Tx, rec *BlockRecord) error {
 }
 
 // ---- commitments ----
-
-// zeroCommit is rct::zeroCommit, G + amount·H.
-func zeroCommit(amount uint64) cryptonote.Key { return crypto.ZeroCommit(amount) }

@@ -178,18 +178,6 @@ func independentZeroCommit(t testing.TB, amount uint64) cryptonote.Key {
 	return cryptonote.Key(p.Bytes())
 }
 
-func TestZeroCommit(t *testing.T) {
-	g := cryptonote.Key(edwards25519.NewGeneratorPoint().Bytes())
-	if zeroCommit(0) != g {
-		t.Fatalf("zeroCommit(0) = %s, want G", zeroCommit(0))
-	}
-	for _, a := range []uint64{1, 2, 600000000000, 17592186044415, 1<<64 - 1} {
-		if got, want := zeroCommit(a), independentZeroCommit(t, a); got != want {
-			t.Fatalf("zeroCommit(%d) = %s, want %s", a, got, want)
-		}
-	}
-}
-
 // TestRingMembersResolve: every CLSAG ring member of the chain's txs is an
 // amount-0 output that existed before the tx's block (absolute indexes are
 // the prefix sums of the key offsets).

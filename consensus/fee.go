@@ -5,14 +5,11 @@ import "math/bits"
 // Fees (cryptonote_config.h). No minimum fee is consensus: these are the
 // pool's rule (Blockchain::check_fee), never applied to a block's txs.
 const (
-	DynamicFeeReferenceTxWeight   = 3000
-	DynamicFeePerKBBaseFee        = 2_000_000_000
-	DynamicFeePerKBBaseFeeV5      = 400_000_000 // 2e9 · 60000 / 300000
-	DynamicFeePerKBBaseReward     = 10_000_000_000_000
-	FeeQuantizationMask           = 10_000 // 10^(12 − 8): fees are rounded up to 8 decimals
-	VersionLongTermMedianInFee    = 10     // HF_VERSION_LONG_TERM_BLOCK_WEIGHT
-	Version2021ScalingFee         = Version2021Scaling
-	feeTolerancePartsPerFiftieths = 50
+	DynamicFeeReferenceTxWeight = 3000
+	DynamicFeePerKBBaseFee      = 2_000_000_000
+	DynamicFeePerKBBaseFeeV5    = 400_000_000 // 2e9 · 60000 / 300000
+	DynamicFeePerKBBaseReward   = 10_000_000_000_000
+	FeeQuantizationMask         = 10_000 // 10^(12 − 8): fees are rounded up to 8 decimals
 )
 
 // DynamicBaseFee is Blockchain::get_dynamic_base_fee: the fee per byte
@@ -62,7 +59,7 @@ func NeededFee(weight uint64, c FeeContext) uint64 {
 	}
 	if c.HF >= VersionPerByteFee {
 		m := median
-		if c.HF >= VersionLongTermMedianInFee {
+		if c.HF >= VersionLongTermBlockWeight { // the long-term median enters the fee with it
 			m = min(median, c.LongTermEffective)
 		}
 		needed := weight * DynamicBaseFee(baseReward, m, c.HF)
@@ -83,5 +80,5 @@ func NeededFee(weight uint64, c FeeContext) uint64 {
 // less 2%.
 func CheckFee(weight, fee uint64, c FeeContext) bool {
 	needed := NeededFee(weight, c)
-	return fee >= needed-needed/feeTolerancePartsPerFiftieths
+	return fee >= needed-needed/50 // a 2% tolerance
 }

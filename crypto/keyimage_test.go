@@ -88,4 +88,10 @@ func TestZeroCommit(t *testing.T) {
 	if c.Equal(h1000) != 1 {
 		t.Fatal("zeroCommit(1000) − G ≠ 1000·H")
 	}
+	// The largest amount, against a constant-time multiplication.
+	max := new(edwards25519.Point).ScalarMult(ScalarFromUint64(1<<64-1), H)
+	max.Add(max, edwards25519.NewGeneratorPoint())
+	if got := ZeroCommit(1<<64 - 1); got != [32]byte(max.Bytes()) {
+		t.Fatalf("zeroCommit(2^64−1) = %x", got)
+	}
 }

@@ -1,10 +1,9 @@
 package miner
 
 import (
-	"errors"
-
 	"filippo.io/edwards25519"
 
+	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
 )
 
@@ -19,29 +18,8 @@ import (
 //
 // where Hs is Keccak-256 reduced modulo the group order l.
 
-var errBadPoint = errors.New("not a canonical curve point")
-
-// decodePoint is ge_frombytes_vartime: canonical encodings only.
-func decodePoint(k cryptonote.Key) (*edwards25519.Point, error) {
-	p, err := new(edwards25519.Point).SetBytes(k[:])
-	if err != nil || string(p.Bytes()) != string(k[:]) {
-		return nil, errBadPoint
-	}
-	return p, nil
-}
-
-// hashToScalar is crypto::hash_to_scalar: Keccak-256 reduced mod l
-// (sc_reduce32, which is the 64-byte reduction of the hash zero-extended).
-func hashToScalar(data ...[]byte) *edwards25519.Scalar {
-	h := cryptonote.Keccak256(data...)
-	var wide [64]byte
-	copy(wide[:], h[:])
-	s, err := edwards25519.NewScalar().SetUniformBytes(wide[:])
-	if err != nil {
-		panic(err) // 64 bytes are always accepted
-	}
-	return s
-}
+// decodePoint is crypto.DecodePoint for a key.
+func decodePoint(k cryptonote.Key) (*edwards25519.Point, error) { return crypto.DecodePoint(k[:]) }
 
 // keyDerivation is generate_key_derivation: 8·(secret·pub).
 func keyDerivation(pub *edwards25519.Point, secret *edwards25519.Scalar) [32]byte {
@@ -52,7 +30,7 @@ func keyDerivation(pub *edwards25519.Point, secret *edwards25519.Scalar) [32]byt
 
 // derivationToScalar is Hs(D ‖ varint(i)).
 func derivationToScalar(derivation [32]byte, index uint64) *edwards25519.Scalar {
-	return hashToScalar(derivation[:], cryptonote.AppendVarint(nil, index))
+	return crypto.HashToScalar(derivation[:], cryptonote.AppendVarint(nil, index))
 }
 
 // derivePublicKey is derive_public_key: Hs(D ‖ varint(i))·G + base.

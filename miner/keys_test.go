@@ -10,6 +10,7 @@ import (
 
 	"filippo.io/edwards25519"
 
+	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
 )
 
@@ -48,7 +49,7 @@ func TestMoneroCryptoVectors(t *testing.T) {
 			if w[1] != "x" {
 				data = unhex(t, w[1])
 			}
-			if got := hex.EncodeToString(hashToScalar(data).Bytes()); got != w[2] {
+			if got := hex.EncodeToString(crypto.HashToScalar(data).Bytes()); got != w[2] {
 				t.Fatalf("hash_to_scalar %s: %s, want %s", w[1], got, w[2])
 			}
 		case "secret_key_to_public_key":

@@ -15,6 +15,7 @@ import (
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/randomx"
@@ -44,7 +45,7 @@ func (acc account) subaddress(major, minor uint32) address.Address {
 	var idx [8]byte
 	binary.LittleEndian.PutUint32(idx[:], major)
 	binary.LittleEndian.PutUint32(idx[4:], minor)
-	m := hashToScalar([]byte("SubAddr\x00"), acc.a.Bytes(), idx[:])
+	m := crypto.HashToScalar([]byte("SubAddr\x00"), acc.a.Bytes(), idx[:])
 	d := new(edwards25519.Point).ScalarBaseMult(m)
 	d.Add(d, new(edwards25519.Point).ScalarBaseMult(acc.b))
 	c := new(edwards25519.Point).ScalarMult(acc.a, d)

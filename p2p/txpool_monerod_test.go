@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -32,17 +31,7 @@ func TestTxPoolFollowsMonerod(t *testing.T) {
 		return tn.node.Synchronized() && monerodGetInfo(t, m).Synchronized
 	})
 
-	w := lab.StartWalletRPC(t, m.RPCPort)
-	if out, err := exec.Command("cp", "-a", filepath.Join(fresh.Dir, "wallets", "alice"), filepath.Join(fresh.Dir, "wallets", "alice.keys"),
-		w.Dir).CombinedOutput(); err != nil {
-		t.Fatalf("copying the wallet: %v %s", err, out)
-	}
-	if err := w.Call("open_wallet", map[string]any{"filename": "alice", "password": ""}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Call("refresh", struct{}{}, nil); err != nil {
-		t.Fatal(err)
-	}
+	w := lab.OpenWallet(t, fresh, "alice", m.RPCPort)
 	var sent struct {
 		TxHash string `json:"tx_hash"`
 	}
@@ -104,17 +93,7 @@ func TestStemToMonerod(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	w := lab.StartWalletRPC(t, m.RPCPort)
-	if out, err := exec.Command("cp", "-a", filepath.Join(fresh.Dir, "wallets", "alice"), filepath.Join(fresh.Dir, "wallets", "alice.keys"),
-		w.Dir).CombinedOutput(); err != nil {
-		t.Fatalf("copying the wallet: %v %s", err, out)
-	}
-	if err := w.Call("open_wallet", map[string]any{"filename": "alice", "password": ""}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Call("refresh", struct{}{}, nil); err != nil {
-		t.Fatal(err)
-	}
+	w := lab.OpenWallet(t, fresh, "alice", m.RPCPort)
 	var made struct {
 		Hash string `json:"tx_hash"`
 		Hex  string `json:"tx_blob"`

@@ -82,18 +82,9 @@ func (pd *bpData) parse(it *BulletproofItem) bool {
 		}
 		*f.dst = s
 	}
-	m := len(it.Commitments)
-	if m < 1 || m > bpMaxM {
-		return false
-	}
-	pd.logM = logM(m)
-	pd.rounds = bpLogN + pd.logM
-	if len(p.L) != pd.rounds || len(p.R) != pd.rounds {
-		return false
-	}
 	var ok bool
 	var venc []byte
-	if venc, pd.v8, ok = commitmentsV(it.Commitments); !ok {
+	if pd.logM, pd.rounds, venc, pd.v8, ok = proofShape(it.Commitments, p.L, p.R); !ok {
 		return false
 	}
 	for _, f := range []struct {

@@ -87,18 +87,9 @@ func (pd *bppData) parse(it *BulletproofPlusItem, tr0 [32]byte) bool {
 	if pd.d1, err = crypto.DecodeScalar(p.D1[:]); err != nil {
 		return false
 	}
-	m := len(it.Commitments)
-	if m < 1 || m > bpMaxM {
-		return false
-	}
-	pd.logM = logM(m)
-	pd.rounds = bpLogN + pd.logM
-	if len(p.L) != pd.rounds || len(p.R) != pd.rounds {
-		return false
-	}
 	var ok bool
 	var venc []byte
-	if venc, pd.v8, ok = commitmentsV(it.Commitments); !ok {
+	if pd.logM, pd.rounds, venc, pd.v8, ok = proofShape(it.Commitments, p.L, p.R); !ok {
 		return false
 	}
 	if pd.a8, ok = decodePoint8(&p.A); !ok {

@@ -310,6 +310,24 @@ var voiInv8 = voiScalar(scInv8)
 // expand_transaction_1 stores in the proof), their encodings for the
 // transcript, and V' = 8·V for the equations. It fails if a commitment
 // does not decode (monerod's scalarmultKey throws).
+// proofShape is what Bulletproofs and Bulletproofs+ check alike before any
+// arithmetic: 1..16 commitments, L and R of 6 + log2(M) entries each (M the
+// commitment count rounded up to a power of two), and the commitments as
+// V = outPk/8 (their encodings for the transcript, 8·V for the equations).
+func proofShape(outPk, l, r []cryptonote.Key) (logm, rounds int, venc []byte, v8 []*curve.EdwardsPoint, ok bool) {
+	m := len(outPk)
+	if m < 1 || m > bpMaxM {
+		return 0, 0, nil, nil, false
+	}
+	logm = logM(m)
+	rounds = bpLogN + logm
+	if len(l) != rounds || len(r) != rounds {
+		return 0, 0, nil, nil, false
+	}
+	venc, v8, ok = commitmentsV(outPk)
+	return logm, rounds, venc, v8, ok
+}
+
 func commitmentsV(outPk []cryptonote.Key) (enc []byte, v8 []*curve.EdwardsPoint, ok bool) {
 	enc = make([]byte, 0, 32*len(outPk))
 	v8 = make([]*curve.EdwardsPoint, len(outPk))

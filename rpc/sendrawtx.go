@@ -124,39 +124,39 @@ const (
 // ids as hex strings (an empty list is not printed, as epee omits empty
 // arrays).
 func (s *Server) servePoolHashes(req *httpd.Request) httpd.Response {
-	w := epeejson.NewWriter(make([]byte, 0, 256))
-	w.BeginObject()
-	w.KeyUint("credits", 0)
-	w.KeyString("status", statusOK)
-	w.KeyString("top_hash", "")
-	if ids := s.poolHashes(req.Restricted); len(ids) > 0 {
+	return s.poolHashesAnswer(req, func(w *epeejson.Writer, ids []cryptonote.Hash) {
 		w.Key("tx_hashes")
 		w.BeginArray()
 		for _, id := range ids {
 			w.String(id.String())
 		}
 		w.EndArray()
-	}
-	w.KeyBool("untrusted", false)
-	w.EndObject()
-	return jsonResponse(w)
+	})
 }
 
 // servePoolHashesBin is /get_transaction_pool_hashes.bin, which despite its
 // name is a JSON endpoint: the ids as one string of their raw bytes
 // (KV_SERIALIZE_CONTAINER_POD_AS_BLOB).
 func (s *Server) servePoolHashesBin(req *httpd.Request) httpd.Response {
+	return s.poolHashesAnswer(req, func(w *epeejson.Writer, ids []cryptonote.Hash) {
+		raw := make([]byte, 0, 32*len(ids))
+		for _, id := range ids {
+			raw = append(raw, id[:]...)
+		}
+		w.KeyString("tx_hashes", string(raw))
+	})
+}
+
+// poolHashesAnswer writes the answer both pool-hash endpoints share, with
+// writeIDs printing the (non-empty) id list in the endpoint's form.
+func (s *Server) poolHashesAnswer(req *httpd.Request, writeIDs func(*epeejson.Writer, []cryptonote.Hash)) httpd.Response {
 	w := epeejson.NewWriter(make([]byte, 0, 256))
 	w.BeginObject()
 	w.KeyUint("credits", 0)
 	w.KeyString("status", statusOK)
 	w.KeyString("top_hash", "")
 	if ids := s.poolHashes(req.Restricted); len(ids) > 0 {
-		raw := make([]byte, 0, 32*len(ids))
-		for _, id := range ids {
-			raw = append(raw, id[:]...)
-		}
-		w.KeyString("tx_hashes", string(raw))
+		writeIDs(w, ids)
 	}
 	w.KeyBool("untrusted", false)
 	w.EndObject()

@@ -4,8 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -33,17 +31,7 @@ func TestSendRawTransactionMatchesMonerod(t *testing.T) {
 	m := lab.StartMonerod(t, fresh.NodeDir)
 
 	// A transfer made by alice's wallet and not sent anywhere.
-	w := lab.StartWalletRPC(t, m.RPCPort)
-	if out, err := exec.Command("cp", "-a", filepath.Join(fresh.Dir, "wallets", "alice"), filepath.Join(fresh.Dir, "wallets", "alice.keys"),
-		w.Dir).CombinedOutput(); err != nil {
-		t.Fatalf("copying the wallet: %v %s", err, out)
-	}
-	if err := w.Call("open_wallet", map[string]any{"filename": "alice", "password": ""}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Call("refresh", struct{}{}, nil); err != nil {
-		t.Fatal(err)
-	}
+	w := lab.OpenWallet(t, fresh, "alice", m.RPCPort)
 	var made struct {
 		TxBlob string `json:"tx_blob"`
 	}

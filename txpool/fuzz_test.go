@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/gonero/gonero/chain"
-	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/internal/testutil"
 )
 
@@ -25,9 +24,8 @@ func FuzzPoolAdd(f *testing.F) {
 	f.Add([]byte{2, 0, 1, 2, 0})
 	f.Fuzz(func(t *testing.T, blob []byte) {
 		fuzzOnce.Do(func() {
-			var db *chaindb.DB
-			fuzzChain, db = openChainNoCleanup(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"))
-			_ = db
+			// One chain per fuzz worker process, kept for its lifetime.
+			fuzzChain, _ = openChainNoCleanup(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"))
 		})
 		p := New(fuzzChain, Options{})
 		e, err := p.Add(blob, AddOptions{Source: SourceP2P})

@@ -405,23 +405,6 @@ func (p *Pool) Select(maxWeight uint64) []*Entry {
 	return picked
 }
 
-// ToRelay returns the entries that should go to peers now and marks them
-// relayed: everything not marked do-not-relay that was not relayed yet.
-func (p *Pool) ToRelay() []*Entry {
-	p.mu.Lock()
-	defer p.unlock()
-	var out []*Entry
-	now := p.now()
-	for _, e := range p.sorted() {
-		if e.DoNotRelay || e.Relayed {
-			continue
-		}
-		e.Relayed, e.LastRelayed = true, now
-		out = append(out, e)
-	}
-	return out
-}
-
 // MarkRelayed records that an entry was fluffed: announced to every peer
 // (which ends a Dandelion++ stem phase).
 func (p *Pool) MarkRelayed(id cryptonote.Hash) {
@@ -498,17 +481,6 @@ func (p *Pool) PublicEntries() []*Entry {
 		}
 	}
 	return out
-}
-
-// Remove drops transactions (flush_txpool).
-func (p *Pool) Remove(ids ...cryptonote.Hash) {
-	p.mu.Lock()
-	defer p.unlock()
-	for _, id := range ids {
-		if e, ok := p.txs[id]; ok {
-			p.remove(e)
-		}
-	}
 }
 
 // Load adds the stored entries back (at start-up), each verified again

@@ -57,14 +57,7 @@ func TestRelayAndMineWithMonerod(t *testing.T) {
 	})
 	step("synchronized at height %d", g.info(t).Height)
 
-	w := lab.StartWalletRPC(t, m.RPCPort)
-	if out, err := exec.Command("cp", "-a", filepath.Join(fresh.Dir, "wallets", "alice"), filepath.Join(fresh.Dir, "wallets", "alice.keys"),
-		w.Dir).CombinedOutput(); err != nil {
-		t.Fatalf("copying the wallet: %v %s", err, out)
-	}
-	if err := w.Call("open_wallet", map[string]any{"filename": "alice", "password": ""}, nil); err != nil {
-		t.Fatal(err)
-	}
+	w := lab.OpenWallet(t, fresh, "alice", m.RPCPort)
 	var addr struct {
 		Address string `json:"address"`
 	}
@@ -311,20 +304,7 @@ func (g *gonerod) call(method string, params, result any) error {
 	if err != nil {
 		return err
 	}
-	var env struct {
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if err := json.Unmarshal(body, &env); err != nil {
-		return fmt.Errorf("%s: %q: %w", method, body, err)
-	}
-	if env.Error != nil {
-		return fmt.Errorf("%s: error %d: %s", method, env.Error.Code, env.Error.Message)
-	}
-	return json.Unmarshal(env.Result, result)
+	return monerodlab.DecodeResult("gonerod", method, body, result)
 }
 
 func (g *gonerod) info(t *testing.T) nodeInfo {

@@ -220,12 +220,12 @@ func (m *Monerod) Call(method string, params any, result any) error {
 	if err != nil {
 		return err
 	}
-	return decodeResult("monerod", method, body, result)
+	return DecodeResult("monerod", method, body, result)
 }
 
-// decodeResult decodes a JSON-RPC answer of who (monerod, wallet-rpc):
+// DecodeResult decodes a JSON-RPC answer of who (monerod, wallet-rpc):
 // its error as a Go error, else its result into result (if not nil).
-func decodeResult(who, method string, body []byte, result any) error {
+func DecodeResult(who, method string, body []byte, result any) error {
 	var env struct {
 		Result json.RawMessage `json:"result"`
 		Error  *struct {

@@ -55,7 +55,7 @@ func (w *WalletRPC) Call(method string, params any, result any) error {
 	if err != nil {
 		return err
 	}
-	return decodeResult("wallet-rpc", method, body, result)
+	return DecodeResult("wallet-rpc", method, body, result)
 }
 
 // Alice is the regtest wallet of shared/testdata/regtest: its seed, its
@@ -64,3 +64,27 @@ const (
 	AliceSeed       = "idiom sugar pawnshop width unplugs seventh atlas narrate amended aching square heels weekday kickoff lawsuit wife vocal myth fizzle nobody poetry juggled hive hurried weekday"
 	AliceSubaddress = "83CV7UvzMcq4K8Y8k5r4LjR9yPvAHc7pijWpZ23cSN9PUznsnXUa7H6XrMaxRfo2HHA5sgYgSFQPHDmYYcxPrBVLTxkzWwe"
 )
+
+// OpenWallet starts monero-wallet-rpc against the daemon at daemonPort with
+// a copy of one of the chain's wallets (build-regtest-chain's "alice" or
+// "bob"), opened and refreshed.
+func (l *Lab) OpenWallet(t testing.TB, c *Chain, name string, daemonPort int) *WalletRPC {
+	t.Helper()
+	w := l.StartWalletRPC(t, daemonPort)
+	for _, f := range []string{name, name + ".keys"} {
+		data, err := os.ReadFile(filepath.Join(c.Dir, "wallets", f))
+		if err != nil {
+			t.Fatalf("wallet %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(w.Dir, f), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Call("open_wallet", map[string]any{"filename": name, "password": ""}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Call("refresh", struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
