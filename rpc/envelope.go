@@ -79,7 +79,7 @@ func (s *Server) dispatch(req epeejson.Value, restricted bool, w *epeejson.Write
 	}
 	id, hasID := req.Get("id")
 	m, found := methods[mv.Str]
-	if !found || (restricted && !m.restrictedOK) {
+	if !found || !methodAllowed(mv.Str, restricted) {
 		// The id is echoed as given; without one monerod's default for this
 		// error is the empty string.
 		if !hasID {

@@ -22,31 +22,19 @@ type call struct {
 type handler func(c *call) (func(w *epeejson.Writer), *Error)
 
 type method struct {
-	handler      handler
-	restrictedOK bool // allowed on a restricted listener
-	noClient     bool // the request has no "client" member (get_connections)
+	handler  handler
+	noClient bool // the request has no "client" member (get_connections)
 }
 
-// methods maps every name monerod accepts to its handler; the aliases are
-// distinct registrations of one handler there too.
-var methods map[string]method
-
 func init() {
-	methods = map[string]method{
-		"get_info":                   {getInfo, true, false},
-		"get_last_block_header":      {getLastBlockHeader, true, false},
-		"getlastblockheader":         {getLastBlockHeader, true, false},
-		"get_block_header_by_hash":   {getBlockHeaderByHash, true, false},
-		"getblockheaderbyhash":       {getBlockHeaderByHash, true, false},
-		"get_block_header_by_height": {getBlockHeaderByHeight, true, false},
-		"getblockheaderbyheight":     {getBlockHeaderByHeight, true, false},
-		"get_block":                  {getBlock, true, false},
-		"getblock":                   {getBlock, true, false},
-		"get_connections":            {getConnections, false, true},
-		"get_block_count":            {getBlockCount, true, true},
-		"getblockcount":              {getBlockCount, true, true},
-		"generateblocks":             {generateBlocks, false, false},
-	}
+	registerMethod(method{handler: getInfo}, "get_info")
+	registerMethod(method{handler: getLastBlockHeader}, "get_last_block_header", "getlastblockheader")
+	registerMethod(method{handler: getBlockHeaderByHash}, "get_block_header_by_hash", "getblockheaderbyhash")
+	registerMethod(method{handler: getBlockHeaderByHeight}, "get_block_header_by_height", "getblockheaderbyheight")
+	registerMethod(method{handler: getBlock}, "get_block", "getblock")
+	registerMethod(method{handler: getConnections, noClient: true}, "get_connections")
+	registerMethod(method{handler: getBlockCount, noClient: true}, "get_block_count", "getblockcount")
+	registerMethod(method{handler: generateBlocks}, "generateblocks")
 }
 
 // blockAt is a block as the header methods see it: its stored metadata

@@ -178,3 +178,9 @@ func (s *Server) poolHashes(restricted bool) []cryptonote.Hash {
 	}
 	return ids
 }
+
+func init() {
+	registerPath((*Server).serveSendRawTx, "/sendrawtransaction", "/send_raw_transaction")
+	registerPath((*Server).servePoolHashes, "/get_transaction_pool_hashes")
+	registerPath((*Server).servePoolHashesBin, "/get_transaction_pool_hashes.bin")
+}

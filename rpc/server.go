@@ -95,18 +95,7 @@ func New(cfg Config) (*Server, error) {
 	s.miningCtx, s.stopMining = context.WithCancel(context.Background())
 	s.cache.init(renderedBlockCacheBytes)
 	s.pow.init(4096)
-	routes := map[string]httpd.Route{
-		"/json_rpc":   s.serveJSONRPC,
-		"/get_info":   s.servePlainInfo,
-		"/getinfo":    s.servePlainInfo,
-		"/get_height": s.serveHeight,
-		"/getheight":  s.serveHeight,
-
-		"/sendrawtransaction":              s.serveSendRawTx,
-		"/send_raw_transaction":            s.serveSendRawTx,
-		"/get_transaction_pool_hashes":     s.servePoolHashes,
-		"/get_transaction_pool_hashes.bin": s.servePoolHashesBin,
-	}
+	routes := s.routes()
 	add := func(c httpd.Config) (*httpd.Server, error) {
 		if c.Logger == nil {
 			c.Logger = cfg.Logger
@@ -326,4 +315,9 @@ func (s *Server) blockPoWHash(job *powJob) ([32]byte, error) {
 	s.pow.m[key] = h
 	s.pow.mu.Unlock()
 	return h, nil
+}
+
+func init() {
+	registerPath((*Server).servePlainInfo, "/get_info", "/getinfo")
+	registerPath((*Server).serveHeight, "/get_height", "/getheight")
 }
