@@ -66,7 +66,8 @@ type Miner struct {
 	opts  Options
 	mu    sync.Mutex // one block at a time
 
-	hashes atomic.Uint64 // RandomX hashes computed, for the hash rate
+	hashes  atomic.Uint64 // RandomX hashes computed, for the hash rate
+	running atomic.Int32  // Run loops in progress (continuous mining)
 }
 
 // New returns a miner for c.
@@ -85,6 +86,10 @@ func New(c *chain.Chain, opts Options) *Miner {
 
 // Hashes is the number of proof-of-work hashes computed so far.
 func (m *Miner) Hashes() uint64 { return m.hashes.Load() }
+
+// Running says whether the miner mines continuously (Run is in progress),
+// as monerod's miner::is_mining.
+func (m *Miner) Running() bool { return m.running.Load() > 0 }
 
 // Template is a block ready for the nonce search.
 type Template struct {
@@ -305,6 +310,8 @@ func (m *Miner) MineBlock(ctx context.Context, to address.Address, start uint32)
 // ctx ends.
 func (m *Miner) Run(ctx context.Context, to address.Address, interval time.Duration) error {
 	log := m.opts.Logger
+	m.running.Add(1)
+	defer m.running.Add(-1)
 	log.Info("mining started", "address", to.String(), "interval", interval)
 	waiting := false
 	for {

@@ -50,6 +50,12 @@ type Config struct {
 	Main       httpd.Config
 	Restricted *httpd.Config
 	Logger     *slog.Logger
+	// LogLevel, if not nil, is the level of Logger, which /set_log_level
+	// and /set_log_categories change.
+	LogLevel *slog.LevelVar
+	// Stop, if not nil, stops the node (/stop_daemon); it is called once,
+	// on its own goroutine, after the answer is written.
+	Stop func()
 }
 
 // Server answers RPC requests on one or two listeners.
@@ -75,6 +81,7 @@ type Server struct {
 
 	cache blockCache
 	pow   powCache
+	ops   operatorState
 }
 
 // New builds the server and binds its listeners.
@@ -93,6 +100,7 @@ func New(cfg Config) (*Server, error) {
 		version: cfg.Version, started: time.Now(), disk: diskFacts{dir: cfg.DataDir}, log: cfg.Logger,
 	}
 	s.miningCtx, s.stopMining = context.WithCancel(context.Background())
+	s.ops.init(&cfg)
 	s.cache.init(renderedBlockCacheBytes)
 	s.pow.init(4096)
 	routes := s.routes()

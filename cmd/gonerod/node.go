@@ -22,7 +22,7 @@ import (
 
 // runNode opens the chain and serves RPC until SIGINT or SIGTERM.
 func runNode(o *options) error {
-	log, err := newLogger(o.logLevel)
+	log, logLevel, err := newLevelLogger(o.logLevel)
 	if err != nil {
 		return err
 	}
@@ -75,9 +75,15 @@ func runNode(o *options) error {
 	// at a time, each on the top the other left, and announced to peers.
 	mnr := miner.New(n.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce, Logger: log,
 		Mined: peers.RelayBlock, Synchronized: peers.Synchronized, Pool: pool})
+	ctx, stop := signalContext()
+	defer stop()
+	// /stop_daemon ends the node as SIGTERM does.
+	ctx, stopByRPC := context.WithCancel(ctx)
+	defer stopByRPC()
 	srv, err := rpc.New(rpc.Config{
 		Chain: n.chain, Peers: peers, Pool: pool, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
-		Main: main, Restricted: restricted, Miner: mnr,
+		LogLevel: logLevel, Main: main, Restricted: restricted, Miner: mnr,
+		Stop: func() { log.Info("stop requested over RPC"); stopByRPC() },
 	})
 	if err != nil {
 		return err
@@ -85,8 +91,6 @@ func runNode(o *options) error {
 	top := n.chain.Top()
 	log.Info("node running", "network", n.net, "store", o.storePath(n.net), "height", n.chain.Height(), "top", top.Hash,
 		"rpc", srv.MainAddr(), "restricted_rpc", srv.RestrictedAddr(), "p2p", peers.Addr())
-	ctx, stop := signalContext()
-	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
 	mined := make(chan error, 1)
