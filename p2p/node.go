@@ -156,9 +156,12 @@ func New(cfg Config) (*Node, error) {
 	if err := n.peers.load(); err != nil {
 		n.log.Warn("peer lists not loaded; starting with empty ones", "file", cfg.StateFile, "err", err)
 	}
+	// monerod puts --add-peer addresses on its white list, with a random
+	// id and never seen.
 	for _, a := range cfg.Peers {
 		ap, _ := parseAddr(a)
-		n.peers.addGrey(portable.PeerlistEntry{Address: netAddress(ap)})
+		_, _ = rand.Read(b[:])
+		n.peers.addWhite(portable.PeerlistEntry{Address: netAddress(ap), ID: binary.LittleEndian.Uint64(b[:])}, time.Time{})
 	}
 	return n, nil
 }

@@ -162,22 +162,45 @@ func parseSubnet(s string) (netip.Prefix, bool) {
 }
 
 // parseHost is net::get_network_address(host, 0) for the address kinds a
-// ban applies to: an IPv4 or IPv6 address, optionally with a port
-// ("1.2.3.4:18080", "[::1]:18080"). Tor and I2P addresses, which monerod
-// parses but gonero does not connect to, are not hosts here.
+// ban applies to: an IPv4 address, or an IPv6 one in brackets, optionally
+// with a port ("1.2.3.4:18080", "[2001:db8::1]:18080"); a bare IPv6
+// address is not one (monerod cuts it at its last colon). monerod also
+// reads the IPv4 forms inet_addr takes ("1.2.3", "0x7f.1") and Tor and I2P
+// addresses, which gonero does not connect to; here they are not hosts.
 func parseHost(s string) (netip.Addr, bool) {
-	if ap, err := netip.ParseAddrPort(s); err == nil {
-		return ap.Addr().Unmap(), true
+	var host, port string
+	if strings.IndexByte(s, ']') >= 0 {
+		if j := strings.LastIndexByte(s, ']'); j >= 1 {
+			host = s[1:j]
+		} else {
+			host = s[1:]
+		}
+		if len(host)+2 < len(s) {
+			port = s[strings.LastIndexByte(s, ':')+1:]
+		}
+	} else if k := strings.LastIndexByte(s, ':'); k >= 0 {
+		host, port = s[:k], s[k+1:]
+	} else {
+		host = s
 	}
-	if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")); err == nil && a.Zone() == "" {
-		return a.Unmap(), true
+	if host == "" {
+		return netip.Addr{}, false
 	}
-	return netip.Addr{}, false
+	if port != "" {
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return netip.Addr{}, false
+		}
+	}
+	a, err := netip.ParseAddr(host)
+	if err != nil || a.Zone() != "" {
+		return netip.Addr{}, false
+	}
+	return a, true
 }
 
 // writePeer writes one get_peer_list entry (struct peer): rpc_port,
 // rpc_credits_per_hash and pruning_seed are KV_SERIALIZE_OPT, which epee
-// still writes when they hold their default.
+// leaves out when they hold their default (0).
 func writePeer(w *epeejson.Writer, e *PeerEntry) {
 	a := e.Addr.Addr().Unmap()
 	var ip uint64
@@ -191,9 +214,14 @@ func writePeer(w *epeejson.Writer, e *PeerEntry) {
 	w.KeyUint("ip", ip)
 	w.KeyUint("last_seen", uint64(e.LastSeen))
 	w.KeyUint("port", uint64(e.Addr.Port()))
-	w.KeyUint("pruning_seed", uint64(e.PruningSeed))
-	w.KeyUint("rpc_credits_per_hash", uint64(e.RPCCreditsPerHash))
-	w.KeyUint("rpc_port", uint64(e.RPCPort))
+	for _, opt := range []struct {
+		name string
+		v    uint64
+	}{{"pruning_seed", uint64(e.PruningSeed)}, {"rpc_credits_per_hash", uint64(e.RPCCreditsPerHash)}, {"rpc_port", uint64(e.RPCPort)}} {
+		if opt.v != 0 {
+			w.KeyUint(opt.name, opt.v)
+		}
+	}
 	w.EndObject()
 }
 
