@@ -89,12 +89,6 @@ func (p *peerList) touchWhite(a portable.NetAddress, now time.Time) {
 	}
 }
 
-func (p *peerList) addGrey(e portable.PeerlistEntry) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.addGreyLocked(e, time.Time{})
-}
-
 func (p *peerList) addGreyLocked(e portable.PeerlistEntry, now time.Time) {
 	if !reachable(e.Address.IP) || e.Address.Type != portable.AddressIPv4 && e.Address.Type != portable.AddressIPv6 {
 		return
