@@ -75,6 +75,7 @@ type Server struct {
 
 	cache blockCache
 	pow   powCache
+	wsync walletSync // walletsync.go
 }
 
 // New builds the server and binds its listeners.
