@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -72,10 +73,17 @@ type walletSync struct {
 	once   sync.Once
 	blocks syncBlockCache
 	rct    rctCounts
+	// dist holds encoded /get_output_distribution.bin answers by request
+	// and top block id (distributionKey).
+	distMu sync.Mutex
+	dist   map[string][]byte
 }
 
 func (s *Server) ws() *walletSync {
-	s.wsync.once.Do(func() { s.wsync.blocks.init(syncBlockCacheBytes) })
+	s.wsync.once.Do(func() {
+		s.wsync.blocks.init(syncBlockCacheBytes)
+		s.wsync.dist = make(map[string][]byte)
+	})
 	return &s.wsync
 }
 
@@ -579,21 +587,18 @@ func (s *Server) getOuts(in *getOutsRequest) ([]outKey, bool, error) {
 		if height > 0 {
 			unlockCtx.hf = s.network.VersionAt(height - 1)
 		}
+		amounts := make([]uint64, len(in.Outputs))
+		indexes := make([]uint64, len(in.Outputs))
 		for i, ref := range in.Outputs {
-			o, err := r.Output(ref.Amount, ref.Index)
-			if errors.Is(err, chaindb.ErrNotFound) {
-				ok = false
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+			amounts[i], indexes[i] = ref.Amount, ref.Index
+		}
+		err = r.EachOutput(amounts, indexes, func(i int, o *chaindb.OutputEntry) error {
 			k := &outs[i]
 			k.Key, k.Height = o.Key, o.Height
-			if ref.Amount == 0 {
+			if o.Amount == 0 {
 				k.Mask = o.Commitment
 			} else {
-				k.Mask = cryptonote.Key(crypto.ZeroCommit(ref.Amount))
+				k.Mask = cryptonote.Key(crypto.ZeroCommit(o.Amount))
 			}
 			if in.GetTxID {
 				k.TxID = o.TxHash
@@ -608,8 +613,13 @@ func (s *Server) getOuts(in *getOutsRequest) ([]outKey, bool, error) {
 				}
 			}
 			k.Unlocked = consensus.IsSpendTimeUnlocked(o.UnlockTime, height, unlockCtx.now, unlockCtx.hf)
+			return nil
+		})
+		if errors.Is(err, chaindb.ErrNotFound) {
+			ok = false
+			return nil
 		}
-		return nil
+		return err
 	})
 	return outs, ok, err
 }
@@ -865,15 +875,31 @@ func (s *Server) serveOutputDistributionBin(req *httpd.Request) httpd.Response {
 	if !in.Binary {
 		return statusOnlyBin("Binary only call")
 	}
+	// The answer depends on the request and the chain alone, and the top
+	// id stands for the whole chain: a wallet's repeated request (amount 0,
+	// to the top) is answered from the cache until a block arrives.
+	top := s.chain.Top().Hash
+	key := distributionKey(&in, top)
+	ws := s.ws()
+	if key != "" {
+		ws.distMu.Lock()
+		body, hit := ws.dist[key]
+		ws.distMu.Unlock()
+		if hit {
+			return httpd.Response{ContentType: "application/octet-stream", Body: body}
+		}
+	}
 	var ds []*distribution
+	consistent := true
 	if err := s.wsView("get_output_distribution", func(r *chaindb.Reader) error {
-		var err error
+		t, err := r.Top()
+		if err != nil {
+			return err
+		}
+		consistent = t.Hash == top
 		ds, err = s.distributions(r, &in)
 		return err
 	}); err != nil {
-		if errors.Is(err, errNoDistribution) {
-			return statusOnlyBin("Failed to get output distribution")
-		}
 		return statusOnlyBin("Failed to get output distribution")
 	}
 	n := 4
@@ -895,7 +921,43 @@ func (s *Server) serveOutputDistributionBin(req *httpd.Request) httpd.Response {
 	w.FieldString("status", statusOK)
 	w.FieldString("top_hash", "")
 	w.FieldBool("untrusted", false)
+	if key != "" && consistent {
+		ws.distMu.Lock()
+		if len(ws.dist) >= maxCachedDistributions {
+			clear(ws.dist)
+		}
+		ws.dist[key] = w.Bytes()
+		ws.distMu.Unlock()
+	}
 	return binResponse(w)
+}
+
+// maxCachedDistributions bounds the distribution answers kept; the cache
+// is emptied when full (it refills with the requests wallets repeat).
+const maxCachedDistributions = 64
+
+// distributionKey names a request's answer on the chain whose top is top;
+// "" for a request too large to be worth keeping.
+func distributionKey(in *distributionRequest, top cryptonote.Hash) string {
+	if len(in.Amounts) > 4 {
+		return ""
+	}
+	b := make([]byte, 0, 32+3*8+3+8*len(in.Amounts))
+	b = append(b, top[:]...)
+	b = binary.LittleEndian.AppendUint64(b, in.FromHeight)
+	b = binary.LittleEndian.AppendUint64(b, in.ToHeight)
+	b = append(b, boolByte(in.Cumulative), boolByte(in.Binary), boolByte(in.Compress))
+	for _, a := range in.Amounts {
+		b = binary.LittleEndian.AppendUint64(b, a)
+	}
+	return string(b)
+}
+
+func boolByte(b bool) byte {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 var (
