@@ -147,11 +147,6 @@ func (c *syncBlockCache) put(k syncKey, b *syncBlock) {
 	c.bytes += b.bytes()
 }
 
-// errRead marks a store read that failed where monerod's would not (a
-// corrupt store); the handlers log it and answer as monerod does when its
-// database throws.
-var errRead = errors.New("rpc: chain store read failed")
-
 // syncBlockAt returns the encoded block at height h of the snapshot.
 func (s *Server) syncBlockAt(r *chaindb.Reader, h uint64, prune, noMinerTx bool) (*syncBlock, error) {
 	meta, err := r.MetaByHeight(h)
