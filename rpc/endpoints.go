@@ -74,3 +74,7 @@ func (s *Server) pathRoute(path string, h pathHandler) httpd.Route {
 func notFound() httpd.Response {
 	return httpd.Response{Status: 404, ContentType: "text/plain"}
 }
+
+// badRequest is epee's answer to a body it cannot load into the request
+// type (unparsable, or a member of the wrong type): an empty 400.
+func badRequest() httpd.Response { return httpd.Response{Status: 400, ContentType: "text/plain"} }

@@ -30,10 +30,6 @@ func pathParams(req *httpd.Request) (requestParams, bool) {
 	return newParams(v, true), true
 }
 
-// badRequest is monerod's answer to a plain-path request whose body does
-// not load into the request struct (unparsable JSON, a mistyped member).
-func badRequest() httpd.Response { return httpd.Response{Status: 400, ContentType: "text/plain"} }
-
 // unsigned reads an unsigned integer member of a C++ type whose largest
 // value is max (uint32_t, uint16_t): epee's convert_t takes a JSON number
 // in range, and nothing else (a string converts to uint64_t only).

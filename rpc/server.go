@@ -82,6 +82,7 @@ type Server struct {
 	cache blockCache
 	pow   powCache
 	ops   operatorState
+	wsync walletSync // walletsync.go
 }
 
 // New builds the server and binds its listeners.
