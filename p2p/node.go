@@ -135,6 +135,7 @@ func New(cfg Config) (*Node, error) {
 		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
 	}
 	n.pool.OnAdd(n.relayLocal)
+	n.pool.OnRelay(n.relayAgain)
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	n.peerID = binary.LittleEndian.Uint64(b[:])
