@@ -38,13 +38,13 @@ func getVersion(c *call) (func(*epeejson.Writer), *Error) {
 
 // Hard-fork bookkeeping constants (hardfork.h).
 const (
-	hardForkWindow     = 10080            // DEFAULT_WINDOW_SIZE: blocks whose votes are counted
-	hardForkForkedTime = 31557600         // DEFAULT_FORKED_TIME: a year after the last fork, "likely forked"
-	hardForkUpdateTime = 31557600 / 2     // DEFAULT_UPDATE_TIME: half a year after it, "update needed"
-	stateLikelyForked  = 0                // HardFork::LikelyForked
-	stateUpdateNeeded  = 1                // HardFork::UpdateNeeded
-	stateReady         = 2                // HardFork::Ready
-	noHeight           = ^uint64(0)       // earliest_height of a version the table never reaches
+	hardForkWindow     = 10080             // DEFAULT_WINDOW_SIZE: blocks whose votes are counted
+	hardForkForkedTime = 31557600          // DEFAULT_FORKED_TIME: a year after the last fork, "likely forked"
+	hardForkUpdateTime = 31557600 / 2      // DEFAULT_UPDATE_TIME: half a year after it, "update needed"
+	stateLikelyForked  = 0                 // HardFork::LikelyForked
+	stateUpdateNeeded  = 1                 // HardFork::UpdateNeeded
+	stateReady         = 2                 // HardFork::Ready
+	noHeight           = ^uint64(0)        // earliest_height of a version the table never reaches
 	hardForkMaxVersion = uint64(^uint8(0)) // the request's version is a uint8_t
 )
 
