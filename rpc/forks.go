@@ -58,12 +58,19 @@ type hardForkFacts struct {
 }
 
 func hardForkInfo(c *call) (func(*epeejson.Writer), *Error) {
-	asked, e := convert(c.params, "version", 0, epeejson.Value.AsUint64)
+	// A uint8_t member: epee converts no string to it (unlike a
+	// uint64_t's digits), and refuses a value above 255.
+	asked, e := convert(c.params, "version", 0, func(v epeejson.Value) (uint64, error) {
+		if v.Kind == epeejson.KindString {
+			return 0, epeejson.ErrWrongType
+		}
+		return v.AsUint64()
+	})
 	if e != nil {
 		return nil, e
 	}
 	if asked > hardForkMaxVersion {
-		return nil, errInvalidParams // epee cannot store it in a uint8_t
+		return nil, errInvalidParams
 	}
 	var f hardForkFacts
 	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
