@@ -26,9 +26,6 @@ func pathRequest(req *httpd.Request) (requestParams, bool) {
 	return p, true
 }
 
-// badRequest is monerod's answer to a request body it cannot load.
-func badRequest() httpd.Response { return httpd.Response{Status: 400, ContentType: "text/plain"} }
-
 // getTransactionsRequest is COMMAND_RPC_GET_TRANSACTIONS' request.
 type getTransactionsRequest struct {
 	TxsHashes    []string
