@@ -104,15 +104,7 @@ func TestTransactionsMatchMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	node := startNodeWith(t, nodeOptions{net: params.Regtest, fixedDifficulty: 1, exportFile: fresh.RawFile, pool: true})
-	// What gonero's P2P node does with a relayed transaction when it has no
-	// peer (as monerod --offline): it is marked fluffed at once. The RPC
-	// tests run without the P2P node, so these stand in for its hooks.
-	node.pool.OnAdd(func(e *txpool.Entry) {
-		if e.Source == txpool.SourceRPC && !e.DoNotRelay {
-			node.pool.MarkRelayed(e.ID)
-		}
-	})
-	node.pool.OnRelay(func(e *txpool.Entry, _ bool) { node.pool.MarkRelayed(e.ID) })
+	node.relayOffline()
 	rport := monerodlab.FreePort(t)
 	m := lab.StartMonerod(t, fresh.NodeDir, "--rpc-restricted-bind-port", strconv.Itoa(rport))
 	l := &txsLab{t: t, node: node, m: m, rport: rport}
@@ -536,4 +528,16 @@ func keyImageSet(t *testing.T, body []byte) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, " ")
+}
+
+// relayOffline does what gonero's P2P node does with a relayed transaction
+// when it has no peer (as monerod --offline): it is marked fluffed at once.
+// The RPC tests run without the P2P node, so these stand in for its hooks.
+func (node *testNode) relayOffline() {
+	node.pool.OnAdd(func(e *txpool.Entry) {
+		if e.Source == txpool.SourceRPC && !e.DoNotRelay {
+			node.pool.MarkRelayed(e.ID)
+		}
+	})
+	node.pool.OnRelay(func(e *txpool.Entry, _ bool) { node.pool.MarkRelayed(e.ID) })
 }
