@@ -12,11 +12,13 @@
 #
 # What it measures: for each chain, gonerod imports DIR/blockchain.raw (gonerod import) and monerod runs on a
 # copy of DIR/node1; both start offline on loopback. For each run and each daemon (alternating which goes first),
-# a new monero-wallet-rpc (--trusted-daemon) restores the chain's first wallet from its seed with
-# restore_height 0 (which contacts no daemon), switches its auto-refresh off, and refreshes: the refresh call is
-# the figure (it pulls /getblocks.bin from genesis, with the pool hashes and whatever else the wallet asks). After each refresh the wallet's height and balance are checked to be the
-# same through both daemons, so a fast wrong answer cannot pass. Prints one table and the ratio
-# monerod time / gonerod time per chain (the target is >= 2).
+# a new monero-wallet-rpc restores the chain's first wallet from its seed with restore_height 0 while pointed at
+# no daemon, switches its auto-refresh off, is given the daemon (set_daemon, trusted) and refreshes: the refresh
+# call is the figure (it pulls /getblocks.bin from genesis, with the pool hashes and whatever else the wallet asks). After each refresh the wallet's height and balance are checked to be the
+# same through both daemons, so a fast wrong answer cannot pass. The wallets reach the daemons through
+# bench/waitproxy, which sums the time the wallet waits on its daemon (request in, answer out): the table shows
+# the whole refresh, that wait (the daemon's share, which a daemon can shorten), and the rest (the wallet's own
+# scanning, the same whatever the daemon), with the ratios monerod / gonerod.
 #
 # Network: everything runs inside the network namespace $GONERO_NETNS (default gonero-bench) with loopback
 # alone. Needs root, Debian's monero package (monerod, monero-wallet-rpc), curl, python3, go (unless --gonerod).
@@ -68,6 +70,7 @@ if [[ -z $gonerod_bin ]]; then
   go build -o "$work/gonerod" ./cmd/gonerod
   gonerod_bin=$work/gonerod
 fi
+go build -o "$work/waitproxy" ./bench/waitproxy
 
 if ((${#chains[@]} == 0)); then
   echo "building a regtest chain (build-regtest-chain, ~1 min)" >&2
@@ -119,7 +122,8 @@ stop_port() {
 now() { date +%s.%N; }
 median() { python3 -c 'import statistics,sys; print("%.3f" % statistics.median(map(float, sys.argv[1:])))' "$@"; }
 
-printf '\n%-28s %8s %8s %12s %12s %7s\n' chain blocks txs "gonerod s" "monerod s" ratio
+printf '\n%-14s %6s %6s | %-26s | %-28s | %s\n' "" "" "" "refresh, s" "waiting on the daemon, s" "wallet's own work, s"
+printf '%-14s %6s %6s | %8s %8s %8s | %9s %9s %8s | %8s %8s\n' chain blocks txs gonerod monerod ratio gonerod monerod ratio gonerod monerod
 port=38900
 for chain in "${chains[@]}"; do
   name=$(basename "$chain")
@@ -129,7 +133,7 @@ for chain in "${chains[@]}"; do
   inns "$gonerod_bin" import --regtest --fixed-difficulty 1 --data-dir "$work/g" --input-file "$chain/blockchain.raw" \
     >"$work/import.log" 2>&1 || { tail "$work/import.log" >&2; exit 1; }
   cp -a "$chain/node1" "$work/m"
-  gport=$((port)); mport=$((port + 2)); wport=$((port + 4))
+  gport=$((port)); mport=$((port + 2)); wport=$((port + 4)); gproxy=$((port + 5)); mproxy=$((port + 6))
   inns "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" --offline --log-level warn \
     --rpc-bind-port "$gport" >"$work/gonerod.log" 2>&1 &
   gpid=$!; pids+=("$gpid")
@@ -140,6 +144,13 @@ for chain in "${chains[@]}"; do
   [[ $(field "$ginfo" top_block_hash) == $(field "$minfo" top_block_hash) ]] \
     || { echo "$name: gonerod and monerod serve different chains" >&2; exit 1; }
   height=$(field "$ginfo" height); txs=$(field "$ginfo" tx_count)
+  # The wallets reach each daemon through waitproxy, which sums the time they wait on it.
+  inns "$work/waitproxy" -listen "127.0.0.1:$gproxy" -daemon "127.0.0.1:$gport" & pids+=($!)
+  inns "$work/waitproxy" -listen "127.0.0.1:$mproxy" -daemon "127.0.0.1:$mport" & pids+=($!)
+  waited() { inns curl -s --max-time 5 "http://127.0.0.1:$1/.waitproxy" | sed 's/.*wait_seconds=//'; }
+  for p in $gproxy $mproxy; do
+    for _ in $(seq 1 100); do waited "$p" >/dev/null 2>&1 && break; sleep 0.1; done
+  done
 
   cp "$chain/wallets/$wallet" "$chain/wallets/$wallet.keys" "$work/seedw/"
   start_wallet "$mport" "$wport" "$work/seedw"
@@ -147,29 +158,37 @@ for chain in "${chains[@]}"; do
   seed=$(field "$(rpc "$wport" query_key '{"key_type":"mnemonic"}')" key)
   stop_port "$wport"
 
-  gtimes=(); mtimes=(); want=""
+  gtimes=(); mtimes=(); gwaits=(); mwaits=(); want=""
   for r in $(seq 1 "$runs"); do
     order=(g m); ((r % 2 == 0)) && order=(m g)
     for d in "${order[@]}"; do
-      dport=$gport; [[ $d == m ]] && dport=$mport
+      dport=$gproxy; [[ $d == m ]] && dport=$mproxy
       wdir="$work/w-$d-$r"; mkdir -p "$wdir"
-      start_wallet "$dport" "$wport" "$wdir"
+      # Restored against no daemon (a closed port): restoring may start a refresh of its own, which must
+      # not be the one timed. Then the daemon is set and the refresh timed.
+      start_wallet "$((port + 9))" "$wport" "$wdir"
       rpc "$wport" restore_deterministic_wallet "{\"filename\":\"r\",\"password\":\"\",\"seed\":\"$seed\",\"restore_height\":0,\"autosave_current\":false}" >/dev/null
       rpc "$wport" auto_refresh '{"enable":false}' >/dev/null
+      rpc "$wport" set_daemon "{\"address\":\"127.0.0.1:$dport\",\"trusted\":true}" >/dev/null
+      waited "$dport" >/dev/null   # reset the proxy's count
       t0=$(now)
       rpc "$wport" refresh '{"start_height":0}' >/dev/null
       t1=$(now)
+      wt=$(waited "$dport")
       got="$(field "$(rpc "$wport" get_height)" height) $(field "$(rpc "$wport" get_balance '{"all_accounts":true}')" balance)"
       stop_port "$wport"; rm -rf "$wdir"
       [[ -z $want ]] && want=$got
       [[ $got == "$want" ]] || { echo "$name: wallet through $d sees height/balance $got, other runs $want" >&2; exit 1; }
       dt=$(python3 -c "print($t1 - $t0)")
-      if [[ $d == g ]]; then gtimes+=("$dt"); else mtimes+=("$dt"); fi
+      if [[ $d == g ]]; then gtimes+=("$dt"); gwaits+=("$wt"); else mtimes+=("$dt"); mwaits+=("$wt"); fi
     done
   done
-  gm=$(median "${gtimes[@]}"); mm=$(median "${mtimes[@]}")
-  printf '%-28s %8s %8s %12s %12s %6.2fx\n' "$name" "$height" "$txs" "$gm" "$mm" "$(python3 -c "print($mm / $gm)")"
-  echo "  runs: gonerod ${gtimes[*]}; monerod ${mtimes[*]}; wallet $wallet sees height/balance $want" >&2
+  gm=$(median "${gtimes[@]}"); mm=$(median "${mtimes[@]}"); gw=$(median "${gwaits[@]}"); mw=$(median "${mwaits[@]}")
+  printf '%-14s %6s %6s | %8s %8s %7.2fx | %9s %9s %7.2fx | %8.3f %8.3f\n' "$name" "$height" "$txs" "$gm" "$mm" \
+    "$(python3 -c "print($mm / $gm)")" "$gw" "$mw" "$(python3 -c "print($mw / $gw)")" \
+    "$(python3 -c "print($gm - $gw)")" "$(python3 -c "print($mm - $mw)")"
+  echo "  runs: gonerod ${gtimes[*]} (waits ${gwaits[*]}); monerod ${mtimes[*]} (waits ${mwaits[*]}); wallet $wallet sees height/balance $want" >&2
+  pkill -f -- "-listen 127.0.0.1:$gproxy" >/dev/null 2>&1 || true; pkill -f -- "-listen 127.0.0.1:$mproxy" >/dev/null 2>&1 || true
   stop_port "$gport"
   NETNS=$NS "$shared/tools/monerod-lab" stop "$mpid" >/dev/null 2>&1 || true
   port=$((port + 10))
