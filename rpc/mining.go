@@ -72,6 +72,23 @@ func decodeHexBlob(s string) ([]byte, bool) {
 	return b, err == nil
 }
 
+// parseBlockBlob parses a block blob as monerod does. One leniency of
+// monerod's reader is kept: a varint read at the end of the data reads as
+// 0 (tools::read_varint returns what it read so far), so a blob that ends
+// where its tx_hashes count should be is a block without transactions.
+// The block's own serialization (with the count) is returned with it.
+func parseBlockBlob(blob []byte) (*cryptonote.Block, []byte, error) {
+	blk, err := cryptonote.ParseBlock(blob)
+	if err == nil {
+		return blk, blob, nil
+	}
+	padded := append(blob[:len(blob):len(blob)], 0)
+	if b, err2 := cryptonote.ParseBlock(padded); err2 == nil && len(b.TxHashes) == 0 {
+		return b, padded, nil
+	}
+	return nil, nil, err
+}
+
 // blockSizeOK is core::check_incoming_block_size: a blob no longer than the
 // block weight limit (plus a leeway) before it is even parsed.
 func (s *Server) blockSizeOK(blob []byte) bool {
@@ -194,14 +211,14 @@ func submitBlock(c *call) (func(*epeejson.Writer), *Error) {
 	if !ok {
 		return nil, errWrongBlockblob
 	}
-	blk, err := cryptonote.ParseBlock(blob)
+	blk, canonical, err := parseBlockBlob(blob)
 	if err != nil {
 		return nil, errWrongBlockblob
 	}
 	if !s.blockSizeOK(blob) {
 		return nil, &Error{codeWrongBlockblobSize, "Block bloc size is too big, rejecting block"} // sic
 	}
-	res, err := s.miner.Submit(blk, blob)
+	res, err := s.miner.Submit(blk, canonical)
 	switch {
 	case err == nil:
 		s.log.Info("submitted block added", "height", res.Meta.Height, "hash", res.Meta.Hash, "main_chain", res.MainChain)
@@ -386,7 +403,7 @@ func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
 	if !ok {
 		return nil, &Error{codeWrongParam, "Invalid blocktemplate_blob"}
 	}
-	blk, err := cryptonote.ParseBlock(blob)
+	blk, _, err := parseBlockBlob(blob)
 	if err != nil {
 		return nil, &Error{codeWrongBlockblob, "Wrong blocktemplate_blob"}
 	}
