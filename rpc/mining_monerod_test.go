@@ -267,6 +267,26 @@ func TestMiningMatchesMonerod(t *testing.T) {
 		for _, blob := range []string{"zz", "0011", "", tmplBlob + "00", tmplBlob[:len(tmplBlob)-2]} {
 			rpc("add_aux_pow", fmt.Sprintf(`{"blocktemplate_blob":%q,"aux_pow":%s}`, blob, one))
 		}
+		// Templates whose miner transaction's extra holds other fields:
+		// padding, additional keys, a nonce whose length is not
+		// canonical (the rewrite fails), a minergate field.
+		raw, _ := hex.DecodeString(tmplBlob)
+		blk, err := cryptonote.ParseBlock(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub := blk.MinerTx.Extra[:33]
+		for _, extra := range [][]byte{
+			append(append([]byte{}, pub...), 0, 0, 0),
+			append(append(append([]byte{}, pub...), 4, 1), pub[1:]...),
+			append(append([]byte{}, pub...), 2, 0x81, 0, 7),
+			append(append([]byte{}, pub...), 0xde, 2, 5, 5),
+			append(append([]byte{}, pub...), 2, 3, 1, 2),
+		} {
+			b := *blk
+			b.MinerTx.Extra = extra
+			rpc("add_aux_pow", fmt.Sprintf(`{"blocktemplate_blob":%q,"aux_pow":%s}`, hex.EncodeToString(b.Serialize()), one))
+		}
 		// Again on a template that already has a merge-mining tag: it is replaced.
 		var first struct {
 			Blob string `json:"blocktemplate_blob"`
