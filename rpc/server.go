@@ -153,7 +153,8 @@ func (s *Server) Serve() error {
 
 // Shutdown stops accepting and waits for in-flight requests.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.stopMining() // a generateblocks in progress gives up at its next nonce
+	s.stopMining()     // a generateblocks in progress gives up at its next nonce
+	_ = s.miner.Stop() // and a loop /start_mining began ends
 	var errs []error
 	for _, l := range s.listeners {
 		errs = append(errs, l.Shutdown(ctx))

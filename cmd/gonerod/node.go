@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -74,7 +75,7 @@ func runNode(o *options) error {
 	// One miner for generateblocks and --start-mining: blocks are mined one
 	// at a time, each on the top the other left, and announced to peers.
 	mnr := miner.New(n.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce, Logger: log,
-		Mined: peers.RelayBlock, Synchronized: peers.Synchronized, Pool: pool})
+		Mined: peers.RelayBlock, Synchronized: peers.Synchronized, Pool: pool, Interval: o.miningInterval})
 	ctx, stop := signalContext()
 	defer stop()
 	// /stop_daemon ends the node as SIGTERM does.
@@ -93,25 +94,24 @@ func runNode(o *options) error {
 		"rpc", srv.MainAddr(), "restricted_rpc", srv.RestrictedAddr(), "p2p", peers.Addr())
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
-	mined := make(chan error, 1)
 	if miningTo != nil {
-		go func() { mined <- mnr.Run(ctx, *miningTo, o.miningInterval) }()
-	} else {
-		close(mined)
+		// The loop /start_mining starts too: mining_status reports it and
+		// /stop_mining stops it, as monerod's --start-mining.
+		if err := mnr.Start(*miningTo, runtime.NumCPU(), false, false); err != nil {
+			return err
+		}
 	}
 	select {
 	case err := <-served:
 		stop()
-		<-mined
+		_ = mnr.Stop()
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
 	// The miner stops first (a nonce search in progress is abandoned), so
 	// that no block is being added while the store closes.
-	if err := <-mined; err != nil {
-		log.Error("miner", "err", err)
-	}
+	_ = mnr.Stop()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
