@@ -19,7 +19,7 @@ func benchServer(b *testing.B) *Server {
 			return Response{ContentType: "application/json", Body: fixedJSON}
 		},
 	}
-	return startServer(b, Config{MaxConnections: -1, MaxConnectionsPerIP: -1}, routes)
+	return startServer(b, Config{MaxConnections: -1, MaxConnectionsPerPrivateIP: -1}, routes)
 }
 
 // BenchmarkServeKeepAlive: net/http clients in parallel, each reusing its
