@@ -36,6 +36,10 @@ type limitListener struct {
 	refused  uint64 // connections closed at once because of a limit
 
 	openNow atomic.Int64 // == open, readable without the lock
+
+	lastRefused map[hostKey]time.Time // when each host was last refused
+	held        []heldConn            // refused connections waiting to be closed
+	reaping     bool                  // reap is running
 }
 
 func newLimitListener(inner net.Listener, maxTotal, maxPublic, maxPrivate, sndBuf int, log *slog.Logger) *limitListener {
@@ -70,9 +74,98 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			}
 			return cc, nil
 		}
-		_ = c.Close()
-		l.log.Debug("httpd: connection refused: limit reached", "remote", c.RemoteAddr().String())
+		l.refuse(c, key)
 	}
+}
+
+// Refusing. monerod closes a connection over a limit at once. A client
+// that reconnects in a loop (wrk does, a misconfigured pool may) then
+// costs both sides a TCP handshake, an accept and a close per turn, as
+// fast as it can go: tens of thousands per second on loopback, CPU that
+// the admitted connections no longer get. So a host's first refusal is
+// an immediate close, as in monerod; a host refused again within
+// refuseMemory has its next refused connections held (unread, no byte
+// sent) for refuseHold before they are closed. The client still sees
+// what monerod shows it, a connection that ends without a byte, only
+// later, and its loop turns a few times per second instead of thousands.
+// At most maxHeldRefused connections are held (beyond that they are
+// closed at once), so holding costs bounded memory and descriptors.
+const (
+	refuseMemory   = time.Second
+	refuseHold     = 250 * time.Millisecond
+	maxHeldRefused = 256
+	// maxRefusedHosts bounds the memory of recently refused hosts.
+	maxRefusedHosts = 4096
+)
+
+type heldConn struct {
+	c       net.Conn
+	closeAt time.Time
+}
+
+func (l *limitListener) refuse(c net.Conn, key hostKey) {
+	now := time.Now()
+	l.mu.Lock()
+	if l.lastRefused == nil || len(l.lastRefused) >= maxRefusedHosts {
+		l.lastRefused = make(map[hostKey]time.Time)
+	}
+	last, seen := l.lastRefused[key]
+	l.lastRefused[key] = now
+	hold := seen && now.Sub(last) < refuseMemory && len(l.held) < maxHeldRefused
+	if hold {
+		l.held = append(l.held, heldConn{c: c, closeAt: now.Add(refuseHold)})
+		if !l.reaping {
+			l.reaping = true
+			go l.reap()
+		}
+	}
+	l.mu.Unlock()
+	if !hold {
+		_ = c.Close()
+	}
+	l.log.Debug("httpd: connection refused: limit reached", "remote", c.RemoteAddr().String(), "held", hold)
+}
+
+// reap closes held refused connections when their time is up; it runs
+// while any are held. They are queued in closing order (same hold for
+// all), so it only ever looks at the front.
+func (l *limitListener) reap() {
+	for {
+		l.mu.Lock()
+		if len(l.held) == 0 {
+			l.reaping = false
+			l.mu.Unlock()
+			return
+		}
+		first := l.held[0]
+		wait := time.Until(first.closeAt)
+		if wait <= 0 {
+			l.held[0] = heldConn{}
+			l.held = l.held[1:]
+			if len(l.held) == 0 {
+				l.held = nil
+			}
+		}
+		l.mu.Unlock()
+		if wait > 0 {
+			time.Sleep(wait)
+			continue
+		}
+		_ = first.c.Close()
+	}
+}
+
+// Close stops accepting and closes held refused connections.
+func (l *limitListener) Close() error {
+	err := l.Listener.Close()
+	l.mu.Lock()
+	held := l.held
+	l.held = nil
+	l.mu.Unlock()
+	for _, h := range held {
+		_ = h.c.Close()
+	}
+	return err
 }
 
 // remoteIP is the peer's address without port, IPv4-mapped IPv6 unmapped so
