@@ -275,13 +275,13 @@ type countedConn struct {
 	key    hostKey
 	closed atomic.Bool
 
-	started bool   // the first Read happened
+	started bool // the first Read happened
 	// drainOnClose: the server is hanging up on a request whose body it
 	// did not read (413); see Close.
 	drainOnClose bool
-	remote  string // RemoteAddr().String(), made on first use
-	auth    authSession
-	req     Request
+	remote       string // RemoteAddr().String(), made on first use
+	auth         authSession
+	req          Request
 }
 
 func (c *countedConn) Close() error {
