@@ -73,8 +73,9 @@ type Server struct {
 	mainHTTP  *httpd.Server
 	restrHTTP *httpd.Server
 
-	cache blockCache
-	pow   powCache
+	cache   blockCache
+	pow     powCache
+	answers answerCache // fastpath.go
 }
 
 // New builds the server and binds its listeners.
