@@ -108,7 +108,7 @@ func (blk *Block) MonerodJSON() string {
 	w.fieldBlob("prev_id", blk.PrevID[:])
 	w.fieldUint("nonce", uint64(blk.Nonce))
 	w.tag("miner_tx")
-	w.transaction(&blk.MinerTx)
+	w.transaction(&blk.MinerTx, false)
 	w.tag("tx_hashes")
 	w.beginArray(len(blk.TxHashes))
 	for i := range blk.TxHashes {
@@ -123,11 +123,30 @@ func (blk *Block) MonerodJSON() string {
 // MonerodJSON is the text monerod prints for a transaction (tx_json, as_json).
 func (tx *Transaction) MonerodJSON() string {
 	w := jsonText{b: make([]byte, 0, 4096)}
-	w.transaction(tx)
+	w.transaction(tx, false)
 	return string(w.b)
 }
 
-func (w *jsonText) transaction(tx *Transaction) {
+// MonerodPrunedJSON is the text monerod prints for a pruned transaction
+// (gettransactions with prune and decode_as_json): what serialize_base
+// writes, i.e. no v1 signatures and no RingCT prunable part.
+func (tx *Transaction) MonerodPrunedJSON() string {
+	w := jsonText{b: make([]byte, 0, 2048)}
+	w.transaction(tx, true)
+	return string(w.b)
+}
+
+// SplitBlob serializes tx and says where its pruned part (the prefix, and
+// for v2 the RingCT base) ends; the rest is its prunable part.
+func (tx *Transaction) SplitBlob() (blob []byte, prunedLen int) {
+	blob, parts := tx.appendParts(nil)
+	if tx.Version == 1 {
+		return blob, parts.prefixEnd
+	}
+	return blob, parts.baseEnd
+}
+
+func (w *jsonText) transaction(tx *Transaction, pruned bool) {
 	w.beginObject()
 	w.fieldUint("version", tx.Version)
 	w.fieldUint("unlock_time", tx.UnlockTime)
@@ -151,12 +170,14 @@ func (w *jsonText) transaction(tx *Transaction) {
 	w.endArray()
 	w.byteArray("extra", tx.Extra)
 	if tx.Version == 1 {
-		w.v1Signatures(tx)
+		if !pruned {
+			w.v1Signatures(tx)
+		}
 	} else {
 		w.tag("rct_signatures")
 		if len(tx.Inputs) > 0 && tx.Rct != nil {
 			w.rctBase(tx.Rct, len(tx.Inputs))
-			if tx.Rct.Type != RctTypeNull && tx.Rct.Prunable != nil {
+			if tx.Rct.Type != RctTypeNull && tx.Rct.Prunable != nil && !pruned {
 				w.tag("rctsig_prunable")
 				w.rctPrunable(tx.Rct)
 			}

@@ -50,6 +50,8 @@ type Options struct {
 	// Pool, when set, supplies transactions for the blocks: verified
 	// against the chain, best fee per weight first.
 	Pool TxSource
+	// Interval is the pause between blocks of the loop Start runs (see Run).
+	Interval time.Duration
 }
 
 // TxSource is the transaction pool as the miner sees it.
@@ -57,6 +59,9 @@ type TxSource interface {
 	// Select returns verified, mutually compatible transactions, best fee
 	// per weight first, weighing at most maxWeight together.
 	Select(maxWeight uint64) []*txpool.Entry
+	// Get finds one transaction (submit_block takes a block's
+	// transactions from the pool).
+	Get(id cryptonote.Hash) (*txpool.Entry, bool)
 }
 
 // Miner mines blocks onto a chain. Its methods are safe for concurrent use:
@@ -66,7 +71,10 @@ type Miner struct {
 	opts  Options
 	mu    sync.Mutex // one block at a time
 
-	hashes atomic.Uint64 // RandomX hashes computed, for the hash rate
+	hashes  atomic.Uint64 // RandomX hashes computed, for the hash rate
+	running atomic.Int32  // Run loops in progress (continuous mining)
+
+	ctl control // the mining loop started by Start
 }
 
 // New returns a miner for c.
@@ -86,6 +94,10 @@ func New(c *chain.Chain, opts Options) *Miner {
 // Hashes is the number of proof-of-work hashes computed so far.
 func (m *Miner) Hashes() uint64 { return m.hashes.Load() }
 
+// Running says whether the miner mines continuously (Run is in progress),
+// as monerod's miner::is_mining.
+func (m *Miner) Running() bool { return m.running.Load() > 0 }
+
 // Template is a block ready for the nonce search.
 type Template struct {
 	Block      cryptonote.Block
@@ -104,6 +116,13 @@ type Template struct {
 // clock but not below the median of the last 60 blocks, difficulty and
 // reward from the chain's figures for the next block.
 func (m *Miner) NewTemplate(to address.Address) (*Template, error) {
+	return m.BlockTemplate(to, m.opts.ExtraNonce)
+}
+
+// BlockTemplate is NewTemplate with the miner transaction's extra nonce
+// given (get_block_template's reserve_size zero bytes or extra_nonce; empty
+// adds no nonce field).
+func (m *Miner) BlockTemplate(to address.Address, extraNonce []byte) (*Template, error) {
 	net := m.chain.Network()
 	next := m.chain.NextBlockFacts()
 	height := next.Height
@@ -122,7 +141,7 @@ func (m *Miner) NewTemplate(to address.Address) (*Template, error) {
 	// From version 12 the reward penalty uses the effective median
 	// (consensus.RewardMedian), the figure NextBlockFacts reports.
 	picked, txsWeight, fees := m.fill(version, next.EffectiveMedian, next.Top.GeneratedCoins)
-	tx, reward, err := rewardedMinerTx(height, to, version, next.EffectiveMedian, next.Top.GeneratedCoins, txsWeight, fees, key, m.opts.ExtraNonce)
+	tx, reward, err := rewardedMinerTx(height, to, version, next.EffectiveMedian, next.Top.GeneratedCoins, txsWeight, fees, key, extraNonce)
 	if err != nil {
 		return nil, err
 	}
@@ -197,6 +216,10 @@ var ErrNonceSpaceExhausted = errors.New("no nonce satisfies the difficulty")
 // template's difficulty. At difficulty 1 every hash does, so the start
 // nonce is taken without hashing, as monerod's search ends at its first try.
 func (m *Miner) Solve(ctx context.Context, t *Template, start uint32) error {
+	return m.solve(ctx, t, start, m.opts.Workers)
+}
+
+func (m *Miner) solve(ctx context.Context, t *Template, start uint32, workers int) error {
 	t.Block.Nonce = start
 	if t.Difficulty.Cmp(u128.From64(1)) <= 0 {
 		return nil
@@ -222,13 +245,12 @@ func (m *Miner) Solve(ctx context.Context, t *Template, start uint32) error {
 	finish := func(n uint32, err error) {
 		once.Do(func() { nonce, failure = n, err; found.Store(err == nil); cancel() })
 	}
-	workers := uint64(m.opts.Workers)
-	for w := range workers {
+	for w := range uint64(workers) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			buf := append([]byte(nil), blob...)
-			for n := uint64(start) + w; n <= 0xffffffff; n += workers {
+			for n := uint64(start) + w; n <= 0xffffffff; n += uint64(workers) {
 				if ctx.Err() != nil {
 					return
 				}
@@ -263,6 +285,12 @@ func (m *Miner) Solve(ctx context.Context, t *Template, start uint32) error {
 // adds the block to the chain. Should another writer extend the chain
 // meanwhile, it starts over on the new top.
 func (m *Miner) MineBlock(ctx context.Context, to address.Address, start uint32) (chaindb.BlockMeta, error) {
+	return m.mineBlock(ctx, to, start, m.opts.Workers, nil)
+}
+
+// mineBlock is MineBlock with workers nonce searchers; onTemplate, if not
+// nil, is told each template before its nonce search.
+func (m *Miner) mineBlock(ctx context.Context, to address.Address, start uint32, workers int, onTemplate func(*Template)) (chaindb.BlockMeta, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for attempt := 0; ; attempt++ {
@@ -270,7 +298,10 @@ func (m *Miner) MineBlock(ctx context.Context, to address.Address, start uint32)
 		if err != nil {
 			return chaindb.BlockMeta{}, err
 		}
-		if err := m.Solve(ctx, t, start); err != nil {
+		if onTemplate != nil {
+			onTemplate(t)
+		}
+		if err := m.solve(ctx, t, start, workers); err != nil {
 			return chaindb.BlockMeta{}, err
 		}
 		// The chain stores the blob it is given; parse it back so that the
@@ -304,7 +335,13 @@ func (m *Miner) MineBlock(ctx context.Context, to address.Address, start uint32)
 // that fails is logged and retried after the interval. It returns nil when
 // ctx ends.
 func (m *Miner) Run(ctx context.Context, to address.Address, interval time.Duration) error {
+	return m.run(ctx, to, interval, m.opts.Workers, nil)
+}
+
+func (m *Miner) run(ctx context.Context, to address.Address, interval time.Duration, workers int, onTemplate func(*Template)) error {
 	log := m.opts.Logger
+	m.running.Add(1)
+	defer m.running.Add(-1)
 	log.Info("mining started", "address", to.String(), "interval", interval)
 	waiting := false
 	for {
@@ -322,7 +359,7 @@ func (m *Miner) Run(ctx context.Context, to address.Address, interval time.Durat
 			continue
 		}
 		waiting = false
-		meta, err := m.MineBlock(ctx, to, 0)
+		meta, err := m.mineBlock(ctx, to, 0, workers, onTemplate)
 		switch {
 		case ctx.Err() != nil:
 			log.Info("mining stopped")

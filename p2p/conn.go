@@ -143,6 +143,8 @@ func (r countingReader) Read(p []byte) (int, error) {
 	if n > 0 {
 		now := r.c.node.now()
 		r.c.recvCount.Add(uint64(n))
+		r.c.node.traffic.packetsIn.Add(1)
+		r.c.node.traffic.bytesIn.Add(uint64(n))
 		r.c.lastRecv.Store(now.UnixNano())
 		r.c.down.add(now, n)
 	}
@@ -255,6 +257,8 @@ func (c *conn) send(buf []byte, deadline time.Time) error {
 	if n > 0 {
 		now := c.node.now()
 		c.sendCount.Add(uint64(n))
+		c.node.traffic.packetsOut.Add(1)
+		c.node.traffic.bytesOut.Add(uint64(n))
 		c.lastSend.Store(now.UnixNano())
 		c.up.add(now, n)
 	}

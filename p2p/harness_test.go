@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"path/filepath"
 	"testing"
 	"time"
@@ -114,11 +115,21 @@ func (tn *testNode) Connections() []rpc.Connection { return tn.node.Connections(
 func (tn *testNode) Counts() (uint64, uint64, uint64, uint64) {
 	return tn.node.Counts()
 }
-func (tn *testNode) Offline() bool        { return tn.node.Offline() }
-func (tn *testNode) Synchronized() bool   { return tn.node.Synchronized() }
-func (tn *testNode) TargetHeight() uint64 { return tn.node.TargetHeight() }
-func (tn *testNode) BusySyncing() bool    { return tn.node.BusySyncing() }
-func (tn *testNode) TxPoolSize() uint64   { return tn.node.TxPoolSize() }
+func (tn *testNode) Offline() bool                            { return tn.node.Offline() }
+func (tn *testNode) Synchronized() bool                       { return tn.node.Synchronized() }
+func (tn *testNode) TargetHeight() uint64                     { return tn.node.TargetHeight() }
+func (tn *testNode) BusySyncing() bool                        { return tn.node.BusySyncing() }
+func (tn *testNode) TxPoolSize() uint64                       { return tn.node.TxPoolSize() }
+func (tn *testNode) PeerLists() (white, grey []rpc.PeerEntry) { return tn.node.PeerLists() }
+func (tn *testNode) Bans(now time.Time) []rpc.Ban             { return tn.node.Bans(now) }
+func (tn *testNode) Ban(p netip.Prefix, until time.Time)      { tn.node.Ban(p, until) }
+func (tn *testNode) Unban(p netip.Prefix)                     { tn.node.Unban(p) }
+func (tn *testNode) BannedUntil(ip netip.Addr, now time.Time) (time.Time, bool) {
+	return tn.node.BannedUntil(ip, now)
+}
+func (tn *testNode) MaxPeers() (out, in int64)                 { return tn.node.MaxPeers() }
+func (tn *testNode) SetMaxPeers(out, in int64)                 { tn.node.SetMaxPeers(out, in) }
+func (tn *testNode) Traffic() (uint64, uint64, uint64, uint64) { return tn.node.Traffic() }
 
 // p2pAddr is the node's listening address.
 func (tn *testNode) p2pAddr() string { return tn.node.Addr().String() }

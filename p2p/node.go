@@ -87,6 +87,13 @@ type Node struct {
 	// dandelion is the Dandelion++ epoch for relaying transactions.
 	dandelion *dandelion
 
+	// maxOut and maxIn are the connection limits (cfg.OutPeers and
+	// cfg.InPeers at the start; the RPC's /out_peers and /in_peers change
+	// them).
+	maxOut, maxIn atomic.Int64
+	// traffic counts every connection's reads and writes (/get_net_stats).
+	traffic struct{ packetsIn, bytesIn, packetsOut, bytesOut atomic.Uint64 }
+
 	synchronized atomic.Bool
 	// adding counts goroutines adding synced blocks (get_info busy_syncing).
 	adding atomic.Int32
@@ -128,10 +135,13 @@ func New(cfg Config) (*Node, error) {
 		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
 	}
 	n.pool.OnAdd(n.relayLocal)
+	n.pool.OnRelay(n.relayAgain)
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	n.peerID = binary.LittleEndian.Uint64(b[:])
 	n.synchronized.Store(cfg.Offline)
+	n.maxOut.Store(int64(max(cfg.OutPeers, 0)))
+	n.maxIn.Store(int64(cfg.InPeers))
 	// Addresses are kept in the form connections are keyed by
 	// ([2001:db8::1]:p, an IPv4-mapped address as IPv4), so that a
 	// connected peer is recognised however it was written.
@@ -147,9 +157,12 @@ func New(cfg Config) (*Node, error) {
 	if err := n.peers.load(); err != nil {
 		n.log.Warn("peer lists not loaded; starting with empty ones", "file", cfg.StateFile, "err", err)
 	}
+	// monerod puts --add-peer addresses on its white list, with a random
+	// id and never seen.
 	for _, a := range cfg.Peers {
 		ap, _ := parseAddr(a)
-		n.peers.addGrey(portable.PeerlistEntry{Address: netAddress(ap)})
+		_, _ = rand.Read(b[:])
+		n.peers.addWhite(portable.PeerlistEntry{Address: netAddress(ap), ID: binary.LittleEndian.Uint64(b[:])}, time.Time{})
 	}
 	return n, nil
 }
@@ -270,7 +283,7 @@ func (n *Node) refuseIncoming(ip netip.Addr) string {
 			}
 		}
 	}
-	if n.cfg.InPeers >= 0 && in >= n.cfg.InPeers {
+	if maxIn := n.maxIn.Load(); maxIn >= 0 && int64(in) >= maxIn {
 		return "--in-peers reached"
 	}
 	if fromIP >= n.cfg.MaxConnectionsPerIP {
@@ -409,7 +422,7 @@ func (n *Node) makeConnections() {
 			out++
 		}
 	}
-	for _, e := range n.peers.candidates(n.cfg.OutPeers-out, n.now(), used) {
+	for _, e := range n.peers.candidates(int(n.maxOut.Load())-out, n.now(), used) {
 		a := e.Address.String()
 		if !connected[a] && !n.bans.banned(e.Address.IP, n.now()) {
 			n.dial(a)

@@ -89,12 +89,6 @@ func (p *peerList) touchWhite(a portable.NetAddress, now time.Time) {
 	}
 }
 
-func (p *peerList) addGrey(e portable.PeerlistEntry) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.addGreyLocked(e, time.Time{})
-}
-
 func (p *peerList) addGreyLocked(e portable.PeerlistEntry, now time.Time) {
 	if !reachable(e.Address.IP) || e.Address.Type != portable.AddressIPv4 && e.Address.Type != portable.AddressIPv6 {
 		return
@@ -407,6 +401,8 @@ type banList struct {
 	mu    sync.Mutex
 	fails map[netip.Prefix]failCount
 	until map[netip.Prefix]time.Time
+	// subnets are the IPv4 subnets an operator banned (set_bans).
+	subnets map[netip.Prefix]time.Time
 }
 
 type failCount struct {
@@ -420,7 +416,7 @@ const (
 )
 
 func newBanList() *banList {
-	return &banList{fails: map[netip.Prefix]failCount{}, until: map[netip.Prefix]time.Time{}}
+	return &banList{fails: map[netip.Prefix]failCount{}, until: map[netip.Prefix]time.Time{}, subnets: map[netip.Prefix]time.Time{}}
 }
 
 func banKey(ip netip.Addr) netip.Prefix {
@@ -470,15 +466,33 @@ func (b *banList) fail(ip netip.Addr, score int, now time.Time) bool {
 }
 
 func (b *banList) banned(ip netip.Addr, now time.Time) bool {
+	_, ok := b.bannedUntil(ip, now)
+	return ok
+}
+
+// bannedUntil says whether ip is banned at now, as a host or inside a
+// subnet, and until when; expired bans it meets are forgotten.
+func (b *banList) bannedUntil(ip netip.Addr, now time.Time) (time.Time, bool) {
+	ip = ip.Unmap()
 	k := banKey(ip)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	until, ok := b.until[k]
-	if ok && now.After(until) {
+	if until, ok := b.until[k]; ok {
+		if now.Before(until) {
+			return until, true
+		}
 		delete(b.until, k)
-		return false
 	}
-	return ok
+	for p, until := range b.subnets {
+		if !now.Before(until) {
+			delete(b.subnets, p)
+			continue
+		}
+		if p.Contains(ip) {
+			return until, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // newPingConn opens a short-lived outgoing connection for a ping-back.

@@ -703,6 +703,17 @@ func (n *Node) relayLocal(e *txpool.Entry) {
 	n.relayStem([]*txpool.Entry{e}, nil)
 }
 
+// relayAgain relays a pool transaction relay_tx asked for: fluffed when it
+// was already public (relay_method::fluff), else as a local transaction,
+// through Dandelion++ (relay_method::local).
+func (n *Node) relayAgain(e *txpool.Entry, fluff bool) {
+	if fluff {
+		n.relayFluff([]*txpool.Entry{e}, nil)
+		return
+	}
+	n.relayStem([]*txpool.Entry{e}, nil)
+}
+
 // embargoLoop fluffs the stem-phase transactions whose embargo ran out
 // (core::relay_txpool_transactions, run from monerod's idle loop).
 func (n *Node) embargoLoop() {

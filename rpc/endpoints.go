@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/gonero/gonero/httpd"
 )
@@ -59,7 +60,12 @@ func (s *Server) pathRoute(path string, h pathHandler) httpd.Route {
 		if refused && req.Restricted {
 			return notFound()
 		}
-		return h(s, req)
+		began := time.Now()
+		resp := h(s, req)
+		if resp.Status == 0 || resp.Status == 200 {
+			s.track(path, began) // rpc_access_tracking
+		}
+		return resp
 	}
 }
 
@@ -68,3 +74,7 @@ func (s *Server) pathRoute(path string, h pathHandler) httpd.Route {
 func notFound() httpd.Response {
 	return httpd.Response{Status: 404, ContentType: "text/plain"}
 }
+
+// badRequest is epee's answer to a body it cannot load into the request
+// type (unparsable, or a member of the wrong type): an empty 400.
+func badRequest() httpd.Response { return httpd.Response{Status: 400, ContentType: "text/plain"} }

@@ -3,6 +3,7 @@ package rpc
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
@@ -109,7 +110,13 @@ func (s *Server) dispatch(req epeejson.Value, restricted bool, w *epeejson.Write
 			return true
 		}
 	}
+	began := time.Now()
 	res, rpcErr := m.handler(c)
+	if rpcErr != errInvalidParams {
+		// monerod tracks a call its handler ran (rpc_access_tracking);
+		// params that did not load never reach it.
+		s.track(mv.Str, began)
+	}
 	if rpcErr != nil {
 		writeError(w, rpcErr, id, hasID)
 		return true

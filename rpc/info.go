@@ -1,6 +1,7 @@
 package rpc
 
 import (
+	"net/netip"
 	"sync"
 	"syscall"
 	"time"
@@ -23,6 +24,45 @@ type Peers interface {
 	TargetHeight() uint64
 	BusySyncing() bool
 	TxPoolSize() uint64
+
+	// The operator's controls (monerod's node_server): the peer lists,
+	// the ban list, the connection limits and the traffic counters.
+	PeerLists() (white, grey []PeerEntry)
+	// Bans lists the bans in force at now: hosts, then IPv4 subnets.
+	Bans(now time.Time) []Ban
+	// Ban bans a host (a single-address prefix) or an IPv4 subnet until
+	// until, dropping its connections and its peer-list entries; Unban
+	// lifts such a ban.
+	Ban(p netip.Prefix, until time.Time)
+	Unban(p netip.Prefix)
+	// BannedUntil says whether ip is banned at now (as a host or inside a
+	// subnet), and until when.
+	BannedUntil(ip netip.Addr, now time.Time) (time.Time, bool)
+	// MaxPeers are the outgoing and incoming connection limits (-1:
+	// unlimited incoming); SetMaxPeers changes them (a negative value
+	// leaves one unchanged) and drops the connections above a new limit.
+	MaxPeers() (out, in int64)
+	SetMaxPeers(out, in int64)
+	// Traffic counts the reads and writes on every P2P connection since
+	// the start, and their bytes.
+	Traffic() (packetsIn, bytesIn, packetsOut, bytesOut uint64)
+}
+
+// PeerEntry is one peer-list entry as /get_peer_list reports it.
+type PeerEntry struct {
+	ID                uint64
+	Addr              netip.AddrPort
+	LastSeen          int64 // unix seconds; 0: never (grey entries)
+	PruningSeed       uint32
+	RPCPort           uint16
+	RPCCreditsPerHash uint32
+}
+
+// Ban is one ban of the P2P ban list: a host (a prefix of its full
+// length, or an IPv6 /64) or an IPv4 subnet, until a whole second.
+type Ban struct {
+	Prefix netip.Prefix
+	Until  time.Time
 }
 
 // NoPeers is the truth for a node that runs no P2P: it is offline, so (like
@@ -36,6 +76,16 @@ func (NoPeers) Synchronized() bool                               { return true }
 func (NoPeers) TargetHeight() uint64                             { return 0 }
 func (NoPeers) BusySyncing() bool                                { return false }
 func (NoPeers) TxPoolSize() uint64                               { return 0 }
+func (NoPeers) PeerLists() (white, grey []PeerEntry)             { return nil, nil }
+func (NoPeers) Bans(time.Time) []Ban                             { return nil }
+func (NoPeers) Ban(netip.Prefix, time.Time)                      {}
+func (NoPeers) Unban(netip.Prefix)                               {}
+func (NoPeers) BannedUntil(netip.Addr, time.Time) (time.Time, bool) {
+	return time.Time{}, false
+}
+func (NoPeers) MaxPeers() (out, in int64)                                  { return 0, 0 }
+func (NoPeers) SetMaxPeers(out, in int64)                                  {}
+func (NoPeers) Traffic() (packetsIn, bytesIn, packetsOut, bytesOut uint64) { return 0, 0, 0, 0 }
 
 // Connection is one peer connection as get_connections reports it.
 type Connection struct {

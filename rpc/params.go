@@ -13,9 +13,15 @@ import (
 // object or array where a scalar is expected) is -32602.
 type requestParams struct {
 	v epeejson.Value // KindObject, or the zero Value when params was absent or not an object
+	// arr is params when it was an array: the few requests monerod
+	// declares as a bare vector (on_getblockhash, submit_block) read it.
+	arr epeejson.Value
 }
 
 func newParams(v epeejson.Value, ok bool) requestParams {
+	if ok && v.Kind == epeejson.KindArray {
+		return requestParams{arr: v}
+	}
 	if !ok || v.Kind != epeejson.KindObject {
 		return requestParams{}
 	}

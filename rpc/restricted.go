@@ -50,9 +50,6 @@ var restrictedRefusedMethods = map[string]bool{
 
 // Caps on a restricted listener.
 const (
-	// restrictedMaxFakeOuts bounds get_output_histogram's and the legacy
-	// random-outs requests (MAX_RESTRICTED_FAKE_OUTS_COUNT).
-	restrictedMaxFakeOuts = 40
 	// restrictedMaxGlobalOuts bounds the outputs of one /get_outs(.bin)
 	// request (MAX_RESTRICTED_GLOBAL_FAKE_OUTS_COUNT).
 	restrictedMaxGlobalOuts = 5000

@@ -163,18 +163,13 @@ func (s *Server) poolHashesAnswer(req *httpd.Request, writeIDs func(*epeejson.Wr
 	return jsonResponse(w)
 }
 
-// poolHashes lists the pool, best fee per weight first; a restricted
-// listener does not see transactions kept back from relaying or stemmed
-// (allow_sensitive false).
+// poolHashes lists the pool in monerod's table order (visiblePool); a
+// restricted listener does not see transactions kept back from relaying or
+// stemmed (allow_sensitive false).
 func (s *Server) poolHashes(restricted bool) []cryptonote.Hash {
-	if s.pool == nil {
-		return nil
-	}
 	var ids []cryptonote.Hash
-	for _, e := range s.pool.Entries() {
-		if !restricted || !(e.DoNotRelay || e.Stem) {
-			ids = append(ids, e.ID)
-		}
+	for _, e := range s.visiblePool(restricted) {
+		ids = append(ids, e.ID)
 	}
 	return ids
 }

@@ -50,6 +50,12 @@ type Config struct {
 	Main       httpd.Config
 	Restricted *httpd.Config
 	Logger     *slog.Logger
+	// LogLevel, if not nil, is the level of Logger, which /set_log_level
+	// and /set_log_categories change.
+	LogLevel *slog.LevelVar
+	// Stop, if not nil, stops the node (/stop_daemon); it is called once,
+	// on its own goroutine, after the answer is written.
+	Stop func()
 }
 
 // Server answers RPC requests on one or two listeners.
@@ -75,6 +81,8 @@ type Server struct {
 
 	cache   blockCache
 	pow     powCache
+	ops     operatorState
+	wsync   walletSync  // walletsync.go
 	answers answerCache // fastpath.go
 }
 
@@ -94,6 +102,7 @@ func New(cfg Config) (*Server, error) {
 		version: cfg.Version, started: time.Now(), disk: diskFacts{dir: cfg.DataDir}, log: cfg.Logger,
 	}
 	s.miningCtx, s.stopMining = context.WithCancel(context.Background())
+	s.ops.init(&cfg)
 	s.cache.init(renderedBlockCacheBytes)
 	s.pow.init(4096)
 	routes := s.routes()
@@ -145,7 +154,8 @@ func (s *Server) Serve() error {
 
 // Shutdown stops accepting and waits for in-flight requests.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.stopMining() // a generateblocks in progress gives up at its next nonce
+	s.stopMining()     // a generateblocks in progress gives up at its next nonce
+	_ = s.miner.Stop() // and a loop /start_mining began ends
 	var errs []error
 	for _, l := range s.listeners {
 		errs = append(errs, l.Shutdown(ctx))

@@ -72,6 +72,9 @@ type Entry struct {
 	// it has not seen it fluffed by then. Read them through StemPhase.
 	Stem         bool
 	EmbargoUntil time.Time
+	// DoubleSpendSeen: a later transaction tried to spend one of this
+	// one's key images (tx_memory_pool::mark_double_spend).
+	DoubleSpendSeen bool
 }
 
 // FeePerWeight orders entries for mining.
@@ -97,6 +100,9 @@ type Pool struct {
 	keyImages map[cryptonote.Key]cryptonote.Hash
 	weight    uint64
 	listeners []func(*Entry)
+	// relayers hear relay requests for transactions already in the pool
+	// (relay_tx); fluff says the transaction was already public.
+	relayers []func(e *Entry, fluff bool)
 	// removed collects the ids removed under mu, deleted from the store
 	// in one transaction before mu is released (flush).
 	removed []cryptonote.Hash
@@ -177,6 +183,9 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 		return ok
 	})
 	if err != nil {
+		if consensus.FlagsOf(err)&consensus.FlagDoubleSpend != 0 {
+			p.markDoubleSpend(tx)
+		}
 		p.unlock()
 		return nil, err
 	}
@@ -193,6 +202,19 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 		}
 	}
 	return e, nil
+}
+
+// markDoubleSpend flags every pool transaction spending one of tx's key
+// images (tx_memory_pool::mark_double_spend, called when a transaction is
+// refused for spending key images the pool already spends).
+func (p *Pool) markDoubleSpend(tx *cryptonote.Transaction) {
+	for _, in := range tx.Inputs {
+		if k, ok := in.(cryptonote.TxInToKey); ok {
+			if id, ok := p.keyImages[k.KeyImage]; ok {
+				p.txs[id].DoubleSpendSeen = true
+			}
+		}
+	}
 }
 
 func (p *Pool) insert(e *Entry) {
@@ -317,6 +339,18 @@ func (p *Pool) Entries() []*Entry {
 	p.mu.Lock()
 	defer p.unlock()
 	return p.sorted()
+}
+
+// Snapshot returns a copy of every pool entry, taken under the pool's lock
+// (the entries Entries returns are shared and their relay state changes).
+func (p *Pool) Snapshot() []Entry {
+	p.mu.Lock()
+	defer p.unlock()
+	out := make([]Entry, 0, len(p.txs))
+	for _, e := range p.txs {
+		out = append(out, *e)
+	}
+	return out
 }
 
 // Hashes returns the ids of every pool transaction, best fee per weight first.
@@ -481,6 +515,53 @@ func (p *Pool) PublicEntries() []*Entry {
 		}
 	}
 	return out
+}
+
+// OnRelay registers fn to be called (outside the pool's lock) when Relay
+// asks for a pool transaction to be relayed again.
+func (p *Pool) OnRelay(fn func(e *Entry, fluff bool)) {
+	p.mu.Lock()
+	p.relayers = append(p.relayers, fn)
+	p.unlock()
+}
+
+// Relay asks for a pool transaction to be relayed (relay_tx): a public one
+// is fluffed again; with allowPrivate, one kept back (do_not_relay) or in
+// its stem phase is released and relayed as a local transaction is. It
+// reports whether the pool holds such a transaction.
+func (p *Pool) Relay(id cryptonote.Hash, allowPrivate bool) bool {
+	p.mu.Lock()
+	e, ok := p.txs[id]
+	public := ok && !e.DoNotRelay && !e.Stem
+	if !ok || (!public && !allowPrivate) {
+		p.unlock()
+		return false
+	}
+	if e.DoNotRelay && p.store != nil {
+		rec := chaindb.PoolTxRecord{Hash: e.ID, Blob: e.Blob, Received: uint64(e.Received.Unix()), KeptByBlock: e.KeptByBlock}
+		if err := p.store.PutPoolTx(rec); err != nil {
+			slog.Warn("txpool: storing a transaction", "tx", e.ID, "err", err)
+		}
+	}
+	e.DoNotRelay = false
+	relayers := slices.Clone(p.relayers)
+	p.unlock()
+	for _, fn := range relayers {
+		fn(e, public)
+	}
+	return true
+}
+
+// Remove takes transactions out of the pool (flush_txpool); ids the pool
+// does not hold are ignored.
+func (p *Pool) Remove(ids []cryptonote.Hash) {
+	p.mu.Lock()
+	defer p.unlock()
+	for _, id := range ids {
+		if e, ok := p.txs[id]; ok {
+			p.remove(e)
+		}
+	}
 }
 
 // Load adds the stored entries back (at start-up), each verified again

@@ -133,11 +133,20 @@ func (n *node) close() {
 }
 
 func newLogger(level string) (*slog.Logger, error) {
+	log, _, err := newLevelLogger(level)
+	return log, err
+}
+
+// newLevelLogger is newLogger with its level, which the RPC's
+// /set_log_level changes while the node runs.
+func newLevelLogger(level string) (*slog.Logger, *slog.LevelVar, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(level)); err != nil {
-		return nil, fmt.Errorf("--log-level: %w", err)
+		return nil, nil, fmt.Errorf("--log-level: %w", err)
 	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+	v := new(slog.LevelVar)
+	v.Set(l)
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: v})), v, nil
 }
 
 // signalContext is cancelled by SIGINT or SIGTERM; a second signal exits at once.

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,7 @@ import (
 
 // runNode opens the chain and serves RPC until SIGINT or SIGTERM.
 func runNode(o *options) error {
-	log, err := newLogger(o.logLevel)
+	log, logLevel, err := newLevelLogger(o.logLevel)
 	if err != nil {
 		return err
 	}
@@ -74,10 +75,16 @@ func runNode(o *options) error {
 	// One miner for generateblocks and --start-mining: blocks are mined one
 	// at a time, each on the top the other left, and announced to peers.
 	mnr := miner.New(n.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce, Logger: log,
-		Mined: peers.RelayBlock, Synchronized: peers.Synchronized, Pool: pool})
+		Mined: peers.RelayBlock, Synchronized: peers.Synchronized, Pool: pool, Interval: o.miningInterval})
+	ctx, stop := signalContext()
+	defer stop()
+	// /stop_daemon ends the node as SIGTERM does.
+	ctx, stopByRPC := context.WithCancel(ctx)
+	defer stopByRPC()
 	srv, err := rpc.New(rpc.Config{
 		Chain: n.chain, Peers: peers, Pool: pool, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
-		Main: main, Restricted: restricted, Miner: mnr,
+		LogLevel: logLevel, Main: main, Restricted: restricted, Miner: mnr,
+		Stop: func() { log.Info("stop requested over RPC"); stopByRPC() },
 	})
 	if err != nil {
 		return err
@@ -85,29 +92,26 @@ func runNode(o *options) error {
 	top := n.chain.Top()
 	log.Info("node running", "network", n.net, "store", o.storePath(n.net), "height", n.chain.Height(), "top", top.Hash,
 		"rpc", srv.MainAddr(), "restricted_rpc", srv.RestrictedAddr(), "p2p", peers.Addr())
-	ctx, stop := signalContext()
-	defer stop()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve() }()
-	mined := make(chan error, 1)
 	if miningTo != nil {
-		go func() { mined <- mnr.Run(ctx, *miningTo, o.miningInterval) }()
-	} else {
-		close(mined)
+		// The loop /start_mining starts too: mining_status reports it and
+		// /stop_mining stops it, as monerod's --start-mining.
+		if err := mnr.Start(*miningTo, runtime.NumCPU(), false, false); err != nil {
+			return err
+		}
 	}
 	select {
 	case err := <-served:
 		stop()
-		<-mined
+		_ = mnr.Stop()
 		return err
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
 	// The miner stops first (a nonce search in progress is abandoned), so
 	// that no block is being added while the store closes.
-	if err := <-mined; err != nil {
-		log.Error("miner", "err", err)
-	}
+	_ = mnr.Stop()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {

@@ -1,0 +1,355 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gonero/gonero/internal/monerodlab"
+)
+
+// A wallet is only as good as its daemon: monero-wallet-rpc restored from
+// seed through gonerod must see exactly what the same wallet sees through
+// monerod, on the same chain, before and after a payment made through
+// gonerod, mined by gonerod and synced by monerod.
+//
+// gonerod runs on the fresh chain with monerod as its P2P peer; alice and
+// bob are each restored from their seeds twice, once on each daemon. The
+// wallets' own views (height, balances per account and subaddress,
+// incoming, outgoing, pool and failed transfers, outputs with key images
+// and spent flags, proofs) are compared after every step.
+func TestWalletOnGonerodMatchesMonerod(t *testing.T) {
+	lab := monerodlab.Require(t)
+	fresh := lab.FreshChain(t)
+	began := time.Now()
+	step := func(format string, args ...any) {
+		t.Helper()
+		t.Logf("%6.2fs  %s", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
+	}
+
+	bin := buildGonerod(t)
+	data := t.TempDir()
+	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
+		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	g := startGonerod(t, bin, data)
+	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(g.p2pPort))
+	waitFor(t, 60*time.Second, "both nodes synchronized at the same top", func() bool {
+		gi, mi := g.info(t), monerodInfo(t, m)
+		return gi.Synchronized && mi.Synchronized && gi.Height == mi.Height && gi.TopHash == mi.TopHash
+	})
+	step("gonerod and monerod synchronized at height %d", g.info(t).Height)
+
+	// The seeds of the chain's wallets; this wallet-rpc then serves as
+	// alice's wallet through monerod.
+	seeds := map[string]string{}
+	aM := lab.StartWalletRPC(t, m.RPCPort)
+	for _, name := range []string{"alice", "bob"} {
+		w := lab.OpenWallet(t, fresh, name, m.RPCPort)
+		var key struct {
+			Key string `json:"key"`
+		}
+		if err := w.Call("query_key", map[string]any{"key_type": "mnemonic"}, &key); err != nil {
+			t.Fatal(err)
+		}
+		seeds[name] = key.Key
+		if err := w.Call("close_wallet", struct{}{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restore := func(w *monerodlab.WalletRPC, name string) {
+		t.Helper()
+		if err := w.Call("restore_deterministic_wallet", map[string]any{"filename": name, "password": "", "seed": seeds[name],
+			"restore_height": 0, "autosave_current": false}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Call("auto_refresh", map[string]any{"enable": false}, nil); err != nil {
+			t.Fatal(err)
+		}
+		refreshWallet(t, w)
+	}
+	aG, bG, bM := lab.StartWalletRPC(t, g.rpcPort), lab.StartWalletRPC(t, g.rpcPort), lab.StartWalletRPC(t, m.RPCPort)
+	restore(aG, "alice")
+	restore(aM, "alice")
+	restore(bG, "bob")
+	restore(bM, "bob")
+	compareWallets(t, "alice restored from seed", aG, aM)
+	compareWallets(t, "bob restored from seed", bG, bM)
+	step("alice and bob restored from seed: the same wallets through gonerod and through monerod")
+
+	var bobAddr, aliceAddr struct {
+		Address string `json:"address"`
+	}
+	if err := bG.Call("get_address", map[string]any{"account_index": 0}, &bobAddr); err != nil {
+		t.Fatal(err)
+	}
+	if err := aG.Call("get_address", map[string]any{"account_index": 0}, &aliceAddr); err != nil {
+		t.Fatal(err)
+	}
+
+	// alice pays bob through gonerod.
+	var paid struct {
+		Hash string `json:"tx_hash"`
+		Key  string `json:"tx_key"`
+		Fee  uint64 `json:"fee"`
+	}
+	if err := aG.Call("transfer", map[string]any{"destinations": []map[string]any{{"amount": 1_500_000_000_000, "address": bobAddr.Address}},
+		"account_index": 0, "priority": 0, "get_tx_key": true}, &paid); err != nil {
+		t.Fatal(err)
+	}
+	step("alice paid bob through gonerod: tx %s, fee %d", paid.Hash, paid.Fee)
+	if !slices.Contains(poolHashes(t, g.post), paid.Hash) {
+		t.Fatalf("the payment is not in gonerod's pool")
+	}
+	waitFor(t, 30*time.Second, "the payment in monerod's pool", func() bool { return slices.Contains(poolHashes(t, m.Post), paid.Hash) })
+	for _, w := range []*monerodlab.WalletRPC{aG, aM, bG, bM} {
+		refreshWallet(t, w)
+	}
+	// bob only observes, on both daemons; alice through gonerod made the
+	// payment and knows more of it than alice through monerod can (its
+	// destinations, its spent outputs before they are mined), so alice is
+	// compared after a rescan below.
+	compareWallets(t, "bob with the payment in the pool", bG, bM)
+	var inPool struct {
+		Transfer struct {
+			Type   string `json:"type"`
+			Amount uint64 `json:"amount"`
+		} `json:"transfer"`
+	}
+	if err := bG.Call("get_transfer_by_txid", map[string]any{"txid": paid.Hash}, &inPool); err != nil || inPool.Transfer.Type != "pool" {
+		t.Fatalf("bob through gonerod does not see the payment in the pool: %v %+v", err, inPool)
+	}
+
+	// gonerod's miner mines it; monerod syncs the block and reports the
+	// transaction in it.
+	var gen struct {
+		Blocks []string `json:"blocks"`
+		Height uint64   `json:"height"`
+	}
+	before := g.info(t)
+	if err := g.call("generateblocks", map[string]any{"amount_of_blocks": 1, "wallet_address": aliceAddr.Address}, &gen); err != nil {
+		t.Fatal(err)
+	}
+	if blk := g.block(t, before.Height); !slices.Contains(blk.TxHashes, paid.Hash) {
+		t.Fatalf("gonerod mined block %d without the payment: %v", before.Height, blk.TxHashes)
+	}
+	waitFor(t, 30*time.Second, "monerod at gonerod's new top", func() bool {
+		mi := monerodInfo(t, m)
+		return mi.Height == before.Height+1 && mi.TopHash == gen.Blocks[0]
+	})
+	body, err := m.Post("/gettransactions", []byte(`{"txs_hashes":["`+paid.Hash+`"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Txs []struct {
+			BlockHeight uint64 `json:"block_height"`
+			InPool      bool   `json:"in_pool"`
+		} `json:"txs"`
+	}
+	if err := json.Unmarshal(body, &got); err != nil || len(got.Txs) != 1 || got.Txs[0].InPool || got.Txs[0].BlockHeight != before.Height {
+		t.Fatalf("monerod's gettransactions for the payment: %s", body)
+	}
+	step("gonerod mined the payment in block %d; monerod synced it and reports it there", before.Height)
+	for _, w := range []*monerodlab.WalletRPC{aG, aM, bG, bM} {
+		refreshWallet(t, w)
+	}
+	var confirmed struct {
+		Transfer struct {
+			Type   string `json:"type"`
+			Height uint64 `json:"height"`
+		} `json:"transfer"`
+	}
+	if err := bG.Call("get_transfer_by_txid", map[string]any{"txid": paid.Hash}, &confirmed); err != nil ||
+		confirmed.Transfer.Type != "in" || confirmed.Transfer.Height != before.Height {
+		t.Fatalf("bob through gonerod: the payment is %+v (%v), want in at height %d", confirmed, err, before.Height)
+	}
+	if err := aG.Call("get_transfer_by_txid", map[string]any{"txid": paid.Hash}, &confirmed); err != nil ||
+		confirmed.Transfer.Type != "out" || confirmed.Transfer.Height != before.Height {
+		t.Fatalf("alice through gonerod: the payment is %+v (%v), want out at height %d", confirmed, err, before.Height)
+	}
+	compareWallets(t, "bob after the block", bG, bM)
+	rescan(t, aG, aM)
+	compareWallets(t, "alice after the block, rescanned", aG, aM)
+
+	// Proofs and key image checks ask the daemon too (get_version,
+	// gettransactions, is_key_image_spent).
+	checkKey := func(w *monerodlab.WalletRPC) map[string]any {
+		var r map[string]any
+		if err := w.Call("check_tx_key", map[string]any{"txid": paid.Hash, "tx_key": paid.Key, "address": bobAddr.Address}, &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if a, b := checkKey(bG), checkKey(bM); !reflect.DeepEqual(a, b) {
+		t.Fatalf("check_tx_key: through gonerod %v, through monerod %v", a, b)
+	}
+	for _, w := range []*monerodlab.WalletRPC{aG, aM} {
+		if err := w.Call("rescan_spent", struct{}{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compareWallets(t, "alice after rescan_spent", aG, aM)
+	step("check_tx_key and rescan_spent agree")
+
+	// bob sweeps what he can spend back to alice through gonerod.
+	var swept struct {
+		Hashes []string `json:"tx_hash_list"`
+	}
+	if err := bG.Call("sweep_all", map[string]any{"address": aliceAddr.Address, "account_index": 0, "priority": 0}, &swept); err != nil {
+		t.Fatal(err)
+	}
+	if len(swept.Hashes) == 0 {
+		t.Fatalf("sweep_all made no transaction")
+	}
+	before = g.info(t)
+	if err := g.call("generateblocks", map[string]any{"amount_of_blocks": 1, "wallet_address": aliceAddr.Address}, &gen); err != nil {
+		t.Fatal(err)
+	}
+	if blk := g.block(t, before.Height); !slices.Equal(sorted(blk.TxHashes), sorted(swept.Hashes)) {
+		t.Fatalf("gonerod's block %d has %v, want the sweep %v", before.Height, blk.TxHashes, swept.Hashes)
+	}
+	waitFor(t, 30*time.Second, "monerod at gonerod's new top", func() bool { return monerodInfo(t, m).TopHash == gen.Blocks[0] })
+	for _, w := range []*monerodlab.WalletRPC{aG, aM, bG, bM} {
+		refreshWallet(t, w)
+	}
+	rescan(t, bG, bM)
+	compareWallets(t, "bob after sweeping, rescanned", bG, bM)
+	compareWallets(t, "alice after bob's sweep", aG, aM)
+	step("bob swept %d transaction(s) to alice through gonerod; mined; wallets agree", len(swept.Hashes))
+}
+
+func sorted(s []string) []string {
+	c := slices.Clone(s)
+	slices.Sort(c)
+	return c
+}
+
+// rescan has wallets rebuild their view from their daemons
+// (rescan_blockchain): a wallet that sent a transaction keeps what only the
+// sender knows (destinations, the transaction key) until then.
+func rescan(t *testing.T, wallets ...*monerodlab.WalletRPC) {
+	t.Helper()
+	for _, w := range wallets {
+		if err := w.Call("rescan_blockchain", struct{}{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func refreshWallet(t *testing.T, w *monerodlab.WalletRPC) {
+	t.Helper()
+	if err := w.Call("refresh", struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// walletState is everything a wallet shows of its chain, in comparable
+// form.
+func walletState(t *testing.T, w *monerodlab.WalletRPC) map[string]any {
+	t.Helper()
+	call := func(method string, params any) any {
+		t.Helper()
+		var r any
+		if err := w.Call(method, params, &r); err != nil {
+			t.Fatalf("%s: %v", method, err)
+		}
+		return r
+	}
+	state := map[string]any{"height": call("get_height", struct{}{})}
+	var accounts struct {
+		Accounts []struct {
+			Index uint32 `json:"account_index"`
+		} `json:"subaddress_accounts"`
+	}
+	if err := w.Call("get_accounts", struct{}{}, &accounts); err != nil {
+		t.Fatal(err)
+	}
+	state["accounts"] = call("get_accounts", struct{}{})
+	for _, a := range accounts.Accounts {
+		k := "account " + strconv.Itoa(int(a.Index))
+		state[k+" balance"] = call("get_balance", map[string]any{"account_index": a.Index})
+		state[k+" outputs"] = call("incoming_transfers", map[string]any{"transfer_type": "all", "account_index": a.Index, "verbose": true})
+	}
+	transfers := call("get_transfers", map[string]any{"in": true, "out": true, "pending": true, "failed": true, "pool": true, "all_accounts": true})
+	// A pool transfer's timestamp is when that daemon received the
+	// transaction: the one field that is the daemon's own clock.
+	if tm, ok := transfers.(map[string]any); ok {
+		for _, e := range asList(tm["pool"]) {
+			if em, ok := e.(map[string]any); ok {
+				em["timestamp"] = "(receive time)"
+			}
+		}
+	}
+	state["transfers"] = transfers
+	return state
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// compareWallets requires the two wallets' states to be equal and lists
+// every difference otherwise.
+func compareWallets(t *testing.T, what string, throughGonerod, throughMonerod *monerodlab.WalletRPC) {
+	t.Helper()
+	g, m := walletState(t, throughGonerod), walletState(t, throughMonerod)
+	if reflect.DeepEqual(g, m) {
+		return
+	}
+	var diffs []string
+	diffValues("", g, m, &diffs)
+	if len(diffs) > 40 {
+		diffs = append(diffs[:40], fmt.Sprintf("... and %d more", len(diffs)-40))
+	}
+	t.Fatalf("%s: the wallet through gonerod differs from the wallet through monerod:\n  %s", what, strings.Join(diffs, "\n  "))
+}
+
+func diffValues(path string, g, m any, out *[]string) {
+	switch gv := g.(type) {
+	case map[string]any:
+		mv, ok := m.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range gv {
+			keys[k] = true
+		}
+		for k := range mv {
+			keys[k] = true
+		}
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			diffValues(path+"."+k, gv[k], mv[k], out)
+		}
+		return
+	case []any:
+		mv, ok := m.([]any)
+		if !ok || len(mv) != len(gv) {
+			break
+		}
+		for i := range gv {
+			diffValues(fmt.Sprintf("%s[%d]", path, i), gv[i], mv[i], out)
+		}
+		return
+	}
+	if !reflect.DeepEqual(g, m) {
+		gj, _ := json.Marshal(g)
+		mj, _ := json.Marshal(m)
+		*out = append(*out, fmt.Sprintf("%s: gonerod %s, monerod %s", path, gj, mj))
+	}
+}

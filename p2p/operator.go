@@ -1,0 +1,212 @@
+package p2p
+
+import (
+	"bytes"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/rpc"
+)
+
+// The operator's controls the RPC reaches through rpc.Peers: the peer
+// lists, the ban list, the connection limits and the traffic counters
+// (monerod's node_server calls behind /get_peer_list, set_bans, /out_peers,
+// /get_net_stats, ...).
+
+// PeerLists implements rpc.Peers: the white and grey lists in monerod's
+// by-address order. A white entry's last_seen is when the node last met the
+// peer; a grey entry's is what was learned with it (0 from peers, which
+// monerod zeroes too).
+func (n *Node) PeerLists() (white, grey []rpc.PeerEntry) {
+	p := n.peers
+	p.mu.Lock()
+	for _, r := range p.white {
+		e := peerEntry(r.Entry)
+		if !r.LastSeen.IsZero() {
+			e.LastSeen = r.LastSeen.Unix()
+		}
+		white = append(white, e)
+	}
+	for _, r := range p.grey {
+		grey = append(grey, peerEntry(r.Entry))
+	}
+	p.mu.Unlock()
+	slices.SortFunc(white, comparePeerAddrs)
+	slices.SortFunc(grey, comparePeerAddrs)
+	return white, grey
+}
+
+func peerEntry(e portable.PeerlistEntry) rpc.PeerEntry {
+	return rpc.PeerEntry{ID: e.ID, Addr: netip.AddrPortFrom(e.Address.IP, e.Address.Port), LastSeen: e.LastSeen,
+		PruningSeed: e.PruningSeed, RPCPort: e.RPCPort, RPCCreditsPerHash: e.RPCCreditsPerHash}
+}
+
+// comparePeerAddrs is epee's network_address ordering: IPv4 before IPv6;
+// IPv4 hosts by their address as monerod holds it (a uint32 in network
+// byte order read on a little-endian machine: the last octet weighs most),
+// IPv6 hosts by their bytes; the same host by port.
+func comparePeerAddrs(a, b rpc.PeerEntry) int {
+	x, y := a.Addr.Addr().Unmap(), b.Addr.Addr().Unmap()
+	if x.Is4() != y.Is4() {
+		if x.Is4() {
+			return -1
+		}
+		return 1
+	}
+	if x != y {
+		if x.Is4() {
+			return cmpUint(ipv4LE(x), ipv4LE(y))
+		}
+		xb, yb := x.As16(), y.As16()
+		return bytes.Compare(xb[:], yb[:])
+	}
+	return cmpUint(uint32(a.Addr.Port()), uint32(b.Addr.Port()))
+}
+
+func ipv4LE(a netip.Addr) uint32 {
+	b := a.As4()
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+func cmpUint(a, b uint32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Bans implements rpc.Peers: the hosts banned at now (for misbehaviour or
+// by the operator), then the subnets.
+func (n *Node) Bans(now time.Time) []rpc.Ban {
+	b := n.bans
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var hosts, subnets []rpc.Ban
+	for p, until := range b.until {
+		if now.Before(until) {
+			hosts = append(hosts, rpc.Ban{Prefix: p, Until: until})
+		}
+	}
+	for p, until := range b.subnets {
+		if now.Before(until) {
+			subnets = append(subnets, rpc.Ban{Prefix: p, Until: until})
+		}
+	}
+	byText := func(a, b rpc.Ban) int {
+		switch x, y := banHost(a.Prefix), banHost(b.Prefix); {
+		case x < y:
+			return -1
+		case x > y:
+			return 1
+		}
+		return 0
+	}
+	// monerod keeps its hosts in a map keyed by their text.
+	slices.SortFunc(hosts, byText)
+	slices.SortFunc(subnets, func(a, b rpc.Ban) int {
+		if c := cmpUint(ipv4LE(a.Prefix.Addr()), ipv4LE(b.Prefix.Addr())); c != 0 {
+			return c
+		}
+		return a.Prefix.Bits() - b.Prefix.Bits()
+	})
+	return append(hosts, subnets...)
+}
+
+func banHost(p netip.Prefix) string {
+	if p.IsSingleIP() {
+		return p.Addr().String()
+	}
+	return p.String()
+}
+
+// Ban implements rpc.Peers. A host's (or subnet's) connections are closed
+// and its peer-list entries dropped, as monerod's block_host and
+// block_subnet do.
+func (n *Node) Ban(p netip.Prefix, until time.Time) {
+	p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()).Masked()
+	host := p.IsSingleIP()
+	if host {
+		p = banKey(p.Addr())
+	}
+	n.bans.mu.Lock()
+	if host {
+		n.bans.until[p] = until
+	} else {
+		n.bans.subnets[p] = until
+	}
+	n.bans.mu.Unlock()
+	for _, c := range n.connections() {
+		if p.Contains(c.addr.IP.Unmap()) {
+			n.dropConn(c, ErrClosed)
+		}
+	}
+	n.peers.mu.Lock()
+	for _, list := range []map[string]*peerRecord{n.peers.white, n.peers.grey} {
+		for k, r := range list {
+			if p.Contains(r.Entry.Address.IP.Unmap()) {
+				delete(list, k)
+				n.peers.dirty = true
+			}
+		}
+	}
+	n.peers.mu.Unlock()
+}
+
+// Unban implements rpc.Peers.
+func (n *Node) Unban(p netip.Prefix) {
+	p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()).Masked()
+	n.bans.mu.Lock()
+	defer n.bans.mu.Unlock()
+	if p.IsSingleIP() {
+		k := banKey(p.Addr())
+		delete(n.bans.until, k)
+		delete(n.bans.fails, k)
+		return
+	}
+	delete(n.bans.subnets, p)
+}
+
+// BannedUntil implements rpc.Peers.
+func (n *Node) BannedUntil(ip netip.Addr, now time.Time) (time.Time, bool) {
+	return n.bans.bannedUntil(ip, now)
+}
+
+// MaxPeers implements rpc.Peers.
+func (n *Node) MaxPeers() (out, in int64) { return n.maxOut.Load(), n.maxIn.Load() }
+
+// SetMaxPeers implements rpc.Peers: like monerod's
+// change_max_{out,in}_public_peers, lowering a limit closes connections
+// of that direction until it holds.
+func (n *Node) SetMaxPeers(out, in int64) {
+	if out >= 0 {
+		n.maxOut.Store(out)
+	}
+	if in >= 0 {
+		n.maxIn.Store(in)
+	}
+	var nOut, nIn int64
+	for _, c := range n.connections() {
+		switch {
+		case c.ping:
+		case c.inbound:
+			if nIn++; in >= 0 && nIn > in {
+				n.dropConn(c, ErrClosed)
+			}
+		default:
+			if nOut++; out >= 0 && nOut > out {
+				n.dropConn(c, ErrClosed)
+			}
+		}
+	}
+}
+
+// Traffic implements rpc.Peers.
+func (n *Node) Traffic() (packetsIn, bytesIn, packetsOut, bytesOut uint64) {
+	t := &n.traffic
+	return t.packetsIn.Load(), t.bytesIn.Load(), t.packetsOut.Load(), t.bytesOut.Load()
+}

@@ -1,0 +1,406 @@
+package rpc
+
+import (
+	"time"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/params"
+)
+
+// Chain-wide facts: hard_fork_info, get_version, get_fee_estimate and
+// getblockheadersrange (core_rpc_server.cpp v0.18.0.0).
+
+func init() {
+	registerMethod(method{handler: hardForkInfo}, "hard_fork_info")
+	// get_version's request is rpc_request_base: no "client" member.
+	registerMethod(method{handler: getVersion, noClient: true}, "get_version")
+	registerMethod(method{handler: getFeeEstimate}, "get_fee_estimate")
+	registerMethod(method{handler: getBlockHeadersRange}, "get_block_headers_range", "getblockheadersrange")
+}
+
+// coreRPCVersion is CORE_RPC_VERSION of monerod 0.18.0.0: 3.10.
+const coreRPCVersion = 3<<16 | 10
+
+// getVersion answers release false: the Debian build of 0.18.0.0 this node
+// is compared with is not marked a release (MONERO_VERSION_IS_RELEASE).
+func getVersion(c *call) (func(*epeejson.Writer), *Error) {
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.KeyBool("release", false)
+		w.KeyString("status", statusOK)
+		writeUntrusted(w)
+		w.KeyUint("version", coreRPCVersion)
+		w.EndObject()
+	}, nil
+}
+
+// Hard-fork bookkeeping constants (hardfork.h).
+const (
+	hardForkWindow     = 10080             // DEFAULT_WINDOW_SIZE: blocks whose votes are counted
+	hardForkForkedTime = 31557600          // DEFAULT_FORKED_TIME: a year after the last fork, "likely forked"
+	hardForkUpdateTime = 31557600 / 2      // DEFAULT_UPDATE_TIME: half a year after it, "update needed"
+	stateLikelyForked  = 0                 // HardFork::LikelyForked
+	stateUpdateNeeded  = 1                 // HardFork::UpdateNeeded
+	stateReady         = 2                 // HardFork::Ready
+	noHeight           = ^uint64(0)        // earliest_height of a version the table never reaches
+	hardForkMaxVersion = uint64(^uint8(0)) // the request's version is a uint8_t
+)
+
+// hardForkFacts is hard_fork_info's answer.
+type hardForkFacts struct {
+	version, voting          uint8
+	enabled                  bool
+	window, votes, threshold uint64
+	state                    uint64
+	earliestHeight           uint64
+}
+
+func hardForkInfo(c *call) (func(*epeejson.Writer), *Error) {
+	// A uint8_t member: epee converts no string to it (unlike a
+	// uint64_t's digits), and refuses a value above 255.
+	asked, e := convert(c.params, "version", 0, func(v epeejson.Value) (uint64, error) {
+		if v.Kind == epeejson.KindString {
+			return 0, epeejson.ErrWrongType
+		}
+		return v.AsUint64()
+	})
+	if e != nil {
+		return nil, e
+	}
+	if asked > hardForkMaxVersion {
+		return nil, errInvalidParams
+	}
+	var f hardForkFacts
+	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
+		var e *Error
+		f, e = hardForkState(r, c.server.network, height, uint8(asked), time.Now())
+		return e
+	}); e != nil {
+		return nil, e
+	}
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		writeCredits(w)
+		w.KeyUint("earliest_height", f.earliestHeight)
+		w.KeyBool("enabled", f.enabled)
+		w.KeyUint("state", f.state)
+		w.KeyString("status", statusOK)
+		w.KeyUint("threshold", f.threshold)
+		w.KeyString("top_hash", "")
+		writeUntrusted(w)
+		w.KeyUint("version", uint64(f.version))
+		w.KeyUint("votes", f.votes)
+		w.KeyUint("voting", uint64(f.voting))
+		w.KeyUint("window", f.window)
+		w.EndObject()
+	}, nil
+}
+
+// hardForkState is HardFork::get_voting_info and friends for a chain of
+// height blocks: version 0 asks about the next fork (get_next_version).
+func hardForkState(r *chaindb.Reader, net params.Network, height uint64, version uint8, now time.Time) (hardForkFacts, *Error) {
+	forks := net.HardForks()
+	newest := forks[len(forks)-1].Version
+	var f hardForkFacts
+	if height > 0 {
+		f.version = net.VersionAt(height - 1) // the top block's version
+	} else {
+		f.version = net.VersionAt(0)
+	}
+	if version == 0 {
+		version = nextForkVersion(forks, height)
+	}
+	f.enabled = f.version >= version
+	f.voting = newest
+	// Every v0.18 table has threshold 0 everywhere, so (window·0+99)/100 = 0.
+	f.threshold = 0
+	f.earliestHeight = noHeight
+	for i := len(forks) - 1; i >= 0 && forks[i].Version >= version; i-- {
+		f.earliestHeight = forks[i].Height
+	}
+	// The votes of the last window blocks (genesis included): a block votes
+	// for its minor version (0 counts as 1), capped at the newest version.
+	f.window = min(height, hardForkWindow)
+	if f.window > 0 {
+		metas, err := r.MetasInRange(height-f.window, height)
+		if err != nil {
+			return f, errInternal("can't produce valid response.")
+		}
+		for i := range metas {
+			vote := max(metas[i].MinorVersion, 1)
+			if min(vote, newest) >= version {
+				f.votes++
+			}
+		}
+	}
+	f.state = stateReady
+	if len(forks) > 1 {
+		last := forks[len(forks)-1].Time
+		switch t := now.Unix(); {
+		case t >= last+hardForkForkedTime:
+			f.state = stateLikelyForked
+		case t >= last+hardForkUpdateTime:
+			f.state = stateUpdateNeeded
+		}
+	}
+	return f, nil
+}
+
+// nextForkVersion is HardFork::get_next_version: the version of the fork
+// after the one in force at height, or the newest when that is in force.
+func nextForkVersion(forks []params.HardFork, height uint64) uint8 {
+	for i := len(forks) - 1; i >= 0; i-- {
+		if height >= forks[i].Height {
+			if i == len(forks)-1 {
+				return forks[i].Version
+			}
+			return forks[i+1].Version
+		}
+	}
+	return forks[0].Version // original_version
+}
+
+// Fee estimate constants (cryptonote_config.h).
+const (
+	feeEstimateMaxGrace      = 100                // the 2021 estimate's CHECK on grace_blocks
+	blockRewardOverestimate  = 10_000_000_000_000 // BLOCK_REWARD_OVERESTIMATE
+	scaling2021RoundingDigit = 2                  // CRYPTONOTE_SCALING_2021_FEE_ROUNDING_PLACES
+)
+
+func getFeeEstimate(c *call) (func(*epeejson.Writer), *Error) {
+	grace, e := c.params.uint64("grace_blocks")
+	if e != nil {
+		return nil, e
+	}
+	var fee uint64
+	var fees []uint64
+	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
+		var e *Error
+		fee, fees, e = c.server.feeEstimate(r, height, grace)
+		return e
+	}); e != nil {
+		return nil, e
+	}
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		writeCredits(w)
+		w.KeyUint("fee", fee)
+		if len(fees) > 0 {
+			w.Key("fees")
+			w.BeginArray()
+			for _, f := range fees {
+				w.Uint(f)
+			}
+			w.EndArray()
+		}
+		w.KeyUint("quantization_mask", consensus.FeeQuantizationMask)
+		w.KeyString("status", statusOK)
+		w.KeyString("top_hash", "")
+		writeUntrusted(w)
+		w.EndObject()
+	}, nil
+}
+
+// feeEstimate is get_dynamic_base_fee_estimate(_2021_scaling): the fee per
+// byte (per kB before fork 8) and, from fork 15, the four priority levels.
+func (s *Server) feeEstimate(r *chaindb.Reader, height, grace uint64) (uint64, []uint64, *Error) {
+	next := s.chain.NextBlockFacts()
+	version := s.network.VersionAt(max(height, 1) - 1)
+	limitHalf := consensus.BlockWeightLimit(next.EffectiveMedian) / 2
+	generated := next.Top.GeneratedCoins
+	if height == 0 {
+		generated = 0
+	}
+	baseReward, err := consensus.BlockReward(limitHalf, 1, generated, version)
+	if err != nil {
+		baseReward = blockRewardOverestimate
+	}
+	failed := errInternal("can't produce valid response.")
+	if version >= consensus.Version2021Scaling {
+		if grace >= feeEstimateMaxGrace {
+			// monerod first pushes grace_blocks zeros into a copy of its
+			// long-term median (for 2^64-1 that never ends), then throws
+			// above 100, or fails reading the weights of 0 blocks at
+			// 100; its JSON-RPC layer answers code 0 with no message.
+			// gonero gives that answer at once.
+			return 0, nil, &Error{0, ""}
+		}
+		// Mlw: the long-term median with grace zeros pushed, floored at
+		// the full reward zone. Zeros never raise a median, so while the
+		// long-term median is at the floor, the floor is the answer.
+		mlw := uint64(consensus.FullRewardZoneV5)
+		if next.LongTermEffectiveMedian > consensus.FullRewardZoneV5 {
+			first := uint64(0)
+			if height > consensus.LongTermBlockWeightWindow {
+				first = height - consensus.LongTermBlockWeightWindow
+			}
+			metas, err := r.MetasInRange(first, height)
+			if err != nil {
+				return 0, nil, failed
+			}
+			weights := make([]uint64, 0, len(metas)+int(grace))
+			for i := range metas {
+				weights = append(weights, metas[i].LongTermWeight)
+			}
+			for i := uint64(0); i < grace; i++ {
+				weights = append(weights, 0)
+			}
+			if len(weights) > consensus.LongTermBlockWeightWindow {
+				weights = weights[len(weights)-consensus.LongTermBlockWeightWindow:]
+			}
+			mlw = max(consensus.Median(weights), consensus.FullRewardZoneV5)
+		}
+		weights, e := lastBlockWeights(r, height, feeEstimateMaxGrace-grace, failed)
+		if e != nil {
+			return 0, nil, e
+		}
+		for i := uint64(0); i < grace; i++ {
+			weights = append(weights, 0)
+		}
+		msw := max(consensus.Median(weights), mlw)
+		mnw := min(msw, 50*mlw)
+		fees := fees2021(baseReward, mnw, mlw)
+		return fees[0], fees, nil
+	}
+	if version < consensus.VersionDynamicFee {
+		return consensus.FeePerKB, nil, nil
+	}
+	grace = min(grace, consensus.RewardBlocksWindow-1)
+	minWeight := consensus.FullRewardZone(version)
+	weights, e := lastBlockWeights(r, height, consensus.RewardBlocksWindow-grace, failed)
+	if e != nil {
+		return 0, nil, e
+	}
+	for i := uint64(0); i < grace; i++ {
+		weights = append(weights, minWeight)
+	}
+	median := max(consensus.Median(weights), minWeight)
+	if version >= consensus.VersionLongTermBlockWeight {
+		median = min(median, next.LongTermEffectiveMedian)
+	}
+	return consensus.DynamicBaseFee(baseReward, median, version), nil, nil
+}
+
+// lastBlockWeights is get_last_n_blocks_weights: the weights of the last n
+// blocks (fewer on a shorter chain).
+func lastBlockWeights(r *chaindb.Reader, height, n uint64, failed *Error) ([]uint64, *Error) {
+	first := height - min(height, n)
+	metas, err := r.MetasInRange(first, height)
+	if err != nil {
+		return nil, failed
+	}
+	weights := make([]uint64, 0, len(metas)+consensus.RewardBlocksWindow)
+	for i := range metas {
+		weights = append(weights, metas[i].Weight)
+	}
+	return weights, nil
+}
+
+// fees2021 is get_dynamic_base_fee_estimate_2021_scaling's arithmetic
+// (uint64, wrapping as monerod's does), each level rounded up to two
+// significant digits.
+func fees2021(baseReward, mnw, mlw uint64) []uint64 {
+	const ref = consensus.DynamicFeeReferenceTxWeight
+	const zone = consensus.FullRewardZoneV5
+	mfw := min(mnw, mlw)
+	fl := baseReward * ref / (mfw * mfw)
+	fn := 4 * baseReward * ref / (mfw * mfw)
+	fm := 16 * baseReward * ref / (zone * mfw)
+	fh := max(4*fm, 4*fm*mfw/(32*ref*mnw/zone))
+	return []uint64{roundMoneyUp(fl), roundMoneyUp(fn), roundMoneyUp(fm), roundMoneyUp(fh)}
+}
+
+// roundMoneyUp is round_money_up(amount, 2): every digit after the first
+// two that is not zero bumps the second digit up (with carry).
+func roundMoneyUp(amount uint64) uint64 {
+	const digits = scaling2021RoundingDigit
+	var buf [21]byte
+	s := append(buf[:0], uitoa(amount)...)
+	if len(s) <= digits {
+		return amount
+	}
+	bump := false
+	for i := digits; i < len(s); i++ {
+		if s[i] != '0' {
+			bump = true
+			s[i] = '0'
+		}
+	}
+	for i := digits - 1; bump && i >= 0; i-- {
+		if s[i] == '9' {
+			s[i] = '0'
+		} else {
+			s[i]++
+			bump = false
+		}
+	}
+	if bump {
+		s = append([]byte{'1'}, s...)
+	}
+	var v uint64
+	for _, d := range s {
+		v = v*10 + uint64(d-'0') // may wrap past 2^64 as strtoull's ULONG_MAX would not; such a fee is not reachable
+	}
+	return v
+}
+
+func getBlockHeadersRange(c *call) (func(*epeejson.Writer), *Error) {
+	start, e := c.params.uint64("start_height")
+	if e != nil {
+		return nil, e
+	}
+	end, e := c.params.uint64("end_height")
+	if e != nil {
+		return nil, e
+	}
+	fill, e := c.params.bool("fill_pow_hash")
+	if e != nil {
+		return nil, e
+	}
+	var list []headerFields
+	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
+		if start >= height || end >= height || start > end {
+			return &Error{codeTooBigHeight, "Invalid start/end heights."}
+		}
+		if c.restricted && end-start > restrictedBlockHeaderRange {
+			return &Error{codeRestricted, "Too many block headers requested."}
+		}
+		metas, err := r.MetasInRange(start, end+1)
+		if err != nil {
+			return errInternal("can't produce valid response.")
+		}
+		list = make([]headerFields, 0, len(metas))
+		for i := range metas {
+			b := blockAt{meta: metas[i]}
+			pow, e := c.powInput(r, &b, fill)
+			if e != nil {
+				return e
+			}
+			list = append(list, newHeader(b, height, pow))
+		}
+		return nil
+	}); e != nil {
+		return nil, e
+	}
+	for i := range list {
+		if e := c.fillPoW(&list[i]); e != nil {
+			return nil, e
+		}
+	}
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		writeCredits(w)
+		w.Key("headers")
+		w.BeginArray()
+		for i := range list {
+			list[i].write(w)
+		}
+		w.EndArray()
+		w.KeyString("status", statusOK)
+		w.KeyString("top_hash", "")
+		writeUntrusted(w)
+		w.EndObject()
+	}, nil
+}

@@ -1,0 +1,833 @@
+package rpc
+
+import (
+	"log/slog"
+	"math"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/httpd"
+)
+
+// The operator and explorer endpoints: peers, bans, limits, logging, the
+// chain's maintenance (pop_blocks, save_bc, prune_blockchain), stopping the
+// node, and the RPC-payment methods, answered as monerod v0.18.0.0 answers
+// them without RPC payments, without a bootstrap daemon and without
+// network access for updates (core_rpc_server.cpp).
+
+func init() {
+	registerMethod(method{handler: syncInfo}, "sync_info")
+	registerMethod(method{handler: getBans, noClient: true}, "get_bans")
+	registerMethod(method{handler: setBans, noClient: true}, "set_bans")
+	registerMethod(method{handler: banned, noClient: true}, "banned")
+	registerMethod(method{handler: flushCache, noClient: true}, "flush_cache")
+	registerMethod(method{handler: pruneBlockchain, noClient: true}, "prune_blockchain")
+	registerMethod(method{handler: rpcAccessInfo}, "rpc_access_info")
+	registerMethod(method{handler: rpcAccessSubmitNonce}, "rpc_access_submit_nonce")
+	registerMethod(method{handler: rpcAccessPay}, "rpc_access_pay")
+	registerMethod(method{handler: rpcAccessTracking, noClient: true}, "rpc_access_tracking")
+	registerMethod(method{handler: rpcAccessData, noClient: true}, "rpc_access_data")
+	registerMethod(method{handler: rpcAccessAccount}, "rpc_access_account")
+
+	registerPath((*Server).serveGetPeerList, "/get_peer_list")
+	registerPath((*Server).serveGetPublicNodes, "/get_public_nodes")
+	registerPath((*Server).serveGetNetStats, "/get_net_stats")
+	registerPath((*Server).serveGetLimit, "/get_limit")
+	registerPath((*Server).serveSetLimit, "/set_limit")
+	registerPath((*Server).serveOutPeers, "/out_peers")
+	registerPath((*Server).serveInPeers, "/in_peers")
+	registerPath((*Server).serveSetLogLevel, "/set_log_level")
+	registerPath((*Server).serveSetLogCategories, "/set_log_categories")
+	registerPath((*Server).serveSetLogHashRate, "/set_log_hash_rate")
+	registerPath((*Server).serveSaveBC, "/save_bc")
+	registerPath((*Server).servePopBlocks, "/pop_blocks")
+	registerPath((*Server).serveStopDaemon, "/stop_daemon")
+	registerPath((*Server).serveSetBootstrapDaemon, "/set_bootstrap_daemon")
+	registerPath((*Server).serveUpdate, "/update")
+}
+
+// operatorState is what the operator endpoints keep in the server.
+type operatorState struct {
+	// stop asks the node to shut down (Config.Stop); stopOnce calls it once.
+	stop     func()
+	stopOnce sync.Once
+	// logLevel is the node's log level (Config.LogLevel; nil: not adjustable).
+	logLevel *slog.LevelVar
+	// The P2P rate limits in kB/s. gonero does not throttle its P2P
+	// connections: like monerod it keeps and reports the limits, which
+	// limit nothing.
+	limitUp, limitDown atomic.Int64
+
+	mu         sync.Mutex
+	categories string // monerod's log categories, as last set
+	tracker    map[string]*trackEntry
+}
+
+type trackEntry struct{ count, nanos, credits uint64 }
+
+func (o *operatorState) init(cfg *Config) {
+	o.stop, o.logLevel = cfg.Stop, cfg.LogLevel
+	o.limitUp.Store(defaultLimitUp)
+	o.limitDown.Store(defaultLimitDown)
+	o.tracker = map[string]*trackEntry{}
+}
+
+// track records one call of an endpoint under monerod's RPC_TRACKER name
+// (rpc_access_tracking), with the credits monerod's payment check charges
+// for it even when payments are off.
+func (s *Server) track(endpoint string, began time.Time) {
+	name, ok := trackerNames[endpoint]
+	if !ok {
+		return
+	}
+	o := &s.ops
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	e := o.tracker[name]
+	if e == nil {
+		e = &trackEntry{}
+		o.tracker[name] = e
+	}
+	e.count++
+	e.nanos += uint64(time.Since(began))
+	e.credits += trackerCosts[name]
+	if name == "get_public_nodes" {
+		// on_get_public_nodes calls on_get_peer_list, which tracks itself.
+		s.ops.addTrack("get_peer_list")
+	}
+}
+
+func (o *operatorState) addTrack(name string) {
+	e := o.tracker[name]
+	if e == nil {
+		e = &trackEntry{}
+		o.tracker[name] = e
+	}
+	e.count++
+}
+
+// trackerNames maps every path and method to monerod's tracker name;
+// endpoints monerod does not track (/get_alt_blocks_hashes,
+// /set_bootstrap_daemon, banned, get_miner_data) are absent, and the
+// JSON-RPC get_info is tracked by the on_get_info it calls.
+var trackerNames = map[string]string{
+	"/get_height": "get_height", "/getheight": "get_height",
+	"/get_blocks.bin": "get_blocks", "/getblocks.bin": "get_blocks",
+	"/get_blocks_by_height.bin": "get_blocks_by_height", "/getblocks_by_height.bin": "get_blocks_by_height",
+	"/get_hashes.bin": "get_hashes", "/gethashes.bin": "get_hashes",
+	"/get_o_indexes.bin": "get_indexes", "/get_outs.bin": "get_outs_bin",
+	"/get_transactions": "get_transactions", "/gettransactions": "get_transactions",
+	"/is_key_image_spent":   "is_key_image_spent",
+	"/send_raw_transaction": "send_raw_tx", "/sendrawtransaction": "send_raw_tx",
+	"/start_mining": "start_mining", "/stop_mining": "stop_mining", "/mining_status": "mining_status",
+	"/save_bc": "save_bc", "/get_peer_list": "get_peer_list", "/get_public_nodes": "get_public_nodes",
+	"/set_log_hash_rate": "set_log_hash_rate", "/set_log_level": "set_log_level",
+	"/set_log_categories": "set_log_categories", "/get_transaction_pool": "get_transaction_pool",
+	"/get_transaction_pool_hashes.bin": "get_transaction_pool_hashes",
+	"/get_transaction_pool_hashes":     "get_transaction_pool_hashes",
+	"/get_transaction_pool_stats":      "get_transaction_pool_stats",
+	"/stop_daemon":                     "stop_daemon", "/get_info": "get_info", "/getinfo": "get_info",
+	"/get_net_stats": "get_net_stats", "/get_limit": "get_limit", "/set_limit": "set_limit",
+	"/out_peers": "out_peers", "/in_peers": "in_peers", "/get_outs": "get_outs", "/update": "update",
+	"/get_output_distribution.bin": "get_output_distribution_bin", "/pop_blocks": "pop_blocks",
+	"get_block_count": "getblockcount", "getblockcount": "getblockcount",
+	"on_get_block_hash": "getblockhash", "on_getblockhash": "getblockhash",
+	"get_block_template": "getblocktemplate", "getblocktemplate": "getblocktemplate",
+	"calc_pow": "calcpow", "add_aux_pow": "add_aux_pow", "submit_block": "submitblock", "submitblock": "submitblock",
+	"generateblocks":        "generateblocks",
+	"get_last_block_header": "get_last_block_header", "getlastblockheader": "get_last_block_header",
+	"get_block_header_by_hash": "get_block_header_by_hash", "getblockheaderbyhash": "get_block_header_by_hash",
+	"get_block_header_by_height": "get_block_header_by_height", "getblockheaderbyheight": "get_block_header_by_height",
+	"get_block_headers_range": "get_block_headers_range", "getblockheadersrange": "get_block_headers_range",
+	"get_block": "get_block", "getblock": "get_block", "get_connections": "get_connections",
+	"get_info": "get_info", "hard_fork_info": "hard_fork_info", "set_bans": "set_bans", "get_bans": "get_bans",
+	"flush_txpool": "flush_txpool", "get_output_histogram": "get_output_histogram", "get_version": "get_version",
+	"get_coinbase_tx_sum": "get_coinbase_tx_sum", "get_fee_estimate": "get_base_fee_estimate",
+	"get_alternate_chains": "get_alternate_chains", "relay_tx": "relay_tx", "sync_info": "sync_info",
+	"get_txpool_backlog": "get_txpool_backlog", "get_output_distribution": "get_output_distribution",
+	"prune_blockchain": "prune_blockchain", "flush_cache": "flush_cache", "rpc_access_info": "rpc_access_info",
+	"rpc_access_submit_nonce": "rpc_access_submit_nonce", "rpc_access_pay": "rpc_access_pay",
+	"rpc_access_tracking": "rpc_access_tracking", "rpc_access_data": "rpc_access_data",
+	"rpc_access_account": "rpc_access_account",
+}
+
+// trackerCosts are the credits monerod's CHECK_PAYMENT macros charge a
+// call whose cost does not depend on the request (rpc_payment_costs.h;
+// the MIN1 variants charge at least 1, and a fractional cost is cut to an
+// integer first). Calls whose cost depends on the request (blocks, outputs,
+// transactions by count) are counted with no credits.
+var trackerCosts = map[string]uint64{
+	"get_info": 1, "sync_info": 2, "hard_fork_info": 1, "get_base_fee_estimate": 1,
+	"get_last_block_header": 1, "get_block_header_by_hash": 1, "get_block_header_by_height": 1,
+	"get_block": 1, "get_indexes": 1, "send_raw_tx": 100, "get_transaction_pool_stats": 1,
+}
+
+// okAnswer writes the members of an rpc_response_base answer around more.
+func okAnswer(status string, more func(w *epeejson.Writer)) func(*epeejson.Writer) {
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		if more != nil {
+			more(w)
+		}
+		w.KeyString("status", status)
+		writeUntrusted(w)
+		w.EndObject()
+	}
+}
+
+// plainAnswer serves a plain-path answer written by write.
+func plainAnswer(write func(*epeejson.Writer)) httpd.Response {
+	w := epeejson.NewWriter(make([]byte, 0, 256))
+	write(w)
+	return jsonResponse(w)
+}
+
+// --- JSON-RPC methods ---
+
+func syncInfo(c *call) (func(*epeejson.Writer), *Error) {
+	s := c.server
+	height := s.chain.Height()
+	peers := s.peers.Connections()
+	target := s.peers.TargetHeight()
+	seed := s.nextNeededPruningSeed(height, peers)
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		writeCredits(w)
+		w.KeyUint("height", height)
+		w.KeyUint("next_needed_pruning_seed", uint64(seed))
+		// gonero keeps no queue of block spans being downloaded (it asks
+		// one peer at a time for the blocks after its top), so the
+		// overview is monerod's for an empty queue and spans is empty.
+		w.KeyString("overview", "[]")
+		writeList(w, "peers", peers, func(w *epeejson.Writer, p *Connection) {
+			w.BeginObject()
+			w.Key("info")
+			p.write(w)
+			w.EndObject()
+		})
+		w.KeyString("status", statusOK)
+		w.KeyUint("target_height", target)
+		w.KeyString("top_hash", "")
+		writeUntrusted(w)
+		w.EndObject()
+	}, nil
+}
+
+// nextNeededPruningSeed is cryptonote_protocol_handler's
+// get_next_needed_pruning_stripe().second: the stripe of the next block
+// the node wants (none near the tip of the chain its peers announce; with
+// no peer the chain is taken as endless), or the one after it when enough
+// synchronizing peers already serve that stripe and few the next.
+func (s *Server) nextNeededPruningSeed(height uint64, conns []Connection) uint32 {
+	target := uint64(0)
+	for i := range conns {
+		target = max(target, conns[i].Height)
+	}
+	if target == 0 {
+		target = maxBlockNumber
+	}
+	next := pruningStripe(height, target)
+	if next == 0 {
+		return 0
+	}
+	subsequent := 1 + next%(1<<pruningLogStripes)
+	var nNext, nSubsequent uint64
+	for i := range conns {
+		if conns[i].State == "before_handshake" {
+			continue
+		}
+		switch st := seedStripe(uint32(conns[i].PruningSeed)); {
+		case st == 0 || st == next:
+			nNext++
+		case st == subsequent:
+			nSubsequent++
+		}
+	}
+	maxOut, _ := s.peers.MaxPeers()
+	if (nNext > uint64(maxOut)/2 && nSubsequent <= 1) || (nNext > 2 && nSubsequent == 0) {
+		return subsequent
+	}
+	return next
+}
+
+func getBans(c *call) (func(*epeejson.Writer), *Error) {
+	now := time.Now()
+	bans := c.server.peers.Bans(now)
+	return okAnswer(statusOK, func(w *epeejson.Writer) {
+		writeList(w, "bans", bans, func(w *epeejson.Writer, b *Ban) {
+			var host string
+			var ip uint64
+			if b.Prefix.IsSingleIP() {
+				host = b.Prefix.Addr().String()
+				if b.Prefix.Addr().Is4() {
+					ip = uint64(ipv4ToEpee(b.Prefix.Addr()))
+				}
+			} else {
+				host = b.Prefix.String()
+			}
+			w.BeginObject()
+			w.KeyString("host", host)
+			w.KeyUint("ip", ip)
+			w.KeyUint("seconds", uint64(uint32(b.Until.Unix()-now.Unix())))
+			w.EndObject()
+		})
+	}), nil
+}
+
+// banUntil is now plus seconds, in whole seconds as monerod's time_t.
+func banUntil(now time.Time, seconds uint32) time.Time {
+	return time.Unix(now.Unix()+int64(seconds), 0)
+}
+
+func setBans(c *call) (func(*epeejson.Writer), *Error) {
+	bans, e := readSetBans(c.params)
+	if e != nil {
+		return nil, e
+	}
+	peers := c.server.peers
+	now := time.Now()
+	// Entries are applied in order, and an entry monerod cannot read stops
+	// the loop with the earlier ones applied, as monerod's does.
+	for _, b := range bans {
+		var p netip.Prefix
+		switch subnet, isSubnet := parseSubnet(b.host); {
+		case b.host != "" && isSubnet:
+			p = subnet
+		case b.host != "":
+			a, ok := parseHost(b.host)
+			if !ok {
+				return nil, &Error{codeWrongParam, "Unsupported host/subnet type"}
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		default:
+			p = netip.PrefixFrom(ipv4FromEpee(b.ip), 32)
+		}
+		if b.ban {
+			peers.Ban(p, banUntil(now, b.seconds))
+		} else {
+			peers.Unban(p)
+		}
+	}
+	return okAnswer(statusOK, nil), nil
+}
+
+func banned(c *call) (func(*epeejson.Writer), *Error) {
+	address, e := c.params.string("address")
+	if e != nil {
+		return nil, e
+	}
+	a, ok := parseHost(address)
+	if !ok {
+		return nil, &Error{codeWrongParam, "Unsupported host type"}
+	}
+	now := time.Now()
+	until, isBanned := c.server.peers.BannedUntil(a, now)
+	var seconds uint64
+	if isBanned {
+		seconds = uint64(uint32(until.Unix() - now.Unix()))
+	}
+	// COMMAND_RPC_BANNED's answer is not an rpc_response_base: no untrusted.
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.KeyBool("banned", isBanned)
+		w.KeyUint("seconds", seconds)
+		w.KeyString("status", statusOK)
+		w.EndObject()
+	}, nil
+}
+
+// flushCache: gonero keeps no cache of refused transactions or blocks
+// (monerod's bad-tx and invalid-block caches), so there is nothing to
+// flush; the request is still read as monerod reads it.
+func flushCache(c *call) (func(*epeejson.Writer), *Error) {
+	if _, e := c.params.bool("bad_txs"); e != nil {
+		return nil, e
+	}
+	if _, e := c.params.bool("bad_blocks"); e != nil {
+		return nil, e
+	}
+	return okAnswer(statusOK, nil), nil
+}
+
+// pruneBlockchain: gonero does not prune. Asked to check, it answers what
+// monerod answers for an unpruned chain (not pruned, seed 0); asked to
+// prune, it fails with monerod's own error for a prune that failed, rather
+// than pretend a pruning seed it does not have.
+func pruneBlockchain(c *call) (func(*epeejson.Writer), *Error) {
+	check, e := c.params.bool("check")
+	if e != nil {
+		return nil, e
+	}
+	if !check {
+		return nil, &Error{codeInternalError, "Failed to prune blockchain"}
+	}
+	return okAnswer(statusOK, func(w *epeejson.Writer) {
+		w.KeyBool("pruned", false)
+		w.KeyUint("pruning_seed", 0)
+	}), nil
+}
+
+func rpcAccessInfo(c *call) (func(*epeejson.Writer), *Error) {
+	// Without RPC payments every figure is 0 and nothing is checked.
+	return func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.KeyUint("cookie", 0)
+		writeCredits(w)
+		w.KeyUint("credits_per_hash_found", 0)
+		w.KeyUint("diff", 0)
+		w.KeyString("hashing_blob", "")
+		w.KeyUint("height", 0)
+		w.KeyString("next_seed_hash", "")
+		w.KeyString("seed_hash", "")
+		w.KeyUint("seed_height", 0)
+		writeStatusTail(w, statusOK)
+		writeUntrusted(w)
+		w.EndObject()
+	}, nil
+}
+
+// paymentNotNecessary is the answer of rpc_access_submit_nonce and
+// rpc_access_pay on a node without RPC payments.
+func paymentNotNecessary(w *epeejson.Writer) {
+	w.BeginObject()
+	writeCredits(w)
+	writeStatusTail(w, "Payment not necessary")
+	writeUntrusted(w)
+	w.EndObject()
+}
+
+func rpcAccessSubmitNonce(c *call) (func(*epeejson.Writer), *Error) {
+	for _, name := range []string{"nonce", "cookie"} {
+		if _, e := c.params.unsigned(name, 0, math.MaxUint32); e != nil {
+			return nil, e
+		}
+	}
+	return paymentNotNecessary, nil
+}
+
+func rpcAccessPay(c *call) (func(*epeejson.Writer), *Error) {
+	if _, e := c.params.string("paying_for"); e != nil {
+		return nil, e
+	}
+	if _, e := c.params.uint64("payment"); e != nil {
+		return nil, e
+	}
+	return paymentNotNecessary, nil
+}
+
+func rpcAccessTracking(c *call) (func(*epeejson.Writer), *Error) {
+	wipe, e := c.params.bool("clear")
+	if e != nil {
+		return nil, e
+	}
+	o := &c.server.ops
+	if wipe {
+		o.mu.Lock()
+		clear(o.tracker)
+		o.mu.Unlock()
+		return okAnswer(statusOK, nil), nil
+	}
+	type row struct {
+		rpc string
+		trackEntry
+	}
+	o.mu.Lock()
+	rows := make([]row, 0, len(o.tracker))
+	for name, e := range o.tracker {
+		rows = append(rows, row{name, *e})
+	}
+	o.mu.Unlock()
+	// monerod lists its unordered_map in hash order; gonero by name.
+	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.rpc, b.rpc) })
+	return okAnswer(statusOK, func(w *epeejson.Writer) {
+		writeList(w, "data", rows, func(w *epeejson.Writer, r *row) {
+			w.BeginObject()
+			w.KeyUint("count", r.count)
+			w.KeyUint("credits", r.credits)
+			w.KeyString("rpc", r.rpc)
+			// monerod counts CPU time-stamp ticks; gonero nanoseconds.
+			w.KeyUint("time", r.nanos)
+			w.EndObject()
+		})
+	}), nil
+}
+
+var errPaymentsNotEnabled = &Error{-21, "Payments not enabled"} // CORE_RPC_ERROR_CODE_PAYMENTS_NOT_ENABLED
+
+func rpcAccessData(c *call) (func(*epeejson.Writer), *Error) {
+	return nil, errPaymentsNotEnabled
+}
+
+func rpcAccessAccount(c *call) (func(*epeejson.Writer), *Error) {
+	if _, e := c.params.signed("delta_balance", 0, math.MinInt64, math.MaxInt64); e != nil {
+		return nil, e
+	}
+	return nil, errPaymentsNotEnabled
+}
+
+// --- plain paths ---
+
+// servePeerLists reads the peer lists /get_peer_list reports: without
+// include_blocked, entries of banned hosts are left out. gonero has one
+// (public) zone, so public_only changes nothing.
+func (s *Server) peerLists(includeBlocked bool) (white, grey []PeerEntry) {
+	white, grey = s.peers.PeerLists()
+	if includeBlocked {
+		return white, grey
+	}
+	now := time.Now()
+	keep := func(list []PeerEntry) []PeerEntry {
+		return slices.DeleteFunc(list, func(e PeerEntry) bool {
+			_, b := s.peers.BannedUntil(e.Addr.Addr(), now)
+			return b
+		})
+	}
+	return keep(white), keep(grey)
+}
+
+func (s *Server) serveGetPeerList(req *httpd.Request) httpd.Response {
+	p, ok := pathParams(req)
+	if !ok {
+		return badRequest()
+	}
+	if _, e := p.boolOr("public_only", true); e != nil {
+		return badRequest()
+	}
+	includeBlocked, e := p.bool("include_blocked")
+	if e != nil {
+		return badRequest()
+	}
+	white, grey := s.peerLists(includeBlocked)
+	return plainAnswer(func(w *epeejson.Writer) {
+		w.BeginObject()
+		writeList(w, "gray_list", grey, writePeer)
+		w.KeyString("status", statusOK)
+		writeUntrusted(w)
+		writeList(w, "white_list", white, writePeer)
+		w.EndObject()
+	})
+}
+
+func (s *Server) serveGetPublicNodes(req *httpd.Request) httpd.Response {
+	p, ok := pathParams(req)
+	if !ok {
+		return badRequest()
+	}
+	gray, e := p.bool("gray")
+	if e != nil {
+		return badRequest()
+	}
+	white, e := p.boolOr("white", true)
+	if e != nil {
+		return badRequest()
+	}
+	includeBlocked, e := p.bool("include_blocked")
+	if e != nil {
+		return badRequest()
+	}
+	wl, gl := s.peerLists(includeBlocked)
+	public := func(list []PeerEntry, want bool) []PeerEntry {
+		if !want {
+			return nil
+		}
+		return slices.DeleteFunc(list, func(e PeerEntry) bool { return e.RPCPort == 0 })
+	}
+	wl, gl = public(wl, white), public(gl, gray)
+	return plainAnswer(func(w *epeejson.Writer) {
+		w.BeginObject()
+		writeList(w, "gray", gl, writePublicNode)
+		w.KeyString("status", statusOK)
+		writeUntrusted(w)
+		writeList(w, "white", wl, writePublicNode)
+		w.EndObject()
+	})
+}
+
+func (s *Server) serveGetNetStats(req *httpd.Request) httpd.Response {
+	if _, ok := pathParams(req); !ok {
+		return badRequest()
+	}
+	pin, bin, pout, bout := s.peers.Traffic()
+	return plainAnswer(func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.KeyUint("start_time", uint64(s.started.Unix()))
+		w.KeyString("status", statusOK)
+		w.KeyUint("total_bytes_in", bin)
+		w.KeyUint("total_bytes_out", bout)
+		w.KeyUint("total_packets_in", pin)
+		w.KeyUint("total_packets_out", pout)
+		writeUntrusted(w)
+		w.EndObject()
+	})
+}
+
+func (s *Server) writeLimits(w *epeejson.Writer, down, up int64) {
+	w.Key("limit_down")
+	w.Int(down)
+	w.Key("limit_up")
+	w.Int(up)
+}
+
+func (s *Server) serveGetLimit(req *httpd.Request) httpd.Response {
+	if _, ok := pathParams(req); !ok {
+		return badRequest()
+	}
+	down, up := s.ops.limitDown.Load(), s.ops.limitUp.Load()
+	return plainAnswer(okAnswer(statusOK, func(w *epeejson.Writer) { s.writeLimits(w, down, up) }))
+}
+
+// serveSetLimit: a positive limit is set, 0 leaves it, -1 restores the
+// default; another negative value stops with "Invalid parameter" (and
+// limits of 0 in the answer) after the download limit may already have
+// been applied, as in monerod.
+func (s *Server) serveSetLimit(req *httpd.Request) httpd.Response {
+	p, ok := pathParams(req)
+	if !ok {
+		return badRequest()
+	}
+	down, e := p.signed("limit_down", 0, math.MinInt64, math.MaxInt64)
+	if e != nil {
+		return badRequest()
+	}
+	up, e := p.signed("limit_up", 0, math.MinInt64, math.MaxInt64)
+	if e != nil {
+		return badRequest()
+	}
+	apply := func(v int64, limit *atomic.Int64, def int64) bool {
+		switch {
+		case v > 0:
+			limit.Store(v)
+		case v == -1:
+			limit.Store(def)
+		case v < 0:
+			return false
+		}
+		return true
+	}
+	if !apply(down, &s.ops.limitDown, defaultLimitDown) || !apply(up, &s.ops.limitUp, defaultLimitUp) {
+		return plainAnswer(okAnswer("Invalid parameter", func(w *epeejson.Writer) { s.writeLimits(w, 0, 0) }))
+	}
+	return s.serveGetLimit(&httpd.Request{})
+}
+
+// servePeerLimit is /out_peers and /in_peers: with set (the default) the
+// limit becomes the request's (0 if absent), and connections above it are
+// closed; the answer is the limit as monerod's uint32_t holds it (an
+// unlimited -1 reads 4294967295).
+func (s *Server) servePeerLimit(req *httpd.Request, name string, out bool) httpd.Response {
+	p, ok := pathParams(req)
+	if !ok {
+		return badRequest()
+	}
+	set, e := p.boolOr("set", true)
+	if e != nil {
+		return badRequest()
+	}
+	n, e := p.unsigned(name, 0, math.MaxUint32)
+	if e != nil {
+		return badRequest()
+	}
+	if set {
+		if out {
+			s.peers.SetMaxPeers(int64(n), -1)
+		} else {
+			s.peers.SetMaxPeers(-1, int64(n))
+		}
+	}
+	maxOut, maxIn := s.peers.MaxPeers()
+	v := maxIn
+	if out {
+		v = maxOut
+	}
+	return plainAnswer(func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.KeyUint(name, uint64(uint32(v)))
+		w.KeyString("status", statusOK)
+		writeUntrusted(w)
+		w.EndObject()
+	})
+}
+
+func (s *Server) serveOutPeers(req *httpd.Request) httpd.Response {
+	return s.servePeerLimit(req, "out_peers", true)
+}
+
+func (s *Server) serveInPeers(req *httpd.Request) httpd.Response {
+	return s.servePeerLimit(req, "in_peers", false)
+}
+
+// slogLevels maps monerod's log levels 0-4 to the node's: 0 warnings and
+// errors, 1 information, 2 debugging, 3 and 4 (monerod's trace levels)
+// below debugging.
+var slogLevels = [...]slog.Level{slog.LevelWarn, slog.LevelInfo, slog.LevelDebug, slog.LevelDebug - 4, slog.LevelDebug - 8}
+
+// setLogLevel applies a numeric monerod log level to the node's logger.
+func (s *Server) setLogLevel(level int) {
+	if s.ops.logLevel != nil && level >= 0 && level < len(slogLevels) {
+		s.ops.logLevel.Set(slogLevels[level])
+	}
+}
+
+func (s *Server) serveSetLogLevel(req *httpd.Request) httpd.Response {
+	p, ok := pathParams(req)
+	if !ok {
+		return badRequest()
+	}
+	level, e := p.signed("level", 0, math.MinInt8, math.MaxInt8)
+	if e != nil {
+		return badRequest()
+	}
+	if level < 0 || level > 4 {
+		return plainAnswer(okAnswer("Error: log level not valid", nil))
+	}
+	s.ops.mu.Lock()
+	s.ops.categories = nextCategories(s.ops.categories, logLevelCategories[level])
+	s.ops.mu.Unlock()
+	s.setLogLevel(int(level))
+	return plainAnswer(okAnswer(statusOK, nil))
+}
+
+// serveSetLogCategories keeps monerod's category string (gonero's logger
+// has one level, which a numeric level in the string sets; the categories
+// themselves select nothing).
+func (s *Server) serveSetLogCategories(req *httpd.Request) httpd.Response {
+	p, ok := pathParams(req)
+	if !ok {
+		return badRequest()
+	}
+	spec, e := p.string("categories")
+	if e != nil {
+		return badRequest()
+	}
+	s.ops.mu.Lock()
+	cats, level := setLogSpec(s.ops.categories, spec)
+	s.ops.categories = cats
+	s.ops.mu.Unlock()
+	s.setLogLevel(level)
+	return plainAnswer(okAnswer(statusOK, func(w *epeejson.Writer) { w.KeyString("categories", cats) }))
+}
+
+// serveSetLogHashRate: gonero's miner logs no periodic hash rate, so while
+// it mines the flag is accepted and changes nothing.
+func (s *Server) serveSetLogHashRate(req *httpd.Request) httpd.Response {
+	p, ok := pathParams(req)
+	if !ok {
+		return badRequest()
+	}
+	if _, e := p.bool("visible"); e != nil {
+		return badRequest()
+	}
+	status := "NOT MINING"
+	if s.miner != nil && s.miner.Running() {
+		status = statusOK
+	}
+	return plainAnswer(okAnswer(status, nil))
+}
+
+// serveSaveBC: every bbolt commit is already synced to disk.
+func (s *Server) serveSaveBC(req *httpd.Request) httpd.Response {
+	if _, ok := pathParams(req); !ok {
+		return badRequest()
+	}
+	return plainAnswer(okAnswer(statusOK, nil))
+}
+
+func (s *Server) servePopBlocks(req *httpd.Request) httpd.Response {
+	p, ok := pathParams(req)
+	if !ok {
+		return badRequest()
+	}
+	n, e := p.uint64("nblocks")
+	if e != nil {
+		return badRequest()
+	}
+	if _, err := s.chain.PopBlocks(n); err != nil {
+		// monerod logs the failure and still answers OK with the height.
+		s.log.Error("pop_blocks", "err", err)
+	}
+	height := s.chain.Height()
+	return plainAnswer(okAnswer(statusOK, func(w *epeejson.Writer) { w.KeyUint("height", height) }))
+}
+
+// serveStopDaemon asks the node to stop, once the answer is on its way.
+func (s *Server) serveStopDaemon(req *httpd.Request) httpd.Response {
+	if _, ok := pathParams(req); !ok {
+		return badRequest()
+	}
+	if s.ops.stop == nil {
+		return plainAnswer(okAnswer("Error: this server has no node to stop", nil))
+	}
+	s.ops.stopOnce.Do(func() { go s.ops.stop() })
+	return plainAnswer(okAnswer(statusOK, nil))
+}
+
+// serveSetBootstrapDaemon: gonero has no bootstrap daemon. Clearing it
+// (an empty address) is what monerod does and succeeds; setting one fails
+// with monerod's status for a bootstrap daemon it could not set.
+func (s *Server) serveSetBootstrapDaemon(req *httpd.Request) httpd.Response {
+	p, ok := pathParams(req)
+	if !ok {
+		return badRequest()
+	}
+	var address string
+	for _, name := range []string{"address", "username", "password", "proxy"} {
+		v, e := p.string(name)
+		if e != nil {
+			return badRequest()
+		}
+		if name == "address" {
+			address = v
+		}
+	}
+	status := statusOK
+	if address != "" {
+		status = "Failed to set bootstrap daemon"
+	}
+	// COMMAND_RPC_SET_BOOTSTRAP_DAEMON's answer holds the status alone.
+	return plainAnswer(func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.KeyString("status", status)
+		w.EndObject()
+	})
+}
+
+// serveUpdate: gonerod never phones home. Offline it answers as monerod
+// does; online, a known command gets monerod's answer for an update check
+// that could not reach the network.
+func (s *Server) serveUpdate(req *httpd.Request) httpd.Response {
+	p, ok := pathParams(req)
+	if !ok {
+		return badRequest()
+	}
+	command, e := p.string("command")
+	if e != nil {
+		return badRequest()
+	}
+	if _, e := p.string("path"); e != nil {
+		return badRequest()
+	}
+	status := "Error checking for updates"
+	switch {
+	case s.peers.Offline():
+		status = "Daemon is running offline"
+	case command != "check" && command != "download" && command != "update":
+		status = "unknown command: '" + command + "'"
+	}
+	return plainAnswer(func(w *epeejson.Writer) {
+		w.BeginObject()
+		w.KeyString("auto_uri", "")
+		w.KeyString("hash", "")
+		w.KeyString("path", "")
+		w.KeyString("status", status)
+		writeUntrusted(w)
+		w.KeyBool("update", false)
+		w.KeyString("user_uri", "")
+		w.KeyString("version", "")
+		w.EndObject()
+	})
+}

@@ -1,0 +1,287 @@
+package rpc
+
+import (
+	"encoding/hex"
+	"errors"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/txpool"
+)
+
+// /gettransactions and /is_key_image_spent (core_rpc_server.cpp
+// on_get_transactions, on_is_key_image_spent, v0.18.0.0).
+
+func init() {
+	registerPath((*Server).serveGetTransactions, "/get_transactions", "/gettransactions")
+	registerPath((*Server).serveIsKeyImageSpent, "/is_key_image_spent")
+}
+
+func (s *Server) serveGetTransactions(req *httpd.Request) httpd.Response {
+	p, ok := pathRequest(req)
+	if !ok {
+		return badRequest()
+	}
+	in, ok := parseGetTransactions(p)
+	if !ok {
+		return badRequest()
+	}
+	out := s.getTransactions(&in, req.Restricted)
+	w := epeejson.NewWriter(make([]byte, 0, 4096))
+	out.write(w)
+	return jsonResponse(w)
+}
+
+func refusal(status string) *getTransactionsResponse {
+	return &getTransactionsResponse{Status: status, OnlyStatus: true}
+}
+
+// chainTx is a transaction found on the main chain.
+type chainTx struct {
+	tx      *cryptonote.Transaction
+	height  uint64
+	indices []uint64
+}
+
+// findChainTx looks a transaction up on the main chain: a block's
+// transaction by its blob, a miner transaction through its first output
+// (the store indexes miner transactions' outputs, not their blobs).
+// Miner transactions without RingCT outputs (v1, before fork 4) are not
+// found that way: the store files their outputs under their amounts.
+func findChainTx(r *chaindb.Reader, id cryptonote.Hash) (*chainTx, error) {
+	indices, err := r.TxOutputIndexes(id)
+	if err != nil {
+		if errors.Is(err, chaindb.ErrNotFound) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	blob, err := r.TxBlob(id)
+	switch {
+	case err == nil:
+		loc, err := r.TxLocation(id)
+		if err != nil {
+			return nil, err
+		}
+		tx, err := cryptonote.ParseTransaction(blob)
+		if err != nil {
+			return nil, err
+		}
+		return &chainTx{tx: tx, height: loc.Height, indices: indices}, nil
+	case !errors.Is(err, chaindb.ErrNotFound):
+		return nil, err
+	}
+	if len(indices) == 0 {
+		return nil, nil
+	}
+	out, err := r.Output(0, indices[0])
+	if err != nil {
+		if errors.Is(err, chaindb.ErrNotFound) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if out.TxHash != id {
+		return nil, nil
+	}
+	blk, err := r.BlockBlob(out.Height)
+	if err != nil {
+		return nil, err
+	}
+	b, err := cryptonote.ParseBlock(blk)
+	if err != nil {
+		return nil, err
+	}
+	return &chainTx{tx: &b.MinerTx, height: out.Height, indices: indices}, nil
+}
+
+// fill sets an entry's blob members as monerod does: the split form
+// (pruned_as_hex, prunable_as_hex unless pruned) when split or prune is
+// asked, or when the transaction has no prunable data (a miner
+// transaction: monerod then uses the split form even when not asked);
+// otherwise the whole blob in as_hex. The JSON rendering follows the form:
+// the pruned transaction when pruned or without prunable data.
+func (e *txEntry) fill(tx *cryptonote.Transaction, in *getTransactionsRequest) {
+	blob, prunedLen := tx.SplitBlob()
+	pruned, prunable := blob[:prunedLen], blob[prunedLen:]
+	if tx.Version > 1 {
+		// monerod stores H(prunable part) for every v2 transaction, H of
+		// nothing for a miner transaction's empty part.
+		e.PrunableHash = cryptonote.Keccak256(prunable).String()
+	} else {
+		e.PrunableHash = cryptonote.Hash{}.String()
+	}
+	if in.Split || in.Prune || len(prunable) == 0 {
+		e.PrunedAsHex = hex.EncodeToString(pruned)
+		if !in.Prune {
+			e.PrunableAsHex = hex.EncodeToString(prunable)
+		}
+		if in.DecodeAsJSON {
+			if in.Prune || len(prunable) == 0 {
+				e.AsJSON = tx.MonerodPrunedJSON()
+			} else {
+				e.AsJSON = tx.MonerodJSON()
+			}
+		}
+		return
+	}
+	e.AsHex = hex.EncodeToString(blob)
+	if in.DecodeAsJSON {
+		e.AsJSON = tx.MonerodJSON()
+	}
+}
+
+func (s *Server) getTransactions(in *getTransactionsRequest, restricted bool) *getTransactionsResponse {
+	if restricted && len(in.TxsHashes) > restrictedTransactionsCount {
+		return refusal("Too many transactions requested in restricted mode")
+	}
+	ids := make([]cryptonote.Hash, len(in.TxsHashes))
+	for i, text := range in.TxsHashes {
+		b, err := hex.DecodeString(text)
+		if err != nil {
+			return refusal("Failed to parse hex representation of transaction hash")
+		}
+		if len(b) != len(ids[i]) {
+			return refusal("Failed, size of data mismatch")
+		}
+		copy(ids[i][:], b)
+	}
+	out := &getTransactionsResponse{Status: statusOK, WithJSON: in.DecodeAsJSON}
+	found := make([]*txEntry, len(ids))
+	var missing []int
+	err := s.store.View(func(r *chaindb.Reader) error {
+		height, err := r.Height()
+		if err != nil {
+			return err
+		}
+		for i, id := range ids {
+			ct, err := findChainTx(r, id)
+			if err != nil {
+				return err
+			}
+			if ct == nil {
+				missing = append(missing, i)
+				continue
+			}
+			meta, err := r.MetaByHeight(ct.height)
+			if err != nil {
+				return err
+			}
+			e := &txEntry{TxHash: in.TxsHashes[i], BlockHeight: ct.height, Confirmations: height - ct.height,
+				BlockTimestamp: meta.Timestamp, OutputIndices: ct.indices}
+			e.fill(ct.tx, in)
+			found[i] = e
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.Error("gettransactions: chain read failed", "err", err)
+		return refusal("Failed")
+	}
+	if len(missing) > 0 && s.pool != nil {
+		// The pool as the listener may see it: a restricted one does not
+		// see transactions kept back from relaying or in their stem phase,
+		// nor when they arrived.
+		pool := map[cryptonote.Hash]txpool.Entry{}
+		for _, pe := range s.visiblePool(restricted) {
+			pool[pe.ID] = pe
+		}
+		still := missing[:0]
+		for _, i := range missing {
+			pe, ok := pool[ids[i]]
+			if !ok {
+				still = append(still, i)
+				continue
+			}
+			e := &txEntry{TxHash: in.TxsHashes[i], InPool: true, DoubleSpendSeen: pe.DoubleSpendSeen, Relayed: pe.Relayed}
+			if !restricted {
+				e.ReceivedTimestamp = uint64(pe.Received.Unix())
+			}
+			e.fill(pe.Tx, in)
+			found[i] = e
+		}
+		missing = still
+	}
+	for _, e := range found {
+		if e != nil {
+			out.Txs = append(out.Txs, *e)
+		}
+	}
+	for _, i := range missing {
+		out.MissedTx = append(out.MissedTx, ids[i].String())
+	}
+	return out
+}
+
+func (s *Server) serveIsKeyImageSpent(req *httpd.Request) httpd.Response {
+	p, ok := pathRequest(req)
+	if !ok {
+		return badRequest()
+	}
+	in, ok := parseIsKeyImageSpent(p)
+	if !ok {
+		return badRequest()
+	}
+	out := s.isKeyImageSpent(&in, req.Restricted)
+	w := epeejson.NewWriter(make([]byte, 0, 256+4*len(out.SpentStatus)))
+	out.write(w)
+	return jsonResponse(w)
+}
+
+func (s *Server) isKeyImageSpent(in *isKeyImageSpentRequest, restricted bool) *isKeyImageSpentResponse {
+	if restricted && len(in.KeyImages) > restrictedSpentKeyImagesCount {
+		return &isKeyImageSpentResponse{Status: "Too many key images queried in restricted mode"}
+	}
+	images := make([]cryptonote.Key, len(in.KeyImages))
+	valid := make([]bool, len(in.KeyImages))
+	for i, text := range in.KeyImages {
+		b, err := hex.DecodeString(text)
+		if err != nil {
+			return &isKeyImageSpentResponse{Status: "Failed to parse hex representation of key image"}
+		}
+		// monerod notes a size mismatch but goes on (its status is
+		// overwritten with OK at the end): it reads 32 bytes from the
+		// decoded buffer, so a longer one is judged by its first 32
+		// bytes, and a shorter one by whatever memory follows it (which
+		// matches no key image: unspent).
+		if len(b) >= len(images[i]) {
+			copy(images[i][:], b)
+			valid[i] = true
+		}
+	}
+	out := &isKeyImageSpentResponse{Status: statusOK, SpentStatus: make([]uint64, len(images))}
+	err := s.store.View(func(r *chaindb.Reader) error {
+		for i, ki := range images {
+			if !valid[i] {
+				continue
+			}
+			_, spent, err := r.KeyImageSpent(ki)
+			if err != nil {
+				return err
+			}
+			if spent {
+				out.SpentStatus[i] = keyImageInChain
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		s.log.Error("is_key_image_spent: chain read failed", "err", err)
+		return &isKeyImageSpentResponse{Status: "Failed"}
+	}
+	// Each key image the (visible) pool spends marks the first unspent
+	// request entry equal to it, and only that one: monerod breaks out of
+	// its loop over the request at the first match, so a key image asked
+	// twice is reported in the pool once.
+	for _, ki := range s.poolKeyImages(restricted) {
+		for i := range images {
+			if valid[i] && out.SpentStatus[i] == keyImageUnspent && images[i] == ki {
+				out.SpentStatus[i] = keyImageInPool
+				break
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,160 @@
+package rpc
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/portable"
+)
+
+// Fuzz targets for every wallet-sync request parser. Each is seeded with
+// real requests (what wallets send, and the shapes the cross-check test
+// sends); the parsers must never panic, and what they accept must be
+// consistent with the blob (a request that loads re-encodes and loads to the
+// same values).
+
+func wsSeedBodies(f *testing.F) {
+	genesis := cryptonote.Hash{0x41, 0x80}
+	var s portable.Section
+	s.Set("block_ids", portable.NewBlob(append(genesis[:], genesis[:]...)))
+	s.Set("client", portable.NewString("00ff"))
+	s.Set("prune", portable.NewBool(true))
+	s.Set("start_height", portable.NewUint64(7))
+	s.Set("no_miner_tx", portable.NewBool(true))
+	s.Set("heights", portable.Value{Type: portable.ArrayFlag | portable.TypeUint64, Array: []portable.Value{portable.NewUint64(1), portable.NewUint64(2)}})
+	s.Set("txid", portable.NewBlob(genesis[:]))
+	s.Set("amounts", portable.Value{Type: portable.ArrayFlag | portable.TypeUint64, Array: []portable.Value{portable.NewUint64(0)}})
+	s.Set("compress", portable.NewBool(true))
+	s.Set("cumulative", portable.NewBool(false))
+	s.Set("from_height", portable.NewUint32(3))
+	var out portable.Section
+	out.Set("amount", portable.NewUint64(0))
+	out.Set("index", portable.NewUint8(9))
+	s.Set("outputs", portable.NewObjectArray([]portable.Section{out, out}))
+	s.Set("get_txid", portable.NewBool(false))
+	b, err := portable.Encode(s)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b)
+	f.Add(b[:len(b)/2])
+	f.Add([]byte{})
+	f.Add([]byte("\x01\x11\x01\x01\x01\x01\x02\x01\x01\x00"))
+	// A real wallet /getblocks.bin body (1-restore-refresh): client, block_ids, prune, start_height.
+	f.Add([]byte("\x01\x11\x01\x01\x01\x01\x02\x01\x01\x10\x09block_ids\x0a\x80\x41\x80\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x05prune\x0b\x01\x0cstart_height\x05\x00\x00\x00\x00\x00\x00\x00\x00\x06client\x0a\x00"))
+}
+
+func FuzzWalletSyncBinRequests(f *testing.F) {
+	wsSeedBodies(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if r, err := parseGetBlocksRequest(body); err == nil {
+			if len(r.BlockIDs) > len(body)/32 {
+				t.Fatalf("%d block ids from %d bytes", len(r.BlockIDs), len(body))
+			}
+		}
+		_, _ = parseGetHashesRequest(body)
+		if h, err := parseHeightsRequest(body); err == nil && len(h) > len(body) {
+			t.Fatalf("%d heights from %d bytes", len(h), len(body))
+		}
+		_, _ = parseOIndexesRequest(body)
+		if r, err := parseGetOutsBinRequest(body); err == nil {
+			if len(r.Outputs) > len(body) {
+				t.Fatalf("%d outputs from %d bytes", len(r.Outputs), len(body))
+			}
+			// What loaded re-encodes and loads to the same request.
+			var s portable.Section
+			s.Set("get_txid", portable.NewBool(r.GetTxID))
+			if len(r.Outputs) > 0 {
+				s.Set("outputs", outsValue(r.Outputs))
+			}
+			again, err := portable.Encode(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r2, err := parseGetOutsBinRequest(again)
+			if err != nil || r2.GetTxID != r.GetTxID || len(r2.Outputs) != len(r.Outputs) {
+				t.Fatalf("re-encoded request loads as %+v, %v; want %+v", r2, err, r)
+			}
+			for i := range r.Outputs {
+				if r.Outputs[i] != r2.Outputs[i] {
+					t.Fatalf("output %d: %+v then %+v", i, r.Outputs[i], r2.Outputs[i])
+				}
+			}
+		}
+		_, _ = parseDistributionBinRequest(body)
+	})
+}
+
+func FuzzWalletSyncJSONRequests(f *testing.F) {
+	for _, s := range []string{
+		`{"outputs":[{"amount":0,"index":1},{"amount":0,"index":2}],"get_txid":true}`,
+		`{"outputs":[1,2]}`, ``, `{"outputs":`, `{"get_txid":1}`,
+		`{"amounts":[0],"from_height":5,"to_height":9,"cumulative":true,"binary":false,"compress":true}`,
+		`{"amounts":[0,17592186044415],"min_count":1,"max_count":0,"unlocked":true,"recent_cutoff":1700000000}`,
+		`{"amounts":"x"}`, `{"amounts":[-1]}`, `{"amounts":[true]}`, `{"min_count":"12"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		_, _ = parseGetOutsJSONRequest(body)
+		v, err := epeejson.Parse(body)
+		p := newParams(v, err == nil)
+		_, _ = distributionParams(p)
+		_, _ = histogramParams(p)
+	})
+}
+
+// The streaming writer produces what Encode produces for the same content.
+func TestPortableWriterMatchesEncode(t *testing.T) {
+	d := &distribution{Amount: 0, StartHeight: 3, Base: 7, Data: []uint64{0, 1, 300, 1 << 40}, Binary: true, Compress: true}
+	outs := []outKey{{Key: cryptonote.Key{1}, Mask: cryptonote.Key{2}, Unlocked: true, Height: 9, TxID: cryptonote.Hash{3}}}
+	got := writeOutsBin(outs, statusOK).Body
+
+	var o portable.Section
+	o.Set("height", portable.NewUint64(9))
+	o.Set("key", portable.NewBlob(outs[0].Key[:]))
+	o.Set("mask", portable.NewBlob(outs[0].Mask[:]))
+	o.Set("txid", portable.NewBlob(outs[0].TxID[:]))
+	o.Set("unlocked", portable.NewBool(true))
+	var s portable.Section
+	s.Set("credits", portable.NewUint64(0))
+	s.Set("outs", portable.NewObjectArray([]portable.Section{o}))
+	s.Set("status", portable.NewString(statusOK))
+	s.Set("top_hash", portable.NewString(""))
+	s.Set("untrusted", portable.NewBool(false))
+	want, err := portable.Encode(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("get_outs answer:\n got %x\nwant %x", got, want)
+	}
+
+	w := portable.NewWriter(nil)
+	w.Header()
+	w.Section(1)
+	w.Array("distributions", portable.TypeObject, 1)
+	d.writeBin(w)
+	var ds portable.Section
+	ds.Set("amount", portable.NewUint64(0))
+	ds.Set("base", portable.NewUint64(7))
+	ds.Set("binary", portable.NewBool(true))
+	ds.Set("compress", portable.NewBool(true))
+	ds.Set("compressed_data", portable.NewBlob(cryptonote.AppendVarint([]byte{0, 1, 0xac, 0x02}, 1<<40)))
+	ds.Set("start_height", portable.NewUint64(3))
+	var root portable.Section
+	root.Set("distributions", portable.NewObjectArray([]portable.Section{ds}))
+	want, _ = portable.Encode(root)
+	if !bytes.Equal(w.Bytes(), want) {
+		t.Fatalf("distribution:\n got %x\nwant %x", w.Bytes(), want)
+	}
+	// Size markers of every width.
+	for _, n := range []uint64{0, 63, 64, 16383, 16384, 1<<30 - 1, 1 << 30} {
+		b := portable.AppendVarint(nil, n)
+		if len(b) != portable.VarintLen(n) {
+			t.Fatalf("varint %d: %d bytes, VarintLen says %d", n, len(b), portable.VarintLen(n))
+		}
+	}
+}

@@ -1,0 +1,592 @@
+package rpc
+
+import (
+	"errors"
+
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/portable"
+)
+
+// Requests and answers of the wallet-sync endpoints (/getblocks.bin,
+// /getblocks_by_height.bin, /gethashes.bin, /get_o_indexes.bin,
+// /get_outs.bin, /get_outs, /get_output_distribution.bin and the JSON-RPC
+// get_output_distribution and get_output_histogram), as
+// core_rpc_server_commands_defs.h of monerod v0.18.0.0 declares them.
+//
+// A .bin request is an epee storage blob loaded by epee's rules
+// (portable_storage_val_converters.h, keyvalue_serialization_overloads.h):
+// a missing field keeps its default; an integer field takes any integer
+// type that fits or a string of digits; a bool field only a bool; a list
+// field that is not an array is ignored, as is a POD blob of the wrong
+// length; any other mismatch throws and monerod answers 400 with no body.
+
+// binRequestLimits bound what one .bin request may make the decoder build.
+// monerod parses RPC bodies without limits, but a body is at most 1 MiB
+// (httpd's MAX_RPC_CONTENT_LENGTH), so no real request comes near these:
+// get_outs with 30,000 outputs (the most a 1 MiB body holds) is 30,001
+// objects and 60,000 fields.
+var binRequestLimits = portable.Limits{MaxObjects: 1 << 17, MaxFields: 1 << 17, MaxStrings: 1 << 17, MaxDepth: portable.MaxDepth}
+
+// errBadRequest is what makes a handler answer 400: the body is not a
+// storage blob, or a field cannot be converted.
+var errBadRequest = errors.New("rpc: request body cannot be loaded")
+
+// binFields loads fields of a decoded .bin request; the first failure
+// sticks in err.
+type binFields struct {
+	s   portable.Section
+	err error
+}
+
+func decodeBin(body []byte) (*binFields, error) {
+	s, err := portable.DecodeWithLimits(body, binRequestLimits)
+	if err != nil {
+		return nil, errBadRequest
+	}
+	f := &binFields{s: s}
+	f.client() // rpc_access_request_base's client: unused, but its type is checked
+	return f, nil
+}
+
+func (f *binFields) fail() { f.err = errBadRequest }
+
+func (f *binFields) uint64(name string, def uint64) uint64 {
+	v, ok := f.s.Get(name)
+	if !ok {
+		return def
+	}
+	n, err := v.AsUint64()
+	if err != nil {
+		f.fail()
+		return def
+	}
+	return n
+}
+
+func (f *binFields) bool(name string, def bool) bool {
+	v, ok := f.s.Get(name)
+	if !ok {
+		return def
+	}
+	if v.Type != portable.TypeBool {
+		f.fail()
+		return def
+	}
+	return v.Bool
+}
+
+func (f *binFields) client() {
+	if v, ok := f.s.Get("client"); ok && v.Type != portable.TypeString {
+		f.fail()
+	}
+}
+
+// blob reads a STRING field (KV_SERIALIZE_VAL_POD_AS_BLOB,
+// KV_SERIALIZE_CONTAINER_POD_AS_BLOB): nil when absent.
+func (f *binFields) blob(name string) []byte {
+	v, ok := f.s.Get(name)
+	if !ok {
+		return nil
+	}
+	if v.Type != portable.TypeString {
+		f.fail()
+		return nil
+	}
+	return v.Bytes
+}
+
+// hashes reads a list of hashes sent as one blob; a length that is not a
+// multiple of 32 leaves the list empty.
+func (f *binFields) hashes(name string) []cryptonote.Hash {
+	b := f.blob(name)
+	if len(b) == 0 || len(b)%32 != 0 {
+		return nil
+	}
+	out := make([]cryptonote.Hash, len(b)/32)
+	for i := range out {
+		copy(out[i][:], b[32*i:])
+	}
+	return out
+}
+
+// hash reads one hash sent as a blob; another length leaves it zero.
+func (f *binFields) hash(name string) cryptonote.Hash {
+	var h cryptonote.Hash
+	if b := f.blob(name); len(b) == 32 {
+		copy(h[:], b)
+	}
+	return h
+}
+
+// uint64s reads a std::vector<uint64_t>: an entry that is not an array is
+// ignored (get_first_value finds no array); each element is converted.
+func (f *binFields) uint64s(name string) []uint64 {
+	v, ok := f.s.Get(name)
+	if !ok || !v.Type.IsArray() || len(v.Array) == 0 {
+		return nil
+	}
+	out := make([]uint64, len(v.Array))
+	for i := range v.Array {
+		n, err := v.Array[i].AsUint64()
+		if err != nil {
+			f.fail()
+			return nil
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// sections reads a std::vector of structs: anything but an array of
+// objects is ignored (get_first_section finds no section).
+func (f *binFields) sections(name string) []portable.Section {
+	v, ok := f.s.Get(name)
+	if !ok || v.Type != portable.ArrayFlag|portable.TypeObject {
+		return nil
+	}
+	out := make([]portable.Section, len(v.Array))
+	for i := range v.Array {
+		out[i] = v.Array[i].Object
+	}
+	return out
+}
+
+// getBlocksRequest is COMMAND_RPC_GET_BLOCKS_FAST's request. monerod
+// 0.18.0.0 (RPC 3.10) has no requested_info, pool_info_since nor
+// max_block_count (RPC 3.13+): like it, we ignore them, and a wallet that
+// sends them falls back to the pool-hash calls when the answer has no
+// pool_info_extent (wallet-rpc.md §6).
+type getBlocksRequest struct {
+	BlockIDs    []cryptonote.Hash
+	StartHeight uint64
+	Prune       bool
+	NoMinerTx   bool
+}
+
+func parseGetBlocksRequest(body []byte) (getBlocksRequest, error) {
+	var r getBlocksRequest
+	f, err := decodeBin(body)
+	if err != nil {
+		return r, err
+	}
+	r.BlockIDs = f.hashes("block_ids")
+	r.StartHeight = f.uint64("start_height", 0)
+	r.Prune = f.bool("prune", false)
+	r.NoMinerTx = f.bool("no_miner_tx", false)
+	return r, f.err
+}
+
+// getHashesRequest is COMMAND_RPC_GET_HASHES_FAST's request.
+type getHashesRequest struct {
+	BlockIDs    []cryptonote.Hash
+	StartHeight uint64
+}
+
+func parseGetHashesRequest(body []byte) (getHashesRequest, error) {
+	var r getHashesRequest
+	f, err := decodeBin(body)
+	if err != nil {
+		return r, err
+	}
+	r.BlockIDs = f.hashes("block_ids")
+	r.StartHeight = f.uint64("start_height", 0)
+	return r, f.err
+}
+
+// parseHeightsRequest reads COMMAND_RPC_GET_BLOCKS_BY_HEIGHT's request.
+func parseHeightsRequest(body []byte) ([]uint64, error) {
+	f, err := decodeBin(body)
+	if err != nil {
+		return nil, err
+	}
+	h := f.uint64s("heights")
+	return h, f.err
+}
+
+// parseOIndexesRequest reads COMMAND_RPC_GET_TX_GLOBAL_OUTPUTS_INDEXES's
+// request: the txid.
+func parseOIndexesRequest(body []byte) (cryptonote.Hash, error) {
+	f, err := decodeBin(body)
+	if err != nil {
+		return cryptonote.Hash{}, err
+	}
+	h := f.hash("txid")
+	return h, f.err
+}
+
+// outputRef is get_outputs_out: an output by amount and index.
+type outputRef struct {
+	Amount, Index uint64
+}
+
+// getOutsRequest is COMMAND_RPC_GET_OUTPUTS_BIN's (and COMMAND_RPC_GET_OUTPUTS's) request.
+type getOutsRequest struct {
+	Outputs []outputRef
+	GetTxID bool
+}
+
+func parseGetOutsBinRequest(body []byte) (getOutsRequest, error) {
+	var r getOutsRequest
+	f, err := decodeBin(body)
+	if err != nil {
+		return r, err
+	}
+	secs := f.sections("outputs")
+	if len(secs) > 0 {
+		r.Outputs = make([]outputRef, len(secs))
+	}
+	for i := range secs {
+		o := binFields{s: secs[i]}
+		r.Outputs[i] = outputRef{Amount: o.uint64("amount", 0), Index: o.uint64("index", 0)}
+		if o.err != nil {
+			return r, o.err
+		}
+	}
+	// KV_SERIALIZE_OPT(get_txid, true): the binary request defaults to true
+	// (the JSON one to false).
+	r.GetTxID = f.bool("get_txid", true)
+	return r, f.err
+}
+
+// parseGetOutsJSONRequest reads /get_outs' JSON body. An empty body is an
+// empty request (monerod answers it "OK").
+func parseGetOutsJSONRequest(body []byte) (getOutsRequest, error) {
+	var r getOutsRequest
+	p, err := jsonBodyParams(body)
+	if err != nil {
+		return r, err
+	}
+	if _, e := p.string("client"); e != nil {
+		return r, errBadRequest
+	}
+	if v, ok := p.get("outputs"); ok && v.Kind == epeejson.KindArray {
+		objs := true
+		for i := range v.Arr {
+			objs = objs && v.Arr[i].Kind == epeejson.KindObject
+		}
+		if objs && len(v.Arr) > 0 {
+			r.Outputs = make([]outputRef, len(v.Arr))
+			for i := range v.Arr {
+				o := newParams(v.Arr[i], true)
+				var e1, e2 *Error
+				r.Outputs[i].Amount, e1 = o.uint64("amount")
+				r.Outputs[i].Index, e2 = o.uint64("index")
+				if e1 != nil || e2 != nil {
+					return r, errBadRequest
+				}
+			}
+		}
+	}
+	var e *Error
+	if r.GetTxID, e = p.bool("get_txid"); e != nil {
+		return r, errBadRequest
+	}
+	return r, nil
+}
+
+// jsonBodyParams parses the body of a plain JSON endpoint; an empty (or
+// blank) body is an empty object, as epee's load_t_from_json takes it.
+func jsonBodyParams(body []byte) (requestParams, error) {
+	blank := true
+	for _, c := range body {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			blank = false
+			break
+		}
+	}
+	if blank {
+		return requestParams{}, nil
+	}
+	v, err := epeejson.Parse(body)
+	if err != nil {
+		return requestParams{}, errBadRequest
+	}
+	return newParams(v, true), nil
+}
+
+// uint64List reads a std::vector<uint64_t> JSON-RPC parameter: a value
+// that is not an array leaves it empty; an element that does not convert
+// is -32602.
+func (p requestParams) uint64List(name string) ([]uint64, *Error) {
+	v, ok := p.get(name)
+	if !ok || v.Kind != epeejson.KindArray || len(v.Arr) == 0 {
+		return nil, nil
+	}
+	out := make([]uint64, len(v.Arr))
+	for i := range v.Arr {
+		n, err := v.Arr[i].AsUint64()
+		if err != nil {
+			return nil, errInvalidParams
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// distributionRequest is COMMAND_RPC_GET_OUTPUT_DISTRIBUTION's request.
+type distributionRequest struct {
+	Amounts          []uint64
+	FromHeight       uint64
+	ToHeight         uint64
+	Cumulative       bool
+	Binary, Compress bool
+}
+
+func parseDistributionBinRequest(body []byte) (distributionRequest, error) {
+	var r distributionRequest
+	f, err := decodeBin(body)
+	if err != nil {
+		return r, err
+	}
+	r.Amounts = f.uint64s("amounts")
+	r.FromHeight = f.uint64("from_height", 0)
+	r.ToHeight = f.uint64("to_height", 0)
+	r.Cumulative = f.bool("cumulative", false)
+	r.Binary = f.bool("binary", true)
+	r.Compress = f.bool("compress", false)
+	return r, f.err
+}
+
+func distributionParams(p requestParams) (distributionRequest, *Error) {
+	var r distributionRequest
+	var e *Error
+	if r.Amounts, e = p.uint64List("amounts"); e != nil {
+		return r, e
+	}
+	if r.FromHeight, e = p.uint64("from_height"); e != nil {
+		return r, e
+	}
+	if r.ToHeight, e = p.uint64("to_height"); e != nil {
+		return r, e
+	}
+	if r.Cumulative, e = p.bool("cumulative"); e != nil {
+		return r, e
+	}
+	if r.Binary, e = convert(p, "binary", true, epeejson.Value.AsBool); e != nil {
+		return r, e
+	}
+	r.Compress, e = p.bool("compress")
+	return r, e
+}
+
+// histogramRequest is COMMAND_RPC_GET_OUTPUT_HISTOGRAM's request.
+type histogramRequest struct {
+	Amounts            []uint64
+	MinCount, MaxCount uint64
+	Unlocked           bool
+	RecentCutoff       uint64
+}
+
+func histogramParams(p requestParams) (histogramRequest, *Error) {
+	var r histogramRequest
+	var e *Error
+	if r.Amounts, e = p.uint64List("amounts"); e != nil {
+		return r, e
+	}
+	if r.MinCount, e = p.uint64("min_count"); e != nil {
+		return r, e
+	}
+	if r.MaxCount, e = p.uint64("max_count"); e != nil {
+		return r, e
+	}
+	if r.Unlocked, e = p.bool("unlocked"); e != nil {
+		return r, e
+	}
+	r.RecentCutoff, e = p.uint64("recent_cutoff")
+	return r, e
+}
+
+// Answers. Every one ends with rpc_access_response_base's members, which
+// sort among the command's own: credits, status, top_hash, untrusted.
+
+// binAnswer starts a .bin answer of n root entries.
+func binAnswer(n, sizeHint int) *portable.Writer {
+	w := portable.NewWriter(make([]byte, 0, sizeHint))
+	w.Header()
+	w.Section(n)
+	return w
+}
+
+func binResponse(w *portable.Writer) httpd.Response {
+	return httpd.Response{ContentType: "application/octet-stream", Body: w.Bytes()}
+}
+
+// statusOnlyBin is the answer of a request that failed before producing
+// anything: credits, status, top_hash, untrusted.
+func statusOnlyBin(status string) httpd.Response {
+	w := binAnswer(4, 64+len(status))
+	w.FieldUint64("credits", 0)
+	w.FieldString("status", status)
+	w.FieldString("top_hash", "")
+	w.FieldBool("untrusted", false)
+	return binResponse(w)
+}
+
+// outKey is one answer of get_outs: COMMAND_RPC_GET_OUTPUTS_BIN::outkey.
+type outKey struct {
+	Key, Mask cryptonote.Key
+	Unlocked  bool
+	Height    uint64
+	TxID      cryptonote.Hash // zero unless get_txid
+}
+
+// writeOutsBin writes /get_outs.bin's answer.
+func writeOutsBin(outs []outKey, status string) httpd.Response {
+	n := 4
+	if len(outs) > 0 {
+		n++
+	}
+	w := binAnswer(n, 96+len(outs)*140)
+	w.FieldUint64("credits", 0)
+	if len(outs) > 0 {
+		w.Array("outs", portable.TypeObject, len(outs))
+		for i := range outs {
+			o := &outs[i]
+			w.Section(5)
+			w.FieldUint64("height", o.Height)
+			w.FieldBlob("key", o.Key[:])
+			w.FieldBlob("mask", o.Mask[:])
+			w.FieldBlob("txid", o.TxID[:])
+			w.FieldBool("unlocked", o.Unlocked)
+		}
+	}
+	w.FieldString("status", status)
+	w.FieldString("top_hash", "")
+	w.FieldBool("untrusted", false)
+	return binResponse(w)
+}
+
+// writeOutsJSON writes /get_outs' answer: keys and masks in hex, the txid
+// in hex only when asked for ("" otherwise).
+func writeOutsJSON(outs []outKey, withTxID bool, status string) httpd.Response {
+	w := epeejson.NewWriter(make([]byte, 0, 128+len(outs)*260))
+	w.BeginObject()
+	w.KeyUint("credits", 0)
+	if len(outs) > 0 {
+		w.Key("outs")
+		w.BeginArray()
+		for i := range outs {
+			o := &outs[i]
+			w.BeginObject()
+			w.KeyUint("height", o.Height)
+			w.KeyString("key", cryptonote.Hash(o.Key).String())
+			w.KeyString("mask", cryptonote.Hash(o.Mask).String())
+			txid := ""
+			if withTxID {
+				txid = o.TxID.String()
+			}
+			w.KeyString("txid", txid)
+			w.KeyBool("unlocked", o.Unlocked)
+			w.EndObject()
+		}
+		w.EndArray()
+	}
+	w.KeyString("status", status)
+	w.KeyString("top_hash", "")
+	w.KeyBool("untrusted", false)
+	w.EndObject()
+	return jsonResponse(w)
+}
+
+// distribution is one element of get_output_distribution's answer
+// (rpc::output_distribution_data plus the request's amount and flags).
+type distribution struct {
+	Amount, StartHeight, Base uint64
+	Data                      []uint64
+	Binary, Compress          bool
+}
+
+// compressed is compress_integer_array: each value as the chain's varint.
+func (d *distribution) compressed() []byte {
+	b := make([]byte, 0, len(d.Data)*2)
+	for _, v := range d.Data {
+		b = cryptonote.AppendVarint(b, v)
+	}
+	return b
+}
+
+// rawLE is KV_SERIALIZE_CONTAINER_POD_AS_BLOB of the uint64 values.
+func (d *distribution) rawLE() []byte {
+	b := make([]byte, 8*len(d.Data))
+	for i, v := range d.Data {
+		putUint64LE(b[8*i:], v)
+	}
+	return b
+}
+
+func putUint64LE(b []byte, v uint64) {
+	_ = b[7]
+	b[0], b[1], b[2], b[3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+	b[4], b[5], b[6], b[7] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
+}
+
+// writeBin writes the distribution as an element of the distributions
+// array: amount, base, binary, compress, then compressed_data (always,
+// even empty) or distribution (omitted when empty), start_height.
+func (d *distribution) writeBin(w *portable.Writer) {
+	var payload []byte
+	name := "distribution"
+	switch {
+	case d.Compress:
+		payload, name = d.compressed(), "compressed_data"
+	default:
+		payload = d.rawLE()
+	}
+	n := 5
+	if d.Compress || len(d.Data) > 0 {
+		n++
+	}
+	w.Section(n)
+	w.FieldUint64("amount", d.Amount)
+	w.FieldUint64("base", d.Base)
+	w.FieldBool("binary", d.Binary)
+	w.FieldBool("compress", d.Compress)
+	if d.Compress || len(d.Data) > 0 {
+		w.FieldBlob(name, payload)
+	}
+	w.FieldUint64("start_height", d.StartHeight)
+}
+
+// writeJSON writes it as monerod's JSON: with binary set the data is a
+// string of raw bytes, as in the binary answer; otherwise an array of
+// numbers (omitted when empty).
+func (d *distribution) writeJSON(w *epeejson.Writer) {
+	w.BeginObject()
+	w.KeyUint("amount", d.Amount)
+	w.KeyUint("base", d.Base)
+	w.KeyBool("binary", d.Binary)
+	w.KeyBool("compress", d.Compress)
+	switch {
+	case d.Binary && d.Compress:
+		w.KeyString("compressed_data", string(d.compressed()))
+	case d.Binary:
+		if len(d.Data) > 0 {
+			w.KeyString("distribution", string(d.rawLE()))
+		}
+	case len(d.Data) > 0:
+		w.Key("distribution")
+		w.BeginArray()
+		for _, v := range d.Data {
+			w.Uint(v)
+		}
+		w.EndArray()
+	}
+	w.KeyUint("start_height", d.StartHeight)
+	w.EndObject()
+}
+
+// histogramEntry is COMMAND_RPC_GET_OUTPUT_HISTOGRAM::entry.
+type histogramEntry struct {
+	Amount, Total, Unlocked, Recent uint64
+}
+
+func (e *histogramEntry) write(w *epeejson.Writer) {
+	w.BeginObject()
+	w.KeyUint("amount", e.Amount)
+	w.KeyUint("recent_instances", e.Recent)
+	w.KeyUint("total_instances", e.Total)
+	w.KeyUint("unlocked_instances", e.Unlocked)
+	w.EndObject()
+}
