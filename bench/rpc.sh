@@ -1,43 +1,49 @@
 #!/usr/bin/env bash
-# RPC throughput: gonerod vs monerod, same chain, same machine, one run.
+# RPC throughput: gonerod vs monerod, same chain, same machine, one run, interleaved.
 #
-# Usage: bench/rpc.sh [-d SECONDS] [-c "1 16 64"] [-m "METHODS"] [--profile] [options]
+# Usage: bench/rpc.sh [-d SECONDS] [-c "16 64"] [-m "METHODS"] [--profile] [options]
 #   -d SECONDS        measured duration of each wrk run (default 10)
 #   -w SECONDS        warm-up before each measured run, not reported (default 2)
-#   -c "LIST"         connection counts (default "1 16 64"); wrk uses 1 thread for 1 connection, else 2
-#   -m "LIST"         methods (default: getblockheaderbyheight getblock getblockheaderbyhash
-#                     getlastblockheader get_info)
+#   -c "LIST"         connection counts (default "16 64"); wrk uses 1 thread for 1 connection, else 2
+#   -m "LIST"         methods (default: getblockheaderbyheight getblock getlastblockheader get_info
+#                     get_block_count /get_height /getblocks.bin; also getblockheaderbyhash). JSON-RPC
+#                     methods are POSTed to /json_rpc, paths ("/...") directly; /getblocks.bin is a
+#                     wallet's idle refresh (short history: top, genesis), skipped while gonerod does not
+#                     serve it
 #   --profile         also record a CPU profile of gonerod (perf, cpu-clock sampling with call graphs)
 #                     during extra 64-connection get_info and getblockheaderbyheight runs (not the
 #                     measured ones: perf itself costs CPU); the data is kept in a temp dir
 #   --chain FILE      export file to serve (default: shared/testdata/regtest/blockchain.raw, 300 blocks)
 #   --gonerod BIN     benchmark this gonerod binary instead of building ./cmd/gonerod
-#   --port-base N     ports N (monerod p2p), N+1 (monerod rpc), N+2 (gonerod rpc) (default 38590)
-#   --one-ip          let wrk open every connection from 127.0.0.1 (see "source addresses" below)
-#   --nice N          run both servers and wrk at this nice value (default 0; negative needs root)
+#   --port-base N     ports N (monerod p2p), N+1 (monerod rpc), N+2 (gonerod rpc), N+3 (ceiling)
+#                     (default 38590)
+#   --nice N          run the servers and wrk at this nice value (default 0; negative needs root)
 #   --wait-idle S     before measuring, wait up to S seconds for other processes to use < 20% of one
 #                     core (default 60; 0: do not wait)
 #   --retries N       measure a cell again (after --wait-idle) when other processes used > 25% of one
 #                     core during it, up to N times (default 2); rows still disturbed are marked
 #
 # What it does: imports the chain into monerod (monero-blockchain-import) and gonerod (gonerod import),
-# starts both, checks they serve the same chain and answer every benchmarked request with HTTP 200 and a
-# "result", then for each method and connection count runs wrk (POST /json_rpc, keep-alive) against
-# gonerod and then monerod, each after a warm-up. Prints one table (req/s, p50/p99 latency, server CPU,
-# ratio) and each method's 64-connection ratio against its target (>= 2x block and header methods,
-# >= 5x get_info).
+# starts both with their default RPC limits, checks they serve the same chain and answer every
+# benchmarked request with HTTP 200 (and a "result" for JSON-RPC), then for each method and connection
+# count runs wrk (keep-alive) against gonerod and then monerod, each after a warm-up. It also measures
+# the machine's ceiling: bench/rpc/benchtool's bare fasthttp server answering a fixed body of the size
+# of gonerod's getblockheaderbyheight answer, with the same headers. Prints one table (req/s, p50/p99
+# latency, server CPU, ratio), the ceiling and gonerod's share of it, gonerod's RSS under load, and each
+# method's ratio against the targets (>= 2x monerod, >= 5x on get_info, p99 <= monerod's, header
+# methods >= 70% of the ceiling).
 #
-# Source addresses: monerod closes at once every RPC connection beyond 25 from one private IP
-# (--rpc-max-connections-per-private-ip) and gonerod copies that. wrk connects from 127.0.0.1 only, so at
-# 64 connections 39 would loop through connect/close and the run would measure that churn. By default
-# wrk is therefore run with bench/rpc/srcip.so (LD_PRELOAD, built here with gcc) which spreads its
-# connections over 8 source addresses 127.0.0.2..9 (8 per address at 64 connections): the servers run
-# with their default limits and see 64 live keep-alive clients, as a node would from many hosts.
+# Client addresses: every wrk connection comes from 127.0.0.1, as from one client host. Both servers
+# admit 25 connections per private address (--rpc-max-connections-per-private-ip) and close the rest
+# at once; wrk reconnects those in a loop. At 64 connections 39 are refused over and over: the
+# "refused" column counts the refused connects wrk saw (its read errors), and the figures are what the
+# 25 admitted connections got meanwhile. The ceiling server has no limits: it is measured at 16 and at
+# 25 connections (what 64 from one address amount to).
 #
-# Network: monerod, gonerod and wrk run only inside the network namespace $GONERO_NETNS (default
-# gonero-bench), which has loopback alone. Needs root, monerod, monero-blockchain-import, wrk, curl, jq,
-# go (unless --gonerod), gcc (unless --one-ip), and perf for --profile. Every process started here is
-# stopped on exit, error or Ctrl-C.
+# Network: monerod, gonerod, the ceiling server and wrk run only inside the network namespace
+# $GONERO_NETNS (default gonero-bench), which has loopback alone. Needs root, monerod,
+# monero-blockchain-import, wrk, curl, jq, go (unless --gonerod), and perf for --profile. Every process
+# started here is stopped on exit, error or Ctrl-C.
 #
 # Caveat printed with the results: the servers and wrk share this machine's cores; anything else
 # running at the same time (reported as "other cpu%") lowers and scatters the numbers.
@@ -50,12 +56,12 @@ NS=${GONERO_NETNS:-gonero-bench}
 LAB=$shared/tools/monerod-lab
 
 # ---- options -------------------------------------------------------------------------------------
-duration=10 warmup=2 conns_list="1 16 64" profile=0 one_ip=0 nice_level=0 port_base=38590 wait_idle=60 retries=2
-methods_all="getblockheaderbyheight getblock getblockheaderbyhash getlastblockheader get_info"
-methods_list=$methods_all
+duration=10 warmup=2 conns_list="16 64" profile=0 nice_level=0 port_base=38590 wait_idle=60 retries=2
+methods_default="getblockheaderbyheight getblock getlastblockheader get_info get_block_count /get_height /getblocks.bin"
+methods_all="$methods_default getblockheaderbyhash"
+methods_list=$methods_default
 chain_file=$shared/testdata/regtest/blockchain.raw
 gonerod_bin=
-src_ips=8 # source addresses for wrk's connections (see header)
 quiet_limit=20     # % of one core other processes may use for the machine to count as quiet
 disturbed_limit=25 # % of one core other processes may use during a cell before it is repeated
 
@@ -73,7 +79,6 @@ while (($#)); do
     --chain) chain_file=${2:?}; shift 2 ;;
     --gonerod) gonerod_bin=${2:?}; shift 2 ;;
     --port-base) port_base=${2:?}; shift 2 ;;
-    --one-ip) one_ip=1; shift ;;
     --nice) nice_level=${2:?}; shift 2 ;;
     --wait-idle) wait_idle=${2:?}; shift 2 ;;
     --retries) retries=${2:?}; shift 2 ;;
@@ -100,11 +105,14 @@ chain_file=$(cd "$(dirname "$chain_file")" && pwd)/$(basename "$chain_file")
 target_conns=$(printf '%s\n' "${conns[@]}" | sort -n | tail -1)
 [[ " ${conns[*]} " == *" 64 "* ]] && target_conns=64
 
-m_p2p=$port_base m_rpc=$((port_base + 1)) g_rpc=$((port_base + 2))
+m_p2p=$port_base m_rpc=$((port_base + 1)) g_rpc=$((port_base + 2)) c_rpc=$((port_base + 3))
 
 # ---- state used by cleanup -----------------------------------------------------------------------
-work= profdir= gonerod_pid= monerod_pid= wrk_pid= perf_pid= fg_pid=
+work= profdir= gonerod_pid= monerod_pid= ceiling_pid= wrk_pid= perf_pid= fg_pid=
 profiles=() # "method conns datafile" of each finished profile
+skipped=()  # paths gonerod does not serve yet
+declare -A ceiling_measured=() # connection counts whose ceiling was measured (in a header cell)
+answer_size=0
 
 # cleanup stops everything this script started, whatever way it ends (normal exit, error, Ctrl-C).
 # monerod runs in its own session (monerod-lab uses setsid), so it never sees our Ctrl-C: stop it
@@ -117,6 +125,7 @@ cleanup() {
   [[ -n $wrk_pid ]] && kill -TERM "$wrk_pid" 2>/dev/null && wait "$wrk_pid" 2>/dev/null
   [[ -n $perf_pid ]] && kill -TERM "$perf_pid" 2>/dev/null && wait "$perf_pid" 2>/dev/null
   stop_gonerod
+  [[ -n $ceiling_pid ]] && kill -TERM "$ceiling_pid" 2>/dev/null && wait "$ceiling_pid" 2>/dev/null
   if [[ -n $work && -f $work/m/monerod.pid ]]; then
     NETNS=$NS "$LAB" stop "$work/m" 30 >/dev/null 2>&1
   elif [[ -n $monerod_pid ]]; then
@@ -160,7 +169,7 @@ preflight() {
   command -v wrk >/dev/null || die "wrk not found: apt-get install -y wrk"
   [[ -x $LAB ]] || die "monerod-lab not found at $LAB (set GONERO_SHARED)"
   [[ -n $gonerod_bin ]] || command -v go >/dev/null || die "go not found (or pass --gonerod BIN)"
-  ((one_ip)) || command -v gcc >/dev/null || die "gcc not found: it builds the wrk source-address shim (or pass --one-ip)"
+  command -v go >/dev/null || die "go not found (it builds bench/rpc/benchtool)"
   if ((profile)); then
     command -v perf >/dev/null || die "--profile needs perf: apt-get install -y linux-perf"
     # Hardware counters are often missing in VMs ("perf stat -e instructions" says <not supported>);
@@ -172,7 +181,7 @@ preflight() {
   ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS" || die "cannot create network namespace $NS"
   in_ns ip link set lo up
   local p
-  for p in "$m_p2p" "$m_rpc" "$g_rpc"; do
+  for p in "$m_p2p" "$m_rpc" "$g_rpc" "$c_rpc"; do
     if in_ns ss -Hltn "sport = :$p" | grep -q .; then
       die "port $p is already in use in namespace $NS (another benchmark running? try --port-base)"
     fi
@@ -203,9 +212,7 @@ build_tools() {
     run_in "$root" go build -o "$bindir/gonerod" ./cmd/gonerod || die "go build ./cmd/gonerod failed"
   fi
   gonerod_bin=$bindir/gonerod
-  if ((!one_ip)); then
-    gcc -shared -fPIC -O2 -Wall -o "$work/srcip.so" "$here/rpc/srcip.c" -ldl || die "building $here/rpc/srcip.c failed"
-  fi
+  run_in "$root" go build -o "$work/benchtool" ./bench/rpc/benchtool || die "go build ./bench/rpc/benchtool failed"
 }
 
 import_chains() {
@@ -233,8 +240,9 @@ start_servers() {
     || { cat "$work/monerod-lab.out" >&2; die "monerod did not come up"; }
   monerod_pid=$(<"$work/monerod-lab.pid")
   note "starting gonerod (rpc 127.0.0.1:$g_rpc in namespace $NS)"
-  # `ip netns exec` execs gonerod, so $! is gonerod's pid
-  "${niced[@]}" ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" \
+  # `ip netns exec` execs gonerod, so $! is gonerod's pid. --offline as monerod-lab's monerod: a node
+  # without peers is otherwise not synchronized, and getlastblockheader answers BUSY
+  "${niced[@]}" ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --offline --data-dir "$work/g" \
     --rpc-bind-port "$g_rpc" </dev/null >"$work/gonerod.log" 2>&1 9<&- &
   gonerod_pid=$!
   local i
@@ -273,6 +281,17 @@ rpc() {
     --data "$2" "http://127.0.0.1:$1/json_rpc" || true
 }
 
+# post_path PORT PATH OUTFILE -> HTTP status of the request rpc.lua sends to PATH
+post_path() {
+  if [[ $2 == *.bin ]]; then
+    in_ns curl -s -m 10 -o "$3" -w '%{http_code}' -H 'Content-Type:' --data-binary "@$work/getblocks.body" \
+      "http://127.0.0.1:$1$2" || true
+  else
+    in_ns curl -s -m 10 -o "$3" -w '%{http_code}' -H 'Content-Type: application/json' --data '{}' \
+      "http://127.0.0.1:$1$2" || true
+  fi
+}
+
 # fetch_chain learns the chain height and all block hashes, and checks both nodes serve the same chain.
 fetch_chain() {
   local code
@@ -293,14 +312,34 @@ fetch_chain() {
   [[ $code == 200 ]] || die "get_block_headers_range on monerod failed (HTTP $code)"
   jq -r '.result.headers[].hash' "$work/range.json" >"$work/hashes" || die "cannot parse monerod's get_block_headers_range"
   (($(wc -l <"$work/hashes") == height)) || die "got $(wc -l <"$work/hashes") hashes for $height blocks"
+  "$work/benchtool" getblocks-body -top "$mt" -genesis "$(head -1 "$work/hashes")" -height "$height" >"$work/getblocks.body" \
+    || die "benchtool getblocks-body failed"
 }
 
 # sanity_check: every benchmarked method, on both servers, at the first, middle and last block,
 # must answer HTTP 200 with a "result" whose status is OK and no "error"; the header methods must
-# name the block that was asked for.
+# name the block that was asked for. Paths must answer 200 (JSON ones with status OK). A path gonerod
+# does not serve yet (404) is dropped from the run with a note.
 sanity_check() {
-  local m port key h code out
+  local m port key h code out kept=()
   for m in "${methods[@]}"; do
+    if [[ $m == /* ]]; then
+      code=$(post_path "$g_rpc" "$m" "$work/sanity.out")
+      if [[ $code == 404 ]]; then
+        note "gonerod does not serve $m yet: left out"
+        skipped+=("$m")
+        continue
+      fi
+      for port in "$g_rpc" "$m_rpc"; do
+        code=$(post_path "$port" "$m" "$work/sanity.out")
+        [[ $code == 200 ]] || die "sanity: $m on $(server_name "$port") answered HTTP $code: $(head -c 300 "$work/sanity.out")"
+        if [[ $m != *.bin ]]; then
+          jq -e '.status == "OK"' "$work/sanity.out" >/dev/null || die "sanity: $m on $(server_name "$port"): $(head -c 300 "$work/sanity.out")"
+        fi
+      done
+      kept+=("$m")
+      continue
+    fi
     for port in "$g_rpc" "$m_rpc"; do
       for h in 0 $((height / 2)) $((height - 1)); do
         case "$m" in
@@ -319,10 +358,28 @@ sanity_check() {
         esac
       done
     done
+    kept+=("$m")
   done
+  methods=("${kept[@]}")
+  ((${#methods[@]} > 0)) || die "no method left to measure"
+  # the ceiling answers a body of the size of gonerod's getblockheaderbyheight answer
+  rpc "$g_rpc" "$(request_body getblockheaderbyheight $((height / 2)))" "$work/header.json" >/dev/null
+  answer_size=$(stat -c %s "$work/header.json")
 }
 
 server_name() { if [[ $1 == "$g_rpc" ]]; then echo gonerod; else echo monerod; fi; }
+
+start_ceiling() {
+  "${niced[@]}" ip netns exec "$NS" "$work/benchtool" ceiling -addr "127.0.0.1:$c_rpc" -size "$answer_size" \
+    </dev/null >"$work/ceiling.log" 2>&1 9<&- &
+  ceiling_pid=$!
+  local i
+  for ((i = 0; i < 100; i++)); do
+    in_ns curl -s -m 1 -o /dev/null "http://127.0.0.1:$c_rpc/json_rpc" && return 0
+    sleep 0.1
+  done
+  die "the ceiling server did not come up: $(tail -5 "$work/ceiling.log")"
+}
 
 # ---- measuring -----------------------------------------------------------------------------------
 clk_tck=$(getconf CLK_TCK)
@@ -346,10 +403,10 @@ children_cpu() {
 run_wrk() {
   local port=$1 method=$2 c=$3 secs=$4 out=$5 threads=2
   ((c == 1)) && threads=1
-  local -a env=()
-  ((one_ip)) || env=(env LD_PRELOAD="$work/srcip.so" GONERO_BENCH_SRC_IPS="$src_ips")
-  "${niced[@]}" ip netns exec "$NS" "${env[@]}" wrk -t"$threads" -c"$c" -d"${secs}s" --timeout 5s --latency \
-    -s "$here/rpc/rpc.lua" "http://127.0.0.1:$port/json_rpc" -- "$method" "$height" "$work/hashes" \
+  local url=http://127.0.0.1:$port/json_rpc
+  [[ $method == /* ]] && url=http://127.0.0.1:$port$method
+  "${niced[@]}" ip netns exec "$NS" wrk -t"$threads" -c"$c" -d"${secs}s" --timeout 5s --latency \
+    -s "$here/rpc/rpc.lua" "$url" -- "$method" "$height" "$work/hashes" "$work/getblocks.body" \
     >"$out" 2>&1 &
   wrk_pid=$!
   local rc=0
@@ -363,33 +420,44 @@ run_wrk() {
 declare -A result=()
 measure() {
   local server=$1 method=$2 c=$3 port pid
-  if [[ $server == gonerod ]]; then port=$g_rpc pid=$gonerod_pid; else port=$m_rpc pid=$monerod_pid; fi
+  case $server in
+    gonerod) port=$g_rpc pid=$gonerod_pid ;;
+    monerod) port=$m_rpc pid=$monerod_pid ;;
+    ceiling) port=$c_rpc pid=$ceiling_pid ;;
+  esac
   ((warmup > 0)) && { run_wrk "$port" "$method" "$c" "$warmup" "$work/warmup.out" || true; }
-  local s0 s1 p0 p1 w0 w1 out=$work/wrk.$server.$method.$c.out
+  local s0 s1 p0 p1 w0 w1 out=$work/wrk.$server.${method//\//_}.$c.out
   read -r -a s0 < <(sys_cpu); p0=$(proc_cpu "$pid"); children_cpu >"$work/w0"; w0=$(<"$work/w0")
   run_wrk "$port" "$method" "$c" "$duration" "$out" || true
   children_cpu >"$work/w1"; p1=$(proc_cpu "$pid"); read -r -a s1 < <(sys_cpu); w1=$(<"$work/w1")
+  local rss
+  rss=$(awk '/^VmRSS:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0) # kB, at the end of the run
   servers_alive
   local line
   line=$(grep '^WRKRESULT ' "$out" || true)
   if [[ -z $line ]]; then
     note "wrk gave no result for $server $method c=$c:"; sed 's/^/    /' "$out" >&2
-    result[$server|$method|$c]="- - - - - wrk-failed -"
+    result[$server|$method|$c]="- - - - - wrk-failed - - -"
     return
   fi
   # CPU shares in percent of one core: the server; everything else busy on the machine but wrk
   local ncpu
   ncpu=$(nproc)
   result[$server|$method|$c]=$(awk -v l="$line" -v p0="$p0" -v p1="$p1" -v w0="$w0" -v w1="$w1" \
-      -v b0="${s0[0]}" -v t0="${s0[1]}" -v b1="${s1[0]}" -v t1="${s1[1]}" -v hz="$clk_tck" -v n="$ncpu" 'BEGIN {
+      -v b0="${s0[0]}" -v t0="${s0[1]}" -v b1="${s1[0]}" -v t1="${s1[1]}" -v hz="$clk_tck" -v n="$ncpu" \
+      -v c="$c" -v rss="${rss:-0}" 'BEGIN {
     k = split(l, f, " "); for (i = 2; i <= k; i++) { split(f[i], kv, "="); v[kv[1]] = kv[2] }
     secs = v["duration_us"] / 1e6
     srv = (p1 - p0) / hz / secs * 100
     busy = (t1 > t0) ? (b1 - b0) / (t1 - t0) * n * 100 : 0    # all CPUs, percent of one core
     other = busy - srv - (w1 - w0) / secs * 100; if (other < 0) other = 0
+    # above 25 connections from one address the excess is refused (closed at once): wrk sees
+    # those as connect/read/write errors and reconnects; they are counted apart
+    refused = 0
+    if (c > 25) { refused = v["err_connect"] + v["err_read"] + v["err_write"]; v["err_connect"] = v["err_read"] = v["err_write"] = 0 }
     err = v["err_connect"] + v["err_read"] + v["err_write"] + v["err_status"] + v["err_timeout"]
     errs = err ? sprintf("connect=%d,read=%d,write=%d,status=%d,timeout=%d", v["err_connect"], v["err_read"], v["err_write"], v["err_status"], v["err_timeout"]) : "0"
-    printf "%.0f %d %d %.0f %.0f %s %.0f", v["rps"], v["p50_us"], v["p99_us"], srv, other, errs, (w1 - w0) / secs * 100 }')
+    printf "%.0f %d %d %.0f %.0f %s %.0f %d %d", v["rps"], v["p50_us"], v["p99_us"], srv, other, errs, (w1 - w0) / secs * 100, refused / secs, rss }')
 }
 
 # profile_run METHOD CONNS: an extra gonerod run with perf attached (not part of the table)
@@ -446,13 +514,11 @@ header() {
   echo "  chain: $(basename "$chain_file"), $height blocks, both nodes agree on the top block $(jq -r '.result.top_block_hash' "$work/info.$m_rpc" | cut -c1-16)..."
   echo "  machine: $(nproc) cores ($cpu). Both servers AND wrk share these $(nproc) cores: wrk's CPU is"
   echo "    taken from the server it measures, so absolute numbers are lower than on a separate client."
-  echo "  load: POST /json_rpc, HTTP keep-alive, wrk 1 thread at 1 connection, else 2; ${warmup} s warm-up, then"
-  echo "    ${duration} s measured per cell; gonerod then monerod for each cell. Heights/hashes rotate over all $height blocks."
-  if ((one_ip)); then
-    echo "  clients: every connection from 127.0.0.1 (--one-ip): above 25 connections both servers close the excess ones."
-  else
-    echo "  clients: connections spread over $src_ips source addresses 127.0.0.2..$((src_ips + 1)) (default per-IP limit 25 stays untouched)."
-  fi
+  echo "  load: POST /json_rpc (or the path), HTTP keep-alive, wrk 1 thread at 1 connection, else 2; ${warmup} s warm-up,"
+  echo "    then ${duration} s measured per cell; gonerod then monerod for each cell. Heights rotate over all $height blocks."
+  echo "  clients: every connection from 127.0.0.1; both servers run with their default limits (25 per private"
+  echo "    address): above 25 connections the excess is refused and wrk reconnects it in a loop (refused/s)."
+  ((${#skipped[@]})) && echo "  left out (gonerod does not serve them yet): ${skipped[*]}"
   ((nice_level != 0)) && echo "  nice: servers and wrk at nice $nice_level"
   echo "  background CPU load before the first run (other processes): ${first_background}% of one core"
   echo "  cpu% = server CPU in % of one core (max $(($(nproc) * 100))); other% = CPU used by anything but the server and wrk"
@@ -460,9 +526,9 @@ header() {
 }
 
 print_table() {
-  local fmt="%-22s %5s | %9s %8s %8s %5s | %9s %8s %8s %5s | %7s %6s\n"
-  printf "$fmt" "method" "conns" "gonerod/s" "p50 us" "p99 us" "cpu%" "monerod/s" "p50 us" "p99 us" "cpu%" "g/m" "other%"
-  printf '%.0s-' {1..120}; echo
+  local fmt="%-22s %5s | %9s %7s %7s %4s %7s | %9s %7s %7s %4s %7s | %6s %6s\n"
+  printf "$fmt" "method" "conns" "gonerod/s" "p50 us" "p99 us" "cpu%" "refus/s" "monerod/s" "p50 us" "p99 us" "cpu%" "refus/s" "g/m" "other%"
+  printf '%.0s-' {1..132}; echo
   local m c g mo ratio other disturbed=0
   local -a notes=()
   for m in "${methods[@]}"; do
@@ -473,7 +539,7 @@ print_table() {
       other=$(cell_other "$m" "$c")
       # a row where something else took more than a quarter of a core is marked: its numbers are suspect
       if ((other > disturbed_limit)); then other="$other*"; disturbed=1; fi
-      printf "$fmt" "$m" "$c" "${g[0]}" "${g[1]}" "${g[2]}" "${g[3]}" "${mo[0]}" "${mo[1]}" "${mo[2]}" "${mo[3]}" "$ratio" "$other"
+      printf "$fmt" "$m" "$c" "${g[0]}" "${g[1]}" "${g[2]}" "${g[3]}" "${g[7]}" "${mo[0]}" "${mo[1]}" "${mo[2]}" "${mo[3]}" "${mo[7]}" "$ratio" "$other"
       if [[ ${g[5]} != 0 ]]; then notes+=("gonerod $m c=$c: wrk errors ${g[5]}"); fi
       if [[ ${mo[5]} != 0 ]]; then notes+=("monerod $m c=$c: wrk errors ${mo[5]}"); fi
     done
@@ -483,11 +549,8 @@ print_table() {
   for k in gonerod monerod; do
     for key in "${!result[@]}"; do
       if [[ $key == "$k|"* ]]; then echo "${key##*|} ${result[$key]}"; fi
-    done | awk -v k="$k" '$8 ~ /^[0-9]/ { if ($1 == 1) { s1 += $8; n1++ } else { s += $8; n++ } }
-      END { printf "  wrk CPU while measuring %s (%% of one core, average):", k
-            if (n1) printf " %.0f%% at 1 connection", s1 / n1
-            if (n) printf "%s %.0f%% at more", (n1 ? "," : ""), s / n
-            print "" }'
+    done | awk -v k="$k" '$8 ~ /^[0-9]/ { s += $8; n++ }
+      END { if (n) printf "  wrk CPU while measuring %s: %.0f%% of one core on average\n", k, s / n }'
   done
   if ((disturbed)); then
     echo "  * other processes used more than ${disturbed_limit}% of one core during this row (also after $retries repeat(s)): suspect"
@@ -496,17 +559,54 @@ print_table() {
   for n in "${notes[@]}"; do echo "  ! $n"; done
 }
 
+# print_ceiling: the bare server's rate and gonerod's share of it for the header methods
+print_ceiling() {
+  echo
+  echo "ceiling: bare fasthttp server (bench/rpc/benchtool), fixed ${answer_size}-byte body with gonerod's headers"
+  echo "  (measured between gonerod and monerod in the first header method's cells; 64 connections from one"
+  echo "  address are 25 admitted ones, so the ceiling is measured at 25):"
+  local c cc cl g m
+  for c in "${conns[@]}"; do
+    cc=$c; ((cc > 25)) && cc=25
+    read -r -a cl <<<"${result[ceiling|ceiling|$cc]}"
+    printf "  %3d connections (%2d admitted): %9s req/s  p50 %6s us  p99 %7s us  cpu %s%%\n" "$c" "$cc" "${cl[0]}" "${cl[1]}" "${cl[2]}" "${cl[3]}"
+    for m in "${methods[@]}"; do
+      case $m in getblockheaderbyheight|getblockheaderbyhash|getlastblockheader) ;; *) continue ;; esac
+      read -r -a g <<<"${result[gonerod|$m|$c]}"
+      awk -v m="$m" -v a="${g[0]}" -v b="${cl[0]}" 'BEGIN { if (a ~ /^[0-9]/ && b ~ /^[0-9]/ && b > 0)
+        printf "      gonerod %-22s %5.1f%% of the ceiling (target >= 70%%)  %s\n", m, a / b * 100, (a / b >= 0.7) ? "MET" : "NOT MET" }'
+    done
+  done
+}
+
+# print_rss: gonerod's resident memory at the end of each loaded run
+print_rss() {
+  local key max=0 r hwm
+  for key in "${!result[@]}"; do
+    [[ $key == gonerod\|* ]] || continue
+    read -r -a r <<<"${result[$key]}"
+    [[ ${r[8]} =~ ^[0-9]+$ ]] && ((r[8] > max)) && max=${r[8]}
+  done
+  hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$gonerod_pid/status" 2>/dev/null || echo "?")
+  echo
+  echo "gonerod memory under load: RSS up to $((max / 1024)) MiB at the end of a run; peak RSS (VmHWM) $((${hwm:-0} / 1024)) MiB"
+}
+
 print_targets() {
   echo
-  echo "targets at $target_conns connections (gonerod req/s / monerod req/s):"
-  local m target g mo
-  for m in "${methods[@]}"; do
-    target=2; [[ $m == get_info ]] && target=5
-    read -r -a g <<<"${result[gonerod|$m|$target_conns]}"
-    read -r -a mo <<<"${result[monerod|$m|$target_conns]}"
-    awk -v m="$m" -v a="${g[0]}" -v b="${mo[0]}" -v t="$target" 'BEGIN {
-      if (!(a ~ /^[0-9]/ && b ~ /^[0-9]/ && b > 0)) { printf "  %-22s no result\n", m; exit }
-      r = a / b; printf "  %-22s %6.2fx  target >= %dx  %s\n", m, r, t, (r >= t) ? "MET" : "NOT MET" }'
+  echo "targets (gonerod req/s / monerod req/s; p99 latency gonerod vs monerod):"
+  local m target g mo c
+  for c in "${conns[@]}"; do
+    for m in "${methods[@]}"; do
+      target=2; [[ $m == get_info ]] && target=5
+      read -r -a g <<<"${result[gonerod|$m|$c]}"
+      read -r -a mo <<<"${result[monerod|$m|$c]}"
+      awk -v m="$m" -v c="$c" -v a="${g[0]}" -v b="${mo[0]}" -v pa="${g[2]}" -v pb="${mo[2]}" -v t="$target" 'BEGIN {
+        if (!(a ~ /^[0-9]/ && b ~ /^[0-9]/ && b > 0)) { printf "  %-22s %3d  no result\n", m, c; exit }
+        r = a / b
+        printf "  %-22s %3d  %6.2fx  target >= %dx  %-7s  p99 %7d vs %7d us  %s\n", m, c, r, t, (r >= t) ? "MET" : "NOT MET",
+          pa, pb, (pa <= pb) ? "MET" : "NOT MET" }'
+    done
   done
 }
 
@@ -561,6 +661,19 @@ note "both nodes serve the same $height-block chain and answer all ${#methods[@]
 wait_quiet
 first_background=$background
 
+start_ceiling
+# is_header METHOD: the methods whose answer the ceiling's body stands for; their cells measure the
+# ceiling between gonerod and monerod, so that the three see the same machine
+is_header() { case $1 in getblockheaderbyheight|getblockheaderbyhash|getlastblockheader) return 0 ;; esac; return 1; }
+header_cells=0
+for m in "${methods[@]}"; do is_header "$m" && header_cells=1; done
+if ((!header_cells)); then # no header method: measure the ceiling once per connection count
+  for c in "${conns[@]}"; do
+    cc=$c; ((cc > 25)) && cc=25
+    note "  ceiling, $cc connection(s)"
+    measure ceiling ceiling "$cc"
+  done
+fi
 cells=$((${#methods[@]} * ${#conns[@]}))
 note "measuring $cells cells x 2 servers x $((warmup + duration)) s = about $((cells * 2 * (warmup + duration) / 60 + 1)) min (more if cells are repeated)"
 for m in "${methods[@]}"; do
@@ -568,6 +681,11 @@ for m in "${methods[@]}"; do
     for ((attempt = 0; attempt <= retries; attempt++)); do
       if ((attempt == 0)); then note "  $m, $c connection(s)"; else note "  $m, $c connection(s): again, other processes were busy (repeat $attempt)"; fi
       measure gonerod "$m" "$c"
+      if is_header "$m" && [[ -z ${ceiling_measured[$c]:-} ]]; then
+        cc=$c; ((cc > 25)) && cc=25
+        measure ceiling ceiling "$cc"
+        ceiling_measured[$c]=1
+      fi
       measure monerod "$m" "$c"
       (($(cell_other "$m" "$c") <= disturbed_limit)) && break
       if ((attempt < retries)); then wait_quiet; fi
@@ -580,6 +698,11 @@ done
 
 header
 echo
+kill -TERM "$ceiling_pid" 2>/dev/null && wait "$ceiling_pid" 2>/dev/null
+ceiling_pid=
+
 print_table
+print_ceiling
+print_rss
 print_targets
 print_profiles

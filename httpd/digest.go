@@ -31,8 +31,7 @@ const (
 	// unauthorizedBody is epee's 401 body (text/html).
 	unauthorizedBody = "<html><head><title>Unauthorized Access</title></head><body><h1>401 Unauthorized</h1></body></html>"
 
-	// wwwAuthenticateHeader is spelt as epee spells it; net/http writes
-	// header names as given in the map.
+	// wwwAuthenticateHeader is spelt as epee spells it.
 	wwwAuthenticateHeader = "WWW-authenticate"
 )
 
@@ -56,19 +55,16 @@ type authSession struct {
 	counter uint32 // requests with an Authorization header since the challenge
 }
 
-// connAuthKey is the context key of a connection's *authSession.
-type connAuthKey struct{}
-
-// authenticate checks a request's Authorization header values (authz, nil
-// when absent) against the connection's session. It returns nil when the
+// authenticate checks a request's Authorization header (present: whether
+// it has one) against the connection's session. It returns nil when the
 // request may proceed, else the two WWW-authenticate challenges of the 401.
-func (a *digestAuth) authenticate(s *authSession, method, target string, authz []string) []string {
+func (a *digestAuth) authenticate(s *authSession, method, target, authz string, present bool) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	stale := false
-	if len(authz) > 0 {
+	if present {
 		s.counter++
-		switch a.check(s, method, target, authz[0]) {
+		switch a.check(s, method, target, authz) {
 		case digestPass:
 			return nil
 		case digestStale:

@@ -1,221 +1,270 @@
 package httpd
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
+	"net"
 	"runtime/debug"
-	"strconv"
-	"strings"
+	"sync/atomic"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // tooLargeBody is the body of our 413 (epee closes without answering).
 var tooLargeBody = []byte("Request Entity Too Large\n")
 
-// Constant header values, shared by all responses to save allocations
-// (net/http only reads them).
+// Header names and constant values, as byte slices so that setting them
+// costs no conversion.
 var (
-	serverValue            = []string{"Epee-based"}
-	acceptRangesValue      = []string{"bytes"}
-	connectionCloseValue   = []string{"close"}
-	exposeHeadersValue     = []string{"www-authenticate"}
-	allowHeadersValue      = []string{"Content-Type, Authorization, X-Requested-With"}
-	allowMethodsValue      = []string{"POST, PUT, GET, OPTIONS"}
-	contentTypeJSONValue   = []string{"application/json"}
-	contentLengthZeroValue = []string{"0"}
+	hdrLastModified       = []byte("Last-Modified")
+	hdrAcceptRanges       = []byte("Accept-Ranges")
+	hdrAllowOrigin        = []byte("Access-Control-Allow-Origin")
+	hdrExposeHeaders      = []byte("Access-Control-Expose-Headers")
+	hdrAllowHeaders       = []byte("Access-Control-Allow-Headers")
+	hdrAllowMethods       = []byte("Access-Control-Allow-Methods")
+	valBytes              = []byte("bytes")
+	valExposeHeaders      = []byte("www-authenticate")
+	valAllowHeaders       = []byte("Content-Type, Authorization, X-Requested-With")
+	valAllowMethods       = []byte("POST, PUT, GET, OPTIONS")
+	protoHTTP11           = []byte("HTTP/1.1")
+	tokenClose            = []byte("close")
+	hdrConnectionLower    = []byte("connection")
+	unauthorizedBodyBytes = []byte(unauthorizedBody)
 )
 
-// serveHTTP answers one request the way epee's http_protocol_handler and
+// handle answers one request the way epee's http_protocol_handler and
 // http_custom_handler do: size limit, then OPTIONS (never authenticated),
 // then digest authentication, then exact-target routing.
-func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	method := strings.ToUpper(r.Method)
-	if !epeeMethod(method) {
+func (s *Server) handle(ctx *fasthttp.RequestCtx) {
+	cc, _ := ctx.Conn().(*countedConn)
+	if cc == nil { // cannot happen: every connection comes from limitListener
+		cc = &countedConn{}
+	}
+	method, ok := epeeVerb(ctx.Method())
+	if !ok {
 		// epee's request-line parser knows only these verbs and drops the
 		// connection on anything else, without a response.
-		panic(http.ErrAbortHandler)
-	}
-	isHead := method == http.MethodHead
-
-	body, err := s.readBody(w, r)
-	switch {
-	case errors.Is(err, errTooLarge):
-		s.write(w, r, isHead, Response{Status: http.StatusRequestEntityTooLarge, ContentType: "text/plain", Body: tooLargeBody, Close: true})
+		dropConnection(ctx)
 		return
-	case err != nil:
-		// A read timeout, a client that went away, broken chunked coding:
-		// nothing sensible can be answered, so hang up like epee does.
-		s.log.Debug("httpd: reading request body failed", "remote", r.RemoteAddr, "err", err)
-		panic(http.ErrAbortHandler)
+	}
+	body := ctx.PostBody()
+	if requestHeadBytes(&ctx.Request.Header)+int64(len(body)) > s.cfg.MaxRequestBytes {
+		// Only a head alone over the limit gets here: headerReceived
+		// bounded the body by what the head left.
+		s.tooLarge(ctx, cc)
+		return
 	}
 
-	if method == http.MethodOptions {
+	if method == "OPTIONS" {
 		// epee answers every OPTIONS with "200 OK", an empty body and no
 		// Content-Type, before and without authentication (CORS preflight).
-		s.write(w, r, isHead, Response{})
+		s.write(ctx, Response{})
 		return
 	}
 
 	if s.auth != nil {
-		sess, _ := r.Context().Value(connAuthKey{}).(*authSession)
-		if sess == nil { // cannot happen: ConnContext sets it whenever auth is on
-			sess = new(authSession)
-		}
-		if challenges := s.auth.authenticate(sess, r.Method, r.RequestURI, r.Header["Authorization"]); challenges != nil {
-			w.Header()[wwwAuthenticateHeader] = challenges
-			s.write(w, r, isHead, Response{Status: http.StatusUnauthorized, ContentType: "text/html", Body: []byte(unauthorizedBody)})
+		authz := ctx.Request.Header.Peek("Authorization")
+		challenges := s.auth.authenticate(&cc.auth, method, string(ctx.RequestURI()), string(authz), authz != nil)
+		if challenges != nil {
+			// epee's spelling of the name: not normalised.
+			h := &ctx.Response.Header
+			h.DisableNormalizing()
+			h.Set(wwwAuthenticateHeader, challenges[0])
+			h.Add(wwwAuthenticateHeader, challenges[1])
+			s.write(ctx, Response{Status: 401, ContentType: "text/html", Body: unauthorizedBodyBytes})
 			return
 		}
 	}
 
 	// epee compares the whole request target with the registered URIs,
 	// case-sensitively: "/json_rpc?x=1", "/json_rpc/", "/JSON_RPC" are 404.
-	route, ok := s.routes[r.RequestURI]
+	rt, ok := s.routes[string(ctx.RequestURI())]
 	if !ok {
-		s.write(w, r, isHead, Response{Status: http.StatusNotFound, ContentType: "text/plain"})
+		s.write(ctx, Response{Status: 404, ContentType: "text/plain"})
 		return
 	}
-	resp := s.call(route, &Request{
+	req := &cc.req
+	*req = Request{
 		HTTPMethod: method,
-		Path:       r.RequestURI,
+		Path:       rt.path,
 		Body:       body,
 		Restricted: s.cfg.Restricted,
-		RemoteAddr: r.RemoteAddr,
-	})
-	s.write(w, r, isHead, resp)
+		RemoteAddr: cc.remoteAddr(),
+	}
+	resp := s.call(rt.fn, req)
+	*req = Request{} // drop the references to the request buffers
+	s.write(ctx, resp)
 }
 
-// epeeMethod reports whether epee's request-line parser accepts the verb
-// (it matches them case-insensitively).
-func epeeMethod(m string) bool {
-	switch m {
-	case http.MethodOptions, http.MethodGet, http.MethodHead, http.MethodPost,
-		http.MethodPut, http.MethodDelete, http.MethodTrace:
-		return true
+// epeeVerb maps the request's verb to its upper-case name if epee's
+// request-line parser accepts it (it matches verbs case-insensitively).
+// The names are constants: no allocation.
+func epeeVerb(m []byte) (string, bool) {
+	for _, v := range [...]string{"POST", "GET", "OPTIONS", "HEAD", "PUT", "DELETE", "TRACE"} {
+		if len(m) == len(v) && equalFoldASCII(m, v) {
+			return v, true
+		}
 	}
-	return false
+	return "", false
+}
+
+func equalFoldASCII(b []byte, s string) bool {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		if c != s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// dropConnection closes the connection without a response.
+func dropConnection(ctx *fasthttp.RequestCtx) {
+	ctx.HijackSetNoResponse(true)
+	ctx.Hijack(func(net.Conn) {}) // fasthttp closes the connection when this returns
 }
 
 // call runs a route; a panic becomes epee's answer to a failed handler:
 // 500, empty body, connection closed.
-func (s *Server) call(route Route, req *Request) (resp Response) {
+func (s *Server) call(fn Route, req *Request) (resp Response) {
 	defer func() {
 		v := recover()
 		if v == nil {
 			return
 		}
-		if v == http.ErrAbortHandler {
-			panic(v)
-		}
 		s.log.Error("httpd: route panicked", "path", req.Path, "remote", req.RemoteAddr,
 			"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-		resp = Response{Status: http.StatusInternalServerError, ContentType: "text/plain", Close: true}
+		resp = Response{Status: 500, ContentType: "text/plain", Close: true}
 	}()
-	resp = route(req)
+	resp = fn(req)
 	if resp.Status == 0 {
-		resp.Status = http.StatusOK
+		resp.Status = 200
 	}
 	if resp.Status < 200 || resp.Status > 999 {
 		s.log.Error("httpd: route returned an invalid status", "path", req.Path, "status", resp.Status)
-		resp = Response{Status: http.StatusInternalServerError, ContentType: "text/plain", Close: true}
+		resp = Response{Status: 500, ContentType: "text/plain", Close: true}
 	}
 	return resp
 }
 
-var errTooLarge = errors.New("request too large")
-
-// readBody reads the whole body within the request limit, which (as
-// monerod's MAX_RPC_CONTENT_LENGTH) counts request line, headers and body
-// together. A declared Content-Length over the limit is refused before a
-// single body byte is read; a chunked body is cut off at the limit.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	room := s.cfg.MaxRequestBytes - requestHeadBytes(r)
-	switch {
-	case room < 0 || r.ContentLength > room:
-		return nil, errTooLarge
-	case r.ContentLength == 0:
-		return nil, nil
-	case r.ContentLength > 0:
-		body := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, body); err != nil {
-			return nil, err
+// headerReceived runs once a request's head is in, before its body is
+// read. It bounds the body by what MaxRequestBytes leaves after the head
+// (monerod's MAX_RPC_CONTENT_LENGTH counts both), gives the body its own
+// ReadTimeout, and makes an HTTP/1.0 request behave as epee treats one:
+// as HTTP/1.1, kept open unless it says "Connection: close".
+func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	room := s.cfg.MaxRequestBytes - requestHeadBytes(h)
+	if room < 1 {
+		room = 1 // the handler refuses the request; a body need not be read
+	}
+	if !h.IsHTTP11() {
+		explicitClose := h.ConnectionClose() && headerHasToken(h.RawHeaders(), hdrConnectionLower, tokenClose)
+		h.SetProtocolBytes(protoHTTP11)
+		if !explicitClose {
+			h.ResetConnectionClose()
 		}
-		return body, nil
 	}
-	// Unknown length: chunked. MaxBytesReader also tells net/http to close
-	// the connection when the limit is hit.
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, room))
-	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
-		return nil, errTooLarge
+	conf := fasthttp.RequestConfig{MaxRequestBodySize: int(min(room, int64(maxInt)))}
+	if cl := h.ContentLength(); (cl > 0 || cl == -1) && s.cfg.ReadTimeout > 0 {
+		conf.ReadTimeout = s.cfg.ReadTimeout
 	}
-	return body, err
+	return conf
 }
+
+const maxInt = int(^uint(0) >> 1)
 
 // requestHeadBytes is the size of the request line and header section as
-// sent in the usual layout ("Name: value" CRLF), reconstructed from the
-// parsed request: net/http does not expose the raw byte count. Host and the
-// framing headers net/http takes out of Header are added back.
-func requestHeadBytes(r *http.Request) int64 {
-	n := len(r.Method) + 1 + len(r.RequestURI) + 1 + len(r.Proto) + 2
-	if r.Host != "" {
-		n += len("Host: ") + len(r.Host) + 2
-	}
-	for name, values := range r.Header {
-		for _, v := range values {
-			n += len(name) + 2 + len(v) + 2
-		}
-	}
-	if len(r.TransferEncoding) > 0 {
-		n += len("Transfer-Encoding: chunked\r\n")
-	}
-	return int64(n + 2)
+// received: fasthttp keeps the raw header lines (with the blank line that
+// ends them).
+func requestHeadBytes(h *fasthttp.RequestHeader) int64 {
+	line := len(h.Method()) + 1 + len(h.RequestURI()) + 1 + len("HTTP/1.1") + 2
+	return int64(line + len(h.RawHeaders()))
 }
 
-// write sends resp with epee's headers: Server, Content-Length,
-// Content-Type (only if set), Last-Modified (now), Accept-Ranges,
-// Connection: close (only if the request asked for it or the connection is
-// to be closed), CORS headers when the Origin is allowed, and no Date.
-func (s *Server) write(w http.ResponseWriter, r *http.Request, isHead bool, resp Response) {
-	if resp.Status == 0 {
-		resp.Status = http.StatusOK
+// headerHasToken reports whether a raw header section has a header named
+// name (lower case) whose comma-separated value contains token
+// (case-insensitively).
+func headerHasToken(raw, name, token []byte) bool {
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		k, v, ok := bytes.Cut(line, []byte(":"))
+		if !ok || !bytes.EqualFold(bytes.TrimSpace(k), name) {
+			continue
+		}
+		for _, part := range bytes.Split(v, []byte(",")) {
+			if bytes.EqualFold(bytes.TrimSpace(part), token) {
+				return true
+			}
+		}
 	}
-	h := w.Header()
-	h["Server"] = serverValue
-	if len(resp.Body) == 0 {
-		h["Content-Length"] = contentLengthZeroValue
-	} else {
-		h["Content-Length"] = []string{strconv.Itoa(len(resp.Body))}
-	}
-	switch resp.ContentType {
-	case "application/json":
-		h["Content-Type"] = contentTypeJSONValue
-	case "":
-		h["Content-Type"] = nil // nil suppresses net/http's content sniffing
+	return false
+}
+
+// handleError answers a request fasthttp could not read. A body over the
+// limit gets our 413; a malformed request 400; a header section over
+// MaxHeaderBytes, a timeout or a client that went away gets nothing, the
+// connection is closed, as epee does.
+func (s *Server) handleError(ctx *fasthttp.RequestCtx, err error) {
+	cc, _ := ctx.Conn().(*countedConn)
+	var small *fasthttp.ErrSmallBuffer
+	var netErr net.Error
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		if cc != nil {
+			s.tooLarge(ctx, cc)
+			return
+		}
+	case errors.As(err, &small), errors.As(err, &netErr), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 	default:
-		h["Content-Type"] = []string{resp.ContentType}
+		s.log.Debug("httpd: malformed request", "remote", ctx.RemoteAddr().String(), "err", err)
+		s.write(ctx, Response{Status: 400, ContentType: "text/plain", Close: true})
+		return
 	}
-	h["Last-Modified"] = []string{time.Now().UTC().Format(http.TimeFormat)}
-	h["Accept-Ranges"] = acceptRangesValue
-	h["Date"] = nil // epee sends no Date; nil suppresses net/http's
-	if resp.Close || headerHasToken(r.Header["Connection"], "close") {
-		// Also makes net/http close after the response (epee closes after
-		// "Connection: close" and after any 500).
-		h["Connection"] = connectionCloseValue
-	} else {
-		// Present-but-nil keeps net/http from adding "Connection:
-		// keep-alive" to HTTP/1.0 keep-alive answers (epee adds nothing);
-		// net/http still writes "Connection: close" when it decides to
-		// close for its own reasons.
-		h["Connection"] = nil
+	// Closed now, fasthttp's own error answer goes nowhere.
+	_ = ctx.Conn().Close()
+}
+
+// tooLarge answers 413 and closes the connection once the answer is out
+// (discarding, for a moment, the body the client may still be sending).
+func (s *Server) tooLarge(ctx *fasthttp.RequestCtx, cc *countedConn) {
+	cc.drainOnClose = true
+	s.write(ctx, Response{Status: 413, ContentType: "text/plain", Body: tooLargeBody, Close: true})
+}
+
+// write sends resp with epee's headers: Server (fasthttp's Name),
+// Content-Length, Content-Type (only if set), Last-Modified (now),
+// Accept-Ranges, Connection: close (only if the request asked for it or the
+// connection is to be closed), CORS headers when the Origin is allowed, and
+// no Date.
+func (s *Server) write(ctx *fasthttp.RequestCtx, resp Response) {
+	r := &ctx.Response
+	if resp.Status == 0 {
+		resp.Status = 200
 	}
-	s.addCORS(h, r)
-	w.WriteHeader(resp.Status)
-	if !isHead && len(resp.Body) > 0 {
-		_, _ = w.Write(resp.Body)
+	r.SetStatusCode(resp.Status)
+	if resp.ContentType != "" {
+		r.Header.SetContentType(resp.ContentType)
 	}
+	r.Header.SetCanonical(hdrLastModified, lastModified())
+	r.Header.SetCanonical(hdrAcceptRanges, valBytes)
+	if resp.Close {
+		ctx.SetConnectionClose()
+	}
+	s.addCORS(ctx)
+	// The body is written as it is (no copy); for HEAD fasthttp writes its
+	// Content-Length and skips it.
+	r.SetBodyRaw(resp.Body)
 }
 
 // addCORS adds epee's CORS headers when the request's Origin is one of the
@@ -224,40 +273,51 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, isHead bool, resp
 // with every matching response and Access-Control-Allow-Headers only with
 // OPTIONS. 401 answers get them too, so that a browser can read the
 // challenge.
-func (s *Server) addCORS(h http.Header, r *http.Request) {
-	origin := r.Header.Get("Origin")
-	if origin == "" || !s.originAllowed(origin) {
+func (s *Server) addCORS(ctx *fasthttp.RequestCtx) {
+	if s.origins == nil {
 		return
 	}
-	h["Access-Control-Allow-Origin"] = []string{origin}
-	h["Access-Control-Expose-Headers"] = exposeHeadersValue
-	if strings.EqualFold(r.Method, http.MethodOptions) {
-		h["Access-Control-Allow-Headers"] = allowHeadersValue
+	origin := ctx.Request.Header.Peek("Origin")
+	if len(origin) == 0 || !s.originAllowed(origin) {
+		return
 	}
-	h["Access-Control-Allow-Methods"] = allowMethodsValue
+	h := &ctx.Response.Header
+	h.SetCanonical(hdrAllowOrigin, origin)
+	h.SetCanonical(hdrExposeHeaders, valExposeHeaders)
+	if ctx.IsOptions() {
+		h.SetCanonical(hdrAllowHeaders, valAllowHeaders)
+	}
+	h.SetCanonical(hdrAllowMethods, valAllowMethods)
 }
 
-func (s *Server) originAllowed(origin string) bool {
+func (s *Server) originAllowed(origin []byte) bool {
 	if s.anyOrig {
 		return true
 	}
 	for _, o := range s.origins {
-		if o == origin {
+		if string(origin) == o {
 			return true
 		}
 	}
 	return false
 }
 
-// headerHasToken reports whether a comma-separated header contains token
-// (case-insensitively), the way net/http itself reads "Connection".
-func headerHasToken(values []string, token string) bool {
-	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(part), token) {
-				return true
-			}
-		}
+// lastModified is the Last-Modified value epee sends: the current time in
+// HTTP format. It is formatted once per second and shared (fasthttp copies
+// header values), so a response costs no formatting.
+func lastModified() []byte {
+	now := time.Now().Unix()
+	if c := lastModifiedCache.Load(); c != nil && c.unix == now {
+		return c.value
 	}
-	return false
+	c := &stamp{unix: now, value: time.Unix(now, 0).UTC().AppendFormat(nil, "Mon, 02 Jan 2006 15:04:05 GMT")}
+	lastModifiedCache.Store(c)
+	return c.value
 }
+
+type stamp struct {
+	unix  int64
+	value []byte
+}
+
+var lastModifiedCache atomic.Pointer[stamp]

@@ -1,42 +1,62 @@
 package httpd
 
 import (
+	"io"
 	"log/slog"
 	"net"
 	"net/netip"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // limitListener enforces monerod's RPC connection limits
-// (--rpc-max-connections, --rpc-max-connections-per-private-ip): a
-// connection over either limit is accepted by TCP and closed at once,
-// without any HTTP, which is what the v0.18 captures show for the 26th
-// connection from one IP. It also counts open connections for
-// OpenConnections.
+// (--rpc-max-connections, --rpc-max-connections-per-public-ip,
+// --rpc-max-connections-per-private-ip): a connection over a limit is
+// accepted by TCP and closed at once, without any HTTP, which is what
+// monerod's is_host_limit does (and what the v0.18 captures show for the
+// 26th connection from loopback). Refusing costs one accept and one close
+// in the accept loop: no goroutine, no buffer, no HTTP parsing, so a client
+// reconnecting in a loop cannot slow down the admitted connections beyond
+// the kernel's cost of its handshakes.
+//
+// It also counts open connections for OpenConnections and keeps the set of
+// open connections so that Shutdown can close stragglers.
 type limitListener struct {
 	net.Listener
-	maxTotal, maxPerIP int // < 0: no limit
-	log                *slog.Logger
+	maxTotal, maxPublic, maxPrivate int // < 0: no limit
+	sndBuf                          int // > 0: SO_SNDBUF of admitted connections (--rpc-response-soft-limit)
+	log                             *slog.Logger
 
 	mu       sync.Mutex
 	open     int
-	perIP    map[netip.Addr]int
+	perHost  map[hostKey]int
+	conns    map[*countedConn]struct{}
 	accepted uint64 // connections admitted since start
 	refused  uint64 // connections closed at once because of a limit
+
+	openNow atomic.Int64 // == open, readable without the lock
+
+	lastRefused map[hostKey]time.Time // when each host was last refused
+	held        []heldConn            // refused connections waiting to be closed
+	reaping     bool                  // reap is running
 }
 
-func newLimitListener(inner net.Listener, maxTotal, maxPerIP int, log *slog.Logger) *limitListener {
+func newLimitListener(inner net.Listener, maxTotal, maxPublic, maxPrivate, sndBuf int, log *slog.Logger) *limitListener {
 	return &limitListener{
-		Listener: inner,
-		maxTotal: maxTotal,
-		maxPerIP: maxPerIP,
-		log:      log,
-		perIP:    make(map[netip.Addr]int),
+		Listener:   inner,
+		maxTotal:   maxTotal,
+		maxPublic:  maxPublic,
+		maxPrivate: maxPrivate,
+		sndBuf:     sndBuf,
+		log:        log,
+		perHost:    make(map[hostKey]int),
+		conns:      make(map[*countedConn]struct{}),
 	}
 }
 
 // Accept returns the next connection within the limits; connections over a
-// limit are closed here and never reach net/http.
+// limit are closed here and never reach the HTTP server.
 func (l *limitListener) Accept() (net.Conn, error) {
 	for {
 		c, err := l.Listener.Accept()
@@ -44,12 +64,108 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		ip := remoteIP(c)
-		if l.admit(ip) {
-			return &countedConn{Conn: c, ln: l, ip: ip}, nil
+		key := hostKeyOf(ip)
+		cc := &countedConn{Conn: c, ln: l, key: key}
+		if l.admit(key, cc) {
+			if l.sndBuf > 0 {
+				if tc, ok := c.(*net.TCPConn); ok {
+					_ = tc.SetWriteBuffer(l.sndBuf)
+				}
+			}
+			return cc, nil
 		}
-		_ = c.Close()
-		l.log.Debug("httpd: connection refused: limit reached", "remote", c.RemoteAddr().String())
+		l.refuse(c, key)
 	}
+}
+
+// Refusing. monerod closes a connection over a limit at once. A client
+// that reconnects in a loop (wrk does, a misconfigured pool may) then
+// costs both sides a TCP handshake, an accept and a close per turn, as
+// fast as it can go: tens of thousands per second on loopback, CPU that
+// the admitted connections no longer get. So a host's first refusal is
+// an immediate close, as in monerod; a host refused again within
+// refuseMemory has its next refused connections held (unread, no byte
+// sent) for refuseHold before they are closed. The client still sees
+// what monerod shows it, a connection that ends without a byte, only
+// later, and its loop turns a few times per second instead of thousands.
+// At most maxHeldRefused connections are held (beyond that they are
+// closed at once), so holding costs bounded memory and descriptors.
+const (
+	refuseMemory   = time.Second
+	refuseHold     = 250 * time.Millisecond
+	maxHeldRefused = 256
+	// maxRefusedHosts bounds the memory of recently refused hosts.
+	maxRefusedHosts = 4096
+)
+
+type heldConn struct {
+	c       net.Conn
+	closeAt time.Time
+}
+
+func (l *limitListener) refuse(c net.Conn, key hostKey) {
+	now := time.Now()
+	l.mu.Lock()
+	if l.lastRefused == nil || len(l.lastRefused) >= maxRefusedHosts {
+		l.lastRefused = make(map[hostKey]time.Time)
+	}
+	last, seen := l.lastRefused[key]
+	l.lastRefused[key] = now
+	hold := seen && now.Sub(last) < refuseMemory && len(l.held) < maxHeldRefused
+	if hold {
+		l.held = append(l.held, heldConn{c: c, closeAt: now.Add(refuseHold)})
+		if !l.reaping {
+			l.reaping = true
+			go l.reap()
+		}
+	}
+	l.mu.Unlock()
+	if !hold {
+		_ = c.Close()
+	}
+	l.log.Debug("httpd: connection refused: limit reached", "remote", c.RemoteAddr().String(), "held", hold)
+}
+
+// reap closes held refused connections when their time is up; it runs
+// while any are held. They are queued in closing order (same hold for
+// all), so it only ever looks at the front.
+func (l *limitListener) reap() {
+	for {
+		l.mu.Lock()
+		if len(l.held) == 0 {
+			l.reaping = false
+			l.mu.Unlock()
+			return
+		}
+		first := l.held[0]
+		wait := time.Until(first.closeAt)
+		if wait <= 0 {
+			l.held[0] = heldConn{}
+			l.held = l.held[1:]
+			if len(l.held) == 0 {
+				l.held = nil
+			}
+		}
+		l.mu.Unlock()
+		if wait > 0 {
+			time.Sleep(wait)
+			continue
+		}
+		_ = first.c.Close()
+	}
+}
+
+// Close stops accepting and closes held refused connections.
+func (l *limitListener) Close() error {
+	err := l.Listener.Close()
+	l.mu.Lock()
+	held := l.held
+	l.held = nil
+	l.mu.Unlock()
+	for _, h := range held {
+		_ = h.c.Close()
+	}
+	return err
 }
 
 // remoteIP is the peer's address without port, IPv4-mapped IPv6 unmapped so
@@ -64,36 +180,82 @@ func remoteIP(c net.Conn) netip.Addr {
 	return netip.Addr{} // all unknown peers share one slot count
 }
 
-func (l *limitListener) admit(ip netip.Addr) bool {
+// hostKey is what one "IP" is for the per-IP limits: the address itself,
+// except that a public IPv6 address counts per /64. monerod counts each
+// IPv6 address apart, but one end host usually owns a whole /64 and could
+// otherwise open unlimited connections from it.
+type hostKey struct {
+	addr    netip.Addr
+	private bool
+}
+
+func hostKeyOf(ip netip.Addr) hostKey {
+	private := isPrivate(ip)
+	if ip.Is6() && !private {
+		p, _ := ip.Prefix(64)
+		return hostKey{addr: p.Addr(), private: false}
+	}
+	return hostKey{addr: ip, private: private}
+}
+
+// isPrivate mirrors monerod's is_loopback() || is_local(): loopback, the
+// RFC 1918 ranges and IPv6 unique-local addresses (netip's IsPrivate), and
+// link-local addresses. An unknown address counts as private (it can only
+// come from a non-TCP listener, i.e. from this host).
+func isPrivate(ip netip.Addr) bool {
+	return !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()
+}
+
+func (l *limitListener) admit(key hostKey, cc *countedConn) bool {
+	perHost := l.maxPublic
+	if key.private {
+		perHost = l.maxPrivate
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if (l.maxTotal >= 0 && l.open >= l.maxTotal) || (l.maxPerIP >= 0 && l.perIP[ip] >= l.maxPerIP) {
+	if (l.maxTotal >= 0 && l.open >= l.maxTotal) || (perHost >= 0 && l.perHost[key] >= perHost) {
 		l.refused++
 		return false
 	}
 	l.open++
-	l.perIP[ip]++
+	l.openNow.Store(int64(l.open))
+	l.perHost[key]++
 	l.accepted++
+	if cc != nil {
+		l.conns[cc] = struct{}{}
+	}
 	return true
 }
 
-func (l *limitListener) release(ip netip.Addr) {
+func (l *limitListener) release(cc *countedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.open--
-	if n := l.perIP[ip] - 1; n > 0 {
-		l.perIP[ip] = n
+	l.openNow.Store(int64(l.open))
+	if n := l.perHost[cc.key] - 1; n > 0 {
+		l.perHost[cc.key] = n
 	} else {
-		delete(l.perIP, ip)
+		delete(l.perHost, cc.key)
+	}
+	delete(l.conns, cc)
+}
+
+// closeAll closes every open admitted connection (Shutdown after its
+// deadline).
+func (l *limitListener) closeAll() {
+	l.mu.Lock()
+	conns := make([]*countedConn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		_ = c.Close()
 	}
 }
 
 // Open is the number of admitted connections not yet closed.
-func (l *limitListener) Open() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.open
-}
+func (l *limitListener) Open() int { return int(l.openNow.Load()) }
 
 // stats returns the admitted and refused totals (for tests).
 func (l *limitListener) stats() (accepted, refused uint64) {
@@ -102,23 +264,93 @@ func (l *limitListener) stats() (accepted, refused uint64) {
 	return l.accepted, l.refused
 }
 
-// countedConn gives its slot back exactly once, however often it is closed.
+// countedConn is an admitted connection. It gives its slot back exactly
+// once, however often it is closed, and carries what the server keeps per
+// connection so that a request costs no allocation: the digest session, the
+// remote address as a string, and the Request handed to routes (requests on
+// one connection are served one after the other).
 type countedConn struct {
 	net.Conn
-	ln   *limitListener
-	ip   netip.Addr
-	once sync.Once
+	ln     *limitListener
+	key    hostKey
+	closed atomic.Bool
+
+	started bool // the first Read happened
+	// drainOnClose: the server is hanging up on a request whose body it
+	// did not read (413); see Close.
+	drainOnClose bool
+	remote       string // RemoteAddr().String(), made on first use
+	auth         authSession
+	req          Request
 }
 
 func (c *countedConn) Close() error {
+	if c.closed.Swap(true) {
+		return nil
+	}
+	if c.drainOnClose {
+		// Closing a socket with unread bytes sends a RST, which can
+		// destroy our answer (the 413) before the client has read it.
+		// Half-close, discard what the client is still sending for a
+		// moment (bounded in time and bytes), then close, as net/http does.
+		_ = c.CloseWrite()
+		go func() {
+			_ = c.Conn.SetReadDeadline(time.Now().Add(drainTime))
+			_, _ = io.CopyN(io.Discard, c.Conn, drainBytes)
+			_ = c.Conn.Close()
+			c.ln.release(c)
+		}()
+		return nil
+	}
 	err := c.Conn.Close()
-	c.once.Do(func() { c.ln.release(c.ip) })
+	c.ln.release(c)
 	return err
 }
 
-// CloseWrite lets net/http half-close before it hangs up on a client whose
-// request body it did not read (413), so that the client can still read the
-// answer instead of being reset.
+// drainTime and drainBytes bound the discarding of a refused request's
+// body before the connection closes.
+const (
+	drainTime  = 500 * time.Millisecond
+	drainBytes = 8 << 20
+)
+
+// tlsHandshakeRecord is the first byte of a TLS ClientHello.
+const tlsHandshakeRecord = 0x16
+
+// notTLSAnswer is sent to a client that opens with a TLS handshake: plain
+// bytes that are not a TLS record, so that the client's handshake fails at
+// once ("wrong version number") and a wallet in --daemon-ssl autodetect
+// reconnects in plain HTTP (wallet-rpc.md §2.1). Waiting instead for a line
+// end that a ClientHello never contains would hold the wallet until its
+// handshake timed out.
+var notTLSAnswer = []byte("HTTP/1.1 400 Bad Request\r\nServer: Epee-based\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+// Read looks at the first byte a client sends: a TLS handshake is answered
+// with notTLSAnswer and the connection ends (EOF to the HTTP server, which
+// then closes it without a word of its own).
+func (c *countedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if !c.started && n > 0 {
+		c.started = true
+		if p[0] == tlsHandshakeRecord {
+			_, _ = c.Conn.Write(notTLSAnswer)
+			return 0, io.EOF
+		}
+	}
+	return n, err
+}
+
+// remoteAddr is RemoteAddr().String(), computed once per connection.
+func (c *countedConn) remoteAddr() string {
+	if c.remote == "" {
+		c.remote = c.Conn.RemoteAddr().String()
+	}
+	return c.remote
+}
+
+// CloseWrite lets the server half-close before it hangs up on a client
+// whose request body it did not read (413), so that the client can still
+// read the answer instead of being reset.
 func (c *countedConn) CloseWrite() error {
 	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
 		return cw.CloseWrite()

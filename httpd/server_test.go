@@ -322,7 +322,7 @@ func (c *rawClient) served() bool {
 }
 
 func TestConnectionLimits(t *testing.T) {
-	s := startServer(t, Config{MaxConnections: 5, MaxConnectionsPerIP: 3}, testRoutes(nil))
+	s := startServer(t, Config{MaxConnections: 5, MaxConnectionsPerPrivateIP: 3}, testRoutes(nil))
 
 	var fromA []*rawClient
 	for i := 0; i < 3; i++ {
@@ -369,7 +369,7 @@ func TestConnectionLimitsConcurrent(t *testing.T) {
 			return Response{}
 		},
 	}
-	s := startServer(t, Config{MaxConnections: limit, MaxConnectionsPerIP: limit}, routes)
+	s := startServer(t, Config{MaxConnections: limit, MaxConnectionsPerPrivateIP: limit}, routes)
 
 	var refused atomic.Int32
 	var wg sync.WaitGroup

@@ -79,10 +79,11 @@ type Server struct {
 	mainHTTP  *httpd.Server
 	restrHTTP *httpd.Server
 
-	cache blockCache
-	pow   powCache
-	ops   operatorState
-	wsync walletSync // walletsync.go
+	cache   blockCache
+	pow     powCache
+	ops     operatorState
+	wsync   walletSync  // walletsync.go
+	answers answerCache // fastpath.go
 }
 
 // New builds the server and binds its listeners.

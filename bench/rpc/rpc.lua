@@ -1,7 +1,10 @@
--- wrk script for bench/rpc.sh: POST /json_rpc with one JSON-RPC method, keep-alive.
+-- wrk script for bench/rpc.sh: POST one RPC request, keep-alive.
 --
--- Usage: wrk ... -s rpc.lua URL -- METHOD [HEIGHTS] [HASHES_FILE]
---   METHOD       getblockheaderbyheight | getblock | getblockheaderbyhash | getlastblockheader | get_info
+-- Usage: wrk ... -s rpc.lua URL -- METHOD [HEIGHTS] [HASHES_FILE] [BODY_FILE]
+--   METHOD       a JSON-RPC method (POST /json_rpc): getblockheaderbyheight | getblock |
+--                getblockheaderbyhash | getlastblockheader | get_info | get_block_count;
+--                or a path starting with "/": POST to it, body "{}" (JSON paths) or the
+--                contents of BODY_FILE (".bin" paths, no Content-Type, as wallets send them)
 --   HEIGHTS      chain height N: the height-taking methods rotate over heights 0..N-1
 --   HASHES_FILE  getblockheaderbyhash rotates over the block hashes in this file (one per line)
 --
@@ -45,8 +48,25 @@ function setup(thread)
   thread_count = thread_count + 1
 end
 
+local function read_file(path)
+  local f = assert(io.open(path, "rb"), "rpc.lua: cannot open body file " .. tostring(path))
+  local b = f:read("*a")
+  f:close()
+  return b
+end
+
 function init(args)
   local method = args[1] or "get_info"
+  if method:sub(1, 1) == "/" then
+    local headers, b = { ["Content-Type"] = "application/json" }, "{}"
+    if method:sub(-4) == ".bin" then
+      headers = {}
+      b = read_file(args[4] or error("rpc.lua: " .. method .. " needs a body file"))
+    end
+    requests = { wrk.format("POST", method, headers, b) }
+    next_index = 1
+    return
+  end
   local keys = {}
   if method == "getblockheaderbyheight" or method == "getblock" then
     local n = tonumber(args[2]) or error("rpc.lua: " .. method .. " needs the chain height")

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/gonero/gonero/httpd"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -42,6 +43,12 @@ type options struct {
 	rpcLogin              string
 	rpcCORSOrigins        string
 	confirmExternalBind   bool
+	// monerod's RPC connection limits (--rpc-max-connections...) and
+	// --rpc-response-soft-limit, with its defaults.
+	rpcMaxConnections             int
+	rpcMaxConnectionsPerPublicIP  int
+	rpcMaxConnectionsPerPrivateIP int
+	rpcResponseSoftLimit          int64
 
 	p2p            p2pOptions
 	startMining    string
@@ -157,8 +164,10 @@ func signalContext() (context.Context, context.CancelFunc) {
 	return ctx, func() { signal.Stop(ch); cancel() }
 }
 
-func newRootCommand() *cobra.Command {
-	o := &options{}
+func newRootCommand() *cobra.Command { return newRootCommandFor(&options{}) }
+
+// newRootCommandFor is the command filling in o (tests read o back).
+func newRootCommandFor(o *options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "gonerod",
 		Short: "gonero, a Monero node",
@@ -185,6 +194,10 @@ func newRootCommand() *cobra.Command {
 	rf.StringVar(&o.rpcLogin, "rpc-login", "", "require HTTP digest authentication: user:password")
 	rf.StringVar(&o.rpcCORSOrigins, "rpc-access-control-origins", "", "comma-separated origins allowed by CORS (* for any)")
 	rf.BoolVar(&o.confirmExternalBind, "confirm-external-bind", false, "allow the RPC server to listen on a non-loopback address")
+	rf.IntVar(&o.rpcMaxConnections, "rpc-max-connections", httpd.DefaultMaxConnections, "max RPC connections open at once (per listener)")
+	rf.IntVar(&o.rpcMaxConnectionsPerPublicIP, "rpc-max-connections-per-public-ip", httpd.DefaultMaxConnectionsPerPublicIP, "max RPC connections per public IP (an IPv6 client per /64)")
+	rf.IntVar(&o.rpcMaxConnectionsPerPrivateIP, "rpc-max-connections-per-private-ip", httpd.DefaultMaxConnectionsPerPrivateIP, "max RPC connections per private or loopback IP")
+	rf.Int64Var(&o.rpcResponseSoftLimit, "rpc-response-soft-limit", httpd.DefaultResponseSoftLimit, "max bytes of RPC answers a connection may have queued unread")
 	o.p2p.addFlags(rf)
 	rf.StringVar(&o.startMining, "start-mining", "", "regtest: mine blocks continuously, paying this address (standard, integrated or subaddress)")
 	rf.DurationVar(&o.miningInterval, "mining-interval", 5*time.Second, "with --start-mining: pause between blocks (0: none)")

@@ -355,3 +355,50 @@ func TestStartMining(t *testing.T) {
 	}
 	stop(node, logs, exited)
 }
+
+// TestRPCLimitFlags: monerod's limit flags reach the listener
+// configuration, with monerod's defaults and its refusals.
+func TestRPCLimitFlags(t *testing.T) {
+	parse := func(args ...string) (*options, error) {
+		o := &options{}
+		cmd := newRootCommandFor(o)
+		if err := cmd.ParseFlags(args); err != nil {
+			return nil, err
+		}
+		return o, nil
+	}
+	o, err := parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	main, _, err := o.rpcConfigs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if main.MaxConnections != 100 || main.MaxConnectionsPerPublicIP != 3 || main.MaxConnectionsPerPrivateIP != 25 ||
+		main.ResponseSoftLimit != 25<<20 {
+		t.Fatalf("defaults: %+v", main)
+	}
+	o, err = parse("--rpc-max-connections", "50", "--rpc-max-connections-per-public-ip", "7",
+		"--rpc-max-connections-per-private-ip", "40", "--rpc-response-soft-limit", "1000000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if main, _, err = o.rpcConfigs(); err != nil || main.MaxConnections != 50 || main.MaxConnectionsPerPublicIP != 7 ||
+		main.MaxConnectionsPerPrivateIP != 40 || main.ResponseSoftLimit != 1000000 {
+		t.Fatalf("%+v %v", main, err)
+	}
+	for _, args := range [][]string{
+		{"--rpc-max-connections", "10", "--rpc-max-connections-per-private-ip", "11"},
+		{"--rpc-max-connections", "2"},
+		{"--rpc-max-connections-per-public-ip", "0"},
+	} {
+		o, err := parse(args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := o.rpcConfigs(); err == nil {
+			t.Errorf("%v accepted", args)
+		}
+	}
+}

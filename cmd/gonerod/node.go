@@ -148,6 +148,23 @@ func (o *options) rpcConfigs() (main httpd.Config, restricted *httpd.Config, err
 		return main, nil, err
 	}
 	main.Restricted = o.restrictedRPC
+	// monerod refuses per-IP limits above the total, and so do we; 0 would
+	// mean "default" to httpd, so it is refused too (monerod's size_t
+	// flags make 0 refuse every connection, which is of no use).
+	switch {
+	case o.rpcMaxConnections < 1 || o.rpcMaxConnectionsPerPublicIP < 1 || o.rpcMaxConnectionsPerPrivateIP < 1:
+		return main, nil, errors.New("--rpc-max-connections and the per-IP limits must be at least 1")
+	case o.rpcMaxConnectionsPerPublicIP > o.rpcMaxConnections:
+		return main, nil, errors.New("--rpc-max-connections-per-public-ip is bigger than --rpc-max-connections")
+	case o.rpcMaxConnectionsPerPrivateIP > o.rpcMaxConnections:
+		return main, nil, errors.New("--rpc-max-connections-per-private-ip is bigger than --rpc-max-connections")
+	case o.rpcResponseSoftLimit < 1:
+		return main, nil, errors.New("--rpc-response-soft-limit must be at least 1")
+	}
+	main.MaxConnections = o.rpcMaxConnections
+	main.MaxConnectionsPerPublicIP = o.rpcMaxConnectionsPerPublicIP
+	main.MaxConnectionsPerPrivateIP = o.rpcMaxConnectionsPerPrivateIP
+	main.ResponseSoftLimit = o.rpcResponseSoftLimit
 	if o.rpcBindPort != 0 {
 		main.Addr = net.JoinHostPort(o.rpcBindIP, strconv.Itoa(int(o.rpcBindPort)))
 	}

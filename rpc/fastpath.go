@@ -1,0 +1,109 @@
+package rpc
+
+import (
+	"sync"
+
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/httpd"
+)
+
+// Answers kept per request body. The block and header methods answer from
+// the chain alone: for the same request body, on the same kind of
+// listener, while the chain (its top, its height, its alternative blocks)
+// and the node's synchronized flag stay the same, the answer is the same
+// bytes. Explorers, pools and wallets ask the same questions over and over
+// (the last block header, the recent blocks, with the same id), so such
+// an answer is kept and served again without parsing, store reads or
+// rendering, until the chain changes. A new block or a reorganisation
+// changes the version and empties the store at the next put.
+//
+// Only cachedMethods are kept: get_info, get_connections, generateblocks
+// and the pool's methods depend on more than the chain. Batches are not
+// kept. Memory is bounded by answerCacheBytes (and by the request bodies
+// that may be kept: at most maxCachedRequest bytes each); a full store is
+// emptied, which costs a hostile client's flood of distinct requests only
+// its own misses.
+const (
+	answerCacheBytes = 16 << 20
+	maxCachedRequest = 1024
+	maxCachedAnswer  = 256 << 10
+)
+
+// cachedMethods are the JSON-RPC methods whose answer depends only on the
+// request and the answer version (see answerVersion).
+var cachedMethods = map[string]bool{
+	"getblockheaderbyheight": true, "get_block_header_by_height": true,
+	"getblockheaderbyhash": true, "get_block_header_by_hash": true,
+	"getblock": true, "get_block": true,
+	"getlastblockheader": true, "get_last_block_header": true,
+	"get_block_count": true, "getblockcount": true,
+}
+
+// answerVersion is what the cached answers depend on besides the request.
+type answerVersion struct {
+	top       cryptonote.Hash
+	height    uint64
+	altBlocks uint64
+	synced    bool // getlastblockheader answers BUSY until synchronized
+}
+
+func (s *Server) answerVersion() answerVersion {
+	next := s.chain.NextBlockFacts()
+	return answerVersion{top: next.Top.Hash, height: next.Height, altBlocks: next.AltBlockCount, synced: s.peers.Synchronized()}
+}
+
+type answerCache struct {
+	mu      sync.RWMutex
+	version answerVersion
+	bytes   int
+	// by listener kind: restricted listeners answer some requests differently
+	m [2]map[string][]byte
+}
+
+func restrictedIndex(restricted bool) int {
+	if restricted {
+		return 1
+	}
+	return 0
+}
+
+// get returns the kept answer to req's body, if any, for the current
+// version. No allocation.
+func (c *answerCache) get(v answerVersion, req *httpd.Request) ([]byte, bool) {
+	if len(req.Body) > maxCachedRequest {
+		return nil, false
+	}
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.version != v {
+		return nil, false
+	}
+	b, ok := c.m[restrictedIndex(req.Restricted)][string(req.Body)]
+	return b, ok
+}
+
+// put keeps answer for req's body if the request was one of
+// cachedMethods and the version did not change while it was answered.
+func (c *answerCache) put(before, after answerVersion, req *httpd.Request, parsed epeejson.Value, answer []byte) {
+	if before != after || len(req.Body) > maxCachedRequest || len(answer) > maxCachedAnswer {
+		return
+	}
+	mv, ok := parsed.Get("method")
+	if !ok || mv.Kind != epeejson.KindString || !cachedMethods[mv.Str] {
+		return
+	}
+	size := len(req.Body) + len(answer) + 64
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version != after || c.bytes+size > answerCacheBytes || c.m[0] == nil {
+		c.version, c.bytes = after, 0
+		c.m = [2]map[string][]byte{make(map[string][]byte), make(map[string][]byte)}
+	}
+	m := c.m[restrictedIndex(req.Restricted)]
+	if _, dup := m[string(req.Body)]; dup {
+		return
+	}
+	m[string(req.Body)] = answer
+	c.bytes += size
+}
