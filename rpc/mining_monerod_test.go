@@ -387,6 +387,20 @@ func TestMiningMatchesMonerod(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.same("/sendrawtransaction", fmt.Sprintf(`{"tx_as_hex":%q}`, made.TxBlob), false)
+		// get_miner_data's backlog lists broadcast transactions only. An
+		// offline monerod marks one sent over RPC broadcast a moment later
+		// (gonero's offline node at once): wait for that before comparing.
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			_, pool, _, _ := p.both("/get_transaction_pool", `{}`, false)
+			if bytes.Contains(pool, []byte(`"relayed": true`)) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("monerod did not mark the transaction relayed in 60 s: %s", pool)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 		rpc("get_miner_data", `{}`)
 		body := jsonRPC("get_block_template", fmt.Sprintf(`{"wallet_address":%q,"reserve_size":8}`, a))
 		ours := p.same("/json_rpc", body, false, templateFieldsDiffering...)
