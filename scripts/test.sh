@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=1
-FUZZTIME=${FUZZTIME:-10s}
+FUZZTIME=${FUZZTIME:-7s}
 
 step() { printf '\n== %s\n' "$*"; }
 
