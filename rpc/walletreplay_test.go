@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"reflect"
-	"sort"
 	"strings"
 	"testing"
 
@@ -224,8 +223,7 @@ func compareCaptured(t *testing.T, what, ctype string, ours, theirs []byte) {
 	if reflect.DeepEqual(o, m) {
 		return
 	}
-	var diffs []string
-	diffAny("", o, m, &diffs)
+	diffs := testutil.Diff("", o, m)
 	if len(diffs) > 30 {
 		diffs = append(diffs[:30], fmt.Sprintf("... and %d more", len(diffs)-30))
 	}
@@ -295,50 +293,5 @@ func jsonValue(v epeejson.Value) any {
 		return v.Int
 	default:
 		return v.Double
-	}
-}
-
-func diffAny(path string, o, m any, out *[]string) {
-	switch ov := o.(type) {
-	case map[string]any:
-		mv, ok := m.(map[string]any)
-		if !ok {
-			break
-		}
-		keys := map[string]bool{}
-		for k := range ov {
-			keys[k] = true
-		}
-		for k := range mv {
-			keys[k] = true
-		}
-		names := make([]string, 0, len(keys))
-		for k := range keys {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			diffAny(path+"."+k, ov[k], mv[k], out)
-		}
-		return
-	case []any:
-		mv, ok := m.([]any)
-		if !ok || len(mv) != len(ov) {
-			break
-		}
-		for i := range ov {
-			diffAny(fmt.Sprintf("%s[%d]", path, i), ov[i], mv[i], out)
-		}
-		return
-	}
-	if !reflect.DeepEqual(o, m) {
-		os, ms := fmt.Sprint(o), fmt.Sprint(m)
-		if len(os) > 200 {
-			os = os[:200] + "…"
-		}
-		if len(ms) > 200 {
-			ms = ms[:200] + "…"
-		}
-		*out = append(*out, fmt.Sprintf("%s: gonerod %s, monerod %s", path, os, ms))
 	}
 }

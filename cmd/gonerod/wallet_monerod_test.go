@@ -6,13 +6,13 @@ import (
 	"os/exec"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gonero/gonero/internal/monerodlab"
+	"github.com/gonero/gonero/internal/testutil"
 )
 
 // A wallet is only as good as its daemon: monero-wallet-rpc restored from
@@ -306,50 +306,9 @@ func compareWallets(t *testing.T, what string, throughGonerod, throughMonerod *m
 	if reflect.DeepEqual(g, m) {
 		return
 	}
-	var diffs []string
-	diffValues("", g, m, &diffs)
+	diffs := testutil.Diff("", g, m)
 	if len(diffs) > 40 {
 		diffs = append(diffs[:40], fmt.Sprintf("... and %d more", len(diffs)-40))
 	}
 	t.Fatalf("%s: the wallet through gonerod differs from the wallet through monerod:\n  %s", what, strings.Join(diffs, "\n  "))
-}
-
-func diffValues(path string, g, m any, out *[]string) {
-	switch gv := g.(type) {
-	case map[string]any:
-		mv, ok := m.(map[string]any)
-		if !ok {
-			break
-		}
-		keys := map[string]bool{}
-		for k := range gv {
-			keys[k] = true
-		}
-		for k := range mv {
-			keys[k] = true
-		}
-		names := make([]string, 0, len(keys))
-		for k := range keys {
-			names = append(names, k)
-		}
-		sort.Strings(names)
-		for _, k := range names {
-			diffValues(path+"."+k, gv[k], mv[k], out)
-		}
-		return
-	case []any:
-		mv, ok := m.([]any)
-		if !ok || len(mv) != len(gv) {
-			break
-		}
-		for i := range gv {
-			diffValues(fmt.Sprintf("%s[%d]", path, i), gv[i], mv[i], out)
-		}
-		return
-	}
-	if !reflect.DeepEqual(g, m) {
-		gj, _ := json.Marshal(g)
-		mj, _ := json.Marshal(m)
-		*out = append(*out, fmt.Sprintf("%s: gonerod %s, monerod %s", path, gj, mj))
-	}
 }

@@ -5,9 +5,13 @@ package testutil
 import (
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -110,4 +114,56 @@ func WalletTx(t testing.TB, file string, seq int) []byte {
 	}
 	t.Fatalf("%s has no line %d", file, seq)
 	return nil
+}
+
+// Diff lists where two decoded JSON-like values (maps, slices, scalars)
+// differ, one line per differing leaf: "path: gonero X, monerod Y" (leaves
+// shortened to 200 characters). Equal values give none.
+func Diff(path string, gonero, monerod any) []string {
+	var out []string
+	diff(path, gonero, monerod, &out)
+	return out
+}
+
+func diff(path string, g, m any, out *[]string) {
+	switch gv := g.(type) {
+	case map[string]any:
+		mv, ok := m.(map[string]any)
+		if !ok {
+			break
+		}
+		keys := map[string]bool{}
+		for k := range gv {
+			keys[k] = true
+		}
+		for k := range mv {
+			keys[k] = true
+		}
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
+			diff(path+"."+k, gv[k], mv[k], out)
+		}
+		return
+	case []any:
+		mv, ok := m.([]any)
+		if !ok || len(mv) != len(gv) {
+			break
+		}
+		for i := range gv {
+			diff(fmt.Sprintf("%s[%d]", path, i), gv[i], mv[i], out)
+		}
+		return
+	}
+	if !reflect.DeepEqual(g, m) {
+		short := func(v any) string {
+			s, err := json.Marshal(v)
+			if err != nil {
+				s = []byte(fmt.Sprint(v))
+			}
+			if len(s) > 200 {
+				return string(s[:200]) + "…"
+			}
+			return string(s)
+		}
+		*out = append(*out, fmt.Sprintf("%s: gonero %s, monerod %s", path, short(g), short(m)))
+	}
 }
