@@ -18,6 +18,10 @@
 #   --port-base N     ports N (monerod p2p), N+1 (monerod rpc), N+2 (gonerod rpc), N+3 (ceiling)
 #                     (default 38590)
 #   --nice N          run the servers and wrk at this nice value (default 0; negative needs root)
+#   --cpus MODE       shared (default): the servers and wrk (2 threads) share every core;
+#                     split: each server runs on CPU 0 alone and wrk (1 thread) on CPU 1 alone, as a
+#                     client on another host would. Go sets GOMAXPROCS from the affinity (1), monerod
+#                     keeps its thread pools on its one core. Both servers get the same single core
 #   --wait-idle S     before measuring, wait up to S seconds for other processes to use < 20% of one
 #                     core (default 60; 0: do not wait)
 #   --retries N       measure a cell again (after --wait-idle) when other processes used > 25% of one
@@ -56,7 +60,7 @@ NS=${GONERO_NETNS:-gonero-bench}
 LAB=$shared/tools/monerod-lab
 
 # ---- options -------------------------------------------------------------------------------------
-duration=10 warmup=2 conns_list="16 64" profile=0 nice_level=0 port_base=38590 wait_idle=60 retries=2
+duration=10 warmup=2 conns_list="16 64" profile=0 nice_level=0 cpus_mode=shared port_base=38590 wait_idle=60 retries=2
 methods_default="getblockheaderbyheight getblock getlastblockheader get_info get_block_count /get_height /getblocks.bin"
 methods_all="$methods_default getblockheaderbyhash"
 methods_list=$methods_default
@@ -80,6 +84,7 @@ while (($#)); do
     --gonerod) gonerod_bin=${2:?}; shift 2 ;;
     --port-base) port_base=${2:?}; shift 2 ;;
     --nice) nice_level=${2:?}; shift 2 ;;
+    --cpus) cpus_mode=${2:?}; shift 2 ;;
     --wait-idle) wait_idle=${2:?}; shift 2 ;;
     --retries) retries=${2:?}; shift 2 ;;
     -h|--help) usage ;;
@@ -90,6 +95,7 @@ done
 [[ $duration =~ ^[1-9][0-9]*$ ]] || die "-d must be a positive whole number of seconds"
 [[ $warmup =~ ^[0-9]+$ ]] || die "-w must be a whole number of seconds"
 [[ $nice_level =~ ^-?[0-9]+$ ]] || die "--nice must be an integer"
+[[ $cpus_mode == shared || $cpus_mode == split ]] || die "--cpus must be shared or split"
 [[ $wait_idle =~ ^[0-9]+$ ]] || die "--wait-idle must be a whole number of seconds"
 [[ $retries =~ ^[0-9]+$ ]] || die "--retries must be a whole number"
 [[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65530)) || die "--port-base must be 1024..65530"
@@ -232,6 +238,13 @@ import_chains() {
 # a subshell, and $! would then not be the server's (or wrk's) pid.
 niced=()
 ((nice_level != 0)) && niced=(nice -n "$nice_level")
+# With --cpus split the servers (niced) and wrk (client) are pinned to different CPUs; affinity is
+# inherited, so monerod-lab's monerod is pinned too.
+client=("${niced[@]}")
+if [[ $cpus_mode == split ]]; then
+  niced=(taskset -c 0 "${niced[@]}")
+  client=(taskset -c 1 "${client[@]}")
+fi
 
 start_servers() {
   note "starting monerod (rpc 127.0.0.1:$m_rpc in namespace $NS)"
@@ -403,9 +416,10 @@ children_cpu() {
 run_wrk() {
   local port=$1 method=$2 c=$3 secs=$4 out=$5 threads=2
   ((c == 1)) && threads=1
+  [[ $cpus_mode == split ]] && threads=1
   local url=http://127.0.0.1:$port/json_rpc
   [[ $method == /* ]] && url=http://127.0.0.1:$port$method
-  "${niced[@]}" ip netns exec "$NS" wrk -t"$threads" -c"$c" -d"${secs}s" --timeout 5s --latency \
+  "${client[@]}" ip netns exec "$NS" wrk -t"$threads" -c"$c" -d"${secs}s" --timeout 5s --latency \
     -s "$here/rpc/rpc.lua" "$url" -- "$method" "$height" "$work/hashes" "$work/getblocks.body" \
     >"$out" 2>&1 &
   wrk_pid=$!
@@ -512,9 +526,15 @@ header() {
   echo "gonerod vs monerod JSON-RPC throughput ($(date -u '+%Y-%m-%d %H:%M UTC'))"
   echo "  gonerod: $("$gonerod_bin" version 2>/dev/null) (tree $rev);  monerod: $(monerod --version 2>/dev/null | sed 's/^Monero //')"
   echo "  chain: $(basename "$chain_file"), $height blocks, both nodes agree on the top block $(jq -r '.result.top_block_hash' "$work/info.$m_rpc" | cut -c1-16)..."
-  echo "  machine: $(nproc) cores ($cpu). Both servers AND wrk share these $(nproc) cores: wrk's CPU is"
-  echo "    taken from the server it measures, so absolute numbers are lower than on a separate client."
-  echo "  load: POST /json_rpc (or the path), HTTP keep-alive, wrk 1 thread at 1 connection, else 2; ${warmup} s warm-up,"
+  if [[ $cpus_mode == split ]]; then
+    echo "  machine: $(nproc) cores ($cpu). --cpus split: each server alone on CPU 0 (gonerod's GOMAXPROCS"
+    echo "    is 1), wrk alone on CPU 1, as a client on another host; the servers never compete with wrk."
+    echo "  load: POST /json_rpc (or the path), HTTP keep-alive, wrk 1 thread; ${warmup} s warm-up,"
+  else
+    echo "  machine: $(nproc) cores ($cpu). Both servers AND wrk share these $(nproc) cores: wrk's CPU is"
+    echo "    taken from the server it measures, so absolute numbers are lower than on a separate client."
+    echo "  load: POST /json_rpc (or the path), HTTP keep-alive, wrk 1 thread at 1 connection, else 2; ${warmup} s warm-up,"
+  fi
   echo "    then ${duration} s measured per cell; gonerod then monerod for each cell. Heights rotate over all $height blocks."
   echo "  clients: every connection from 127.0.0.1; both servers run with their default limits (25 per private"
   echo "    address): above 25 connections the excess is refused and wrk reconnects it in a loop (refused/s)."

@@ -17,7 +17,7 @@ const maxBatch = 256
 // (rpc-semantics.md §3.1), plus JSON-RPC 2.0 batches.
 func (s *Server) serveJSONRPC(req *httpd.Request) httpd.Response {
 	version := s.answerVersion()
-	if answer, ok := s.answers.get(version, req); ok { // see fastpath.go
+	if answer, ok := s.answers.get(version, routeJSONRPC, req); ok { // see fastpath.go
 		return httpd.Response{ContentType: "application/json", Body: answer}
 	}
 	w := epeejson.NewWriter(make([]byte, 0, 2048))
@@ -35,7 +35,7 @@ func (s *Server) serveJSONRPC(req *httpd.Request) httpd.Response {
 		// layer turns into an empty 500 and a closed connection.
 		return httpd.Response{Status: 500, ContentType: "application/json", Close: true}
 	}
-	s.answers.put(version, s.answerVersion(), req, v, w.Bytes())
+	s.answers.putJSONRPC(version, s.answerVersion(), req, v, w.Bytes())
 	return jsonResponse(w)
 }
 

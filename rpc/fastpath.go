@@ -20,7 +20,10 @@ import (
 //
 // Only cachedMethods are kept: get_info, get_connections, generateblocks
 // and the pool's methods depend on more than the chain. Batches are not
-// kept. Memory is bounded by answerCacheBytes (and by the request bodies
+// kept. /getblocks.bin is kept too (its answer in RPC 3.12 has no pool
+// fields): every idle wallet asks the same "anything after my top?"
+// question each refresh, and answers up to maxCachedAnswer bytes, which
+// holds that question's answer, are kept. Memory is bounded by answerCacheBytes (and by the request bodies
 // that may be kept: at most maxCachedRequest bytes each); a full store is
 // emptied, which costs a hostile client's flood of distinct requests only
 // its own misses.
@@ -53,12 +56,23 @@ func (s *Server) answerVersion() answerVersion {
 	return answerVersion{top: next.Top.Hash, height: next.Height, altBlocks: next.AltBlockCount, synced: s.peers.Synchronized()}
 }
 
+// cachedRoute says which endpoint a kept answer belongs to: the same body
+// posted to another path asks something else.
+type cachedRoute int
+
+const (
+	routeJSONRPC cachedRoute = iota
+	routeGetBlocks
+	numCachedRoutes
+)
+
 type answerCache struct {
 	mu      sync.RWMutex
 	version answerVersion
 	bytes   int
-	// by listener kind: restricted listeners answer some requests differently
-	m [2]map[string][]byte
+	// by listener kind (restricted listeners answer some requests
+	// differently), then by route
+	m [2][numCachedRoutes]map[string][]byte
 }
 
 func restrictedIndex(restricted bool) int {
@@ -70,7 +84,7 @@ func restrictedIndex(restricted bool) int {
 
 // get returns the kept answer to req's body, if any, for the current
 // version. No allocation.
-func (c *answerCache) get(v answerVersion, req *httpd.Request) ([]byte, bool) {
+func (c *answerCache) get(v answerVersion, route cachedRoute, req *httpd.Request) ([]byte, bool) {
 	if len(req.Body) > maxCachedRequest {
 		return nil, false
 	}
@@ -79,28 +93,38 @@ func (c *answerCache) get(v answerVersion, req *httpd.Request) ([]byte, bool) {
 	if c.version != v {
 		return nil, false
 	}
-	b, ok := c.m[restrictedIndex(req.Restricted)][string(req.Body)]
+	b, ok := c.m[restrictedIndex(req.Restricted)][route][string(req.Body)]
 	return b, ok
 }
 
-// put keeps answer for req's body if the request was one of
-// cachedMethods and the version did not change while it was answered.
-func (c *answerCache) put(before, after answerVersion, req *httpd.Request, parsed epeejson.Value, answer []byte) {
-	if before != after || len(req.Body) > maxCachedRequest || len(answer) > maxCachedAnswer {
-		return
-	}
+// putJSONRPC keeps a /json_rpc answer if the request was one of
+// cachedMethods.
+func (c *answerCache) putJSONRPC(before, after answerVersion, req *httpd.Request, parsed epeejson.Value, answer []byte) {
 	mv, ok := parsed.Get("method")
 	if !ok || mv.Kind != epeejson.KindString || !cachedMethods[mv.Str] {
+		return
+	}
+	c.put(before, after, routeJSONRPC, req, answer)
+}
+
+// put keeps answer for req's body on route if the version did not change
+// while it was answered.
+func (c *answerCache) put(before, after answerVersion, route cachedRoute, req *httpd.Request, answer []byte) {
+	if before != after || len(req.Body) > maxCachedRequest || len(answer) > maxCachedAnswer {
 		return
 	}
 	size := len(req.Body) + len(answer) + 64
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.version != after || c.bytes+size > answerCacheBytes || c.m[0] == nil {
+	if c.version != after || c.bytes+size > answerCacheBytes || c.m[0][0] == nil {
 		c.version, c.bytes = after, 0
-		c.m = [2]map[string][]byte{make(map[string][]byte), make(map[string][]byte)}
+		for i := range c.m {
+			for j := range c.m[i] {
+				c.m[i][j] = make(map[string][]byte)
+			}
+		}
 	}
-	m := c.m[restrictedIndex(req.Restricted)]
+	m := c.m[restrictedIndex(req.Restricted)][route]
 	if _, dup := m[string(req.Body)]; dup {
 		return
 	}

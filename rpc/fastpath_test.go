@@ -9,6 +9,7 @@ import (
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/internal/monerodlab"
 	"github.com/gonero/gonero/internal/testutil"
+	"github.com/gonero/gonero/portable"
 )
 
 // uncached answers a JSON-RPC request the long way (parse, dispatch,
@@ -50,7 +51,7 @@ func TestAnswerCache(t *testing.T) {
 						t.Fatalf("%s, restricted %v, %s, answer %d:\n%s\nwant\n%s", when, restricted, body, i, resp.Body, want)
 					}
 				}
-				if _, ok := s.answers.get(s.answerVersion(), &httpd.Request{Body: body, Restricted: restricted}); !ok {
+				if _, ok := s.answers.get(s.answerVersion(), routeJSONRPC, &httpd.Request{Body: body, Restricted: restricted}); !ok {
 					t.Fatalf("%s: %s not kept", when, body)
 				}
 			}
@@ -59,7 +60,7 @@ func TestAnswerCache(t *testing.T) {
 	check("before")
 	before := s.serveJSONRPC(&httpd.Request{Body: bodies[0]}).Body
 	generate(t, node, 1, monerodlab.AliceAddress)
-	if _, ok := s.answers.get(s.answerVersion(), &httpd.Request{Body: bodies[0]}); ok {
+	if _, ok := s.answers.get(s.answerVersion(), routeJSONRPC, &httpd.Request{Body: bodies[0]}); ok {
 		t.Fatal("an answer of the previous chain is still served after a new block")
 	}
 	after := s.serveJSONRPC(&httpd.Request{Body: bodies[0]}).Body
@@ -71,7 +72,7 @@ func TestAnswerCache(t *testing.T) {
 	// get_info depends on more than the chain: never kept.
 	info := rpcBody("get_info", `{}`)
 	s.serveJSONRPC(&httpd.Request{Body: info})
-	if _, ok := s.answers.get(s.answerVersion(), &httpd.Request{Body: info}); ok {
+	if _, ok := s.answers.get(s.answerVersion(), routeJSONRPC, &httpd.Request{Body: info}); ok {
 		t.Fatal("get_info kept")
 	}
 }
@@ -88,4 +89,55 @@ func TestAnswerCacheBounded(t *testing.T) {
 			t.Fatalf("answer cache holds %d bytes, bound %d", s.answers.bytes, answerCacheBytes)
 		}
 	}
+}
+
+// TestGetBlocksAnswerCache: /getblocks.bin answers kept per body are the
+// answers the long way, a new block replaces them, and a kept answer is
+// never served for the same body posted to /json_rpc.
+func TestGetBlocksAnswerCache(t *testing.T) {
+	node := startNode(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), nil)
+	s := node.srv
+	bodies := func() [][]byte {
+		top, genesis := node.chain.HashAt(node.chain.Height()-1), node.chain.HashAt(0)
+		mid := node.chain.HashAt(node.chain.Height() - 3)
+		return [][]byte{
+			epee(t, "block_ids", idsBlob(top, genesis), "prune", portable.NewBool(true)), // a wallet's idle refresh
+			epee(t, "block_ids", idsBlob(mid, genesis), "prune", portable.NewBool(true)), // two blocks behind
+			epee(t, "block_ids", idsBlob(genesis), "start_height", portable.NewUint64(1<<40)),
+		}
+	}
+	check := func(when string) [][]byte {
+		var answers [][]byte
+		for _, restricted := range []bool{false, true} {
+			for _, body := range bodies() {
+				req := &httpd.Request{HTTPMethod: "POST", Path: "/getblocks.bin", Body: body, Restricted: restricted}
+				s.answers = answerCache{} // the long way
+				want := s.serveGetBlocks(req).Body
+				for i := 0; i < 3; i++ {
+					if got := s.serveGetBlocks(req).Body; !bytes.Equal(got, want) {
+						t.Fatalf("%s, restricted %v, answer %d differs from the long way", when, restricted, i)
+					}
+				}
+				if _, ok := s.answers.get(s.answerVersion(), routeGetBlocks, req); !ok {
+					t.Fatalf("%s: %x not kept", when, body)
+				}
+				if _, ok := s.answers.get(s.answerVersion(), routeJSONRPC, req); ok {
+					t.Fatalf("%s: a /getblocks.bin answer is kept for /json_rpc", when)
+				}
+				answers = append(answers, want)
+			}
+		}
+		return answers
+	}
+	before := check("before")
+	idle := bodies()[0]
+	generate(t, node, 1, monerodlab.AliceAddress)
+	if _, ok := s.answers.get(s.answerVersion(), routeGetBlocks, &httpd.Request{Body: idle}); ok {
+		t.Fatal("an answer of the previous chain is still served after a new block")
+	}
+	// The old idle refresh now gets the new block.
+	if got := s.serveGetBlocks(&httpd.Request{Body: idle}).Body; bytes.Equal(got, before[0]) {
+		t.Fatal("the idle refresh's answer did not change with a new block")
+	}
+	check("after a new block")
 }
