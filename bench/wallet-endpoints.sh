@@ -8,19 +8,26 @@
 #                  stopped data dir DIR/node1 (default /tmp/heavy/h2000: 2,000 varied transactions)
 #   --gonerod BIN  benchmark this gonerod binary instead of building ./cmd/gonerod
 #   --port-base N  ports N (monerod p2p), N+1 (monerod rpc), N+2 (gonerod rpc) (default 38690)
+#   --cpus MODE    split (default): each server alone on CPU 0, wrk alone on CPU 1, as wallets on
+#                  another host (the load generator's CPU is not taken from the server it measures;
+#                  both servers get the same one core); shared: all share every core
 #
 # What it does: copies DIR/node1 for monerod and imports DIR/blockchain.raw into gonerod, starts both,
 # checks that they serve the same chain and give byte-identical answers to the benchmarked requests,
-# then for each endpoint and client count runs bench/wsload (a Go load generator: one keep-alive
-# connection per client, realistic wallet requests) against gonerod and then monerod:
+# then for each endpoint and client count runs wrk (one keep-alive connection per client) against
+# gonerod and then monerod, rotating over 256 realistic wallet requests that bench/wsload writes:
 #   getblocks     /getblocks.bin from genesis, prune true (the first refresh of a restored wallet)
 #   getouts       /get_outs.bin of 150 random amount-0 outputs, get_txid false (ring members)
 #   distribution  /get_output_distribution.bin, amount 0, compress true (decoy selection)
-# and prints req/s of both and the ratio gonerod/monerod (target: >= 2x for each).
+# and prints req/s and p50/p99 latency of both and the ratio gonerod/monerod (target: >= 2x for each).
+# It also measures the machine's ceiling for each cell: bench/rpc/benchtool's bare fasthttp server
+# answering a fixed body of the size of gonerod's answer, under the same load. No server can beat
+# it; where it is below 2x monerod (one client and a small answer: the loopback round trip then
+# costs more than monerod's work), 2x cannot be reached on this machine.
 #
-# Network: monerod, gonerod and wsload run only inside the network namespace $GONERO_NETNS (default
+# Network: monerod, gonerod, wsload and wrk run only inside the network namespace $GONERO_NETNS (default
 # gonero-wbench; created with loopback alone if missing, and then deleted at the end). Needs root,
-# monerod, curl, jq, go (unless --gonerod). Every process started here is stopped on exit, error or
+# monerod, curl, jq, wrk, go (unless --gonerod). Every process started here is stopped on exit, error or
 # Ctrl-C. The servers and the load generator share this machine's cores.
 set -euo pipefail
 
@@ -30,7 +37,7 @@ shared=${GONERO_SHARED:-$root/../shared}
 NS=${GONERO_NETNS:-gonero-wbench}
 LAB=$shared/tools/monerod-lab
 
-duration=10 warmup=2 conns_list="1 8" chain_dir=/tmp/heavy/h2000 gonerod_bin= port_base=38690
+duration=10 warmup=2 conns_list="1 8" chain_dir=/tmp/heavy/h2000 gonerod_bin= port_base=38690 cpus_mode=split
 kinds=(getblocks getouts distribution)
 
 die()  { echo "wallet-endpoints.sh: error: $*" >&2; exit 1; }
@@ -44,24 +51,32 @@ while (($#)); do
     --chain) chain_dir=${2:?}; shift 2 ;;
     --gonerod) gonerod_bin=${2:?}; shift 2 ;;
     --port-base) port_base=${2:?}; shift 2 ;;
+    --cpus) cpus_mode=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     *) echo "wallet-endpoints.sh: unknown argument: $1" >&2; usage ;;
   esac
 done
 [[ $duration =~ ^[1-9][0-9]*$ ]] && ((duration <= 120)) || die "-d must be 1..120 seconds"
 [[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65530)) || die "--port-base must be 1024..65530"
+[[ $cpus_mode == split || $cpus_mode == shared ]] || die "--cpus must be split or shared"
+server_pin=() client_pin=()
+if [[ $cpus_mode == split ]]; then
+  (($(nproc) >= 2)) || die "--cpus split needs 2 CPUs"
+  server_pin=(taskset -c 0) client_pin=(taskset -c 1) # inherited: monerod-lab's monerod is pinned too
+fi
 read -r -a conns <<<"$conns_list"
 for c in "${conns[@]}"; do [[ $c =~ ^[1-9][0-9]*$ ]] && ((c <= 64)) || die "-c: '$c' is not a client count (1..64)"; done
 [[ -f $chain_dir/blockchain.raw && -d $chain_dir/node1 ]] || die "$chain_dir needs blockchain.raw and node1/ (shared/tools/build-heavy-chain)"
 chain_dir=$(cd "$chain_dir" && pwd)
-m_p2p=$port_base m_rpc=$((port_base + 1)) g_rpc=$((port_base + 2))
+m_p2p=$port_base m_rpc=$((port_base + 1)) g_rpc=$((port_base + 2)) c_rpc=$((port_base + 3))
 
-work= gonerod_pid= monerod_started=0 load_pid= made_ns=0
+work= gonerod_pid= monerod_started=0 load_pid= made_ns=0 ceiling_pid=
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   set +e
   [[ -n $load_pid ]] && kill -TERM "$load_pid" 2>/dev/null && wait "$load_pid" 2>/dev/null
+  [[ -n $ceiling_pid ]] && kill -TERM "$ceiling_pid" 2>/dev/null && wait "$ceiling_pid" 2>/dev/null
   if [[ -n $gonerod_pid ]]; then
     kill -TERM "$gonerod_pid" 2>/dev/null
     for _ in $(seq 150); do kill -0 "$gonerod_pid" 2>/dev/null || break; sleep 0.1; done
@@ -80,7 +95,7 @@ trap 'exit 143' TERM
 in_ns() { ip netns exec "$NS" "$@"; }
 
 (($(id -u) == 0)) || die "needs root (network namespace)"
-for t in ip monerod curl jq; do command -v "$t" >/dev/null || die "'$t' not found"; done
+for t in ip monerod curl jq wrk xxd; do command -v "$t" >/dev/null || die "'$t' not found"; done
 [[ -n $gonerod_bin ]] || command -v go >/dev/null || die "go not found (or pass --gonerod BIN)"
 [[ -x $LAB ]] || die "monerod-lab not found at $LAB (set GONERO_SHARED)"
 if ! ip netns list | awk '{print $1}' | grep -qx "$NS"; then
@@ -92,6 +107,7 @@ in_ns ip link set lo up
 work=$(mktemp -d /tmp/gonero-wbench.XXXXXX)
 note "building wsload${gonerod_bin:+ (gonerod given)}${gonerod_bin:- and gonerod} from $root"
 (cd "$root" && go build -o "$work/wsload" ./bench/wsload) || die "go build ./bench/wsload failed"
+(cd "$root" && go build -o "$work/benchtool" ./bench/rpc/benchtool) || die "go build ./bench/rpc/benchtool failed"
 if [[ -z $gonerod_bin ]]; then
   (cd "$root" && go build -o "$work/gonerod" ./cmd/gonerod) || die "go build ./cmd/gonerod failed"
   gonerod_bin=$work/gonerod
@@ -105,10 +121,10 @@ mkdir -p "$work/m" && cp -a "$chain_dir/node1/." "$work/m/" && rm -f "$work/m/mo
 
 note "starting monerod (rpc 127.0.0.1:$m_rpc) and gonerod (rpc 127.0.0.1:$g_rpc) in namespace $NS"
 monerod_started=1
-(cd "$work" && NETNS=$NS "$LAB" start -d "$work/m" -r "$m_rpc" -p "$m_p2p" -t 120 >"$work/monerod.pid.out" 2>"$work/monerod-lab.out") \
+(cd "$work" && NETNS=$NS "${server_pin[@]}" "$LAB" start -d "$work/m" -r "$m_rpc" -p "$m_p2p" -t 120 >"$work/monerod.pid.out" 2>"$work/monerod-lab.out") \
   || { cat "$work/monerod-lab.out" >&2; die "monerod did not come up"; }
 monerod_pid=$(<"$work/monerod.pid.out")
-ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" --rpc-bind-port "$g_rpc" \
+"${server_pin[@]}" ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" --rpc-bind-port "$g_rpc" \
   </dev/null >"$work/gonerod.log" 2>&1 &
 gonerod_pid=$! # (ip netns exec execs gonerod: this is its pid; a shell function run with & would be a subshell)
 for i in $(seq 300); do
@@ -134,40 +150,84 @@ for k in "${kinds[@]}"; do
 done
 note "both nodes serve the same $height-block chain ($rct RingCT outputs) and answer all three requests byte for byte alike"
 
-declare -A rps=()
-measure() { # SERVER KIND CONNS
-  local port=$m_rpc out
-  [[ $1 == gonerod ]] && port=$g_rpc
-  in_ns "$work/wsload" -kind "$2" -c "$3" -d "${warmup}s" -url "http://127.0.0.1:$port" "${load_args[@]}" >/dev/null 2>&1 || true
-  ip netns exec "$NS" "$work/wsload" -kind "$2" -c "$3" -d "${duration}s" -url "http://127.0.0.1:$port" "${load_args[@]}" >"$work/load.out" 2>&1 &
+# The load: wrk (keep-alive, one connection per client) rotating over 256 request bodies per endpoint
+# that wsload writes, so that the load generator spends as little CPU as possible per request.
+for k in "${kinds[@]}"; do
+  "$work/wsload" -dump 256 -kind "$k" "${load_args[@]}" >"$work/$k.hex" || die "wsload -dump $k failed"
+done
+declare -A path=([getblocks]=/getblocks.bin [getouts]=/get_outs.bin [distribution]=/get_output_distribution.bin)
+
+declare -A rps=() p50=() p99=()
+run_wrk() { # PORT KIND CONNS SECONDS OUT
+  local threads=2
+  (($3 == 1)) || [[ $cpus_mode == split ]] && threads=1
+  "${client_pin[@]}" ip netns exec "$NS" wrk -t"$threads" -c"$3" -d"$4s" --timeout 10s --latency \
+    -s "$here/rpc/rpc.lua" "http://127.0.0.1:$1${path[$2]}" -- "${path[$2]}" 0 - "$work/$2.hex" >"$5" 2>&1 &
   load_pid=$!
   wait "$load_pid" || true
   load_pid=
-  out=$(grep '^WSRESULT' "$work/load.out" || true)
-  [[ -n $out ]] || { cat "$work/load.out" >&2; die "wsload failed on $1 $2"; }
-  grep -q ' errors=0 ' <<<"$out" || { note "errors on $1 $2 c=$3: $out"; cat "$work/load.out" >&2; }
+}
+measure() { # SERVER KIND CONNS
+  local port=$m_rpc out
+  [[ $1 == gonerod ]] && port=$g_rpc
+  [[ $1 == ceiling ]] && port=$c_rpc
+  run_wrk "$port" "$2" "$3" "$warmup" "$work/warmup.out"
+  run_wrk "$port" "$2" "$3" "$duration" "$work/load.out"
+  out=$(grep '^WRKRESULT' "$work/load.out" || true)
+  [[ -n $out ]] || { cat "$work/load.out" >&2; die "wrk failed on $1 $2"; }
+  grep -q ' err_connect=0 err_read=0 err_write=0 err_status=0 err_timeout=0' <<<"$out" || note "errors on $1 $2 c=$3: $out"
   rps[$1|$2|$3]=$(sed -n 's/.* rps=\([0-9.]*\).*/\1/p' <<<"$out")
+  p50[$1|$2|$3]=$(sed -n 's/.* p50_us=\([0-9]*\).*/\1/p' <<<"$out")
+  p99[$1|$2|$3]=$(sed -n 's/.* p99_us=\([0-9]*\).*/\1/p' <<<"$out")
   kill -0 "$gonerod_pid" 2>/dev/null || { tail -n 30 "$work/gonerod.log" >&2; gonerod_pid=; die "gonerod died"; }
   kill -0 "$monerod_pid" 2>/dev/null || { tail -n 20 "$work/m/monerod.log" >&2; die "monerod died"; }
 }
+# start_ceiling KIND: the bare server, answering a body of the size of gonerod's answer to KIND's
+# first request
+start_ceiling() {
+  local size
+  head -1 "$work/$1.hex" | xxd -r -p >"$work/$1.first"
+  size=$(in_ns curl -s -m 30 --data-binary "@$work/$1.first" "http://127.0.0.1:$g_rpc${path[$1]}" | wc -c)
+  ((size > 0)) || die "no answer from gonerod to $1"
+  "${server_pin[@]}" ip netns exec "$NS" "$work/benchtool" ceiling -addr "127.0.0.1:$c_rpc" -size "$size" \
+    </dev/null >"$work/ceiling.log" 2>&1 &
+  ceiling_pid=$!
+  for _ in $(seq 100); do
+    in_ns curl -s -m 1 -o /dev/null "http://127.0.0.1:$c_rpc/" && return 0
+    sleep 0.1
+  done
+  die "the ceiling server did not come up: $(tail -5 "$work/ceiling.log")"
+}
+stop_ceiling() { kill -TERM "$ceiling_pid" 2>/dev/null; wait "$ceiling_pid" 2>/dev/null; ceiling_pid=; }
 for k in "${kinds[@]}"; do
+  start_ceiling "$k"
   for c in "${conns[@]}"; do
     note "  $k, $c client(s)"
     measure gonerod "$k" "$c"
     measure monerod "$k" "$c"
+    measure ceiling "$k" "$c"
   done
+  stop_ceiling
 done
 
 echo "gonerod vs monerod wallet-sync endpoints ($(date -u '+%Y-%m-%d %H:%M UTC'))"
-echo "  chain: $chain_dir, $height blocks, $rct RingCT outputs; machine: $(nproc) cores shared by both servers and wsload"
+if [[ $cpus_mode == split ]]; then
+  echo "  chain: $chain_dir, $height blocks, $rct RingCT outputs; machine: $(nproc) cores; each server alone on CPU 0, wrk on CPU 1"
+else
+  echo "  chain: $chain_dir, $height blocks, $rct RingCT outputs; machine: $(nproc) cores shared by both servers and wrk"
+fi
 echo "  monerod: $(monerod --version 2>/dev/null | sed 's/^Monero //'); gonerod: tree $(cd "$root" && git rev-parse --short HEAD)"
-echo "  each cell: ${warmup} s warm-up, ${duration} s measured, one keep-alive connection per client"
-printf "%-14s %5s | %11s %11s | %7s %s\n" endpoint conns "gonerod/s" "monerod/s" "g/m" target
-printf '%.0s-' {1..68}; echo
+echo "  each cell: ${warmup} s warm-up, ${duration} s measured, wrk with one keep-alive connection per client;"
+echo "  latency in microseconds"
+printf "%-14s %5s | %10s %7s %7s | %10s %7s %7s | %7s %-8s | %10s %s\n" endpoint conns "gonerod/s" p50 p99 "monerod/s" p50 p99 "g/m" target "ceiling/s" "ceiling/m"
+printf '%.0s-' {1..120}; echo
 for k in "${kinds[@]}"; do
   for c in "${conns[@]}"; do
-    awk -v k="$k" -v c="$c" -v g="${rps[gonerod|$k|$c]}" -v m="${rps[monerod|$k|$c]}" 'BEGIN {
-      r = (m > 0) ? g / m : 0
-      printf "%-14s %5d | %11.1f %11.1f | %6.2fx %s\n", k, c, g, m, r, (r >= 2) ? ">=2x met" : "NOT MET" }'
+    awk -v k="$k" -v c="$c" -v g="${rps[gonerod|$k|$c]}" -v m="${rps[monerod|$k|$c]}" -v ce="${rps[ceiling|$k|$c]}" \
+        -v g50="${p50[gonerod|$k|$c]}" -v g99="${p99[gonerod|$k|$c]}" -v m50="${p50[monerod|$k|$c]}" -v m99="${p99[monerod|$k|$c]}" 'BEGIN {
+      r = (m > 0) ? g / m : 0; cr = (m > 0) ? ce / m : 0
+      printf "%-14s %5d | %10.1f %7d %7d | %10.1f %7d %7d | %6.2fx %-8s | %10.1f %8.2fx\n", k, c, g, g50, g99, m, m50, m99, r, (r >= 2) ? ">=2x met" : "NOT MET", ce, cr }'
   done
 done
+echo "  ceiling: a bare fasthttp server answering a fixed body of the size of gonerod's answer (bench/rpc/benchtool);"
+echo "  ceiling/m below 2x means no server can reach 2x monerod in that cell on this machine"

@@ -1,6 +1,9 @@
 package chaindb
 
-import "encoding/binary"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // ForEachOutputAmount calls fn with every amount that has outputs on the
 // main chain and their count, in ascending amount order (amount 0, the
@@ -24,24 +27,28 @@ func (r *Reader) ForEachOutputAmount(fn func(amount, count uint64) error) error 
 	return nil
 }
 
-// EachOutput looks up outputs by (amounts[i], indexes[i]) (len(amounts)
-// == len(indexes)) and calls fn with each, in order, through one bucket
-// handle and key buffer: the lookup of a wallet's ring members
-// (/get_outs.bin), which asks 150 or more at a time. A missing output
-// stops the walk with an ErrNotFound error naming it.
-func (r *Reader) EachOutput(amounts, indexes []uint64, fn func(i int, o *OutputEntry) error) error {
-	b := r.tx.Bucket(bucketOutputs)
+// EachOutput looks up n outputs, the i-th by ref(i)'s amount and index,
+// and calls fn with each, in order, through one cursor and key buffer: the
+// lookup of a wallet's ring members (/get_outs.bin), which asks 150 or
+// more at a time. A missing output stops the walk with an ErrNotFound
+// error naming it.
+func (r *Reader) EachOutput(n int, ref func(i int) (amount, index uint64), fn func(i int, o *OutputEntry) error) error {
+	// One cursor for every lookup: Bucket.Get makes a cursor (and grows
+	// its page stack) per call, which for a wallet's 150 ring members was
+	// most of the allocations of a get_outs.
+	c := r.tx.Bucket(bucketOutputs).Cursor()
 	key := make([]byte, outputKeySize)
 	var o OutputEntry
-	for i := range indexes {
-		binary.BigEndian.PutUint64(key, amounts[i])
-		binary.BigEndian.PutUint64(key[8:], indexes[i])
-		v := b.Get(key)
-		if v == nil {
-			return notFoundf("no output %d of amount %d", indexes[i], amounts[i])
+	for i := range n {
+		amount, index := ref(i)
+		binary.BigEndian.PutUint64(key, amount)
+		binary.BigEndian.PutUint64(key[8:], index)
+		k, v := c.Seek(key)
+		if !bytes.Equal(k, key) || v == nil {
+			return notFoundf("no output %d of amount %d", index, amount)
 		}
 		var err error
-		if o, err = decodeOutput(amounts[i], indexes[i], v); err != nil {
+		if o, err = decodeOutput(amount, index, v); err != nil {
 			return corrupt(bucketOutputs, key, err)
 		}
 		if err := fn(i, &o); err != nil {

@@ -23,7 +23,9 @@ import (
 // kept. /getblocks.bin is kept too (its answer in RPC 3.12 has no pool
 // fields): every idle wallet asks the same "anything after my top?"
 // question each refresh, and answers up to maxCachedAnswer bytes, which
-// holds that question's answer, are kept. Memory is bounded by answerCacheBytes (and by the request bodies
+// holds that question's answer, are kept. So is
+// /get_output_distribution.bin, which every wallet asks before each
+// transfer with the same body. Memory is bounded by answerCacheBytes (and by the request bodies
 // that may be kept: at most maxCachedRequest bytes each); a full store is
 // emptied, which costs a hostile client's flood of distinct requests only
 // its own misses.
@@ -63,6 +65,7 @@ type cachedRoute int
 const (
 	routeJSONRPC cachedRoute = iota
 	routeGetBlocks
+	routeDistribution
 	numCachedRoutes
 )
 

@@ -141,3 +141,33 @@ func TestGetBlocksAnswerCache(t *testing.T) {
 	}
 	check("after a new block")
 }
+
+// TestDistributionAnswerCache: /get_output_distribution.bin answers kept
+// per body are the answers the long way, and a new block replaces them.
+func TestDistributionAnswerCache(t *testing.T) {
+	node := startNode(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), nil)
+	s := node.srv
+	body := epee(t, "amounts", u64s(0), "compress", portable.NewBool(true), "binary", portable.NewBool(true))
+	longWay := func() []byte {
+		s.answers = answerCache{}
+		clear(s.ws().dist)
+		return s.serveOutputDistributionBin(&httpd.Request{Body: body}).Body
+	}
+	want := longWay()
+	for i := 0; i < 3; i++ {
+		if got := s.serveOutputDistributionBin(&httpd.Request{Body: body}).Body; !bytes.Equal(got, want) {
+			t.Fatalf("answer %d differs from the long way", i)
+		}
+	}
+	if _, ok := s.answers.get(s.answerVersion(), routeDistribution, &httpd.Request{Body: body}); !ok {
+		t.Fatal("not kept")
+	}
+	generate(t, node, 1, monerodlab.AliceAddress)
+	got := s.serveOutputDistributionBin(&httpd.Request{Body: body}).Body
+	if bytes.Equal(got, want) {
+		t.Fatal("the answer did not change with a new block")
+	}
+	if !bytes.Equal(got, longWay()) {
+		t.Fatal("after a new block, the answer differs from the long way")
+	}
+}

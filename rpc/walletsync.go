@@ -566,8 +566,8 @@ func (s *Server) serveGetOIndexes(req *httpd.Request) httpd.Response {
 // when one of them does not exist (false). A pre-RingCT output's mask is
 // the commitment to its amount with blinding factor 1 (zeroCommit), as
 // monerod's database returns it.
-func (s *Server) getOuts(in *getOutsRequest) ([]outKey, bool, error) {
-	outs := make([]outKey, len(in.Outputs))
+func (s *Server) getOuts(in *getOutsRequest, outs []outKey) ([]outKey, bool, error) {
+	outs = slices.Grow(outs[:0], len(in.Outputs))[:len(in.Outputs)]
 	ok := true
 	var unlockCtx struct {
 		height  uint64
@@ -585,14 +585,10 @@ func (s *Server) getOuts(in *getOutsRequest) ([]outKey, bool, error) {
 		if height > 0 {
 			unlockCtx.hf = s.network.VersionAt(height - 1)
 		}
-		amounts := make([]uint64, len(in.Outputs))
-		indexes := make([]uint64, len(in.Outputs))
-		for i, ref := range in.Outputs {
-			amounts[i], indexes[i] = ref.Amount, ref.Index
-		}
-		err = r.EachOutput(amounts, indexes, func(i int, o *chaindb.OutputEntry) error {
+		ref := func(i int) (uint64, uint64) { return in.Outputs[i].Amount, in.Outputs[i].Index }
+		err = r.EachOutput(len(in.Outputs), ref, func(i int, o *chaindb.OutputEntry) error {
 			k := &outs[i]
-			k.Key, k.Height = o.Key, o.Height
+			*k = outKey{Key: o.Key, Height: o.Height}
 			if o.Amount == 0 {
 				k.Mask = o.Commitment
 			} else {
@@ -622,6 +618,11 @@ func (s *Server) getOuts(in *getOutsRequest) ([]outKey, bool, error) {
 	return outs, ok, err
 }
 
+// outKeyPool holds the lookup results of get_outs between requests: a
+// wallet asks for 150 ring members or more each time, and the answer is
+// written from them before the handler returns.
+var outKeyPool = sync.Pool{New: func() any { return new([]outKey) }}
+
 // serveGetOutsBin is /get_outs.bin: keys, masks and heights of ring
 // members.
 func (s *Server) serveGetOutsBin(req *httpd.Request) httpd.Response {
@@ -632,7 +633,10 @@ func (s *Server) serveGetOutsBin(req *httpd.Request) httpd.Response {
 	if req.Restricted && len(in.Outputs) > restrictedMaxGlobalOuts {
 		return writeOutsBin(nil, "Too many outs requested")
 	}
-	outs, ok, err := s.getOuts(&in)
+	buf := outKeyPool.Get().(*[]outKey)
+	defer outKeyPool.Put(buf)
+	outs, ok, err := s.getOuts(&in, *buf)
+	*buf = outs
 	if err != nil {
 		return internalError()
 	}
@@ -651,7 +655,7 @@ func (s *Server) serveGetOutsJSON(req *httpd.Request) httpd.Response {
 	if req.Restricted && len(in.Outputs) > restrictedMaxGlobalOuts {
 		return writeOutsJSON(nil, false, "Too many outs requested")
 	}
-	outs, ok, err := s.getOuts(&in)
+	outs, ok, err := s.getOuts(&in, nil)
 	if err != nil {
 		return internalError()
 	}
@@ -862,6 +866,10 @@ func rctOnly(amounts []uint64) bool { return len(amounts) == 1 && amounts[0] == 
 
 // serveOutputDistributionBin is /get_output_distribution.bin.
 func (s *Server) serveOutputDistributionBin(req *httpd.Request) httpd.Response {
+	version := s.answerVersion()
+	if answer, ok := s.answers.get(version, routeDistribution, req); ok { // see fastpath.go
+		return httpd.Response{ContentType: "application/octet-stream", Body: answer}
+	}
 	in, err := parseDistributionBinRequest(req.Body)
 	if err != nil {
 		return badRequest()
@@ -884,6 +892,7 @@ func (s *Server) serveOutputDistributionBin(req *httpd.Request) httpd.Response {
 		body, hit := ws.dist[key]
 		ws.distMu.Unlock()
 		if hit {
+			s.answers.put(version, s.answerVersion(), routeDistribution, req, body)
 			return httpd.Response{ContentType: "application/octet-stream", Body: body}
 		}
 	}
@@ -926,6 +935,7 @@ func (s *Server) serveOutputDistributionBin(req *httpd.Request) httpd.Response {
 		}
 		ws.dist[key] = w.Bytes()
 		ws.distMu.Unlock()
+		s.answers.put(version, s.answerVersion(), routeDistribution, req, w.Bytes())
 	}
 	return binResponse(w)
 }

@@ -2,10 +2,13 @@ package rpc
 
 import (
 	"bytes"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/internal/testutil"
 	"github.com/gonero/gonero/portable"
 )
 
@@ -157,4 +160,87 @@ func TestPortableWriterMatchesEncode(t *testing.T) {
 			t.Fatalf("varint %d: %d bytes, VarintLen says %d", n, len(b), portable.VarintLen(n))
 		}
 	}
+}
+
+// FuzzGetOutsBinWallet: whatever body the wallet-layout reader of
+// /get_outs.bin accepts, the general decoder accepts too, with the same
+// request.
+func FuzzGetOutsBinWallet(f *testing.F) {
+	wsSeedBodies(f)
+	outs := make([]portable.Section, 3)
+	for i := range outs {
+		outs[i].Set("amount", portable.NewUint64(uint64(i)*1000))
+		outs[i].Set("index", portable.NewUint64(uint64(i)*7+1))
+	}
+	for _, txid := range []bool{false, true} {
+		var s portable.Section
+		s.Set("client", portable.NewString(""))
+		s.Set("get_txid", portable.NewBool(txid))
+		s.Set("outputs", portable.NewObjectArray(outs))
+		b, err := portable.Encode(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(append(b, 0))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, ok := parseGetOutsBinWallet(body)
+		if !ok {
+			return
+		}
+		general, err := parseGetOutsBinGeneral(body)
+		if err != nil {
+			t.Fatalf("the wallet-layout reader accepted a body the decoder refuses: %v", err)
+		}
+		if fast.GetTxID != general.GetTxID || len(fast.Outputs) != len(general.Outputs) {
+			t.Fatalf("wallet-layout reader %+v, decoder %+v", fast, general)
+		}
+		for i := range fast.Outputs {
+			if fast.Outputs[i] != general.Outputs[i] {
+				t.Fatalf("output %d: wallet-layout reader %+v, decoder %+v", i, fast.Outputs[i], general.Outputs[i])
+			}
+		}
+	})
+}
+
+// TestGetOutsBinWalletLayout: every /get_outs.bin body monero-wallet-rpc
+// sent in the captured sessions takes the wallet-layout reader, and reads
+// as the general decoder reads it.
+func TestGetOutsBinWalletLayout(t *testing.T) {
+	dir := testutil.Path(t, "testdata", "regtest", "wallet")
+	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no captures in %s (%v)", dir, err)
+	}
+	n := 0
+	for _, file := range files {
+		if strings.HasSuffix(file, ".wallet-calls.jsonl") {
+			continue
+		}
+		for _, e := range readWalletCapture(t, file) {
+			if e.Path != "/get_outs.bin" {
+				continue
+			}
+			body := e.request(t)
+			fast, ok := parseGetOutsBinWallet(body)
+			if !ok {
+				t.Fatalf("%s seq %d: a wallet's body does not take the wallet-layout reader", filepath.Base(file), e.Seq)
+			}
+			general, err := parseGetOutsBinGeneral(body)
+			if err != nil || fast.GetTxID != general.GetTxID || len(fast.Outputs) != len(general.Outputs) || len(fast.Outputs) == 0 {
+				t.Fatalf("%s seq %d: wallet-layout reader %d outputs, decoder %d (%v)", filepath.Base(file), e.Seq, len(fast.Outputs), len(general.Outputs), err)
+			}
+			for i := range fast.Outputs {
+				if fast.Outputs[i] != general.Outputs[i] {
+					t.Fatalf("%s seq %d: output %d differs", filepath.Base(file), e.Seq, i)
+				}
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatal("no /get_outs.bin request in the captures")
+	}
+	t.Logf("%d captured /get_outs.bin bodies", n)
 }

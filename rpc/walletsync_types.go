@@ -228,6 +228,15 @@ type getOutsRequest struct {
 }
 
 func parseGetOutsBinRequest(body []byte) (getOutsRequest, error) {
+	if r, ok := parseGetOutsBinWallet(body); ok {
+		return r, nil
+	}
+	return parseGetOutsBinGeneral(body)
+}
+
+// parseGetOutsBinGeneral reads any /get_outs.bin body through the general
+// decoder.
+func parseGetOutsBinGeneral(body []byte) (getOutsRequest, error) {
 	var r getOutsRequest
 	f, err := decodeBin(body)
 	if err != nil {
@@ -248,6 +257,109 @@ func parseGetOutsBinRequest(body []byte) (getOutsRequest, error) {
 	// (the JSON one to false).
 	r.GetTxID = f.bool("get_txid", true)
 	return r, f.err
+}
+
+// getOutsWalletOutputSize is the encoding of one {amount, index} output
+// as a wallet writes it: entry count, "amount" uint64, "index" uint64.
+const getOutsWalletOutputSize = 1 + (1 + 6 + 1 + 8) + (1 + 5 + 1 + 8)
+
+// parseGetOutsBinWallet reads a /get_outs.bin body laid out as wallet2
+// writes it (client, get_txid, outputs of {amount, index} uint64 pairs, in
+// any order at the top, each at most once), straight from the blob: a
+// wallet asks for hundreds of ring members at a time, and building a value
+// tree for them was most of the request's cost. Anything else (another
+// field, another integer type, a missing field, trailing bytes) is false,
+// and the body then goes through the general decoder, so every other body
+// gets exactly the general decoder's verdict. FuzzGetOutsBinWallet holds
+// the two to the same answer.
+func parseGetOutsBinWallet(body []byte) (getOutsRequest, bool) {
+	r := getOutsRequest{GetTxID: true} // the binary request's default
+	rd, ok := portable.NewReader(body)
+	if !ok {
+		return r, false
+	}
+	n, ok := rd.Varint()
+	if !ok || n > 3 {
+		return r, false
+	}
+	var seen [3]bool
+	for range n {
+		name, ok := rd.Name()
+		if !ok {
+			return r, false
+		}
+		t, ok := rd.Type()
+		if !ok {
+			return r, false
+		}
+		switch string(name) {
+		case "client":
+			if seen[0] || t != portable.TypeString {
+				return r, false
+			}
+			seen[0] = true
+			if _, ok := rd.String(); !ok {
+				return r, false
+			}
+		case "get_txid":
+			if seen[1] || t != portable.TypeBool {
+				return r, false
+			}
+			seen[1] = true
+			if r.GetTxID, ok = rd.Bool(); !ok {
+				return r, false
+			}
+		case "outputs":
+			if seen[2] || t != portable.ArrayFlag|portable.TypeObject {
+				return r, false
+			}
+			seen[2] = true
+			count, ok := rd.Varint()
+			// Within the blob's size, and within binRequestLimits (each
+			// output an object of two fields), as the decoder checks.
+			if !ok || count > uint64(rd.Left()/getOutsWalletOutputSize) || count >= uint64(binRequestLimits.MaxObjects) {
+				return r, false
+			}
+			if count > 0 {
+				r.Outputs = make([]outputRef, count)
+			}
+			for i := range r.Outputs {
+				if !readWalletOutput(rd, &r.Outputs[i]) {
+					return r, false
+				}
+			}
+		default:
+			return r, false
+		}
+	}
+	return r, rd.Done()
+}
+
+// readWalletOutput reads one {amount, index} object of get_outs.bin as
+// wallet2 writes it: two uint64 entries, in epee's (sorted) order.
+func readWalletOutput(rd *portable.Reader, o *outputRef) bool {
+	if m, ok := rd.Varint(); !ok || m != 2 {
+		return false
+	}
+	for i, want := range [2]string{"amount", "index"} {
+		name, ok := rd.Name()
+		if !ok || string(name) != want {
+			return false
+		}
+		if t, ok := rd.Type(); !ok || t != portable.TypeUint64 {
+			return false
+		}
+		v, ok := rd.Uint64()
+		if !ok {
+			return false
+		}
+		if i == 0 {
+			o.Amount = v
+		} else {
+			o.Index = v
+		}
+	}
+	return true
 }
 
 // parseGetOutsJSONRequest reads /get_outs' JSON body. An empty body is an
@@ -438,7 +550,7 @@ func writeOutsBin(outs []outKey, status string) httpd.Response {
 	if len(outs) > 0 {
 		n++
 	}
-	w := binAnswer(n, 96+len(outs)*140)
+	w := binAnswer(n, 96+len(outs)*150) // 144 bytes an output
 	w.FieldUint64("credits", 0)
 	if len(outs) > 0 {
 		w.Array("outs", portable.TypeObject, len(outs))

@@ -4,7 +4,9 @@
 --   METHOD       a JSON-RPC method (POST /json_rpc): getblockheaderbyheight | getblock |
 --                getblockheaderbyhash | getlastblockheader | get_info | get_block_count;
 --                or a path starting with "/": POST to it, body "{}" (JSON paths) or the
---                contents of BODY_FILE (".bin" paths, no Content-Type, as wallets send them)
+--                contents of BODY_FILE (".bin" paths, no Content-Type, as wallets send them;
+--                a BODY_FILE ending in ".hex" holds one body per line in hex, and the requests
+--                rotate over them)
 --   HEIGHTS      chain height N: the height-taking methods rotate over heights 0..N-1
 --   HASHES_FILE  getblockheaderbyhash rotates over the block hashes in this file (one per line)
 --
@@ -55,13 +57,39 @@ local function read_file(path)
   return b
 end
 
+-- read_hex_lines returns the bodies of a file of hex lines, decoded.
+function read_hex_lines(path)
+  local list = {}
+  local f = assert(io.open(path, "r"), "rpc.lua: cannot open body file " .. tostring(path))
+  for line in f:lines() do
+    local h = line:match("^%s*(%x+)%s*$")
+    if h then
+      list[#list + 1] = (h:gsub("%x%x", function(x) return string.char(tonumber(x, 16)) end))
+    end
+  end
+  f:close()
+  assert(#list > 0, "rpc.lua: no bodies in " .. path)
+  return list
+end
+
 function init(args)
   local method = args[1] or "get_info"
   if method:sub(1, 1) == "/" then
     local headers, b = { ["Content-Type"] = "application/json" }, "{}"
     if method:sub(-4) == ".bin" then
       headers = {}
-      b = read_file(args[4] or error("rpc.lua: " .. method .. " needs a body file"))
+      local file = args[4] or error("rpc.lua: " .. method .. " needs a body file")
+      if file:sub(-4) == ".hex" then
+        -- one body per line, in hex: requests rotate over them
+        requests = {}
+        for _, hb in ipairs(read_hex_lines(file)) do
+          requests[#requests + 1] = wrk.format("POST", method, headers, hb)
+        end
+        local id = tonumber(thread_id) or 0
+        next_index = (id * 7919) % #requests + 1
+        return
+      end
+      b = read_file(file)
     end
     requests = { wrk.format("POST", method, headers, b) }
     next_index = 1

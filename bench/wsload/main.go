@@ -4,6 +4,7 @@
 //
 //	wsload -url http://127.0.0.1:PORT -kind getblocks|getouts|distribution -genesis HEX -rct-outputs N -c 8 -d 10s
 //	wsload -check -url URL1 -url2 URL2 ...   (the same requests to both; the answers must be byte-identical)
+//	wsload -dump N -kind ...                 (N request bodies, hex, one per line, for wrk and bench/rpc/rpc.lua)
 //
 // Kinds, as a wallet sends them (shared/docs/wallet-rpc.md §4):
 //   - getblocks: /getblocks.bin from genesis (block_ids = [genesis]), prune true.
@@ -17,6 +18,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/hex"
 	"flag"
@@ -41,12 +43,24 @@ func main() {
 	conns := flag.Int("c", 1, "concurrent keep-alive clients")
 	dur := flag.Duration("d", 10*time.Second, "measured duration")
 	check := flag.Bool("check", false, "send 20 requests to -url and -url2 and compare the answers")
+	dump := flag.Int("dump", 0, "write this many request bodies (hex, one per line) to stdout and exit")
 	flag.Parse()
 
 	gen, err := newGenerator(*kind, *genesisHex, *rctOutputs)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wsload:", err)
 		os.Exit(2)
+	}
+	if *dump > 0 {
+		w := bufio.NewWriter(os.Stdout)
+		for i := 0; i < *dump; i++ {
+			fmt.Fprintln(w, hex.EncodeToString(gen.body()))
+		}
+		if err := w.Flush(); err != nil {
+			fmt.Fprintln(os.Stderr, "wsload:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	if *check {
 		if err := compare(*url, *url2, gen); err != nil {
