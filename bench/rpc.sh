@@ -18,10 +18,14 @@
 #   --port-base N     ports N (monerod p2p), N+1 (monerod rpc), N+2 (gonerod rpc), N+3 (ceiling)
 #                     (default 38590)
 #   --nice N          run the servers and wrk at this nice value (default 0; negative needs root)
-#   --cpus MODE       shared (default): the servers and wrk (2 threads) share every core;
-#                     split: each server runs on CPU 0 alone and wrk (1 thread) on CPU 1 alone, as a
-#                     client on another host would. Go sets GOMAXPROCS from the affinity (1), monerod
-#                     keeps its thread pools on its one core. Both servers get the same single core
+#   --cpus MODE       split (default): each server runs on CPU 0 alone and wrk (1 thread) on CPU 1
+#                     alone, as a client on another host would: the client never takes CPU from the
+#                     server it measures, and latency is the server's, not the OS scheduler's. Go
+#                     sets GOMAXPROCS from the affinity (1), monerod keeps its thread pools on its
+#                     one core: both servers get the same single core.
+#                     shared: the servers and wrk (2 threads) share every core. More threads than
+#                     cores then put the OS's time slices (ms) into every p99, the bare ceiling
+#                     server's included
 #   --wait-idle S     before measuring, wait up to S seconds for other processes to use < 20% of one
 #                     core (default 60; 0: do not wait)
 #   --retries N       measure a cell again (after --wait-idle) when other processes used > 25% of one
@@ -60,7 +64,7 @@ NS=${GONERO_NETNS:-gonero-bench}
 LAB=$shared/tools/monerod-lab
 
 # ---- options -------------------------------------------------------------------------------------
-duration=10 warmup=2 conns_list="16 64" profile=0 nice_level=0 cpus_mode=shared port_base=38590 wait_idle=60 retries=2
+duration=10 warmup=2 conns_list="16 64" profile=0 nice_level=0 cpus_mode=split port_base=38590 wait_idle=60 retries=2
 methods_default="getblockheaderbyheight getblock getlastblockheader get_info get_block_count /get_height /getblocks.bin"
 methods_all="$methods_default getblockheaderbyhash"
 methods_list=$methods_default

@@ -58,6 +58,7 @@ func TestAnswerCache(t *testing.T) {
 		}
 	}
 	check("before")
+	heightBefore := s.serveHeight(&httpd.Request{}).Body
 	before := s.serveJSONRPC(&httpd.Request{Body: bodies[0]}).Body
 	generate(t, node, 1, monerodlab.AliceAddress)
 	if _, ok := s.answers.get(s.answerVersion(), routeJSONRPC, &httpd.Request{Body: bodies[0]}); ok {
@@ -68,6 +69,12 @@ func TestAnswerCache(t *testing.T) {
 		t.Fatal("getblockheaderbyheight's depth did not change with a new block")
 	}
 	check("after a new block")
+	// /get_height's answer, rendered once per top, follows the new block.
+	heightAfter := s.serveHeight(&httpd.Request{}).Body
+	s.heightAnswer.Store(nil)
+	if want := s.serveHeight(&httpd.Request{}).Body; bytes.Equal(heightAfter, heightBefore) || !bytes.Equal(heightAfter, want) {
+		t.Fatalf("/get_height after a new block: %s (before %s, the long way %s)", heightAfter, heightBefore, want)
+	}
 
 	// get_info depends on more than the chain: never kept.
 	info := rpcBody("get_info", `{}`)

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gonero/gonero/chain"
@@ -79,11 +80,12 @@ type Server struct {
 	mainHTTP  *httpd.Server
 	restrHTTP *httpd.Server
 
-	cache   blockCache
-	pow     powCache
-	ops     operatorState
-	wsync   walletSync  // walletsync.go
-	answers answerCache // fastpath.go
+	cache        blockCache
+	pow          powCache
+	ops          operatorState
+	wsync        walletSync  // walletsync.go
+	answers      answerCache // fastpath.go
+	heightAnswer atomic.Pointer[heightAnswer]
 }
 
 // New builds the server and binds its listeners.
@@ -208,6 +210,10 @@ func (s *Server) servePlainInfo(req *httpd.Request) httpd.Response {
 // serveHeight is GET /get_height: the chain height and top hash.
 func (s *Server) serveHeight(req *httpd.Request) httpd.Response {
 	top := s.chain.Top()
+	// The answer changes with the top alone: rendered once per top.
+	if a := s.heightAnswer.Load(); a != nil && a.top == top.Hash && a.height == top.Height {
+		return httpd.Response{ContentType: "application/json", Body: a.body}
+	}
 	w := epeejson.NewWriter(make([]byte, 0, 256))
 	w.BeginObject()
 	w.KeyString("hash", top.Hash.String())
@@ -215,7 +221,15 @@ func (s *Server) serveHeight(req *httpd.Request) httpd.Response {
 	w.KeyString("status", "OK")
 	w.KeyBool("untrusted", false)
 	w.EndObject()
+	s.heightAnswer.Store(&heightAnswer{top: top.Hash, height: top.Height, body: w.Bytes()})
 	return jsonResponse(w)
+}
+
+// heightAnswer is /get_height's answer for one top block.
+type heightAnswer struct {
+	top    cryptonote.Hash
+	height uint64
+	body   []byte
 }
 
 // renderedBlock is what getblock serves for a block besides its header:
