@@ -15,6 +15,9 @@ require (
 )
 
 require (
+	ekyu.moe/cryptonight v0.3.0
+	github.com/aead/skein v0.0.0-20160722084837-9365ae6e95d2
+	github.com/dchest/blake256 v1.1.0
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/klauspost/compress v1.20.3 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
@@ -24,3 +27,5 @@ require (
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
+
+replace ekyu.moe/cryptonight => github.com/Equim-chan/cryptonight v0.3.0
