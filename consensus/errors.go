@@ -21,7 +21,6 @@ var (
 	ErrTimestampTooNew   = errors.New("block timestamp is too far in the future")
 	ErrTimestampTooOld   = errors.New("block timestamp is below the median of recent blocks")
 	ErrInsufficientPoW   = errors.New("proof-of-work hash does not meet the difficulty")
-	ErrNoPoWFunction     = errors.New("no proof-of-work function for this block version")
 )
 
 // BlockTooBigError: get_block_reward refuses a block heavier than twice the

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 
+	"github.com/gonero/gonero/crypto/cryptonight"
 	"github.com/gonero/gonero/internal/u128"
 )
 
@@ -78,17 +79,30 @@ func PoWHashOverride(height uint64) ([32]byte, bool) {
 	return [32]byte{}, false
 }
 
-// BlockPoWHash is get_block_longhash for the versions this node can hash:
-// the override of PoWHashOverride, else for major version >= 12 the RandomX
-// hash of hashingBlob keyed with seed, the id of the block at
-// SeedHeight(height). Older versions use CryptoNight variants, which are not
-// implemented; they give ErrNoPoWFunction.
+// CryptoNightVariant is the cn_slow_hash variant get_block_longhash uses for
+// a block of major version major below RandomXVersion: major − 6 from version
+// 7 on (1 for v7, 2 and 3 for v8–9, 4 and 5 for v10–11), else 0.
+func CryptoNightVariant(major uint8) int {
+	if major >= 7 {
+		return int(major) - 6
+	}
+	return 0
+}
+
+// BlockPoWHash is get_block_longhash: the override of PoWHashOverride, else
+// for major version >= 12 the RandomX hash of hashingBlob keyed with seed,
+// the id of the block at SeedHeight(height), else CryptoNight in the variant
+// of CryptoNightVariant (CryptoNight-R also takes the height; h and seed are
+// not used).
 func BlockPoWHash(h PoWHasher, height uint64, major uint8, seed [32]byte, hashingBlob []byte) ([32]byte, error) {
 	if fixed, ok := PoWHashOverride(height); ok {
 		return fixed, nil
 	}
 	if major < RandomXVersion {
-		return [32]byte{}, ErrNoPoWFunction
+		// monerod exits the process on a variant-1 input shorter than 43
+		// bytes (possible only through calc_pow); this returns
+		// cryptonight.ErrShortInput.
+		return cryptonight.Sum(hashingBlob, CryptoNightVariant(major), height)
 	}
 	return h.Hash(seed, hashingBlob)
 }

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gonero/gonero/crypto/cryptonight"
 	"github.com/gonero/gonero/internal/u128"
 )
 
@@ -172,8 +173,11 @@ func TestBlockPoWHash(t *testing.T) {
 	if h, err := BlockPoWHash(f, 202612, 1, seed, blob); err != nil || h != want202612 {
 		t.Errorf("height 202612 v1: %x, %v", h, err)
 	}
-	if _, err := BlockPoWHash(f, 1978432, 11, seed, blob); !errors.Is(err, ErrNoPoWFunction) || f.calls != 0 {
-		t.Errorf("CryptoNight version: %v", err)
+	if _, err := BlockPoWHash(f, 1978432, 11, seed, blob); err != nil || f.calls != 0 {
+		t.Errorf("CryptoNight version: %v, %d RandomX calls", err, f.calls)
+	}
+	if _, err := BlockPoWHash(f, 1546000, 7, seed, blob); !errors.Is(err, cryptonight.ErrShortInput) {
+		t.Errorf("CryptoNight v1 on 2 bytes: %v", err)
 	}
 	if h, err := BlockPoWHash(f, 1978433, 12, seed, blob); err != nil || h != f.out || f.calls != 1 || f.seed != seed || string(f.input) != string(blob) {
 		t.Errorf("RandomX: %x, %v, calls %d", h, err, f.calls)

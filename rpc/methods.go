@@ -2,7 +2,6 @@ package rpc
 
 import (
 	"encoding/hex"
-	"errors"
 
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
@@ -148,10 +147,6 @@ func (c *call) fillPoW(h *headerFields) *Error {
 	}
 	hash, err := c.server.blockPoWHash(h.pow)
 	if err != nil {
-		if errors.Is(err, consensus.ErrNoPoWFunction) {
-			return errInternal("can't compute the proof-of-work hash of a version " + uitoa(uint64(h.pow.major)) +
-				" block (CryptoNight is not implemented).")
-		}
 		c.server.log.Error("pow hash", "block", h.pow.id, "err", err)
 		return errInternal("can't produce valid response.")
 	}

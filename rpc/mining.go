@@ -259,8 +259,9 @@ func getMinerData(c *call) (func(*epeejson.Writer), *Error) {
 // and version, with the given seed or the main chain's. Refused on a
 // restricted listener (restricted.go).
 //
-// Difference, deliberate: versions before 12 (CryptoNight) are not
-// implemented and get an error.
+// Difference, deliberate: monerod exits the whole process when asked for a
+// version-7 (CryptoNight v1) hash of a blob shorter than 43 bytes; this
+// answers "can't produce valid response." instead.
 func calcPow(c *call) (func(*epeejson.Writer), *Error) {
 	major, e := c.params.uint8("major_version")
 	if e != nil {
@@ -303,10 +304,6 @@ func calcPow(c *call) (func(*epeejson.Writer), *Error) {
 	}
 	h, err := consensus.BlockPoWHash(hasher, height, major, seed, blob)
 	if err != nil {
-		if errors.Is(err, consensus.ErrNoPoWFunction) {
-			return nil, errInternal("can't compute the proof-of-work hash of a version " + uitoa(uint64(major)) +
-				" block (CryptoNight is not implemented).")
-		}
 		s.log.Error("calc_pow", "err", err)
 		return nil, errInternal("can't produce valid response.")
 	}
