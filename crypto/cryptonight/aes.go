@@ -116,3 +116,14 @@ func pseudoEncrypt(x0, x1 uint64, rk *roundKeys) (uint64, uint64) {
 	}
 	return x0, x1
 }
+
+// pseudoEncrypt8 is pseudoEncrypt on each of the eight blocks of text.
+func pseudoEncrypt8(text *[16]uint64, rk *roundKeys) {
+	if hasAESNI {
+		pseudoEncrypt8AESNI(text, rk)
+		return
+	}
+	for j := 0; j < len(text); j += 2 {
+		text[j], text[j+1] = pseudoEncrypt(text[j], text[j+1], rk)
+	}
+}

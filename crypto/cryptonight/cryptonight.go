@@ -92,9 +92,7 @@ func (h *Hasher) sum(data []byte, variant int, height uint64) [Size]byte {
 	var text [16]uint64
 	copy(text[:], st[8:24])
 	for i := 0; i < scratchpadWords; i += 16 {
-		for j := 0; j < 16; j += 2 {
-			text[j], text[j+1] = pseudoEncrypt(text[j], text[j+1], &k1)
-		}
+		pseudoEncrypt8(&text, &k1)
 		copy(sp[i:i+16], text[:])
 	}
 
@@ -113,9 +111,10 @@ func (h *Hasher) sum(data []byte, variant int, height uint64) [Size]byte {
 	// Fold the scratchpad back into the state with the second key.
 	copy(text[:], st[8:24])
 	for i := 0; i < scratchpadWords; i += 16 {
-		for j := 0; j < 16; j += 2 {
-			text[j], text[j+1] = pseudoEncrypt(text[j]^sp[i+j], text[j+1]^sp[i+j+1], &k2)
+		for j := range text {
+			text[j] ^= sp[i+j]
 		}
+		pseudoEncrypt8(&text, &k2)
 	}
 	copy(st[8:24], text[:])
 	keccakF(&st)

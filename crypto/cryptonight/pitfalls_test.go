@@ -129,3 +129,30 @@ func TestV4ProgramSizes(t *testing.T) {
 		t.Errorf("62–63 instruction programs: %.3f of %d, want about 0.76 (%v)", share, n, count[60:])
 	}
 }
+
+// TestPseudoEncrypt8: the AES-NI fill/fold equals the table-driven rounds
+// (which serve machines without AES-NI and the main loop).
+func TestPseudoEncrypt8(t *testing.T) {
+	if !hasAESNI {
+		t.Skip("no AES-NI on this machine: only the table-driven rounds run")
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 1000 {
+		var key [32]byte
+		for i := range key {
+			key[i] = byte(rng.Uint32())
+		}
+		rk := expandKey(key[:])
+		var text, want [16]uint64
+		for i := range text {
+			text[i] = rng.Uint64()
+		}
+		for j := 0; j < 16; j += 2 {
+			want[j], want[j+1] = pseudoEncrypt(text[j], text[j+1], &rk)
+		}
+		pseudoEncrypt8AESNI(&text, &rk)
+		if text != want {
+			t.Fatalf("key %x: AES-NI %x, tables %x", key, text, want)
+		}
+	}
+}

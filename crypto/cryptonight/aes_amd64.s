@@ -1,0 +1,44 @@
+#include "textflag.h"
+
+#define ROUND(off) \
+	MOVOU off(SI), X8 \
+	AESENC X8, X0 \
+	AESENC X8, X1 \
+	AESENC X8, X2 \
+	AESENC X8, X3 \
+	AESENC X8, X4 \
+	AESENC X8, X5 \
+	AESENC X8, X6 \
+	AESENC X8, X7
+
+// func pseudoEncrypt8AESNI(text *[16]uint64, rk *roundKeys)
+TEXT ·pseudoEncrypt8AESNI(SB), NOSPLIT, $0-16
+	MOVQ text+0(FP), DI
+	MOVQ rk+8(FP), SI
+	MOVOU 0(DI), X0
+	MOVOU 16(DI), X1
+	MOVOU 32(DI), X2
+	MOVOU 48(DI), X3
+	MOVOU 64(DI), X4
+	MOVOU 80(DI), X5
+	MOVOU 96(DI), X6
+	MOVOU 112(DI), X7
+	ROUND(0)
+	ROUND(16)
+	ROUND(32)
+	ROUND(48)
+	ROUND(64)
+	ROUND(80)
+	ROUND(96)
+	ROUND(112)
+	ROUND(128)
+	ROUND(144)
+	MOVOU X0, 0(DI)
+	MOVOU X1, 16(DI)
+	MOVOU X2, 32(DI)
+	MOVOU X3, 48(DI)
+	MOVOU X4, 64(DI)
+	MOVOU X5, 80(DI)
+	MOVOU X6, 96(DI)
+	MOVOU X7, 112(DI)
+	RET
