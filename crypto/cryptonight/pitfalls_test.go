@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/big"
 	"math/rand/v2"
+	"sync"
 	"testing"
 )
 
@@ -154,5 +155,33 @@ func TestPseudoEncrypt8(t *testing.T) {
 		if text != want {
 			t.Fatalf("key %x: AES-NI %x, tables %x", key, text, want)
 		}
+	}
+}
+
+// TestPoolConcurrent: goroutines sharing a pool of two scratchpads get the
+// hashes a fresh Hasher gives, and the pool never holds more than two.
+func TestPoolConcurrent(t *testing.T) {
+	p := NewPool(2)
+	inputs := make([][]byte, 8)
+	want := make([][Size]byte, len(inputs))
+	h := NewHasher()
+	for i := range inputs {
+		inputs[i] = bytes.Repeat([]byte{byte(i)}, 43+i)
+		want[i], _ = h.Sum(inputs[i], i%3, 0)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := g; i < len(inputs); i += 4 {
+				got, err := p.Sum(inputs[i], i%3, 0)
+				if err != nil || got != want[i] {
+					t.Errorf("input %d: %x (%v), want %x", i, got, err, want[i])
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := len(p.free); n != 2 {
+		t.Errorf("pool holds %d hashers, want 2", n)
 	}
 }
