@@ -15,8 +15,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/gonero/gonero/chain"
-	"github.com/gonero/gonero/chainexport"
 	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/chainexport"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/importer"
 	"github.com/gonero/gonero/internal/testutil"
