@@ -1,7 +1,10 @@
 package rpc
 
 import (
+	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -150,4 +153,42 @@ func benchGetHeight(b *testing.B, instrument func(string) func(time.Duration)) {
 			b.Fatal("empty answer")
 		}
 	}
+}
+
+// Whatever the body, an instrumented /json_rpc request is observed under
+// registered names only (or "other"): once for a single request, once per
+// element for a batch. Seeds: the captured request bodies.
+func FuzzInstrumentNames(f *testing.F) {
+	files, _ := filepath.Glob(testutil.Path(f, "testdata", "regtest", "responses", "offline", "*.request"))
+	for _, file := range files {
+		if st, err := os.Stat(file); err == nil && st.Size() < 4096 {
+			_, _, body := capturedRequest(f, file)
+			f.Add(body, false)
+		}
+	}
+	f.Add([]byte(`[{"method":"getblock","params":{"height":201}},{"method":"get_info"},{"method":"x"},5]`), true)
+	f.Add([]byte(`{"method":"get_connections"}`), true)
+	ci := &countingInstrument{}
+	node := startNodeWith(f, nodeOptions{net: params.Regtest, fixedDifficulty: 1,
+		exportFile: testutil.Path(f, "testdata", "regtest", "blockchain.raw"), instrument: ci.instrument})
+	var mu sync.Mutex // the counts are per request
+	f.Fuzz(func(t *testing.T, body []byte, restricted bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		ci.take()
+		node.srv.serveJSONRPC(&httpd.Request{HTTPMethod: "POST", Path: "/json_rpc", Body: body, Restricted: restricted})
+		total := 0
+		for name, n := range ci.take() {
+			if !ci.bound[name] {
+				t.Fatalf("observed under %q, not a registered name", name)
+			}
+			total += n
+		}
+		trimmed := bytes.TrimLeft(body, " \t\r\n")
+		if len(trimmed) == 0 || trimmed[0] != '[' {
+			if total != 1 {
+				t.Fatalf("%d observations of one request", total)
+			}
+		}
+	})
 }
