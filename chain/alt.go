@@ -3,6 +3,7 @@ package chain
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
@@ -52,6 +53,17 @@ func (c *Chain) AddBlock(blk *cryptonote.Block, blob []byte, txs []*cryptonote.T
 func (c *Chain) Add(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transaction, txBlobs [][]byte) (AddBlockResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.cfg.Observer == nil {
+		return c.add(blk, blob, txs, txBlobs)
+	}
+	began := time.Now()
+	res, err := c.add(blk, blob, txs, txBlobs)
+	c.cfg.Observer.BlockChecked(err, time.Since(began))
+	return res, err
+}
+
+// add is Add with the writer's lock held.
+func (c *Chain) add(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transaction, txBlobs [][]byte) (AddBlockResult, error) {
 	id, err := blk.ID()
 	if err != nil {
 		return AddBlockResult{}, &BlockError{Height: genHeight(blk), Rule: "block id", Err: fmt.Errorf("%w: %v", ErrBadBlockID, err)}

@@ -35,6 +35,16 @@ type Config struct {
 	// Now is the local clock for the future-timestamp rule; nil means time.Now.
 	Now    func() time.Time
 	Logger *slog.Logger
+	// Observer, if not nil, hears how every Add ended and how long it took
+	// (the node's metrics); it is called with the writer's lock held, so
+	// it must be quick and must not call back into the chain.
+	Observer BlockObserver
+}
+
+// BlockObserver hears the outcome of every block given to Add: err is nil
+// for a block stored (main chain or alternative), else the *BlockError.
+type BlockObserver interface {
+	BlockChecked(err error, took time.Duration)
 }
 
 // Chain is the chain manager. Its methods are safe for concurrent use;

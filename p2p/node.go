@@ -97,6 +97,9 @@ type Node struct {
 	synchronized atomic.Bool
 	// adding counts goroutines adding synced blocks (get_info busy_syncing).
 	adding atomic.Int32
+	// blocksFromPeers counts the blocks peers gave that the chain stored
+	// (BlocksFromPeers).
+	blocksFromPeers atomic.Uint64
 	// syncMu lets one connection at a time add downloaded blocks, as
 	// monerod's sync lock does.
 	syncMu sync.Mutex
@@ -576,6 +579,11 @@ func (n *Node) TargetHeight() uint64 {
 	}
 	return n.target()
 }
+
+// BlocksFromPeers is how many blocks received from peers (while syncing
+// or announced) the chain has stored since the start: the metrics' sync
+// rate.
+func (n *Node) BlocksFromPeers() uint64 { return n.blocksFromPeers.Load() }
 
 // BusySyncing implements rpc.Peers.
 func (n *Node) BusySyncing() bool { return n.adding.Load() > 0 }

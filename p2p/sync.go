@@ -442,6 +442,9 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 			addErr = err
 			break
 		}
+		if err == nil {
+			n.blocksFromPeers.Add(1)
+		}
 		if res.Reorganized {
 			n.log.Info("switched to a heavier chain", "conn", c, "height", res.Meta.Height, "top", res.Meta.Hash, "blocks_replaced", res.Popped)
 		}
@@ -546,6 +549,7 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 	case err != nil:
 		return blockFault(err)
 	}
+	n.blocksFromPeers.Add(1)
 	if !res.MainChain {
 		n.log.Info("alternative block from peer", "height", res.Meta.Height, "id", id, "conn", c)
 		return nil

@@ -56,14 +56,21 @@ func (s *Server) routes() map[string]httpd.Route {
 // pathRoute applies the restricted-listener rule of path before h.
 func (s *Server) pathRoute(path string, h pathHandler) httpd.Route {
 	refused := restrictedRefusedPaths[path]
+	observe := s.timers.path(path) // bound once, not per request
 	return func(req *httpd.Request) httpd.Response {
+		began := time.Now()
 		if refused && req.Restricted {
+			if observe != nil {
+				observe(time.Since(began))
+			}
 			return notFound()
 		}
-		began := time.Now()
 		resp := h(s, req)
 		if resp.Status == 0 || resp.Status == 200 {
 			s.track(path, began) // rpc_access_tracking
+		}
+		if observe != nil {
+			observe(time.Since(began))
 		}
 		return resp
 	}

@@ -16,27 +16,48 @@ const maxBatch = 256
 // serveJSONRPC answers POST /json_rpc as monerod's epee dispatcher does
 // (rpc-semantics.md §3.1), plus JSON-RPC 2.0 batches.
 func (s *Server) serveJSONRPC(req *httpd.Request) httpd.Response {
+	if s.timers == nil {
+		resp, _ := s.answerJSONRPC(req)
+		return resp
+	}
+	began := time.Now()
+	resp, observe := s.answerJSONRPC(req)
+	if observe != nil { // nil: a batch, whose requests were observed one by one
+		observe(time.Since(began))
+	}
+	return resp
+}
+
+// answerJSONRPC answers a /json_rpc request; observe is the duration
+// observer of its method (nil when not instrumented, or for a batch).
+func (s *Server) answerJSONRPC(req *httpd.Request) (resp httpd.Response, observe func(time.Duration)) {
 	version := s.answerVersion()
-	if answer, ok := s.answers.get(version, routeJSONRPC, req); ok { // see fastpath.go
-		return httpd.Response{ContentType: "application/json", Body: answer}
+	if kept, ok := s.answers.getKept(version, routeJSONRPC, req); ok { // see fastpath.go
+		return httpd.Response{ContentType: "application/json", Body: kept.answer}, kept.observe
 	}
 	w := epeejson.NewWriter(make([]byte, 0, 2048))
 	body := bytes.TrimLeft(req.Body, " \t\r\n")
 	if len(body) > 0 && body[0] == '[' {
-		return s.serveBatch(body, req.Restricted, w)
+		return s.serveBatch(body, req.Restricted, w), nil
 	}
 	v, err := epeejson.Parse(req.Body)
+	if s.timers != nil {
+		observe = s.timers.other
+		if err == nil {
+			observe = s.timers.method(v)
+		}
+	}
 	if err != nil {
 		writeError(w, errParse, epeejson.Value{}, false)
-		return jsonResponse(w)
+		return jsonResponse(w), observe
 	}
 	if !s.dispatch(v, req.Restricted, w) {
 		// A non-string method: monerod's dispatcher throws, which its HTTP
 		// layer turns into an empty 500 and a closed connection.
-		return httpd.Response{Status: 500, ContentType: "application/json", Close: true}
+		return httpd.Response{Status: 500, ContentType: "application/json", Close: true}, observe
 	}
-	s.answers.putJSONRPC(version, s.answerVersion(), req, v, w.Bytes())
-	return jsonResponse(w)
+	s.answers.putJSONRPC(version, s.answerVersion(), req, v, w.Bytes(), observe)
+	return jsonResponse(w), observe
 }
 
 func jsonResponse(w *epeejson.Writer) httpd.Response {
@@ -64,8 +85,16 @@ func (s *Server) serveBatch(body []byte, restricted bool, w *epeejson.Writer) ht
 	}
 	w.BeginArray()
 	for _, elem := range batch.Arr {
+		var began time.Time
+		if s.timers != nil {
+			began = time.Now()
+		}
 		if elem.Kind != epeejson.KindObject || !s.dispatch(elem, restricted, w) {
 			writeError(w, errInvalidRequest, epeejson.Value{}, false)
+		}
+		if s.timers != nil {
+			// Each request of a batch counts as one of its method.
+			s.timers.method(elem)(time.Since(began))
 		}
 	}
 	w.EndArray()

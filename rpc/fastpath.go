@@ -2,6 +2,7 @@ package rpc
 
 import (
 	"sync"
+	"time"
 
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
@@ -75,7 +76,15 @@ type answerCache struct {
 	bytes   int
 	// by listener kind (restricted listeners answer some requests
 	// differently), then by route
-	m [2][numCachedRoutes]map[string][]byte
+	m [2][numCachedRoutes]map[string]keptAnswer
+}
+
+// keptAnswer is a kept answer and, for a JSON-RPC one, the duration
+// observer of its method (Config.Instrument), so that a request answered
+// from here is still counted under its method without being parsed.
+type keptAnswer struct {
+	answer  []byte
+	observe func(time.Duration)
 }
 
 func restrictedIndex(restricted bool) int {
@@ -88,31 +97,42 @@ func restrictedIndex(restricted bool) int {
 // get returns the kept answer to req's body, if any, for the current
 // version. No allocation.
 func (c *answerCache) get(v answerVersion, route cachedRoute, req *httpd.Request) ([]byte, bool) {
+	kept, ok := c.getKept(v, route, req)
+	return kept.answer, ok
+}
+
+// getKept is get with the answer's observer. No allocation.
+func (c *answerCache) getKept(v answerVersion, route cachedRoute, req *httpd.Request) (keptAnswer, bool) {
 	if len(req.Body) > maxCachedRequest {
-		return nil, false
+		return keptAnswer{}, false
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.version != v {
-		return nil, false
+		return keptAnswer{}, false
 	}
-	b, ok := c.m[restrictedIndex(req.Restricted)][route][string(req.Body)]
-	return b, ok
+	kept, ok := c.m[restrictedIndex(req.Restricted)][route][string(req.Body)]
+	return kept, ok
 }
 
 // putJSONRPC keeps a /json_rpc answer if the request was one of
-// cachedMethods.
-func (c *answerCache) putJSONRPC(before, after answerVersion, req *httpd.Request, parsed epeejson.Value, answer []byte) {
+// cachedMethods, with its method's observer.
+func (c *answerCache) putJSONRPC(before, after answerVersion, req *httpd.Request, parsed epeejson.Value, answer []byte, observe func(time.Duration)) {
 	mv, ok := parsed.Get("method")
 	if !ok || mv.Kind != epeejson.KindString || !cachedMethods[mv.Str] {
 		return
 	}
-	c.put(before, after, routeJSONRPC, req, answer)
+	c.putKept(before, after, routeJSONRPC, req, keptAnswer{answer: answer, observe: observe})
 }
 
 // put keeps answer for req's body on route if the version did not change
 // while it was answered.
 func (c *answerCache) put(before, after answerVersion, route cachedRoute, req *httpd.Request, answer []byte) {
+	c.putKept(before, after, route, req, keptAnswer{answer: answer})
+}
+
+func (c *answerCache) putKept(before, after answerVersion, route cachedRoute, req *httpd.Request, kept keptAnswer) {
+	answer := kept.answer
 	if before != after || len(req.Body) > maxCachedRequest || len(answer) > maxCachedAnswer {
 		return
 	}
@@ -123,7 +143,7 @@ func (c *answerCache) put(before, after answerVersion, route cachedRoute, req *h
 		c.version, c.bytes = after, 0
 		for i := range c.m {
 			for j := range c.m[i] {
-				c.m[i][j] = make(map[string][]byte)
+				c.m[i][j] = make(map[string]keptAnswer)
 			}
 		}
 	}
@@ -131,6 +151,6 @@ func (c *answerCache) put(before, after answerVersion, route cachedRoute, req *h
 	if _, dup := m[string(req.Body)]; dup {
 		return
 	}
-	m[string(req.Body)] = answer
+	m[string(req.Body)] = kept
 	c.bytes += size
 }

@@ -49,6 +49,8 @@ type nodeOptions struct {
 	minerClock func() time.Time
 	// pool: serve a transaction pool following the chain (and mine from it).
 	pool bool
+	// instrument is Config.Instrument.
+	instrument func(string) func(time.Duration)
 }
 
 func startNodeWith(t testing.TB, o nodeOptions) *testNode {
@@ -84,7 +86,7 @@ func startNodeWith(t testing.TB, o nodeOptions) *testNode {
 		mnr = miner.New(c, opts)
 	}
 	srv, err := New(Config{Chain: c, Peers: o.peers, Pool: pool, DataDir: dir, Version: "test", Miner: mnr,
-		Main: httpd.Config{Addr: "127.0.0.1:0"}, Restricted: &httpd.Config{Addr: "127.0.0.1:0"}})
+		Main: httpd.Config{Addr: "127.0.0.1:0"}, Restricted: &httpd.Config{Addr: "127.0.0.1:0"}, Instrument: o.instrument})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,6 +57,13 @@ type Config struct {
 	// Stop, if not nil, stops the node (/stop_daemon); it is called once,
 	// on its own goroutine, after the answer is written.
 	Stop func()
+	// Instrument, if not nil, is asked once per endpoint at New (every
+	// registered path, every JSON-RPC method name, aliases apart, and
+	// "other" for what is none of them) for the function that hears each
+	// request's duration. Binding the functions up front keeps the request
+	// path free of label lookups and allocations; the set of names is
+	// fixed, so no client can grow it.
+	Instrument func(endpoint string) func(time.Duration)
 }
 
 // Server answers RPC requests on one or two listeners.
@@ -86,6 +93,7 @@ type Server struct {
 	wsync        walletSync  // walletsync.go
 	answers      answerCache // fastpath.go
 	heightAnswer atomic.Pointer[heightAnswer]
+	timers       *endpointTimers // nil: not instrumented
 }
 
 // New builds the server and binds its listeners.
@@ -104,6 +112,9 @@ func New(cfg Config) (*Server, error) {
 		version: cfg.Version, started: time.Now(), disk: diskFacts{dir: cfg.DataDir}, log: cfg.Logger,
 	}
 	s.miningCtx, s.stopMining = context.WithCancel(context.Background())
+	if cfg.Instrument != nil {
+		s.timers = newEndpointTimers(cfg.Instrument)
+	}
 	s.ops.init(&cfg)
 	s.cache.init(renderedBlockCacheBytes)
 	s.pow.init(4096)

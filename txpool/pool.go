@@ -99,6 +99,8 @@ type Pool struct {
 	txs       map[cryptonote.Hash]*Entry
 	keyImages map[cryptonote.Key]cryptonote.Hash
 	weight    uint64
+	bytes     uint64 // the entries' blob sizes (Stats)
+	observer  Observer
 	listeners []func(*Entry)
 	// relayers hear relay requests for transactions already in the pool
 	// (relay_tx); fluff says the transaction was already public.
@@ -114,6 +116,17 @@ type Options struct {
 	Now       func() time.Time // default time.Now
 	// Store, when set, keeps the pool across restarts (Load reads it back).
 	Store Store
+	// Observer, when set, hears the outcome of every transaction Add
+	// verified or refused (the node's metrics).
+	Observer Observer
+}
+
+// Observer hears every Add's outcome: err nil for a transaction that
+// entered the pool, else the refusal (ErrAlreadyInPool, ErrAlreadyInChain,
+// a *consensus.TxError). It may be called with the pool's lock held, so it
+// must be quick and must not call back into the pool.
+type Observer interface {
+	TxChecked(err error)
 }
 
 // Store is where the pool keeps its entries (chaindb's txpool bucket).
@@ -130,7 +143,7 @@ func New(v Verifier, opts Options) *Pool {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Pool{v: v, now: opts.Now, maxWeight: opts.MaxWeight, store: opts.Store,
+	return &Pool{v: v, now: opts.Now, maxWeight: opts.MaxWeight, store: opts.Store, observer: opts.Observer,
 		txs: map[cryptonote.Hash]*Entry{}, keyImages: map[cryptonote.Key]cryptonote.Hash{}}
 }
 
@@ -155,12 +168,12 @@ type AddOptions struct {
 // blob does not parse.
 func (p *Pool) Add(blob []byte, opts AddOptions) (*Entry, error) {
 	if len(blob) > consensus.MaxTxSize {
-		return nil, &consensus.TxError{Rule: "transaction too big", Flags: consensus.FlagTooBig,
-			Err: fmt.Errorf("%d bytes, at most %d", len(blob), consensus.MaxTxSize)}
+		return nil, p.refused(&consensus.TxError{Rule: "transaction too big", Flags: consensus.FlagTooBig,
+			Err: fmt.Errorf("%d bytes, at most %d", len(blob), consensus.MaxTxSize)})
 	}
 	tx, err := cryptonote.ParseTransaction(blob)
 	if err != nil {
-		return nil, &consensus.TxError{Rule: "failed to parse transaction", Err: err}
+		return nil, p.refused(&consensus.TxError{Rule: "failed to parse transaction", Err: err})
 	}
 	return p.AddParsed(tx, blob, opts)
 }
@@ -170,10 +183,12 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 	id := tx.ID()
 	p.mu.Lock()
 	if e, ok := p.txs[id]; ok {
+		p.observe(ErrAlreadyInPool)
 		p.unlock()
 		return e, ErrAlreadyInPool
 	}
 	if p.v.HasTx(id) {
+		p.observe(ErrAlreadyInChain)
 		p.unlock()
 		return nil, ErrAlreadyInChain
 	}
@@ -186,9 +201,11 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 		if consensus.FlagsOf(err)&consensus.FlagDoubleSpend != 0 {
 			p.markDoubleSpend(tx)
 		}
+		p.observe(err)
 		p.unlock()
 		return nil, err
 	}
+	p.observe(nil)
 	e := &Entry{ID: id, Tx: tx, Blob: append([]byte(nil), blob...), Fee: fee, Weight: weight,
 		Received: p.now(), Source: opts.Source, DoNotRelay: opts.DoNotRelay, KeptByBlock: keptByBlock}
 	p.insert(e)
@@ -227,6 +244,7 @@ func (p *Pool) insert(e *Entry) {
 	}
 	p.txs[e.ID] = e
 	p.weight += e.Weight
+	p.bytes += uint64(len(e.Blob))
 	for _, in := range e.Tx.Inputs {
 		if k, ok := in.(cryptonote.TxInToKey); ok {
 			p.keyImages[k.KeyImage] = e.ID
@@ -238,6 +256,7 @@ func (p *Pool) remove(e *Entry) {
 	p.removed = append(p.removed, e.ID)
 	delete(p.txs, e.ID)
 	p.weight -= e.Weight
+	p.bytes -= uint64(len(e.Blob))
 	for _, in := range e.Tx.Inputs {
 		if k, ok := in.(cryptonote.TxInToKey); ok && p.keyImages[k.KeyImage] == e.ID {
 			delete(p.keyImages, k.KeyImage)
@@ -332,6 +351,29 @@ func (p *Pool) Weight() uint64 {
 	p.mu.Lock()
 	defer p.unlock()
 	return p.weight
+}
+
+// Stats are the pool's size in transactions and in bytes (the blobs'
+// sizes), read together.
+func (p *Pool) Stats() (count int, bytes uint64) {
+	p.mu.Lock()
+	defer p.unlock()
+	return len(p.txs), p.bytes
+}
+
+// observe reports an Add's outcome to the observer, if any.
+func (p *Pool) observe(err error) {
+	if p.observer != nil {
+		p.observer.TxChecked(err)
+	}
+}
+
+// refused reports a refusal found before the pool's lock is taken.
+func (p *Pool) refused(err error) error {
+	if p.observer != nil {
+		p.observer.TxChecked(err)
+	}
+	return err
 }
 
 // Entries returns every pool transaction, best fee per weight first.

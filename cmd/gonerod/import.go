@@ -38,7 +38,7 @@ func newImportCommand(o *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			n, err := openNode(o, log)
+			n, err := openNode(o, log, nil)
 			if err != nil {
 				return err
 			}

@@ -50,6 +50,11 @@ type options struct {
 	rpcMaxConnectionsPerPrivateIP int
 	rpcResponseSoftLimit          int64
 
+	// --metrics-bind-ip/--metrics-bind-port: Prometheus metrics on a
+	// listener of their own (port 0: off).
+	metricsBindIP   string
+	metricsBindPort uint16
+
 	p2p            p2pOptions
 	startMining    string
 	miningInterval time.Duration
@@ -98,7 +103,9 @@ type node struct {
 	log   *slog.Logger
 }
 
-func openNode(o *options, log *slog.Logger) (*node, error) {
+// openNode opens the chain; blocks, if not nil, hears every block the
+// chain checks (the metrics).
+func openNode(o *options, log *slog.Logger, blocks chain.BlockObserver) (*node, error) {
 	net, err := o.network()
 	if err != nil {
 		return nil, err
@@ -116,7 +123,7 @@ func openNode(o *options, log *slog.Logger) (*node, error) {
 		db.Close()
 		return nil, err
 	}
-	c, err := chain.Open(db, chain.Config{Network: net, FixedDifficulty: o.fixedDifficulty, PoW: pow, Logger: log})
+	c, err := chain.Open(db, chain.Config{Network: net, FixedDifficulty: o.fixedDifficulty, PoW: pow, Logger: log, Observer: blocks})
 	if err != nil {
 		pow.Close()
 		db.Close()
@@ -198,6 +205,8 @@ func newRootCommandFor(o *options) *cobra.Command {
 	rf.IntVar(&o.rpcMaxConnectionsPerPublicIP, "rpc-max-connections-per-public-ip", httpd.DefaultMaxConnectionsPerPublicIP, "max RPC connections per public IP (an IPv6 client per /64)")
 	rf.IntVar(&o.rpcMaxConnectionsPerPrivateIP, "rpc-max-connections-per-private-ip", httpd.DefaultMaxConnectionsPerPrivateIP, "max RPC connections per private or loopback IP")
 	rf.Int64Var(&o.rpcResponseSoftLimit, "rpc-response-soft-limit", httpd.DefaultResponseSoftLimit, "max bytes of RPC answers a connection may have queued unread")
+	rf.StringVar(&o.metricsBindIP, "metrics-bind-ip", "127.0.0.1", "IP the Prometheus metrics listener binds to")
+	rf.Uint16Var(&o.metricsBindPort, "metrics-bind-port", 0, "serve Prometheus metrics at /metrics on this port (0: no metrics listener)")
 	o.p2p.addFlags(rf)
 	rf.StringVar(&o.startMining, "start-mining", "", "regtest: mine blocks continuously, paying this address (standard, integrated or subaddress)")
 	rf.DurationVar(&o.miningInterval, "mining-interval", 5*time.Second, "with --start-mining: pause between blocks (0: none)")

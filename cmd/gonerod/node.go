@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/gonero/gonero/address"
+	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/metrics"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/rpc"
@@ -39,7 +41,20 @@ func runNode(o *options) error {
 	if err != nil {
 		return err
 	}
-	n, err := openNode(o, log)
+	metricsAddr, err := o.metricsAddr()
+	if err != nil {
+		return err
+	}
+	// The registry exists before the chain so that it hears every block;
+	// without a metrics listener there is neither registry nor hook.
+	var mtr *metrics.Metrics
+	var blockObserver chain.BlockObserver
+	var txObserver txpool.Observer
+	if metricsAddr != "" {
+		mtr = metrics.New()
+		blockObserver, txObserver = mtr, mtr
+	}
+	n, err := openNode(o, log, blockObserver)
 	if err != nil {
 		return err
 	}
@@ -49,7 +64,7 @@ func runNode(o *options) error {
 	}
 	// The verified transaction pool: sendrawtransaction and peers add to
 	// it, the miner takes from it, and it follows the chain.
-	pool := txpool.NewForChain(n.chain, txpool.Options{Store: n.db})
+	pool := txpool.NewForChain(n.chain, txpool.Options{Store: n.db, Observer: txObserver})
 	// The pool survives a restart: its stored entries are verified again.
 	var stored []chaindb.PoolTxRecord
 	if err := n.db.View(func(r *chaindb.Reader) error {
@@ -81,13 +96,36 @@ func runNode(o *options) error {
 	// /stop_daemon ends the node as SIGTERM does.
 	ctx, stopByRPC := context.WithCancel(ctx)
 	defer stopByRPC()
-	srv, err := rpc.New(rpc.Config{
+	rpcCfg := rpc.Config{
 		Chain: n.chain, Peers: peers, Pool: pool, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
 		LogLevel: logLevel, Main: main, Restricted: restricted, Miner: mnr,
 		Stop: func() { log.Info("stop requested over RPC"); stopByRPC() },
-	})
+	}
+	if mtr != nil {
+		rpcCfg.Instrument = mtr.Endpoint
+	}
+	srv, err := rpc.New(rpcCfg)
 	if err != nil {
 		return err
+	}
+	if mtr != nil {
+		mtr.Watch(metrics.Sources{Chain: n.chain, Peers: peers, Pool: pool, StorePath: o.storePath(n.net), Version: Version})
+		ms, err := metrics.Listen(metricsAddr, mtr, log)
+		if err != nil {
+			_ = srv.Shutdown(context.Background())
+			return fmt.Errorf("metrics listener %s: %w", metricsAddr, err)
+		}
+		log.Info("metrics listening", "addr", ms.Addr().String())
+		go func() {
+			if err := ms.Serve(); err != nil {
+				log.Error("metrics listener", "err", err)
+			}
+		}()
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = ms.Shutdown(ctx)
+		}()
 	}
 	top := n.chain.Top()
 	log.Info("node running", "network", n.net, "store", o.storePath(n.net), "height", n.chain.Height(), "top", top.Hash,
@@ -118,6 +156,23 @@ func runNode(o *options) error {
 		return err
 	}
 	return <-served
+}
+
+// metricsAddr is the metrics listener's address, "" when
+// --metrics-bind-port is not given. A non-loopback IP needs
+// --confirm-external-bind, as the RPC's does: the metrics tell an
+// onlooker the node's peers, pool and load.
+func (o *options) metricsAddr() (string, error) {
+	if o.metricsBindPort == 0 {
+		return "", nil
+	}
+	if err := o.checkBindIP(o.metricsBindIP, "--metrics-bind-ip"); err != nil {
+		return "", err
+	}
+	if o.metricsBindPort == o.rpcBindPort || o.metricsBindPort == o.rpcRestrictedBindPort {
+		return "", fmt.Errorf("--metrics-bind-port %d is also an RPC port", o.metricsBindPort)
+	}
+	return net.JoinHostPort(o.metricsBindIP, strconv.Itoa(int(o.metricsBindPort))), nil
 }
 
 // miningAddress checks --start-mining and --mining-interval: nil when not
