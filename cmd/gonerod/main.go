@@ -51,6 +51,7 @@ type options struct {
 	rpcResponseSoftLimit          int64
 
 	p2p            p2pOptions
+	zmq            zmqOptions
 	startMining    string
 	miningInterval time.Duration
 }
@@ -199,6 +200,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	rf.IntVar(&o.rpcMaxConnectionsPerPrivateIP, "rpc-max-connections-per-private-ip", httpd.DefaultMaxConnectionsPerPrivateIP, "max RPC connections per private or loopback IP")
 	rf.Int64Var(&o.rpcResponseSoftLimit, "rpc-response-soft-limit", httpd.DefaultResponseSoftLimit, "max bytes of RPC answers a connection may have queued unread")
 	o.p2p.addFlags(rf)
+	o.zmq.addFlags(rf)
 	rf.StringVar(&o.startMining, "start-mining", "", "regtest: mine blocks continuously, paying this address (standard, integrated or subaddress)")
 	rf.DurationVar(&o.miningInterval, "mining-interval", 5*time.Second, "with --start-mining: pause between blocks (0: none)")
 	root.AddCommand(newImportCommand(o), &cobra.Command{
