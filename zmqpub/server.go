@@ -229,7 +229,7 @@ func (p *Publisher) serve(c net.Conn) {
 	defer c.Close()
 	g := &guardConn{Conn: c, s: newFrameScanner(MaxFrame)}
 	_ = c.SetDeadline(time.Now().Add(HandshakeTimeout))
-	zc, err := zmq4.Open(g, null.Security(), zmq4.XPub, zmq4.SocketIdentity(nil), true, nil)
+	zc, err := handshake(g)
 	if err != nil {
 		p.log.Debug("zmq: handshake failed", "remote", c.RemoteAddr(), "err", err)
 		return
@@ -255,6 +255,19 @@ func (p *Publisher) serve(c net.Conn) {
 	close(s.done)
 	_ = c.Close()
 	<-writerDone
+}
+
+// handshake is go-zeromq's ZMTP handshake as the publishing side. It panics
+// on some malformed peers (a READY without a known Socket-Type: found by
+// FuzzSubscriberStream); a panic here would end the node, so it is turned
+// into an error that drops the connection.
+func handshake(c net.Conn) (zc *zmq4.Conn, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			zc, err = nil, fmt.Errorf("zmq: handshake: %v", r)
+		}
+	}()
+	return zmq4.Open(c, null.Security(), zmq4.XPub, zmq4.SocketIdentity(nil), true, nil)
 }
 
 func (p *Publisher) readSubscriptions(s *subscriber, r *bufio.Reader) {
