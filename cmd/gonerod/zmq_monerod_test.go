@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -131,15 +132,27 @@ func TestZMQMatchesMonerod(t *testing.T) {
 		subs[prefix] = pair{subscribe(t, gEndpoint, prefix), subscribe(t, mEndpoint, prefix)}
 	}
 	time.Sleep(time.Second) // ZMQ subscriptions travel asynchronously
-	compare := func(what string) {
+	// compare drains every subscriber (at once) and compares the nodes'
+	// messages per subscription; it returns gonerod's "json-" messages.
+	compare := func(what string) []string {
 		t.Helper()
+		type got struct{ ours, theirs []string }
+		results := map[string]*got{}
+		var wg sync.WaitGroup
 		for prefix, p := range subs {
-			ours, theirs := p.g.drain(1500*time.Millisecond), p.m.drain(300*time.Millisecond)
-			compareMessages(t, what+" ["+prefix+"]", ours, theirs)
-			if prefix == "json-" {
-				t.Logf("%s: %d messages (%s)", what, len(ours), topicsOf(ours))
-			}
+			r := &got{}
+			results[prefix] = r
+			wg.Add(2)
+			go func() { defer wg.Done(); r.ours = p.g.drain(1500 * time.Millisecond) }()
+			go func() { defer wg.Done(); r.theirs = p.m.drain(1500 * time.Millisecond) }()
 		}
+		wg.Wait()
+		for prefix, r := range results {
+			compareMessages(t, what+" ["+prefix+"]", r.ours, r.theirs)
+		}
+		all := results["json-"].ours
+		t.Logf("%s: %d messages (%s)", what, len(all), topicsOf(all))
+		return all
 	}
 	var gen struct {
 		Blocks []string `json:"blocks"`
@@ -171,13 +184,12 @@ func TestZMQMatchesMonerod(t *testing.T) {
 		return gen.Blocks
 	}
 
-	// 1. A block mined on gonerod, the same block submitted to monerod.
-	for _, id := range mine(g.call, 1) {
-		submit(m.Call, "monerod", blockBlob(g.call, id))
-	}
-	compare("block added")
-
-	// 2. Transactions: with do_not_relay (published), then without (not).
+	// 1. Two transactions are made (not sent yet); then blocks mined on
+	// gonerod, each submitted to monerod. The transactions' rings are thus
+	// a few blocks older than the top when step 4 pops blocks: gonerod's
+	// pool drops a transaction a popped block returns if a ring member is
+	// then younger than 10 blocks, where monerod keeps it (kept_by_block),
+	// which is not this test's subject.
 	w := lab.OpenWallet(t, fresh, "alice", m.RPCPort)
 	makeTx := func(subaddr uint32) walletTx {
 		t.Helper()
@@ -192,6 +204,14 @@ func TestZMQMatchesMonerod(t *testing.T) {
 		return tx
 	}
 	a, b := makeTx(0), makeTx(1)
+	for i := range 3 {
+		for _, id := range mine(g.call, 1) {
+			submit(m.Call, "monerod", blockBlob(g.call, id))
+		}
+		compare(fmt.Sprintf("block %d added", i+1))
+	}
+
+	// 2. Transactions: with do_not_relay (published), then without (not).
 	compareAnswers(t, "do_not_relay tx", g.sendRawTx(t, a.Hex, true), monerodSendRawTx(t, m, a.Hex, true))
 	compare("tx with do_not_relay")
 	compareAnswers(t, "relayed tx", g.sendRawTx(t, b.Hex, false), monerodSendRawTx(t, m, b.Hex, false))
@@ -203,19 +223,38 @@ func TestZMQMatchesMonerod(t *testing.T) {
 	}
 	compare("block with transactions")
 
-	// 4. pop_blocks on both (announced by nothing), then the popped block
-	// submitted again to both.
-	top := g.info(t).TopHash
-	topBlob := blockBlob(g.call, top)
+	// 4. pop_blocks 2 on both (announced by nothing): the transactions of
+	// the top block go back to the pools (as kept by a block, which puts
+	// them in the miner data's backlog). The popped blocks are submitted
+	// again: after the first the backlog holds the two transactions.
+	top := g.info(t)
+	var popBlobs []string
+	for h := top.Height - 2; h < top.Height; h++ {
+		var hdr struct {
+			Header struct {
+				Hash string `json:"hash"`
+			} `json:"block_header"`
+		}
+		if err := g.call("getblockheaderbyheight", map[string]any{"height": h}, &hdr); err != nil {
+			t.Fatal(err)
+		}
+		popBlobs = append(popBlobs, blockBlob(g.call, hdr.Header.Hash))
+	}
 	for who, post := range map[string]func(string, []byte) ([]byte, error){"gonerod": g.post, "monerod": m.Post} {
-		if body, err := post("/pop_blocks", []byte(`{"nblocks":1}`)); err != nil || !strings.Contains(string(body), `"OK"`) {
+		if body, err := post("/pop_blocks", []byte(`{"nblocks":2}`)); err != nil || !strings.Contains(string(body), `"OK"`) {
 			t.Fatalf("%s pop_blocks: %v %s", who, err, body)
 		}
 	}
 	compare("pop_blocks")
-	submit(g.call, "gonerod", topBlob)
-	submit(m.Call, "monerod", topBlob)
-	compare("popped block added again")
+	for i, blob := range popBlobs {
+		submit(g.call, "gonerod", blob)
+		submit(m.Call, "monerod", blob)
+		msgs := compare(fmt.Sprintf("popped block %d added again", i+1))
+		// The transactions are back in the pools between the two blocks.
+		if withBacklog := len(msgs) > 0 && strings.Contains(msgs[0], `"tx_backlog":[{`); withBacklog != (i == 0) {
+			t.Errorf("popped block %d added again: miner data %.300s", i+1, msgs[0])
+		}
+	}
 
 	// 5. A reorganisation. monerod mines B1, B2 and pops them again; gonerod
 	// mines A, which goes to monerod; then B1 (an alternative block) and B2
