@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -279,4 +280,57 @@ func TestZMQMatchesMonerod(t *testing.T) {
 	if gi, mi := g.info(t), monerodInfo(t, m); gi.TopHash != mi.TopHash || gi.TopHash != bs[1] {
 		t.Fatalf("tops after the reorganisation: gonerod %s, monerod %s, want %s", gi.TopHash, mi.TopHash, bs[1])
 	}
+}
+
+// TestZMQTxFromPeer: a transaction reaching gonerod fluffed over P2P is
+// published (monerod's relay_method::fluff), with the bytes monerod
+// published for the same transaction. gonerod dials monerod, so monerod
+// has no outgoing connection to stem to and fluffs what it relays.
+func TestZMQTxFromPeer(t *testing.T) {
+	lab := monerodlab.Require(t)
+	fresh := lab.FreshChain(t)
+	bin := buildGonerod(t)
+	data := t.TempDir()
+	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
+		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	gEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
+	mEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
+	// monerod's only exclusive node listens nowhere: it dials no one.
+	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--zmq-pub="+mEndpoint, "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(freePort(t)))
+	g := startGonerod(t, bin, data, "--zmq-pub", gEndpoint, "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(m.P2PPort))
+	waitFor(t, 60*time.Second, "both nodes synchronized at the same top", func() bool {
+		gi, mi := g.info(t), monerodInfo(t, m)
+		return gi.Synchronized && mi.Synchronized && gi.Height == mi.Height && gi.TopHash == mi.TopHash && gi.Outgoing == 1
+	})
+	gs, ms := subscribe(t, gEndpoint, "json-"), subscribe(t, mEndpoint, "json-")
+	time.Sleep(time.Second)
+
+	w := lab.OpenWallet(t, fresh, "alice", m.RPCPort)
+	if err := w.Call("refresh", struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var tx walletTx
+	if err := w.Call("transfer", map[string]any{"destinations": []map[string]any{{"amount": 1_000_000_000_000, "address": monerodlab.AliceAddress}},
+		"account_index": 0, "priority": 0, "do_not_relay": true, "get_tx_hex": true}, &tx); err != nil {
+		t.Fatal(err)
+	}
+	// monerod gets it kept back (and publishes it), then relays it.
+	if answer := monerodSendRawTx(t, m, tx.Hex, true); answer["status"] != "OK" {
+		t.Fatalf("monerod sendrawtransaction: %v", answer)
+	}
+	theirs := ms.drain(time.Second)
+	if err := m.Call("relay_tx", map[string]any{"txids": []string{tx.Hash}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, "the transaction in gonerod's pool", func() bool { return slices.Contains(poolHashes(t, g.post), tx.Hash) })
+	if how := g.receivedAs(t); how != "fluffed" {
+		t.Fatalf("gonerod received the transaction %s, want fluffed", how)
+	}
+	ours := gs.drain(1500 * time.Millisecond)
+	if len(ours) != 2 {
+		t.Fatalf("gonerod published %s, want the two txpool_add topics", topicsOf(ours))
+	}
+	compareMessages(t, "transaction from a peer", ours, theirs)
 }
