@@ -31,6 +31,9 @@ func runNode(o *options) error {
 	if err != nil {
 		return err
 	}
+	if err := o.zmq.check(); err != nil {
+		return err
+	}
 	network, err := o.network()
 	if err != nil {
 		return err

@@ -29,19 +29,24 @@ func (z *zmqOptions) addFlags(f *pflag.FlagSet) {
 	f.String("zmq-rpc-bind-port", "", "refused: gonerod has no ZMQ RPC server (use the HTTP RPC)")
 }
 
+// check refuses the ZMQ RPC flags before anything starts.
+func (z *zmqOptions) check() error {
+	if z.disabled {
+		return nil
+	}
+	for _, name := range []string{"zmq-rpc-bind-ip", "zmq-rpc-bind-port"} {
+		if z.flags != nil && z.flags.Changed(name) {
+			return errors.New("--" + name + ": gonerod has no ZMQ RPC server (only the --zmq-pub publisher); use the HTTP RPC, or --no-zmq")
+		}
+	}
+	return nil
+}
+
 // start starts the publisher when --zmq-pub is given (nil otherwise). It
 // must be called after pool follows c: the publisher reads the pool after
 // it took a new block's transactions out.
 func (z *zmqOptions) start(c *chain.Chain, pool *txpool.Pool, log *slog.Logger) (*zmqpub.Publisher, error) {
-	if z.disabled {
-		return nil, nil
-	}
-	for _, name := range []string{"zmq-rpc-bind-ip", "zmq-rpc-bind-port"} {
-		if z.flags != nil && z.flags.Changed(name) {
-			return nil, errors.New("--" + name + ": gonerod has no ZMQ RPC server (only the --zmq-pub publisher); use the HTTP RPC, or --no-zmq")
-		}
-	}
-	if len(z.pub) == 0 {
+	if z.disabled || len(z.pub) == 0 {
 		return nil, nil
 	}
 	p, err := zmqpub.Listen(z.pub, log)
