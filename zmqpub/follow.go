@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/txpool"
@@ -70,11 +71,43 @@ func (p *Publisher) chainChanged(c *chain.Chain, pool *txpool.Pool, ch chain.Mai
 		return
 	}
 	if final != nil {
-		p.MinerData(final)
+		repeat := *final
+		repeat.AlreadyGeneratedCoins = altGeneratedCoins(c, ch.Added, final.AlreadyGeneratedCoins)
+		p.MinerData(&repeat)
 	}
 	for i := range ch.Added {
 		p.publishBlock(&ch.Added[i])
 	}
+}
+
+// altGeneratedCoins is the already_generated_coins switch_to_alternative_
+// blockchain sends: that of the alternative chain's last block as
+// handle_alternative_block counted it, which adds each block's miner
+// transaction outputs (base reward plus fees: surprising, the main chain
+// adds the base reward only) to the coins generated below the split. If the
+// store cannot be read, the main chain's figure stands.
+func altGeneratedCoins(c *chain.Chain, added []chain.AddedBlock, mainFigure uint64) uint64 {
+	split := added[0].Meta.Height
+	if split == 0 {
+		return mainFigure
+	}
+	var gen uint64
+	if err := c.Store().View(func(r *chaindb.Reader) error {
+		m, err := r.MetaByHeight(split - 1)
+		gen = m.GeneratedCoins
+		return err
+	}); err != nil {
+		return mainFigure
+	}
+	for _, b := range added {
+		out, overflow := b.Block.MinerTx.OutputSum()
+		if overflow || out >= consensus.MoneySupply-gen {
+			gen = consensus.MoneySupply
+			continue
+		}
+		gen += out
+	}
+	return gen
 }
 
 func (p *Publisher) publishBlock(b *chain.AddedBlock) {

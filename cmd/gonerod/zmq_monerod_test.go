@@ -257,28 +257,72 @@ func TestZMQMatchesMonerod(t *testing.T) {
 		}
 	}
 
-	// 5. A reorganisation. monerod mines B1, B2 and pops them again; gonerod
-	// mines A, which goes to monerod; then B1 (an alternative block) and B2
-	// (the switch) go to both.
-	bs := mine(m.Call, 2)
-	bBlobs := []string{blockBlob(m.Call, bs[0]), blockBlob(m.Call, bs[1])}
+	// 5. A reorganisation whose second block carries a transaction C.
+	// monerod mines B1, gets C (do_not_relay), mines B2 with it, and pops
+	// both (C goes back to its pool); gonerod mines A, which goes to
+	// monerod; C goes to gonerod; then B1 (an alternative block) and B2
+	// (the switch) go to both. Between B1 and B2 both nodes' miner data
+	// list C in the backlog. The messages for A are not compared: monerod
+	// has C in its pool then, gonerod not yet (gonerod's submit_block needs
+	// an alternative block's transactions in the pool, so A must not carry
+	// C).
+	b1 := mine(m.Call, 1)[0]
+	drainAll := func(side func(pair) *zmqSub) map[string][]string {
+		out := map[string][]string{}
+		for prefix, p := range subs {
+			out[prefix] = side(p).drain(1500 * time.Millisecond)
+		}
+		return out
+	}
+	monerodSide := func(p pair) *zmqSub { return p.m }
+	gonerodSide := func(p pair) *zmqSub { return p.g }
+	drainAll(monerodSide)
+	if err := w.Call("refresh", struct{}{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var c walletTx
+	if err := w.Call("transfer", map[string]any{"destinations": []map[string]any{{"amount": 1_000_000_000_000, "address": monerodlab.AliceAddress}},
+		"account_index": 0, "priority": 0, "do_not_relay": true, "get_tx_hex": true}, &c); err != nil {
+		t.Fatal(err)
+	}
+	if answer := monerodSendRawTx(t, m, c.Hex, true); answer["status"] != "OK" {
+		t.Fatalf("monerod sendrawtransaction of C: %v", answer)
+	}
+	monerodC := drainAll(monerodSide)
+	b2 := mine(m.Call, 1)[0]
+	var b2Block struct {
+		TxHashes []string `json:"tx_hashes"`
+	}
+	if err := m.Call("getblock", map[string]any{"hash": b2}, &b2Block); err != nil || !slices.Equal(b2Block.TxHashes, []string{c.Hash}) {
+		t.Fatalf("monerod's B2 has transactions %v (%v), want C %s", b2Block.TxHashes, err, c.Hash)
+	}
+	bBlobs := []string{blockBlob(m.Call, b1), blockBlob(m.Call, b2)}
 	if body, err := m.Post("/pop_blocks", []byte(`{"nblocks":2}`)); err != nil || !strings.Contains(string(body), `"OK"`) {
 		t.Fatalf("monerod pop_blocks: %v %s", err, body)
 	}
-	for _, p := range subs {
-		p.m.drain(500 * time.Millisecond) // monerod's messages for B1, B2 as main-chain blocks
-	}
+	drainAll(monerodSide)
 	for _, id := range mine(g.call, 1) {
 		submit(m.Call, "monerod", blockBlob(g.call, id))
 	}
-	compare("block A")
+	drainAll(monerodSide)
+	drainAll(gonerodSide)
+	if answer := g.sendRawTx(t, c.Hex, true); answer["status"] != "OK" {
+		t.Fatalf("gonerod sendrawtransaction of C: %v", answer)
+	}
+	gonerodC := drainAll(gonerodSide)
+	for prefix := range subs {
+		compareMessages(t, "transaction C ["+prefix+"]", gonerodC[prefix], monerodC[prefix])
+	}
 	for _, blob := range bBlobs {
 		submit(g.call, "gonerod", blob)
 		submit(m.Call, "monerod", blob)
 	}
-	compare("reorganisation")
-	if gi, mi := g.info(t), monerodInfo(t, m); gi.TopHash != mi.TopHash || gi.TopHash != bs[1] {
-		t.Fatalf("tops after the reorganisation: gonerod %s, monerod %s, want %s", gi.TopHash, mi.TopHash, bs[1])
+	msgs := compare("reorganisation")
+	if len(msgs) < 1 || !strings.Contains(msgs[0], `"tx_backlog":[{"id":"`+c.Hash+`"`) {
+		t.Errorf("the reorganisation's first miner data does not list C: %.400s", msgs)
+	}
+	if gi, mi := g.info(t), monerodInfo(t, m); gi.TopHash != mi.TopHash || gi.TopHash != b2 {
+		t.Fatalf("tops after the reorganisation: gonerod %s, monerod %s, want %s", gi.TopHash, mi.TopHash, b2)
 	}
 }
 
