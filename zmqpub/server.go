@@ -40,6 +40,11 @@ const (
 	// QueueLen is each subscriber's queue, in messages: libzmq's default
 	// ZMQ_SNDHWM, which monerod leaves as is.
 	QueueLen = 1000
+	// QueueBytes bounds the bytes of each subscriber's queue as well: with
+	// full-chain messages of big blocks, 1000 messages could be a gigabyte
+	// (messages are shared between subscribers, so this bounds the total
+	// too, whatever the number of stalled subscribers).
+	QueueBytes = 64 << 20
 	// MaxPrefixes bounds one subscriber's subscriptions; more are ignored.
 	MaxPrefixes = 256
 	// HandshakeTimeout bounds the ZMTP greeting and handshake.
@@ -73,6 +78,7 @@ type subscriber struct {
 	zc       *zmq4.Conn
 	prefixes map[string]struct{}
 	queue    chan []byte
+	queued   atomic.Int64 // bytes in queue
 	done     chan struct{}
 }
 
@@ -318,6 +324,7 @@ func (s *subscriber) write() {
 		case <-s.done:
 			return
 		case msg := <-s.queue:
+			s.queued.Add(-int64(len(msg)))
 			// One frame, "topic:json", as monerod sends it.
 			if err := s.zc.SendMsg(zmq4.NewMsg(msg)); err != nil {
 				_ = s.conn.Close() // the reader sees it and cleans up
@@ -339,8 +346,13 @@ func (p *Publisher) deliver(msg []byte) {
 	for s := range p.subs {
 		for prefix := range s.prefixes {
 			if len(msg) >= len(prefix) && string(msg[:len(prefix)]) == prefix {
+				if s.queued.Load()+int64(len(msg)) > QueueBytes {
+					p.dropped.Add(1)
+					break
+				}
 				select {
 				case s.queue <- msg:
+					s.queued.Add(int64(len(msg)))
 				default:
 					p.dropped.Add(1)
 				}

@@ -318,3 +318,26 @@ func TestListenAddresses(t *testing.T) {
 		}
 	}
 }
+
+// A stalled subscriber's queue is bounded in bytes too.
+func TestStalledSubscriberBytes(t *testing.T) {
+	p, addr := startPublisher(t)
+	dialSub(t, addr, "json-full-chain_main") // never reads
+	waitInterest(t, p, bitFullChain)
+	blk := testBlock(1<<20, 1) // a 2 MiB message (extra as hex)
+	for i := range 50 {
+		p.ChainMain(uint64(i), []*cryptonote.Block{blk}, []cryptonote.Hash{{}})
+		p.Flush()
+	}
+	p.mu.Lock()
+	var queued int64
+	for s := range p.subs {
+		queued = max(queued, s.queued.Load())
+	}
+	p.mu.Unlock()
+	_, dropped, _ := p.Stats()
+	t.Logf("queued %d bytes, %d messages dropped", queued, dropped)
+	if queued > QueueBytes || dropped == 0 {
+		t.Fatalf("queued %d bytes (limit %d), dropped %d", queued, QueueBytes, dropped)
+	}
+}
