@@ -615,7 +615,7 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 	n.log.Debug("new transactions from peer", "conn", c, "txs", len(nt.Txs), "stem", nt.Stem)
 	var stem, fluff []*txpool.Entry
 	for _, b := range nt.Txs {
-		e, err := n.pool.Add(b, txpool.AddOptions{Source: txpool.SourceP2P})
+		e, err := n.pool.Add(b, txpool.AddOptions{Source: txpool.SourceP2P, Stem: nt.Stem})
 		switch {
 		case errors.Is(err, txpool.ErrAlreadyInPool):
 			if _, inStem := n.pool.StemPhase(e.ID); inStem {

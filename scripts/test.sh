@@ -51,7 +51,7 @@ else
 fi
 
 # Concurrent packages run under the race detector, the rest plainly; each package runs once.
-race_re='/(chaindb|randomx|chain|httpd|rpc|p2p|levin|miner|txpool|metrics)$'
+race_re='/(chaindb|randomx|chain|httpd|rpc|p2p|levin|miner|txpool|metrics|zmqpub)$'
 mapfile -t race_pkgs < <(go list ./... | grep -E "$race_re" || true)
 mapfile -t plain_pkgs < <(go list ./... | grep -vE "$race_re")
 step "go test -race (${#race_pkgs[@]} concurrent packages)"

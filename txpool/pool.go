@@ -72,6 +72,9 @@ type Entry struct {
 	// it has not seen it fluffed by then. Read them through StemPhase.
 	Stem         bool
 	EmbargoUntil time.Time
+	// ArrivedOnStem: a peer sent it on a Dandelion++ stem (monerod's
+	// relay_method::stem at arrival; MarkStem may set Stem later anyway).
+	ArrivedOnStem bool
 	// DoubleSpendSeen: a later transaction tried to spend one of this
 	// one's key images (tx_memory_pool::mark_double_spend).
 	DoubleSpendSeen bool
@@ -159,6 +162,7 @@ func (p *Pool) OnAdd(fn func(*Entry)) {
 type AddOptions struct {
 	Source     Source
 	DoNotRelay bool
+	Stem       bool // SourceP2P: it came on a Dandelion++ stem
 	loading    bool // Load: no listeners (nothing is relayed again)
 }
 
@@ -207,7 +211,8 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 	}
 	p.observe(nil)
 	e := &Entry{ID: id, Tx: tx, Blob: append([]byte(nil), blob...), Fee: fee, Weight: weight,
-		Received: p.now(), Source: opts.Source, DoNotRelay: opts.DoNotRelay, KeptByBlock: keptByBlock}
+		Received: p.now(), Source: opts.Source, DoNotRelay: opts.DoNotRelay, KeptByBlock: keptByBlock,
+		ArrivedOnStem: opts.Stem}
 	p.insert(e)
 	p.prune()
 	_, kept := p.txs[id]

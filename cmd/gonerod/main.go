@@ -56,6 +56,7 @@ type options struct {
 	metricsBindPort uint16
 
 	p2p            p2pOptions
+	zmq            zmqOptions
 	startMining    string
 	miningInterval time.Duration
 }
@@ -208,6 +209,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	rf.StringVar(&o.metricsBindIP, "metrics-bind-ip", "127.0.0.1", "IP the Prometheus metrics listener binds to")
 	rf.Uint16Var(&o.metricsBindPort, "metrics-bind-port", 0, "serve Prometheus metrics at /metrics on this port (0: no metrics listener)")
 	o.p2p.addFlags(rf)
+	o.zmq.addFlags(rf)
 	rf.StringVar(&o.startMining, "start-mining", "", "regtest: mine blocks continuously, paying this address (standard, integrated or subaddress)")
 	rf.DurationVar(&o.miningInterval, "mining-interval", 5*time.Second, "with --start-mining: pause between blocks (0: none)")
 	root.AddCommand(newImportCommand(o), &cobra.Command{

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -146,6 +147,10 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"--regtest", "--start-mining", alice[:40] + "1" + alice[41:]}, "checksum mismatch"},
 		{[]string{"--regtest", "--start-mining", alice + "0"}, "not valid base58"},
 		{[]string{"--regtest", "--start-mining", alice, "--mining-interval", "-1s"}, "is negative"},
+		{[]string{"--regtest", "--zmq-rpc-bind-port", "18082"}, "gonerod has no ZMQ RPC server"},
+		{[]string{"--regtest", "--zmq-rpc-bind-ip", "127.0.0.1"}, "gonerod has no ZMQ RPC server"},
+		{[]string{"--regtest", "--zmq-pub", "tcp://127.0.0.1"}, "want tcp://IP:PORT"},
+		{[]string{"--regtest", "--zmq-pub", "udp://127.0.0.1:1"}, "want tcp://IP:PORT or ipc://PATH"},
 	}
 	for _, c := range cases {
 		cmd := exec.Command(bin, append(c.args, "--data-dir", data)...)
@@ -399,6 +404,44 @@ func TestRPCLimitFlags(t *testing.T) {
 		}
 		if _, _, err := o.rpcConfigs(); err == nil {
 			t.Errorf("%v accepted", args)
+		}
+	}
+}
+
+// The real binary publishes over ZMQ (here on an ipc:// endpoint): a
+// subscriber to json-minimal-chain_main gets each mined block's height and
+// id as getblockheaderbyheight reports them. monerod's bytes are compared
+// in TestZMQMatchesMonerod.
+func TestZMQPublishes(t *testing.T) {
+	bin := buildGonerod(t)
+	endpoint := "ipc://" + filepath.Join(t.TempDir(), "zmq.sock")
+	g := startGonerod(t, bin, t.TempDir(), "--offline", "--zmq-pub", endpoint)
+	sub := subscribe(t, endpoint, "json-minimal-chain_main")
+	time.Sleep(500 * time.Millisecond)
+	var gen struct {
+		Blocks []string `json:"blocks"`
+		Height uint64   `json:"height"`
+	}
+	if err := g.call("generateblocks", map[string]any{"amount_of_blocks": 2, "wallet_address": alice}, &gen); err != nil || len(gen.Blocks) != 2 {
+		t.Fatalf("generateblocks: %v %+v", err, gen)
+	}
+	msgs := sub.drain(time.Second)
+	if len(msgs) != 2 {
+		t.Fatalf("got %d messages: %q", len(msgs), msgs)
+	}
+	for i, msg := range msgs {
+		var hdr struct {
+			Header struct {
+				Height   uint64 `json:"height"`
+				PrevHash string `json:"prev_hash"`
+			} `json:"block_header"`
+		}
+		if err := g.call("getblockheaderbyhash", map[string]any{"hash": gen.Blocks[i]}, &hdr); err != nil {
+			t.Fatal(err)
+		}
+		want := fmt.Sprintf(`json-minimal-chain_main:{"first_height":%d,"first_prev_id":"%s","ids":["%s"]}`, hdr.Header.Height, hdr.Header.PrevHash, gen.Blocks[i])
+		if msg != want {
+			t.Errorf("message %d: %s, want %s", i, msg, want)
 		}
 	}
 }

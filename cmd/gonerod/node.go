@@ -33,6 +33,9 @@ func runNode(o *options) error {
 	if err != nil {
 		return err
 	}
+	if err := o.zmq.check(); err != nil {
+		return err
+	}
 	network, err := o.network()
 	if err != nil {
 		return err
@@ -77,6 +80,14 @@ func runNode(o *options) error {
 	if len(stored) > 0 {
 		kept := pool.Load(stored)
 		log.Info("transaction pool loaded", "stored", len(stored), "kept", kept)
+	}
+	// The ZMQ publisher follows the chain after the pool does.
+	zmqPub, err := o.zmq.start(n.chain, pool, log)
+	if err != nil {
+		return err
+	}
+	if zmqPub != nil {
+		defer zmqPub.Close()
 	}
 	peers, err := o.p2p.startP2P(n.chain, pool, n.net, o.dataDir, log)
 	if err != nil {

@@ -228,7 +228,7 @@ type gonerod struct {
 	client           *http.Client
 }
 
-func startGonerod(t *testing.T, bin, data string) *gonerod {
+func startGonerod(t *testing.T, bin, data string, extra ...string) *gonerod {
 	t.Helper()
 	g := &gonerod{rpcPort: freePort(t), p2pPort: freePort(t), client: &http.Client{Timeout: 30 * time.Second}}
 	logPath := filepath.Join(t.TempDir(), "gonerod.log")
@@ -237,8 +237,9 @@ func startGonerod(t *testing.T, bin, data string) *gonerod {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--log-level", "debug",
-		"--rpc-bind-port", strconv.Itoa(g.rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(g.p2pPort))
+	args := append([]string{"--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--log-level", "debug",
+		"--rpc-bind-port", strconv.Itoa(g.rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(g.p2pPort)}, extra...)
+	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -153,7 +153,7 @@ type Monerod struct {
 }
 
 // StartMonerod starts monerod (regtest, fixed difficulty 1, offline unless
-// extra args say --online) on a copy of nodeDir, and stops it when the test
+// extra args say --online; ZMQ off unless one says --zmq-pub=ADDR) on a copy of nodeDir, and stops it when the test
 // ends. nodeDir may be "" for an empty chain.
 func (l *Lab) StartMonerod(t testing.TB, nodeDir string, extra ...string) *Monerod {
 	t.Helper()
@@ -169,9 +169,12 @@ func (l *Lab) StartMonerod(t testing.TB, nodeDir string, extra ...string) *Moner
 	args := []string{"start", "-d", data, "-r", strconv.Itoa(m.RPCPort), "-p", strconv.Itoa(m.P2PPort)}
 	var opts, monerodArgs []string
 	for _, a := range extra {
-		switch a {
-		case "--online", "--restricted", "--fresh":
+		switch {
+		case a == "--online" || a == "--restricted" || a == "--fresh":
 			opts = append(opts, a)
+		case strings.HasPrefix(a, "--zmq-pub="):
+			// monerod-lab's own option: it drops --no-zmq and publishes there.
+			opts = append(opts, "--zmq-pub", strings.TrimPrefix(a, "--zmq-pub="))
 		default:
 			monerodArgs = append(monerodArgs, a)
 		}
