@@ -104,11 +104,11 @@ func hardForkState(r *chaindb.Reader, net params.Network, height uint64, version
 	forks := net.HardForks()
 	newest := forks[len(forks)-1].Version
 	var f hardForkFacts
-	if height > 0 {
-		f.version = net.VersionAt(height - 1) // the top block's version
-	} else {
-		f.version = net.VersionAt(0)
-	}
+	// HardFork's current version is the fork voted in for the next block
+	// (get_voted_fork_index(height) at start-up and after each block; every
+	// v0.18 threshold is 0), not the top block's: on a chain of genesis
+	// alone, regtest's is already the newest.
+	f.version = net.VersionAt(height)
 	if version == 0 {
 		version = nextForkVersion(forks, height)
 	}

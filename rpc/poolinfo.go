@@ -33,6 +33,14 @@ func init() {
 // shows it.
 const neverRelayed = ^uint64(0)
 
+// reportedRelayed is the relayed flag monerod reports: a transaction a
+// popped block brought back is added with relayed set (add_tx's relayed
+// argument, relay_method::block) while its last_relayed_time stays
+// neverRelayed; gonero's entry says whether this node handed it on.
+func reportedRelayed(e *txpool.Entry) bool {
+	return e.Relayed || e.Source == txpool.SourceBlock
+}
+
 // hash32Less is the order of monerod's pool table (LMDB compare_hash32):
 // the id as eight little-endian uint32 words, compared from the last.
 func hash32Less(a, b cryptonote.Hash) int {
@@ -121,7 +129,7 @@ func (s *Server) serveTransactionPool(req *httpd.Request) httpd.Response {
 			e := &entries[i]
 			info := txInfo{IDHash: e.ID.String(), TxJSON: e.Tx.MonerodJSON(), BlobSize: uint64(len(e.Blob)),
 				Weight: e.Weight, Fee: e.Fee, KeptByBlock: e.KeptByBlock, LastFailedIDHash: cryptonote.Hash{}.String(),
-				Relayed: e.Relayed, DoNotRelay: e.DoNotRelay, DoubleSpendSeen: e.DoubleSpendSeen,
+				Relayed: reportedRelayed(e), DoNotRelay: e.DoNotRelay, DoubleSpendSeen: e.DoubleSpendSeen,
 				TxBlobHex: hex.EncodeToString(e.Blob)}
 			h, id, err := maxUsedBlock(r, e.Tx)
 			if err != nil {
@@ -200,7 +208,7 @@ func poolStats(entries []txpool.Entry, at time.Time) txpoolStats {
 			st.BytesMin = weight
 		}
 		st.BytesMax = max(st.BytesMax, weight)
-		if !e.Relayed {
+		if !reportedRelayed(e) {
 			st.NumNotRelayed++
 		}
 		st.FeeTotal += e.Fee

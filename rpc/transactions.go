@@ -195,7 +195,7 @@ func (s *Server) getTransactions(in *getTransactionsRequest, restricted bool) *g
 				still = append(still, i)
 				continue
 			}
-			e := &txEntry{TxHash: in.TxsHashes[i], InPool: true, DoubleSpendSeen: pe.DoubleSpendSeen, Relayed: pe.Relayed}
+			e := &txEntry{TxHash: in.TxsHashes[i], InPool: true, DoubleSpendSeen: pe.DoubleSpendSeen, Relayed: reportedRelayed(&pe)}
 			if !restricted {
 				e.ReceivedTimestamp = uint64(pe.Received.Unix())
 			}
