@@ -1,6 +1,7 @@
 // Command gonerod is the gonero Monero node. It keeps a chain it has checked
 // itself in an embedded store. Subcommands: import (fill the chain from a
-// monero-blockchain-export file) and version.
+// monero-blockchain-export file), version, and monerod's operator commands
+// (status, print_height, ...) sent to a running node over RPC.
 package main
 
 import (
@@ -207,6 +208,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 		Args:  cobra.NoArgs,
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "gonerod", Version) },
 	})
+	addOperatorCommands(root, o)
 	return root
 }
 
