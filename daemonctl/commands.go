@@ -468,9 +468,9 @@ type poolTx struct {
 	BlobSize           uint64 `json:"blob_size"`
 	Weight             uint64 `json:"weight"`
 	Fee                uint64 `json:"fee"`
-	ReceiveTime        int64  `json:"receive_time"`
+	ReceiveTime        uint64 `json:"receive_time"`
 	Relayed            bool   `json:"relayed"`
-	LastRelayedTime    int64  `json:"last_relayed_time"`
+	LastRelayedTime    uint64 `json:"last_relayed_time"`
 	DoNotRelay         bool   `json:"do_not_relay"`
 	KeptByBlock        bool   `json:"kept_by_block"`
 	DoubleSpendSeen    bool   `json:"double_spend_seen"`
@@ -512,7 +512,9 @@ func (x *Ctl) PrintPool(args []string) bool {
 		for _, t := range r.Transactions {
 			relayed := "no"
 			if t.Relayed {
-				relayed = fmt.Sprintf("%d (%s)", t.LastRelayedTime, humanTimeAgo(t.LastRelayedTime, now))
+				// monerod passes these as time_t: 2^64-1 (a transaction
+				// back from a popped block) is -1 there.
+				relayed = fmt.Sprintf("%d (%s)", t.LastRelayedTime, humanTimeAgo(int64(t.LastRelayedTime), now))
 			}
 			var feePerByte uint64
 			if t.Weight > 0 {
@@ -522,7 +524,7 @@ func (x *Ctl) PrintPool(args []string) bool {
 			x.msg(fmt.Sprintf("id: %s\n%s\nblob_size: %d\nweight: %d\nfee: %s\nfee/byte: %s\nreceive_time: %d (%s)\nrelayed: %s\n"+
 				"do_not_relay: %s\nkept_by_block: %s\ndouble_spend_seen: %s\nmax_used_block_height: %d\nmax_used_block_id: %s\n"+
 				"last_failed_height: %d\nlast_failed_id: %s\n", t.IDHash, t.TxJSON, t.BlobSize, t.Weight, printMoney(t.Fee),
-				printMoney(feePerByte), t.ReceiveTime, humanTimeAgo(t.ReceiveTime, now), relayed, tf(t.DoNotRelay), tf(t.KeptByBlock),
+				printMoney(feePerByte), t.ReceiveTime, humanTimeAgo(int64(t.ReceiveTime), now), relayed, tf(t.DoNotRelay), tf(t.KeptByBlock),
 				tf(t.DoubleSpendSeen), t.MaxUsedBlockHeight, t.MaxUsedBlockID, t.LastFailedHeight, t.LastFailedID))
 		}
 		if len(r.SpentKeyImages) == 0 {
@@ -895,6 +897,7 @@ func (x *Ctl) StartMining(args []string) bool {
 	}
 	a, err := address.Parse(args[0])
 	if err != nil {
+		x.logError("wrong address: " + args[0])
 		x.invalid("Target account address has wrong format")
 		return true
 	}

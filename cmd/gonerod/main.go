@@ -176,8 +176,15 @@ func newRootCommandFor(o *options) *cobra.Command {
 			"Without a subcommand it opens the chain and runs until SIGINT or SIGTERM.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
-		RunE:          func(cmd *cobra.Command, _ []string) error { return runNode(o) },
+		// Any other word is an operator command gonerod does not know:
+		// monerod's answer (its command list, "Unknown command", exit 1).
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				os.Exit(unknownOperatorCommand(args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			}
+			return runNode(o)
+		},
 	}
 	f := root.PersistentFlags()
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for the chain store (a network subdirectory is used, as monerod does)")

@@ -116,3 +116,10 @@ func parseLogin(s string, in io.Reader, errOut io.Writer) (*daemonctl.Login, boo
 	}
 	return &daemonctl.Login{User: user, Password: strings.TrimRight(line, "\r\n")}, true
 }
+
+// unknownOperatorCommand answers a command gonerod does not implement as
+// monerod does: the command list on stdout, "Unknown command" on stderr.
+func unknownOperatorCommand(args []string, out, errOut io.Writer) int {
+	ctl := &daemonctl.Ctl{Out: out, Banner: "gonero (v" + Version + ")"}
+	return ctl.Run(args, errOut)
+}
