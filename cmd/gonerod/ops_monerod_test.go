@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gonero/gonero/daemonctl"
 	"github.com/gonero/gonero/internal/monerodlab"
 )
 
@@ -120,10 +121,10 @@ func sortKeyImages(out string) string {
 // opsPair runs the same command through monerod's client against monerod
 // and through gonerod's against gonerod.
 type opsPair struct {
-	t                 *testing.T
-	bin, monerodData  string
-	mPort, gPort      int
-	monerodExtra, env []string
+	t                *testing.T
+	bin, monerodData string
+	mPort, gPort     int
+	monerodExtra     []string
 }
 
 func (p *opsPair) run(stdin string, args ...string) (theirs, ours opsRun) {
@@ -293,7 +294,6 @@ func TestOperatorCommandsMatchMonerod(t *testing.T) {
 		pool = sub.same("print_pool")
 		sub.same("print_pool_stats")
 	})
-	p.same("print_pool_stats")
 	txids := regexp.MustCompile(`(?m)^id: ([0-9a-f]{64})$`).FindAllStringSubmatch(pool, -1)
 	if len(txids) == 0 {
 		t.Fatalf("no transactions in the pool after pop_blocks:\n%s", pool)
@@ -386,9 +386,28 @@ func must(b []byte, err error) []byte {
 // terminal: monerod reads it from there), through both clients against
 // both daemons (empty regtest chains, digest authentication on).
 func TestOperatorCommandsLogin(t *testing.T) {
-	lab := monerodlab.Require(t)
+	monerodlab.Require(t)
 	bin := buildGonerod(t)
-	m := lab.StartMonerodDirect(t, "--fixed-difficulty", "1", "--rpc-login", "alice:s3cret")
+	// monerodlab's readiness check has no login; this monerod is started
+	// here, as a child of the test (which Require has checked runs inside
+	// the loopback-only namespace), and polled with the login.
+	mport, mdata := freePort(t), t.TempDir()
+	mcmd := exec.Command("monerod", "--regtest", "--offline", "--no-igd", "--no-zmq", "--disable-dns-checkpoints",
+		"--check-updates", "disabled", "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(freePort(t)),
+		"--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", strconv.Itoa(mport), "--non-interactive", "--data-dir", mdata,
+		"--fixed-difficulty", "1", "--rpc-login", "alice:s3cret")
+	if err := mcmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mcmd.Process.Kill(); _ = mcmd.Wait() })
+	m := &monerodlab.Monerod{RPCPort: mport}
+	waitFor(t, 120*time.Second, "monerod's RPC", func() bool {
+		c := &daemonctl.HTTPClient{Host: "127.0.0.1", Port: strconv.Itoa(mport), Login: &daemonctl.Login{User: "alice", Password: "s3cret"}}
+		var h struct {
+			Status string `json:"status"`
+		}
+		return c.Path("/get_height", struct{}{}, &h) == nil && h.Status == "OK"
+	})
 	gport := freePort(t)
 	node := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", t.TempDir(), "--offline",
 		"--rpc-bind-port", strconv.Itoa(gport), "--rpc-login", "alice:s3cret")
@@ -408,7 +427,13 @@ func TestOperatorCommandsLogin(t *testing.T) {
 	if out := p.same("--rpc-login", "alice:s3cret", "print_height"); out != "1\n" {
 		t.Errorf("with the login: %q", out)
 	}
-	p.same("--rpc-login", "alice:s3cret", "hard_fork_info")
+	// gonero's hard_fork_info on a chain of genesis alone differs from
+	// monerod's (rpc/forks.go, reported): kept apart so it shows by name.
+	t.Run("hard_fork_info on an empty regtest chain", func(t *testing.T) {
+		sub := *p
+		sub.t = t
+		sub.same("--rpc-login", "alice:s3cret", "hard_fork_info")
+	})
 	p.sameIn("s3cret\n", "--rpc-login", "alice", "print_height")
 	p.sameIn("", "--rpc-login", "alice", "print_height")
 	for _, port := range []string{"x", "99999"} {
