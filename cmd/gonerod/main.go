@@ -1,6 +1,7 @@
 // Command gonerod is the gonero Monero node. It keeps a chain it has checked
 // itself in an embedded store. Subcommands: import (fill the chain from a
-// monero-blockchain-export file) and version.
+// monero-blockchain-export file), version, and monerod's operator commands
+// (status, print_height, ...) sent to a running node over RPC.
 package main
 
 import (
@@ -183,8 +184,15 @@ func newRootCommandFor(o *options) *cobra.Command {
 			"Without a subcommand it opens the chain and runs until SIGINT or SIGTERM.",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Args:          cobra.NoArgs,
-		RunE:          func(cmd *cobra.Command, _ []string) error { return runNode(o) },
+		// Any other word is an operator command gonerod does not know:
+		// monerod's answer (its command list, "Unknown command", exit 1).
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				os.Exit(unknownOperatorCommand(args, cmd.OutOrStdout(), cmd.ErrOrStderr()))
+			}
+			return runNode(o)
+		},
 	}
 	f := root.PersistentFlags()
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for the chain store (a network subdirectory is used, as monerod does)")
@@ -218,6 +226,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 		Args:  cobra.NoArgs,
 		Run:   func(cmd *cobra.Command, _ []string) { fmt.Fprintln(cmd.OutOrStdout(), "gonerod", Version) },
 	})
+	addOperatorCommands(root, o)
 	return root
 }
 
