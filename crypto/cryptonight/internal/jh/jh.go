@@ -145,51 +145,70 @@ func roundConstants() (cs [rounds][32]byte) {
 	return cs
 }
 
-// bit returns bit k of h, bit 0 being the most significant of byte 0.
-func bit(h *[stateSize]byte, k int) byte { return h[k/8] >> (7 - k%8) & 1 }
+// element is the element that holds bit i+256·b of H (i < 256) in its
+// bit b (bit 0 the most significant): element 2i for i < 128, 2(i-128)+1
+// otherwise.
+func element(i int) int {
+	if i < 128 {
+		return 2 * i
+	}
+	return 2*(i-128) + 1
+}
 
 // group arranges H's 1024 bits into 256 elements: element 2i holds bits
 // i, i+256, i+512, i+768 and element 2i+1 bits i+128, i+384, i+640,
-// i+896 (i < 128), the first of each in the element's top bit.
+// i+896 (i < 128), the first of each in the element's top bit. Byte m of
+// H holds bits 8m..8m+7, which all go to the same bit b = m/32 of eight
+// elements.
 func group(h *[stateSize]byte, q *[elements]byte) {
-	for i := range 128 {
-		q[2*i] = bit(h, i)<<3 | bit(h, i+256)<<2 | bit(h, i+512)<<1 | bit(h, i+768)
-		q[2*i+1] = bit(h, i+128)<<3 | bit(h, i+384)<<2 | bit(h, i+640)<<1 | bit(h, i+896)
+	*q = [elements]byte{}
+	for m, v := range h {
+		shift := 3 - m/32
+		base := 8 * (m % 32)
+		for t := range 8 {
+			q[element(base+t)&(elements-1)] |= v >> (7 - t) & 1 << shift
+		}
 	}
 }
 
 // degroup is group's inverse.
 func degroup(q *[elements]byte, h *[stateSize]byte) {
-	*h = [stateSize]byte{}
-	set := func(k int, v byte) { h[k/8] |= v & 1 << (7 - k%8) }
-	for i := range 128 {
-		a, b := q[2*i], q[2*i+1]
-		set(i, a>>3)
-		set(i+256, a>>2)
-		set(i+512, a>>1)
-		set(i+768, a)
-		set(i+128, b>>3)
-		set(i+384, b>>2)
-		set(i+640, b>>1)
-		set(i+896, b)
+	for m := range h {
+		shift := 3 - m/32
+		base := 8 * (m % 32)
+		var v byte
+		for t := range 8 {
+			v |= q[element(base+t)&(elements-1)] >> shift & 1 << (7 - t)
+		}
+		h[m] = v
 	}
 }
 
-// e8 is JH's bijection on the 1024-bit state.
+// e8 is JH's bijection on the 1024-bit state. Each round reads its pairs
+// through the previous round's permutation: pair i of a round is elements
+// roundSource[2i] and roundSource[2i+1] of the previous round's output
+// (the identity before the first round).
 func e8(h *[stateSize]byte) {
 	var q, w [elements]byte
 	group(h, &q)
-	for r := range rounds {
+	sel := &selectors[0]
+	for i := range elements / 2 {
+		v := pairTable[sel[i]&3][q[2*i]<<4|q[2*i+1]]
+		w[2*i], w[2*i+1] = v>>4, v&15
+	}
+	in, out := &w, &q
+	for r := 1; r < rounds; r++ {
 		sel := &selectors[r]
 		for i := range elements / 2 {
-			v := pairTable[sel[i]][q[2*i]<<4|q[2*i+1]]
-			w[2*i], w[2*i+1] = v>>4, v&15
+			v := pairTable[sel[i]&3][in[roundSource[2*i]]<<4|in[roundSource[2*i+1]]]
+			out[2*i], out[2*i+1] = v>>4, v&15
 		}
-		for k, s := range roundSource {
-			q[k] = w[s]
-		}
+		in, out = out, in
 	}
-	degroup(&q, h)
+	for k, s := range roundSource {
+		out[k] = in[s]
+	}
+	degroup(out, h)
 }
 
 // compress is F8: the block enters the first half of the state before E8
