@@ -76,15 +76,20 @@ func mul(a, b byte) byte {
 }
 
 // aesSbox builds the AES S-box from its definition: the multiplicative
-// inverse in GF(2^8) (0 for 0) followed by the affine map.
+// inverse in GF(2^8) (0 for 0) followed by the affine map. Inverses come
+// from powers of the generator 3: x = 3^k has inverse 3^(255-k).
 func aesSbox() (s [256]byte) {
+	var exp [255]byte
+	var log [256]int
+	p := byte(1)
+	for k := range exp {
+		exp[k], log[p] = p, k
+		p = mul(p, 3)
+	}
 	for x := range 256 {
 		var inv byte
-		for y := 1; y < 256 && x != 0; y++ {
-			if mul(byte(x), byte(y)) == 1 {
-				inv = byte(y)
-				break
-			}
+		if x != 0 {
+			inv = exp[(255-log[x])%255]
 		}
 		b := inv
 		s[x] = b ^ bits.RotateLeft8(b, 1) ^ bits.RotateLeft8(b, 2) ^
