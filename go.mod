@@ -17,7 +17,6 @@ require (
 )
 
 require (
-	ekyu.moe/cryptonight v0.3.0
 	github.com/aead/skein v0.0.0-20160722084837-9365ae6e95d2
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
@@ -38,5 +37,3 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
 )
-
-replace ekyu.moe/cryptonight => github.com/Equim-chan/cryptonight v0.3.0

@@ -15,10 +15,10 @@ import (
 	"math"
 	"math/bits"
 
-	"ekyu.moe/cryptonight/groestl"
-	"ekyu.moe/cryptonight/jh"
 	"github.com/aead/skein"
 	"github.com/dchest/blake256"
+	"github.com/gonero/gonero/crypto/cryptonight/internal/groestl"
+	"github.com/gonero/gonero/crypto/cryptonight/internal/jh"
 )
 
 // Size is the length of a CryptoNight hash.
@@ -126,8 +126,8 @@ func (h *Hasher) sum(data []byte, variant int, height uint64) [Size]byte {
 // two bits.
 var finalHashes = [4]func([]byte) [Size]byte{
 	func(b []byte) [Size]byte { return blake256.Sum256(b) },
-	func(b []byte) (out [Size]byte) { copy(out[:], groestl.Sum256(b)); return out },
-	func(b []byte) (out [Size]byte) { copy(out[:], jh.Sum256(b)); return out },
+	groestl.Sum256,
+	jh.Sum256,
 	// Skein-512 with a 256-bit output (monerod's skein_hash(256, …)).
 	func(b []byte) (out [Size]byte) { skein.Sum256(&out, b, nil); return out },
 }
