@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CGO_ENABLED=1
-FUZZTIME=${FUZZTIME:-7s}
+FUZZTIME=${FUZZTIME:-5s}
 
 step() { printf '\n== %s\n' "$*"; }
 
