@@ -7,6 +7,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -135,6 +136,11 @@ func TestStalledSubscriber(t *testing.T) {
 	_ = stalled
 	waitInterest(t, p, bitFullChain|bitMinimalChain|bitMinerData|bitFullTxpool|bitMinimalTxpool)
 	const batches, perBatch, extra = 30, 100, 20_000 // 3000 blocks of 20 kB: far more than socket buffers hold
+	// The reading subscriber is given time to take each batch (100
+	// messages, a tenth of its queue) before the next: what is tested is
+	// that the stalled one never holds it up, not how fast it reads on a
+	// machine busy with -race.
+	var got atomic.Int64
 	received := make(chan int)
 	go func() {
 		n := 0
@@ -144,6 +150,7 @@ func TestStalledSubscriber(t *testing.T) {
 				break
 			}
 			n++
+			got.Store(int64(n))
 		}
 		received <- n
 	}()
@@ -156,6 +163,9 @@ func TestStalledSubscriber(t *testing.T) {
 			slowest = max(slowest, time.Since(began))
 		}
 		p.Flush()
+		for deadline := time.Now().Add(10 * time.Second); got.Load() < int64((b+1)*perBatch) && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
 	}
 	if n := <-received; n != batches*perBatch {
 		t.Fatalf("the reading subscriber got %d of %d messages", n, batches*perBatch)
