@@ -403,9 +403,7 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 		}
 	}
 	w.FieldUint64("start_height", start)
-	w.FieldString("status", status)
-	w.FieldString("top_hash", "")
-	w.FieldBool("untrusted", false)
+	writeBinTail(w, status)
 	s.answers.put(version, s.answerVersion(), routeGetBlocks, req, w.Bytes())
 	return binResponse(w)
 }
@@ -461,9 +459,7 @@ func (s *Server) serveGetBlocksByHeight(req *httpd.Request) httpd.Response {
 		}
 	}
 	w.FieldUint64("credits", 0)
-	w.FieldString("status", status)
-	w.FieldString("top_hash", "")
-	w.FieldBool("untrusted", false)
+	writeBinTail(w, status)
 	return binResponse(w)
 }
 
@@ -514,9 +510,7 @@ func (s *Server) serveGetHashes(req *httpd.Request) httpd.Response {
 		w.FieldBlob("m_block_ids", ids)
 	}
 	w.FieldUint64("start_height", start)
-	w.FieldString("status", status)
-	w.FieldString("top_hash", "")
-	w.FieldBool("untrusted", false)
+	writeBinTail(w, status)
 	return binResponse(w)
 }
 
@@ -556,9 +550,7 @@ func (s *Server) serveGetOIndexes(req *httpd.Request) httpd.Response {
 			w.Uint64(v)
 		}
 	}
-	w.FieldString("status", statusOK)
-	w.FieldString("top_hash", "")
-	w.FieldBool("untrusted", false)
+	writeBinTail(w, statusOK)
 	return binResponse(w)
 }
 
@@ -925,9 +917,7 @@ func (s *Server) serveOutputDistributionBin(req *httpd.Request) httpd.Response {
 			d.writeBin(w)
 		}
 	}
-	w.FieldString("status", statusOK)
-	w.FieldString("top_hash", "")
-	w.FieldBool("untrusted", false)
+	writeBinTail(w, statusOK)
 	if key != "" && consistent {
 		ws.distMu.Lock()
 		if len(ws.dist) >= maxCachedDistributions {

@@ -521,6 +521,14 @@ func binAnswer(n, sizeHint int) *portable.Writer {
 	return w
 }
 
+// writeBinTail writes the last fields of every .bin answer, in epee's
+// (sorted) order: status, top_hash (empty: no RPC payment) and untrusted.
+func writeBinTail(w *portable.Writer, status string) {
+	w.FieldString("status", status)
+	w.FieldString("top_hash", "")
+	w.FieldBool("untrusted", false)
+}
+
 func binResponse(w *portable.Writer) httpd.Response {
 	return httpd.Response{ContentType: "application/octet-stream", Body: w.Bytes()}
 }
@@ -530,9 +538,7 @@ func binResponse(w *portable.Writer) httpd.Response {
 func statusOnlyBin(status string) httpd.Response {
 	w := binAnswer(4, 64+len(status))
 	w.FieldUint64("credits", 0)
-	w.FieldString("status", status)
-	w.FieldString("top_hash", "")
-	w.FieldBool("untrusted", false)
+	writeBinTail(w, status)
 	return binResponse(w)
 }
 
@@ -564,9 +570,7 @@ func writeOutsBin(outs []outKey, status string) httpd.Response {
 			w.FieldBool("unlocked", o.Unlocked)
 		}
 	}
-	w.FieldString("status", status)
-	w.FieldString("top_hash", "")
-	w.FieldBool("untrusted", false)
+	writeBinTail(w, status)
 	return binResponse(w)
 }
 

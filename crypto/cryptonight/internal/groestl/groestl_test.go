@@ -1,66 +1,34 @@
 package groestl
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/gonero/gonero/internal/testutil"
 )
 
-// vectorFile is monero's tests/hash/tests-extra-groestl.txt as Debian's
-// monero-tests installs it: "<hash> <input hex, or x for empty>" a line.
-const vectorFile = "/usr/share/monero/testdata/hash/tests-extra-groestl.txt"
-
-func readVectors(t *testing.T) (inputs [][]byte, want []string) {
-	t.Helper()
-	testutil.RequireFile(t, vectorFile, "apt-get install monero-tests")
-	f, err := os.Open(vectorFile)
-	if err != nil {
-		t.Fatal(err)
+// readVectors reads monero's tests/hash/tests-extra-groestl.txt: 321 lines
+// in monero v0.18 (the SHA-3 ShortMsgKAT lengths 0..2047 bits that are
+// whole bytes, and the LongMsgKAT message).
+func readVectors(t *testing.T) []testutil.HashVector {
+	vs := testutil.HashVectors(t, "tests-extra-groestl.txt", false)
+	if len(vs) != 321 {
+		t.Fatalf("%d vectors, want 321", len(vs))
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) != 2 {
-			t.Fatalf("line %q", sc.Text())
-		}
-		var in []byte
-		if fields[1] != "x" {
-			if in, err = hex.DecodeString(fields[1]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		inputs = append(inputs, in)
-		want = append(want, fields[0])
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	// 321 lines in monero v0.18: the SHA-3 ShortMsgKAT lengths 0..2047
-	// bits that are whole bytes, and the LongMsgKAT message.
-	if len(inputs) != 321 {
-		t.Fatalf("%d vectors, want 321", len(inputs))
-	}
-	return inputs, want
+	return vs
 }
 
 // TestMoneroVectors runs every line of monero's Grøstl vectors through
 // Sum256 and through the reference formulation.
 func TestMoneroVectors(t *testing.T) {
-	inputs, want := readVectors(t)
-	for i, in := range inputs {
-		if got := Sum256(in); hex.EncodeToString(got[:]) != want[i] {
-			t.Errorf("line %d: Sum256 %x, want %s", i+1, got, want[i])
+	for i, v := range readVectors(t) {
+		if got := Sum256(v.Input); hex.EncodeToString(got[:]) != v.Want {
+			t.Errorf("line %d: Sum256 %x, want %s", i+1, got, v.Want)
 		}
-		if got := referenceSum256(in); hex.EncodeToString(got[:]) != want[i] {
-			t.Errorf("line %d: reference %x, want %s", i+1, got, want[i])
+		if got := referenceSum256(v.Input); hex.EncodeToString(got[:]) != v.Want {
+			t.Errorf("line %d: reference %x, want %s", i+1, got, v.Want)
 		}
 	}
 }
