@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -497,8 +496,7 @@ func (b *banList) bannedUntil(ip netip.Addr, now time.Time) (time.Time, bool) {
 
 // newPingConn opens a short-lived outgoing connection for a ping-back.
 func newPingConn(n *Node, a portable.NetAddress) (*conn, error) {
-	d := net.Dialer{Timeout: 2 * time.Second}
-	nc, err := d.DialContext(n.ctx, "tcp", a.String())
+	nc, err := n.dialTCP(a.String(), 2*time.Second)
 	if err != nil {
 		return nil, err
 	}
