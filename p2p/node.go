@@ -442,8 +442,10 @@ func (n *Node) makeConnections() {
 	}
 	// monerod asks a seed for peers first whenever its white list is
 	// empty (connections_maker).
+	askedSeeds := false
 	if white, _ := n.peers.sizes(); white == 0 {
 		n.connectToSeed()
+		askedSeeds = true
 	}
 	for _, a := range n.cfg.PriorityNodes {
 		if !connected[a] {
@@ -464,11 +466,12 @@ func (n *Node) makeConnections() {
 	// Nothing to dial and slots free: "Failed to connect to any, trying
 	// seeds". (monerod dials synchronously and asks the seeds when the
 	// round made no connection; gonero dials in the background, so it asks
-	// when the round had nothing to try and no dial is still under way.)
+	// when the round had nothing to try and no dial is still under way,
+	// and once a round, where monerod may ask twice.)
 	n.mu.Lock()
 	inFlight := len(n.dialing)
 	n.mu.Unlock()
-	if dialled == 0 && inFlight == 0 && int64(out) < n.maxOut.Load() {
+	if !askedSeeds && dialled == 0 && inFlight == 0 && int64(out) < n.maxOut.Load() {
 		n.connectToSeed()
 	}
 }

@@ -167,10 +167,6 @@ func (p *peerList) sizes() (white, grey uint64) {
 	return uint64(len(p.white)), uint64(len(p.grey))
 }
 
-func (p *peerList) empty() bool {
-	w, g := p.sizes()
-	return w == 0 && g == 0
-}
 
 // randomWhite returns up to n white entries in random order.
 func (p *peerList) randomWhite(n int) []portable.PeerlistEntry {

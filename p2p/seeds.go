@@ -3,12 +3,14 @@ package p2p
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/netip"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gonero/gonero/levin"
@@ -24,6 +26,7 @@ type seedList struct {
 	initialized   bool
 	nodes         []string // IP:port, keyed as connections are
 	fallbackAdded bool     // m_fallback_seed_nodes_added
+	warned        atomic.Bool
 }
 
 // defaultDial is the dialer outside tests.
@@ -202,7 +205,13 @@ func (n *Node) connectToSeed() {
 		if tries >= len(seeds) {
 			if !n.addFallbackSeeds() {
 				if !connectedToOne {
-					n.log.Warn("failed to connect to any of seed peers, continuing without seeds")
+					// Every round without peers ends here: said once
+					// loudly, then quietly.
+					level := slog.LevelDebug
+					if !n.seeds.warned.Swap(true) {
+						level = slog.LevelWarn
+					}
+					n.log.Log(n.ctx, level, "failed to connect to any of seed peers, continuing without seeds")
 				}
 				return
 			}
