@@ -167,7 +167,6 @@ func (p *peerList) sizes() (white, grey uint64) {
 	return uint64(len(p.white)), uint64(len(p.grey))
 }
 
-
 // randomWhite returns up to n white entries in random order.
 func (p *peerList) randomWhite(n int) []portable.PeerlistEntry {
 	p.mu.Lock()
