@@ -142,6 +142,9 @@ func (n *Node) resolveDNSSeeds(hosts []string) []string {
 	ctx, cancel := context.WithTimeout(n.ctx, n.cfg.DNSSeedTimeout)
 	defer cancel()
 	port := strconv.Itoa(int(n.chain.Network().P2PPort()))
+	// A lookup still running at the timeout is abandoned (monerod
+	// detaches its thread): it writes under mu into a slice nobody reads.
+	var mu sync.Mutex
 	results := make([][]string, len(hosts))
 	var wg sync.WaitGroup
 	for i, h := range hosts {
@@ -159,7 +162,9 @@ func (n *Node) resolveDNSSeeds(hosts []string) []string {
 				}
 			}
 			n.log.Debug("DNS seed lookup", "host", h, "results", len(keep))
+			mu.Lock()
 			results[i] = keep
+			mu.Unlock()
 		}()
 	}
 	done := make(chan struct{})
@@ -168,10 +173,9 @@ func (n *Node) resolveDNSSeeds(hosts []string) []string {
 	case <-done:
 	case <-ctx.Done():
 		n.log.Warn("DNS seed lookups timed out", "after", n.cfg.DNSSeedTimeout)
-		// The injected resolver may ignore ctx; do not read results it is
-		// still writing.
-		<-done
 	}
+	mu.Lock()
+	defer mu.Unlock()
 	var all []string
 	for _, r := range results {
 		all = append(all, r...)

@@ -221,3 +221,98 @@ func TestNoSeedsWhenExclusiveOrOffline(t *testing.T) {
 		}
 	})
 }
+
+// The mainnet DNS seeds are looked up in parallel, bounded by one timeout:
+// a lookup that never answers (even ignoring its context) costs the
+// timeout, not more, and the others' answers are used. Twelve addresses are enough (MIN_WANTED_SEED_NODES);
+// eleven bring in the IP list as well. The list is built once.
+func TestDNSSeedLookup(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		perHost  int
+		fallback bool
+	}{{"twelve addresses", 4, false}, {"eleven addresses", 4, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			builtin := params.Mainnet.SeedNodes()
+			var mu sync.Mutex
+			var calls []string
+			var want []string
+			answers := map[string][]string{}
+			for i, h := range builtin.DNS[:3] {
+				for j := range c.perHost {
+					a := fmt.Sprintf("198.51.100.%d", 10*i+j+1)
+					answers[h] = append(answers[h], a)
+					want = append(want, a+":18080")
+				}
+			}
+			if c.fallback { // one address fewer
+				answers[builtin.DNS[0]] = answers[builtin.DNS[0]][1:]
+				want = want[1:]
+			}
+			release := make(chan struct{})
+			defer close(release)
+			lookup := func(_ context.Context, host string) ([]string, error) {
+				mu.Lock()
+				calls = append(calls, host)
+				mu.Unlock()
+				if a, ok := answers[host]; ok {
+					return a, nil
+				}
+				<-release // the fourth seed never answers, whatever ctx says
+				return nil, errors.New("released")
+			}
+			n, err := New(Config{Chain: newNetChain(t, params.Mainnet), BuiltinSeeds: builtin, LookupHost: lookup,
+				Dial: (&netRecorder{}).dial, DNSSeedTimeout: 300 * time.Millisecond})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n.ctx, n.cancel = context.WithCancel(context.Background())
+			defer n.cancel()
+			start := time.Now()
+			got := n.seedNodes()
+			took := time.Since(start)
+			if took < 300*time.Millisecond || took > 5*time.Second {
+				t.Errorf("lookups took %v with a 300 ms timeout and one silent seed", took)
+			}
+			slices.Sort(want)
+			if c.fallback {
+				want = append(want, builtin.IP...)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("seed list\n got %v\nwant %v", got, want)
+			}
+			again := n.seedNodes()
+			mu.Lock()
+			lookups := len(calls)
+			mu.Unlock()
+			if !slices.Equal(again, got) || lookups != len(builtin.DNS) {
+				t.Errorf("second call: %v, %d lookups in all; want the same list and %d lookups", again, lookups, len(builtin.DNS))
+			}
+		})
+	}
+}
+
+// --seed-node adds to the built-in seeds as in monerod (its addresses come
+// first, then the network's), it does not replace them.
+func TestSeedNodeFlagAddsToBuiltin(t *testing.T) {
+	rec := &netRecorder{}
+	const mine = "192.0.2.1:28080"
+	startNode(t, Config{Chain: newNetChain(t, params.Testnet), BuiltinSeeds: params.Testnet.SeedNodes(), SeedNodes: []string{mine},
+		Dial: rec.dial, LookupHost: rec.lookup, ConnectInterval: 100 * time.Millisecond})
+	want := append([]string{mine}, params.Testnet.SeedNodes().IP...)
+	eventually(t, 10*time.Second, "every seed to be tried", func() bool {
+		dials, _ := rec.seen()
+		for _, w := range want {
+			if !slices.Contains(dials, w) {
+				return false
+			}
+		}
+		return true
+	})
+	dials, _ := rec.seen()
+	for _, d := range dials {
+		if !slices.Contains(want, d) {
+			t.Errorf("dialled %s, neither --seed-node nor a testnet seed", d)
+		}
+	}
+}
