@@ -24,6 +24,7 @@ import (
 
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/rpc"
 	"github.com/gonero/gonero/txpool"
@@ -42,8 +43,18 @@ type Config struct {
 	MyPort uint32
 	// ExclusiveNodes, when set, are the only peers dialled (and the node
 	// keeps them connected); PriorityNodes are always kept connected;
-	// Peers (--add-peer) and SeedNodes only seed the peer list.
+	// Peers (--add-peer) only seed the peer list. SeedNodes (--seed-node)
+	// and BuiltinSeeds are asked for their peer lists only, when the lists
+	// give nothing to connect to (seeds.go).
 	ExclusiveNodes, PriorityNodes, Peers, SeedNodes []string
+	// BuiltinSeeds are the network's seeds (params.Network.SeedNodes);
+	// the zero value has none. Never used with Offline or ExclusiveNodes.
+	BuiltinSeeds params.SeedNodes
+	// Dial opens every outgoing TCP connection and LookupHost resolves the
+	// DNS seeds (nil: the net package's). Tests inject both to see what
+	// the node would dial and resolve without touching the network.
+	Dial       func(ctx context.Context, addr string) (net.Conn, error)
+	LookupHost func(ctx context.Context, host string) ([]string, error)
 	// Offline: no listener, no dialling, and synchronized from the start,
 	// as monerod --offline.
 	Offline bool
@@ -61,6 +72,7 @@ type Config struct {
 	TimedSyncInterval time.Duration // 60 s
 	ConnectInterval   time.Duration // 1 s
 	SyncTimeout       time.Duration // 20 s without an answer to 2006/2003
+	DNSSeedTimeout    time.Duration // 20 s for all DNS seed lookups
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.
@@ -83,6 +95,7 @@ type Node struct {
 
 	peers *peerList
 	bans  *banList
+	seeds seedList
 	pool  *txpool.Pool
 	// dandelion is the Dandelion++ epoch for relaying transactions.
 	dandelion *dandelion
@@ -130,6 +143,15 @@ func New(cfg Config) (*Node, error) {
 	}
 	if cfg.SyncTimeout == 0 {
 		cfg.SyncTimeout = 20 * time.Second
+	}
+	if cfg.DNSSeedTimeout == 0 {
+		cfg.DNSSeedTimeout = params.DNSSeedTimeoutMS * time.Millisecond
+	}
+	if cfg.Dial == nil {
+		cfg.Dial = defaultDial
+	}
+	if cfg.LookupHost == nil {
+		cfg.LookupHost = defaultLookupHost
 	}
 	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
 		conns: map[*conn]struct{}{}, dialing: map[string]bool{},
@@ -418,6 +440,13 @@ func (n *Node) makeConnections() {
 		}
 		return
 	}
+	// monerod asks a seed for peers first whenever its white list is
+	// empty (connections_maker).
+	askedSeeds := false
+	if white, _ := n.peers.sizes(); white == 0 {
+		n.connectToSeed()
+		askedSeeds = true
+	}
 	for _, a := range n.cfg.PriorityNodes {
 		if !connected[a] {
 			n.dial(a)
@@ -425,19 +454,25 @@ func (n *Node) makeConnections() {
 			out++
 		}
 	}
+	dialled := 0
 	for _, e := range n.peers.candidates(int(n.maxOut.Load())-out, n.now(), used) {
 		a := e.Address.String()
 		if !connected[a] && !n.bans.banned(e.Address.IP, n.now()) {
 			n.dial(a)
 			connected[a] = true
+			dialled++
 		}
 	}
-	if out == 0 && n.peers.empty() {
-		for _, a := range n.cfg.SeedNodes {
-			if !connected[a] {
-				n.dial(a)
-			}
-		}
+	// Nothing to dial and slots free: "Failed to connect to any, trying
+	// seeds". (monerod dials synchronously and asks the seeds when the
+	// round made no connection; gonero dials in the background, so it asks
+	// when the round had nothing to try and no dial is still under way,
+	// and once a round, where monerod may ask twice.)
+	n.mu.Lock()
+	inFlight := len(n.dialing)
+	n.mu.Unlock()
+	if !askedSeeds && dialled == 0 && inFlight == 0 && int64(out) < n.maxOut.Load() {
+		n.connectToSeed()
 	}
 }
 
@@ -471,8 +506,7 @@ func (n *Node) dial(addr string) {
 			delete(n.dialing, addr)
 			n.mu.Unlock()
 		}()
-		d := net.Dialer{Timeout: connectTimeout}
-		nc, err := d.DialContext(n.ctx, "tcp", addr)
+		nc, err := n.dialTCP(addr, connectTimeout)
 		if err != nil {
 			n.log.Debug("dial failed", "addr", addr, "err", err)
 			n.peers.failed(addr, n.now())

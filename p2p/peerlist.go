@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -166,11 +165,6 @@ func (p *peerList) sizes() (white, grey uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return uint64(len(p.white)), uint64(len(p.grey))
-}
-
-func (p *peerList) empty() bool {
-	w, g := p.sizes()
-	return w == 0 && g == 0
 }
 
 // randomWhite returns up to n white entries in random order.
@@ -497,8 +491,7 @@ func (b *banList) bannedUntil(ip netip.Addr, now time.Time) (time.Time, bool) {
 
 // newPingConn opens a short-lived outgoing connection for a ping-back.
 func newPingConn(n *Node, a portable.NetAddress) (*conn, error) {
-	d := net.Dialer{Timeout: 2 * time.Second}
-	nc, err := d.DialContext(n.ctx, "tcp", a.String())
+	nc, err := n.dialTCP(a.String(), 2*time.Second)
 	if err != nil {
 		return nil, err
 	}

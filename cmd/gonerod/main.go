@@ -77,9 +77,9 @@ func (o *options) network() (params.Network, error) {
 	if n > 1 {
 		return net, errors.New("choose at most one of --regtest, --testnet, --stagenet")
 	}
-	if o.fixedDifficulty != 0 && net != params.Regtest {
-		return net, errors.New("--fixed-difficulty is only allowed with --regtest")
-	}
+	// monerod takes --fixed-difficulty on every network (it is how a
+	// private testnet is mined from genesis); it changes the difficulty
+	// rule, so a node using it follows only chains made with it.
 	return net, nil
 }
 
@@ -199,7 +199,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	f.BoolVar(&o.regtest, "regtest", false, "regression-test network (monerod's fakechain)")
 	f.BoolVar(&o.testnet, "testnet", false, "test network")
 	f.BoolVar(&o.stagenet, "stagenet", false, "stage network")
-	f.Uint64Var(&o.fixedDifficulty, "fixed-difficulty", 0, "regtest: every block after genesis has this difficulty (0: the real algorithm)")
+	f.Uint64Var(&o.fixedDifficulty, "fixed-difficulty", 0, "every block after genesis has this difficulty (0: the real algorithm); for test chains")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	rf := root.Flags()
 	rf.StringVar(&o.rpcBindIP, "rpc-bind-ip", "127.0.0.1", "IP the RPC server listens on")

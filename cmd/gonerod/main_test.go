@@ -132,7 +132,6 @@ func TestCommandLineErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"--regtest", "--testnet"}, "at most one of"},
-		{[]string{"--fixed-difficulty", "5"}, "only allowed with --regtest"},
 		{[]string{"--regtest", "--rpc-bind-ip", "0.0.0.0"}, "--confirm-external-bind"},
 		{[]string{"--regtest", "--rpc-login", "user"}, "needs user:password"},
 		{[]string{"import", "--regtest"}, "--input-file is required"},

@@ -41,13 +41,18 @@ func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
 	f.StringArrayVar(&o.exclusiveNodes, "add-exclusive-node", nil, "IP:port to connect to, and no other peer (repeatable)")
 	f.StringArrayVar(&o.priorityNodes, "add-priority-node", nil, "IP:port to keep connected besides other peers (repeatable)")
 	f.StringArrayVar(&o.peers, "add-peer", nil, "IP:port to add to the peer list (repeatable)")
-	f.StringArrayVar(&o.seedNodes, "seed-node", nil, "IP:port to ask for peers when the peer list is empty (repeatable; gonerod has no built-in seed list)")
+	f.StringArrayVar(&o.seedNodes, "seed-node", nil, "IP:port of a seed to ask for peers when the peer lists give none (repeatable; added to the built-in seeds, as monerod does)")
 	f.BoolVar(&o.offline, "offline", false, "no P2P: neither listen nor connect (the node counts as synchronized)")
 	f.IntVar(&o.outPeers, "out-peers", 12, "outgoing connections to keep")
 	f.IntVar(&o.inPeers, "in-peers", -1, "incoming connections allowed (-1: unlimited)")
 	f.IntVar(&o.maxConnsPerIP, "max-connections-per-ip", 1, "incoming connections allowed from one IP")
 	f.BoolVar(&o.noSync, "no-sync", false, "do not download blocks from peers")
 }
+
+// p2pConfigHook, when a test sets it, sees the P2P configuration before
+// the node starts: tests inject a dialer and resolver that record what the
+// node would reach. Nil outside tests.
+var p2pConfigHook func(*p2p.Config)
 
 // startP2P starts the P2P node for the chain (or an offline one).
 func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.Network, dataDir string, log *slog.Logger) (*p2p.Node, error) {
@@ -75,7 +80,7 @@ func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.
 	if outPeers == 0 {
 		outPeers = -1 // p2p.Config's 0 means the default
 	}
-	n, err := p2p.New(p2p.Config{
+	cfg := p2p.Config{
 		Chain:               c,
 		Pool:                pool,
 		ListenAddr:          net.JoinHostPort(o.bindIP, strconv.Itoa(int(port))),
@@ -84,6 +89,7 @@ func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.
 		PriorityNodes:       o.priorityNodes,
 		Peers:               o.peers,
 		SeedNodes:           o.seedNodes,
+		BuiltinSeeds:        network.SeedNodes(),
 		Offline:             o.offline,
 		OutPeers:            outPeers,
 		InPeers:             o.inPeers,
@@ -91,7 +97,11 @@ func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.
 		NoSync:              o.noSync,
 		StateFile:           filepath.Join(dataDir, network.DataSubdir(), "p2pstate.json"),
 		Logger:              log,
-	})
+	}
+	if p2pConfigHook != nil {
+		p2pConfigHook(&cfg)
+	}
+	n, err := p2p.New(cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -267,10 +267,32 @@ func (l *Lab) StartMonerodDirect(t testing.TB, extra ...string) *Monerod {
 // StartMonerodDirect, and stops it when the test ends (or at Stop).
 func (l *Lab) StartMonerodOn(t testing.TB, dataDir string, extra ...string) *Monerod {
 	t.Helper()
+	return l.StartMonerodNet(t, "regtest", false, dataDir, extra...)
+}
+
+// StartMonerodNet is StartMonerodOn on network ("regtest", "testnet" or
+// "stagenet"; monerod keeps a testnet or stagenet chain in that
+// subdirectory of dataDir), and online (without --offline) when online is
+// set: then monerod dials only what extra names (--add-exclusive-node) or
+// its built-in seeds, which the loopback-only namespace makes unreachable.
+func (l *Lab) StartMonerodNet(t testing.TB, network string, online bool, dataDir string, extra ...string) *Monerod {
+	t.Helper()
 	m := &Monerod{DataDir: dataDir, RPCPort: FreePort(t), P2PPort: FreePort(t), lab: l,
 		client: &http.Client{Timeout: 120 * time.Second}}
-	extra = append([]string{"--keep-fakechain"}, extra...)
-	args := append([]string{"--regtest", "--offline", "--no-igd", "--no-zmq", "--disable-dns-checkpoints",
+	var netArgs []string
+	switch network {
+	case "regtest":
+		netArgs = []string{"--regtest", "--keep-fakechain"}
+	case "testnet", "stagenet":
+		netArgs = []string{"--" + network}
+	default:
+		t.Fatalf("monerodlab: unknown network %q", network)
+	}
+	if !online {
+		netArgs = append(netArgs, "--offline")
+	}
+	extra = append(netArgs, extra...)
+	args := append([]string{"--no-igd", "--no-zmq", "--disable-dns-checkpoints",
 		"--check-updates", "disabled", "--p2p-bind-ip", "127.0.0.1", "--rpc-bind-ip", "127.0.0.1",
 		"--non-interactive", "--log-level", "0", "--data-dir", m.DataDir,
 		"--log-file", filepath.Join(m.DataDir, "monerod.log"),
