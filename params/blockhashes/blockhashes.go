@@ -11,6 +11,7 @@
 package blockhashes
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -220,4 +221,27 @@ func PinnedRelease(data []byte) (Release, bool) {
 		}
 	}
 	return Release{}, false
+}
+
+// FindRelease finds a known release's mainnet list inside data (a monerod
+// binary, which embeds its release's list as a byte array): the first
+// place where a pinned release's group count starts exactly 4 + 64·N bytes
+// with that release's SHA-256. It returns a copy.
+func FindRelease(data []byte) ([]byte, Release, bool) {
+	for _, r := range MainnetReleases {
+		size := 4 + r.Groups*recordSize
+		var count [4]byte
+		binary.LittleEndian.PutUint32(count[:], uint32(r.Groups))
+		for off := 0; off+size <= len(data); off++ {
+			i := bytes.Index(data[off:len(data)-size+4], count[:])
+			if i < 0 {
+				break
+			}
+			off += i
+			if sha256.Sum256(data[off:off+size]) == r.SHA256 {
+				return bytes.Clone(data[off : off+size]), r, true
+			}
+		}
+	}
+	return nil, Release{}, false
 }

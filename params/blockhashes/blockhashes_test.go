@@ -16,8 +16,9 @@ import (
 )
 
 // monerodList extracts the v0.18.0.0 mainnet list embedded in the installed
-// monerod (mainnet.md §2.3): the candidates start with the LE group count
-// 5198; exactly one of them, 4 + 64·5198 bytes long, has the pinned SHA-256.
+// monerod (mainnet.md §2.3: search for the LE group count 5198 and take the
+// 332,676-byte candidate with the pinned SHA-256), and checks that exactly
+// one candidate matches.
 func monerodList(t *testing.T) []byte {
 	t.Helper()
 	const path = "/usr/bin/monerod"
@@ -26,26 +27,27 @@ func monerodList(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v0180 := blockhashes.MainnetReleases[0]
-	size := 4 + 64*v0180.Groups
+	data, rel, ok := blockhashes.FindRelease(bin)
+	if !ok || rel.Version != "v0.18.0.0" {
+		t.Fatalf("no pinned list in %s (found %v %+v)", path, ok, rel)
+	}
 	var count [4]byte
-	binary.LittleEndian.PutUint32(count[:], uint32(v0180.Groups))
-	var found [][]byte
-	for off := 0; ; {
+	binary.LittleEndian.PutUint32(count[:], uint32(rel.Groups))
+	matches := 0
+	for off := 0; ; off++ {
 		i := bytes.Index(bin[off:], count[:])
 		if i < 0 {
 			break
 		}
 		off += i
-		if off+size <= len(bin) && sha256.Sum256(bin[off:off+size]) == v0180.SHA256 {
-			found = append(found, bin[off:off+size])
+		if off+len(data) <= len(bin) && sha256.Sum256(bin[off:off+len(data)]) == rel.SHA256 {
+			matches++
 		}
-		off++
 	}
-	if len(found) != 1 {
-		t.Fatalf("%d candidates in %s hash to the v0.18.0.0 pin, want exactly 1", len(found), path)
+	if matches != 1 {
+		t.Fatalf("%d candidates match the v0.18.0.0 pin, want exactly 1", matches)
 	}
-	return found[0]
+	return data
 }
 
 // The list monerod v0.18.0.0 carries parses to 5198 groups (heights below
