@@ -2,6 +2,9 @@ package chain
 
 import (
 	"errors"
+	"github.com/gonero/gonero/chainexport"
+	"github.com/gonero/gonero/internal/testutil"
+	"io"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -295,4 +298,77 @@ func (c *Chain) weightsFrom(t *testing.T, h uint64) []uint64 {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// Blocks with real transactions (the shared regtest chain, monerod-mined)
+// whose ids a chain entry proved are added without their transactions'
+// RingCT semantics and signatures being verified; the same blocks added
+// without the list are verified (the verified cache shows which ran).
+func TestFastSyncSkipsTxVerification(t *testing.T) {
+	rd, err := chainexport.Open(testutil.Path(t, "testdata", "regtest", "blockchain.raw"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	var recs []*chainexport.Record
+	for {
+		rec, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	// A full verifier, extended with synthetic blocks to one whole group.
+	full := regtestAt(t, Config{})
+	txs := 0
+	for _, rec := range recs[1:] {
+		if _, err := full.AddBlock(rec.Block, rec.BlockBlob, rec.Txs, rec.TxBlobs); err != nil {
+			t.Fatal(err)
+		}
+		txs += len(rec.Txs)
+	}
+	if txs == 0 || cacheSize(full) == 0 {
+		t.Fatalf("%d transactions, %d verified-cache entries: nothing to compare", txs, cacheSize(full))
+	}
+	buildChain(t, full, blockhashes.GroupSize-len(recs))
+	list, err := blockhashes.Generate(full.Height(), func(h uint64) (cryptonote.Hash, uint64, error) {
+		var m chaindb.BlockMeta
+		err := full.Store().View(func(r *chaindb.Reader) error {
+			var err error
+			m, err = r.MetaByHeight(h)
+			return err
+		})
+		return m.Hash, m.Weight, err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast := regtestAt(t, Config{BlockHashes: list})
+	entry := make([]cryptonote.Hash, full.Height())
+	for h := range entry {
+		entry[h] = full.HashAt(uint64(h))
+	}
+	if usable, err := fast.PrevalidateBlockHashes(0, entry, full.weightsFrom(t, 0)); err != nil || usable != uint64(len(entry)) {
+		t.Fatalf("usable %d, %v", usable, err)
+	}
+	for _, rec := range recs[1:] {
+		if _, err := fast.AddBlock(rec.Block, rec.BlockBlob, rec.Txs, rec.TxBlobs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := cacheSize(fast); n != 0 {
+		t.Fatalf("%d transactions verified inside the proved area", n)
+	}
+	if fast.Top().Hash != full.HashAt(uint64(len(recs)-1)) {
+		t.Fatal("the fast chain's top differs")
+	}
+}
+
+func cacheSize(c *Chain) int {
+	c.verified.mu.Lock()
+	defer c.verified.mu.Unlock()
+	return len(c.verified.rct.cur) + len(c.verified.rct.old) + len(c.verified.sigs.cur) + len(c.verified.sigs.old)
 }
