@@ -26,8 +26,8 @@ import (
 )
 
 // longChainHeight is the height of the test chain: two whole groups of 512
-// and a partial third, so a list covers part of it.
-const longChainHeight = 1100
+// and a few blocks more, so the list covers all but its top.
+const longChainHeight = 1030
 
 // longChain is a regtest chain of longChainHeight blocks that monerod
 // verified and stores, with its block-hash lists as monerod and gonero
@@ -45,21 +45,33 @@ var (
 	longOnce sync.Once
 	long     *longChain
 	longErr  error
+	longDir  string // removed by TestMain
 )
+
+// TestMain removes the long chain the tests of this package shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if longDir != "" {
+		os.RemoveAll(longDir)
+	}
+	os.Exit(code)
+}
 
 // buildLongChain extends the fresh regtest chain (monerod-mined, with
 // transactions) to longChainHeight blocks with blocks gonero's miner builds
 // as monerod's would (difficulty 1), has monerod verify and store all of it
 // (monero-blockchain-import, verifying), and exports monerod's block-hash
-// list. Mining the 800 blocks with monerod's generateblocks would cost
+// list. Mining the 730 blocks with monerod's generateblocks would cost
 // about a minute of RandomX hashing; the verifying import costs one hash
 // per block.
 func buildLongChain(t *testing.T, lab *monerodlab.Lab) (*longChain, error) {
+	began := time.Now()
 	fresh := lab.FreshChain(t)
 	dir, err := os.MkdirTemp("", "gonero-long-chain-")
 	if err != nil {
 		return nil, err
 	}
+	longDir = dir
 	db, err := chaindb.Open(filepath.Join(dir, "gonero.db"), chaindb.Options{Network: params.Regtest.String()})
 	if err != nil {
 		return nil, err
@@ -129,15 +141,22 @@ func buildLongChain(t *testing.T, lab *monerodlab.Lab) (*longChain, error) {
 	}
 	lc.goneroList = gl.Marshal()
 
+	t.Logf("%.1fs: gonero built the %d-block chain", time.Since(began).Seconds(), len(lc.recs))
 	raw := filepath.Join(dir, "long.raw")
 	if err := writeRaw(raw, lc.recs); err != nil {
 		return nil, err
 	}
+	// monerod already holds the fresh chain: it verifies only the rest.
 	lc.nodeDir = filepath.Join(dir, "node")
+	if out, err := exec.Command("cp", "-a", fresh.NodeDir, lc.nodeDir).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("copying %s: %v %s", fresh.NodeDir, err, out)
+	}
+	os.Remove(filepath.Join(lc.nodeDir, "monerod.pid"))
 	out, err := lab.BlockchainImport(t, lc.nodeDir, raw)
 	if err != nil {
 		return nil, fmt.Errorf("monero-blockchain-import: %v\n%s", err, out)
 	}
+	t.Logf("%.1fs: monerod imported it, verifying", time.Since(began).Seconds())
 	dat := filepath.Join(dir, "blocks.dat")
 	exp := exec.Command("monero-blockchain-export", "--data-dir", filepath.Join(lc.nodeDir, "fake"), "--blocksdat", "--output-file", dat)
 	exp.Dir = dir // the tool writes its log to the working directory
@@ -235,7 +254,7 @@ func writeList(t *testing.T, data []byte) string {
 	return p
 }
 
-// gonerod syncs the 1,100-block chain from monerod over P2P with monerod's
+// gonerod syncs the 1,030-block chain from monerod over P2P with monerod's
 // block-hash list and ends at monerod's top, synchronized (past the list).
 // With a list one of whose groups is false, it bans monerod at the first
 // chain entry and stores nothing.
