@@ -5,6 +5,7 @@ import (
 	"github.com/gonero/gonero/chainexport"
 	"github.com/gonero/gonero/internal/testutil"
 	"io"
+	"math/rand/v2"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
@@ -371,4 +372,30 @@ func cacheSize(c *Chain) int {
 	c.verified.mu.Lock()
 	defer c.verified.mu.Unlock()
 	return len(c.verified.rct.cur) + len(c.verified.rct.old) + len(c.verified.sigs.cur) + len(c.verified.sigs.old)
+}
+
+// Whatever a chain entry holds, PrevalidateBlockHashes never calls more ids
+// usable than it was given, and records nothing from ids that match no group.
+func TestPrevalidateBounds(t *testing.T) {
+	l := &blockhashes.List{Groups: make([]blockhashes.Group, 3)}
+	for i := range l.Groups {
+		l.Groups[i].IDs = cryptonote.Keccak256([]byte{byte(i)})
+	}
+	c := regtestAt(t, Config{BlockHashes: l})
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		height := rng.Uint64N(4 * blockhashes.GroupSize)
+		n := rng.IntN(3*blockhashes.GroupSize) + 1
+		ids := make([]cryptonote.Hash, n)
+		for i := range ids {
+			ids[i][0], ids[i][1] = byte(rng.Uint32()), byte(rng.Uint32())
+		}
+		usable, err := c.PrevalidateBlockHashes(height, ids, nil)
+		if err != nil || usable > uint64(n) {
+			t.Fatalf("height %d, %d ids: usable %d, %v", height, n, usable, err)
+		}
+	}
+	if len(c.fast.expected) != 0 {
+		t.Fatalf("%d heights recorded from random ids", len(c.fast.expected))
+	}
 }

@@ -335,7 +335,7 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 		return &peerError{score: failsBeforeBan, err: fmt.Errorf("%w: chain entry from %d: %d of %d ids usable",
 			chain.ErrBlockHashList, resp.StartHeight, usable, count)}
 	}
-	resp.BlockIDs = resp.BlockIDs[:usable]
+	resp.BlockIDs = resp.BlockIDs[:min(usable, uint64(len(resp.BlockIDs)))]
 	seen := make(map[cryptonote.Hash]bool, len(resp.BlockIDs))
 	for _, id := range resp.BlockIDs {
 		if seen[id] {
