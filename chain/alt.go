@@ -82,6 +82,12 @@ func (c *Chain) add(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transa
 		} else if !isNotFound(err) {
 			return err
 		}
+		// Before looking for its chain, as handle_alternative_block does
+		// with the height its miner tx claims: no alternative at or below
+		// the newest checkpoint passed, so no reorganisation below it.
+		if err := c.checkpoints.altAllowed(c.main.height, genHeight(blk)); err != nil {
+			return &BlockError{Height: genHeight(blk), Hash: id, Rule: "checkpoint", Err: err}
+		}
 		plan, err = c.planAlt(r, id, blk, blob, txs, txBlobs)
 		return err
 	})
@@ -134,6 +140,7 @@ func (c *Chain) extend(id cryptonote.Hash, blk *cryptonote.Block, blob []byte, t
 		return AddBlockResult{}, &BlockError{Height: meta.Height, Hash: meta.Hash, Rule: "store", Err: err}
 	}
 	c.main.push(meta, nil)
+	c.forgetExpected(meta)
 	c.txCount += uint64(len(rec.Txs))
 	if isAlt {
 		c.altCount--
@@ -284,6 +291,9 @@ func (c *Chain) switchTo(plan *altPlan) (AddBlockResult, error) {
 	}
 	nv.asMain()
 	c.main = nv
+	for _, r := range recs {
+		c.forgetExpected(r.Meta)
+	}
 	if err := c.store.View(func(r *chaindb.Reader) error {
 		var err error
 		if c.txCount, err = r.TxCount(); err != nil {

@@ -21,6 +21,7 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/u128"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/params/blockhashes"
 )
 
 // Config is what the chain manager needs beyond the store.
@@ -39,6 +40,12 @@ type Config struct {
 	// (the node's metrics); it is called with the writer's lock held, so
 	// it must be quick and must not call back into the chain.
 	Observer BlockObserver
+	// Checkpoints are the hard-coded checkpoints to enforce (checkpoints.go);
+	// nil means the network's own on mainnet and none elsewhere, as monerod.
+	Checkpoints []params.Checkpoint
+	// BlockHashes is the block-hash list of fast sync (--fast-block-sync 1);
+	// nil verifies every block fully.
+	BlockHashes *blockhashes.List
 }
 
 // BlockObserver hears the outcome of every block given to Add: err is nil
@@ -69,6 +76,9 @@ type Chain struct {
 	txCount, altCount uint64
 	// listeners follow the main chain (OnMainChainChange).
 	listeners []func(MainChainChange)
+
+	checkpoints checkpointSet // read-only after Open
+	fast        fastSync      // its list is read-only after Open
 }
 
 // Open loads the chain held by store, adding the network's genesis block to
@@ -80,9 +90,12 @@ func Open(store chaindb.Store, cfg Config) (*Chain, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	c := &Chain{cfg: cfg, store: store}
+	c := &Chain{cfg: cfg, store: store, checkpoints: enforcedCheckpoints(cfg)}
 	c.mu.Lock()
 	err := c.load()
+	if err == nil {
+		c.loadBlockHashes()
+	}
 	c.mu.Unlock()
 	if err != nil {
 		return nil, err

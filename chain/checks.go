@@ -68,15 +68,34 @@ func (c *Chain) check(r *chaindb.Reader, v *chainView, rules ruleSet, blk *crypt
 			return fail("difficulty", fmt.Errorf("cumulative difficulty overflows 128 bits"))
 		}
 	}
-	if err := c.checkPoW(r, v, blk, height, difficulty); err != nil {
-		return fail("proof of work", err)
+	// Inside the fast-sync area a block whose id the block-hash list proved
+	// skips its proof of work and its transactions' inputs and signatures
+	// (handle_block_to_main_chain's fast_check); a different id is invalid.
+	// The alternative-block path never skips (handle_alternative_block).
+	fast := false
+	if rules == mainRules {
+		if fast, err = c.fastCheck(height, id); err != nil {
+			return fail("block-hash list", err)
+		}
+	} else if err := c.checkpoints.check(height, id); err != nil {
+		return fail("checkpoint", err) // monerod checks an alternative block's before its PoW
+	}
+	if !fast {
+		if err := c.checkPoW(r, v, blk, height, difficulty); err != nil {
+			return fail("proof of work", err)
+		}
+	}
+	if rules == mainRules {
+		if err := c.checkpoints.check(height, id); err != nil {
+			return fail("checkpoint", err)
+		}
 	}
 
 	if err := checkMinerTx(&blk.MinerTx, height, version); err != nil {
 		return fail("miner transaction", err)
 	}
 	rec := chaindb.BlockRecord{Blob: blob}
-	fees, txWeights, err := c.checkTxs(r, v, blk, txs, txBlobs, version, rules == mainRules, &rec)
+	fees, txWeights, err := c.checkTxs(r, v, blk, txs, txBlobs, version, rules == mainRules, fast, &rec)
 	if err != nil {
 		return fail("transactions", err)
 	}
@@ -217,7 +236,7 @@ func checkMinerTx(tx *cryptonote.Transaction, height uint64, version uint8) erro
 // against the chain before the block, key images unique in the block, and
 // the signatures on every core. It fills rec.Txs and returns the fees and
 // the transactions' weight.
-func (c *Chain) checkTxs(r *chaindb.Reader, v *chainView, blk *cryptonote.Block, txs []*cryptonote.Transaction, txBlobs [][]byte, version uint8, withInputs bool, rec *chaindb.BlockRecord) (fees, weight uint64, err error) {
+func (c *Chain) checkTxs(r *chaindb.Reader, v *chainView, blk *cryptonote.Block, txs []*cryptonote.Transaction, txBlobs [][]byte, version uint8, withInputs, fast bool, rec *chaindb.BlockRecord) (fees, weight uint64, err error) {
 	if len(txs) != len(blk.TxHashes) || len(txBlobs) != len(txs) {
 		return 0, 0, fmt.Errorf("%w: %d transactions supplied, the block lists %d", ErrTxMismatch, len(txs), len(blk.TxHashes))
 	}
@@ -243,7 +262,15 @@ func (c *Chain) checkTxs(r *chaindb.Reader, v *chainView, blk *cryptonote.Block,
 		}
 		checks[i] = t
 	}
-	if err := c.rctSemantics(checks); err != nil {
+	// A fast-checked block (its id proved by the block-hash list) skips the
+	// RingCT semantics and the inputs, as monerod does inside the list's
+	// area ("Skipping semantics check for tx kept by block in embedded hash
+	// area", and no check_tx_inputs under fast_check). monerod skips the
+	// semantics for every block while its chain is inside the area; gonero
+	// only for blocks whose id was proved.
+	if fast {
+		withInputs = false
+	} else if err := c.rctSemantics(checks); err != nil {
 		return 0, 0, err
 	}
 	if withInputs && len(checks) > 0 {

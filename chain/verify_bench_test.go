@@ -10,6 +10,7 @@ import (
 	"github.com/gonero/gonero/chainexport"
 	"github.com/gonero/gonero/internal/testutil"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/params/blockhashes"
 )
 
 // BenchmarkVerifyBlockTxs checks block 201 of the regtest chain (three
@@ -18,7 +19,13 @@ import (
 // one batch, the inputs and the six CLSAGs on every core. The verified
 // cache is emptied before each run; the ring keys' points (ringct's cache)
 // stay warm, as in an import.
-func BenchmarkVerifyBlockTxs(b *testing.B) {
+func BenchmarkVerifyBlockTxs(b *testing.B) { benchmarkVerifyBlockTxs(b, false) }
+
+// BenchmarkVerifyBlockTxsFastChecked is the same block with its id proved by
+// the block-hash list (fast sync): no range proofs, inputs or signatures.
+func BenchmarkVerifyBlockTxsFastChecked(b *testing.B) { benchmarkVerifyBlockTxs(b, true) }
+
+func benchmarkVerifyBlockTxs(b *testing.B, fast bool) {
 	rd, err := chainexport.Open(testutil.Path(b, "testdata", "regtest", "blockchain.raw"))
 	if err != nil {
 		b.Fatal(err)
@@ -55,6 +62,11 @@ func BenchmarkVerifyBlockTxs(b *testing.B) {
 	}
 	if len(target.Txs) != 3 {
 		b.Fatalf("block 201 has %d transactions", len(target.Txs))
+	}
+	if fast {
+		id, _ := target.Block.ID()
+		c.fast.list = &blockhashes.List{Groups: make([]blockhashes.Group, 1)}
+		c.fast.expected = map[uint64]expectedBlock{target.Height: {id: id}}
 	}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -645,6 +645,10 @@ func (n *Node) target() uint64 {
 
 // setSynchronized is on_connection_synchronized.
 func (n *Node) setSynchronized() {
+	// Never while the chain is inside the block-hash list (§8.5).
+	if n.chain.InBlockHashArea(n.chain.Height()) {
+		return
+	}
 	if !n.synchronized.Swap(true) {
 		n.log.Info("synchronized with the network", "height", n.chain.Height())
 	}

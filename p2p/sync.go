@@ -2,6 +2,7 @@ package p2p
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/gonero/gonero/chain"
@@ -10,6 +11,7 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/params/blockhashes"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/txpool"
 )
@@ -316,6 +318,24 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 	case expectHeight != 0 && resp.StartHeight+1 > expectHeight:
 		return misbehaved(1, "chain entry starts at %d, above our height %d", resp.StartHeight, expectHeight)
 	}
+	// prevalidate_block_hashes: inside the block-hash list, whole groups of
+	// 512 ids are checked before anything is downloaded; an entry with no
+	// usable id, or with a whole group's worth unusable, is a false chain.
+	// monerod drops such a peer with one fail; gonero bans it (a fork of the
+	// list's history), like a block failing a checkpoint.
+	entryIDs := make([]cryptonote.Hash, len(resp.BlockIDs))
+	for i, id := range resp.BlockIDs {
+		entryIDs[i] = id
+	}
+	usable, err := n.chain.PrevalidateBlockHashes(resp.StartHeight, entryIDs, resp.BlockWeights)
+	if err != nil {
+		return err // our store's failure, not the peer's
+	}
+	if count := uint64(len(resp.BlockIDs)); usable == 0 || usable+blockhashes.GroupSize <= count {
+		return &peerError{score: failsBeforeBan, err: fmt.Errorf("%w: chain entry from %d: %d of %d ids usable",
+			chain.ErrBlockHashList, resp.StartHeight, usable, count)}
+	}
+	resp.BlockIDs = resp.BlockIDs[:min(usable, uint64(len(resp.BlockIDs)))]
 	seen := make(map[cryptonote.Hash]bool, len(resp.BlockIDs))
 	for _, id := range resp.BlockIDs {
 		if seen[id] {
@@ -467,7 +487,11 @@ func blockFault(err error) error {
 	if errors.As(err, &be) && be.Rule == "store" {
 		return err // our disk's failure, not the peer's
 	}
-	if errors.Is(err, consensus.ErrInsufficientPoW) {
+	// A block failing a checkpoint or the block-hash list is from a fork
+	// below the node's fixed history: banned at once (monerod scores these
+	// 1; the issue asks for a ban, and such a peer cannot ever be useful).
+	if errors.Is(err, consensus.ErrInsufficientPoW) || errors.Is(err, chain.ErrCheckpoint) ||
+		errors.Is(err, chain.ErrAltBelowCheckpoint) || errors.Is(err, chain.ErrBlockHashList) {
 		return &peerError{score: failsBeforeBan, err: err}
 	}
 	return &peerError{score: 1, err: err}

@@ -35,6 +35,10 @@ type options struct {
 	stagenet        bool
 	fixedDifficulty uint64
 	logLevel        string
+	// --fast-block-sync (monerod's, 1 by default) and gonero's own
+	// --block-hashes-file, the list it uses (blockhashes.go).
+	fastBlockSync   uint
+	blockHashesFile string
 
 	rpcBindIP             string
 	rpcBindPort           uint16
@@ -125,7 +129,14 @@ func openNode(o *options, log *slog.Logger, blocks chain.BlockObserver) (*node, 
 		db.Close()
 		return nil, err
 	}
-	c, err := chain.Open(db, chain.Config{Network: net, FixedDifficulty: o.fixedDifficulty, PoW: pow, Logger: log, Observer: blocks})
+	list, err := loadBlockHashes(o, net, log)
+	if err != nil {
+		pow.Close()
+		db.Close()
+		return nil, err
+	}
+	c, err := chain.Open(db, chain.Config{Network: net, FixedDifficulty: o.fixedDifficulty, PoW: pow, Logger: log, Observer: blocks,
+		BlockHashes: list})
 	if err != nil {
 		pow.Close()
 		db.Close()
@@ -201,6 +212,8 @@ func newRootCommandFor(o *options) *cobra.Command {
 	f.BoolVar(&o.stagenet, "stagenet", false, "stage network")
 	f.Uint64Var(&o.fixedDifficulty, "fixed-difficulty", 0, "every block after genesis has this difficulty (0: the real algorithm); for test chains")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
+	f.UintVar(&o.fastBlockSync, "fast-block-sync", 1, "1: inside the block-hash list, skip the proof of work and signatures of blocks whose ids the list proves; 0: verify everything")
+	f.StringVar(&o.blockHashesFile, "block-hashes-file", "", "block-hash list for fast sync (monero's src/blocks/checkpoints.dat or monero-blockchain-export --blocksdat); mainnet: only a known release's list is used")
 	rf := root.Flags()
 	rf.StringVar(&o.rpcBindIP, "rpc-bind-ip", "127.0.0.1", "IP the RPC server listens on")
 	rf.Uint16Var(&o.rpcBindPort, "rpc-bind-port", 0, "RPC port (default: the network's, 18081 mainnet and regtest, 28081 testnet, 38081 stagenet)")
