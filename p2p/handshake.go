@@ -33,6 +33,7 @@ func (n *Node) syncData() portable.CoreSyncData {
 		CumulativeDifficultyTop64: top.CumulativeDifficulty.Hi,
 		TopID:                     top.Hash,
 		TopVersion:                n.chain.Network().VersionAt(top.Height),
+		PruningSeed:               n.pruningSeed(),
 	}
 }
 
