@@ -248,6 +248,7 @@ func (n *Node) serveObjects(c *conn, req portable.RequestGetObjects) error {
 	if len(req.Blocks) > maxObjectRequest {
 		return misbehaved(1, "request for %d blocks (at most %d)", len(req.Blocks), maxObjectRequest)
 	}
+	n.log.Debug("serving objects", "conn", c, "blocks", len(req.Blocks), "prune", req.Prune)
 	resp := portable.ResponseGetObjects{}
 	err := n.chain.Store().View(func(r *chaindb.Reader) error {
 		var err error
