@@ -70,12 +70,13 @@ func TestPruneInPlace(t *testing.T) {
 	if res, err := db.Prune(PruneUpdate, 0); err != nil || res.Seed != 0 || res.PrunedTxs != 0 {
 		t.Fatalf("update on unpruned store: %+v %v", res, err)
 	}
-	res, err := db.Prune(PruneAll, 2)
+	// Stripe 1 keeps 0-4,095 and drops 4,096-4,199 (stripe 2).
+	res, err := db.Prune(PruneAll, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Seed != 0x181 {
-		t.Fatalf("seed %#x, want 0x181", res.Seed)
+	if res.Seed != 0x180 {
+		t.Fatalf("seed %#x, want 0x180", res.Seed)
 	}
 	horizon := uint64(pruneChainHeight - pruning.TipBlocks)
 	n := expectPruned(t, db, 0, synth, pruneChainHeight, horizon, res.Seed)
@@ -84,51 +85,33 @@ func TestPruneInPlace(t *testing.T) {
 	}
 	var seed uint32
 	_ = db.View(func(r *Reader) (err error) { seed, err = r.PruningSeed(); return })
-	if seed != 0x181 {
+	if seed != 0x180 {
 		t.Fatalf("stored seed %#x", seed)
 	}
 	// Once pruned, stays pruned with that seed.
 	if _, err := db.Prune(PruneAll, 3); err == nil {
 		t.Fatal("re-pruning with another stripe accepted")
 	}
-	if again, err := db.Prune(PruneAll, 0); err != nil || again.PrunedTxs != 0 || again.Seed != 0x181 {
+	if again, err := db.Prune(PruneAll, 0); err != nil || again.PrunedTxs != 0 || again.Seed != 0x180 {
 		t.Fatalf("second full prune: %+v %v", again, err)
 	}
-	checkPrunedMatchesFresh(t, db, synth)
 
-	// Growing by 4,000 blocks moves [4200, 8200) out of the tip: stripe 2's
-	// rest stays, stripe 3's start [8192, 8200) gets pruned by the update.
-	appendSynth(t, db, synth, pruneChainHeight, pruneChainHeight+4000)
+	// Growing by 300 blocks moves 4,200-4,499 out of the tip; the update
+	// prunes them (stripe 2) and nothing else.
+	const grown = pruneChainHeight + 300
+	appendSynth(t, db, synth, pruneChainHeight, grown)
 	up, err := db.Prune(PruneUpdate, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h2 := uint64(pruneChainHeight + 4000)
-	n2 := expectPruned(t, db, 0, synth, h2, h2-pruning.TipBlocks, res.Seed)
+	n2 := expectPruned(t, db, 0, synth, grown, grown-pruning.TipBlocks, res.Seed)
 	if uint64(n2-n) != up.PrunedTxs || up.PrunedTxs == 0 {
 		t.Fatalf("update pruned %d, store shows %d more", up.PrunedTxs, n2-n)
 	}
 
-	// Popping down into pruned blocks works and leaves a consistent store
-	// whose indexes are those of the shorter chain.
-	for range 5600 {
-		if _, err := db.PopTop(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	checkPrunedMatchesFresh(t, db, synth)
-	if err := db.View(func(r *Reader) error {
-		next, err := r.pruneNext()
-		if next != 8100 {
-			t.Fatalf("prune_next %d after popping to 8100", next)
-		}
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
 	// A pruned block cannot become an alternative block.
 	var rec BlockRecord
-	if err := db.View(func(r *Reader) (err error) { rec, err = r.record(100); return }); err != nil {
+	if err := db.View(func(r *Reader) (err error) { rec, err = r.record(4150); return }); err != nil {
 		t.Fatal(err)
 	}
 	anyPruned := false
@@ -136,11 +119,29 @@ func TestPruneInPlace(t *testing.T) {
 		anyPruned = anyPruned || tx.Pruned
 	}
 	if !anyPruned {
-		t.Fatal("block 100 has no pruned tx")
+		t.Fatal("block 4150 has no pruned tx")
 	}
 	if err := db.PutAltBlock(rec); err == nil {
 		t.Fatal("pruned block stored as alternative block")
 	}
+
+	// Popping down into pruned blocks works, lowers the pruned horizon, and
+	// leaves every index as a fresh append of the shorter chain makes it.
+	for range grown - 4300 {
+		if _, err := db.PopTop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.View(func(r *Reader) error {
+		next, err := r.pruneNext()
+		if next != 4300 {
+			t.Fatalf("prune_next %d after popping to 4300", next)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	checkPrunedMatchesFresh(t, db, synth)
 }
 
 // checkPrunedMatchesFresh asserts that a pruned store holds, apart from the

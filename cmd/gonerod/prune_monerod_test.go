@@ -17,6 +17,7 @@ import (
 	"github.com/gonero/gonero/chainexport"
 	"github.com/gonero/gonero/internal/monerodlab"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/pruning"
 )
 
@@ -264,6 +265,38 @@ func samePrunedTxs(t *testing.T, g *gonerod, p *monerodlab.Monerod, seed uint32,
 	return pruned
 }
 
+// sameGetBlocksPruned compares /get_blocks.bin with prune from every height
+// holding a transaction (at most 1,000 blocks each): the same bytes from
+// gonerod and the pruned monerod, pruned and unpruned blocks alike.
+func sameGetBlocksPruned(t *testing.T, g *gonerod, p *monerodlab.Monerod, heights map[string]uint64) {
+	t.Helper()
+	seen := map[uint64]bool{}
+	for _, h := range heights {
+		if seen[h] {
+			continue
+		}
+		seen[h] = true
+		var s portable.Section
+		s.Set("start_height", portable.NewUint64(h))
+		s.Set("prune", portable.NewBool(true))
+		body, err := portable.Encode(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ours, err := g.post("/get_blocks.bin", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs, err := p.Post("/get_blocks.bin", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(ours, theirs) {
+			t.Fatalf("/get_blocks.bin prune from %d: gonerod %d bytes, monerod %d bytes, differ", h, len(ours), len(theirs))
+		}
+	}
+}
+
 // samePruneAnswers compares prune_blockchain (check and not) of both.
 func samePruneAnswers(t *testing.T, g *gonerod, p *monerodlab.Monerod) pruneAnswer {
 	t.Helper()
@@ -369,6 +402,7 @@ func TestPrunedNodesMatchMonerod(t *testing.T) {
 		t.Fatalf("prune_blockchain %+v, first check said %+v", a, pa)
 	}
 	n := samePrunedTxs(t, gp, p, pa.PruningSeed, txs, heights)
+	sameGetBlocksPruned(t, gp, p, heights)
 	stopGP()
 	step("gonerod pruned in place: %d of %d txs pruned on both, same answers", n, len(txs))
 
