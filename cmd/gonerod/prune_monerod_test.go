@@ -422,12 +422,17 @@ func TestPrunedNodesMatchMonerod(t *testing.T) {
 	u.Stop()
 
 	// 4. Pruned gonerod from pruned monerod.
+	// This monerod prunes its copy on a stripe of its own choosing.
 	p2 := lab.StartMonerod(t, mdata, "--online", "--prune-blockchain")
+	var p2a pruneAnswer
+	if err := p2.Call("prune_blockchain", map[string]any{"check": true}, &p2a); err != nil || !p2a.Pruned {
+		t.Fatalf("second pruned monerod: %+v %v", p2a, err)
+	}
 	g4, _ := runGonerod(t, bin, t.TempDir(), "--prune-blockchain", "--prune-blockchain-stripe", strconv.Itoa(int(stripe)),
 		"--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(p2.P2PPort))
 	want := uint64(1)
-	if stripe == 1 {
-		want = pruning.NextPrunedHeight(0, pruneChainTop, pa.PruningSeed)
+	if pruning.StripeOf(p2a.PruningSeed) == 1 {
+		want = pruning.NextPrunedHeight(0, pruneChainTop, p2a.PruningSeed)
 	}
 	waitFor(t, 5*time.Minute, fmt.Sprintf("the pruned gonerod at height %d from the pruned monerod", want), func() bool {
 		return g4.info(t).Height == want
@@ -436,7 +441,7 @@ func TestPrunedNodesMatchMonerod(t *testing.T) {
 	if h := g4.info(t).Height; h != want {
 		t.Fatalf("pruned gonerod went on to height %d from the pruned monerod, want %d", h, want)
 	}
-	step("pruned gonerod from pruned monerod stops at height %d", want)
+	step("pruned gonerod from pruned monerod (seed %#x) stops at height %d", p2a.PruningSeed, want)
 }
 
 func clipText(b []byte, n int) string {
