@@ -379,7 +379,9 @@ func pruneBlockchain(c *call) (func(*epeejson.Writer), *Error) {
 		}
 	default:
 		var err error
-		if seed, err = p.Prune(); err != nil {
+		seed, err = p.Prune()
+		c.server.forgetCachedAnswers()
+		if err != nil {
 			c.server.log.Error("prune_blockchain", "err", err)
 			return nil, &Error{codeInternalError, "Failed to prune blockchain"}
 		}
