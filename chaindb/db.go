@@ -50,6 +50,11 @@ type BlockMeta struct {
 type TxRecord struct {
 	Hash cryptonote.Hash
 	Blob []byte
+	// Pruned says Blob is only the pruned part (prefix and RingCT base):
+	// true only in records a pruned store hands back (PopTop of a block
+	// whose prunable data was dropped, see prune.go). Append and
+	// PutAltBlock refuse such records.
+	Pruned bool
 }
 
 // BlockRecord is everything the store keeps for one block.
@@ -315,6 +320,9 @@ func validateRecord(rec *BlockRecord) error {
 		if !fitsU32(len(tx.Blob)) {
 			return &ErrInvalidRecord{Field: fmt.Sprintf("Txs[%d].Blob", i), Reason: "longer than 2^32-1 bytes"}
 		}
+		if tx.Pruned {
+			return &ErrInvalidRecord{Field: fmt.Sprintf("Txs[%d].Pruned", i), Reason: "a pruned tx cannot be stored as a full one"}
+		}
 		if first, dup := seen[tx.Hash]; dup {
 			return &ErrDuplicateTx{Hash: tx.Hash, Existing: TxLocation{Height: rec.Meta.Height, Index: first}}
 		}
@@ -475,6 +483,9 @@ func popIn(tx *bolt.Tx) (BlockRecord, error) {
 			return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: delete tx location %s: %w", h, t.Hash, err)
 		}
 	}
+	if err := popPruning(tx, h, txs); err != nil {
+		return BlockRecord{}, err
+	}
 	for _, d := range []struct{ bucket, key []byte }{
 		{bucketBlockMeta, key},
 		{bucketBlockBlobs, key},
@@ -503,6 +514,9 @@ func (db *DB) PutAltBlock(rec BlockRecord) error {
 
 // putAltIn is PutAltBlock inside the caller's transaction; rec has been validated.
 func putAltIn(tx *bolt.Tx, rec *BlockRecord) error {
+	if err := refusePruned(rec); err != nil {
+		return err
+	}
 	alts := tx.Bucket(bucketAltBlocks)
 	isNew := alts.Get(rec.Meta.Hash[:]) == nil
 	if err := alts.Put(rec.Meta.Hash[:], encodeAltBlock(rec)); err != nil {

@@ -312,7 +312,7 @@ func checkConsistent(t testing.TB, db *DB) uint64 {
 				if loc != (TxLocation{Height: m.Height, Index: uint32(i)}) {
 					return fmt.Errorf("height %d tx %d: location %+v", h, i, loc)
 				}
-				if _, err := r.TxBlob(th); err != nil {
+				if _, err := r.TxParts(th); err != nil {
 					return err
 				}
 			}

@@ -78,7 +78,12 @@ func deriveIndexes(rec *BlockRecord) (*blockIndexes, error) {
 	seen := map[cryptonote.Key]struct{}{}
 	for i := range rec.Txs {
 		field := fmt.Sprintf("Txs[%d]", i)
-		tx, err := cryptonote.ParseTransaction(rec.Txs[i].Blob)
+		parse := cryptonote.ParseTransaction
+		if rec.Txs[i].Pruned {
+			// Outputs, commitments and key images are all in the pruned part.
+			parse = cryptonote.ParsePrunedTransaction
+		}
+		tx, err := parse(rec.Txs[i].Blob)
 		if err != nil {
 			return nil, invalidBlob(field+".Blob", "%v", err)
 		}

@@ -155,13 +155,28 @@ func (r *Reader) TxHashes(h uint64) ([]cryptonote.Hash, error) {
 	return hashes, nil
 }
 
-// TxBlob returns the blob of a non-coinbase tx on the main chain.
+// TxBlob returns the blob of a non-coinbase tx on the main chain. For a tx
+// whose prunable data a pruned store dropped it returns an error matching
+// ErrPruned; TxParts serves both kinds.
 func (r *Reader) TxBlob(hash cryptonote.Hash) ([]byte, error) {
+	blob, pruned, err := r.storedTxBlob(hash)
+	if err != nil {
+		return nil, err
+	}
+	if pruned {
+		return nil, &prunedError{hash: hash}
+	}
+	return blob, nil
+}
+
+// storedTxBlob returns what tx_blobs holds for hash and whether that is
+// only the pruned part.
+func (r *Reader) storedTxBlob(hash cryptonote.Hash) ([]byte, bool, error) {
 	v := r.tx.Bucket(bucketTxBlobs).Get(hash[:])
 	if v == nil {
-		return nil, notFoundf("no tx %s on the main chain", hash)
+		return nil, false, notFoundf("no tx %s on the main chain", hash)
 	}
-	return bytes.Clone(v), nil
+	return bytes.Clone(v), r.prunableHashOf(hash) != nil, nil
 }
 
 // TxLocation returns where a non-coinbase tx sits on the main chain.
@@ -359,7 +374,7 @@ func (r *Reader) record(h uint64) (BlockRecord, error) {
 			return BlockRecord{}, corruptf(bucketTxLocations, th[:], "points at height %d index %d, but the tx is at height %d index %d",
 				loc.Height, loc.Index, h, i)
 		}
-		if txs[i].Blob, err = r.TxBlob(th); err != nil {
+		if txs[i].Blob, txs[i].Pruned, err = r.storedTxBlob(th); err != nil {
 			return BlockRecord{}, err
 		}
 		txs[i].Hash = th

@@ -42,6 +42,22 @@ package chaindb
 //	                                      flags byte (1 do_not_relay, 2 kept_by_block),
 //	                                      then the tx blob
 //
+// Pruning (prune.go; monerod's txs_pruned / txs_prunable / txs_prunable_hash
+// split of BlockchainLMDB). A store is unpruned until Prune writes its seed;
+// from then on it stays pruned. For a v2 tx in a block the seed does not
+// keep (pruning.HasUnprunedBlock), tx_blobs holds only the pruned part
+// (prefix and RingCT base) and tx_prunable_hash the hash of the dropped
+// part, from which the tx id is rebuilt. Every index stays. The bucket is
+// created by the first Prune, so unpruned stores of schema version 2 need no
+// migration; its absence means nothing is pruned.
+//
+//	bucket            key                 value
+//	----------------  ------------------  ---------------------------------------------
+//	tx_prunable_hash  32-byte tx hash     32-byte keccak of the dropped prunable part
+//	info              "pruning_seed"      u32 seed (0x180…0x187); absent when unpruned
+//	                  "prune_next"        u64 lowest height not yet pruned: blocks below
+//	                                      it that the seed lacks have been pruned
+//
 // Output numbering is monerod's (BlockchainDB::add_block): per block the
 // miner tx first, then the txs in block order, each tx's outputs in order;
 // an output's index is the number of outputs of its amount before it. The
@@ -97,6 +113,9 @@ var (
 	bucketTxOutputs    = []byte("tx_outputs")
 	bucketRctCounts    = []byte("rct_counts")
 	bucketTxPool       = []byte("txpool")
+
+	// bucketTxPrunableHash is created by the first Prune (prune.go).
+	bucketTxPrunableHash = []byte("tx_prunable_hash")
 )
 
 // allBuckets is every bucket a valid store has; Open creates or checks them.
@@ -120,6 +139,8 @@ var (
 	infoNetwork       = []byte("network")
 	infoTxCount       = []byte("tx_count")
 	infoAltBlockCount = []byte("alt_block_count")
+	infoPruningSeed   = []byte("pruning_seed")
+	infoPruneNext     = []byte("prune_next")
 )
 
 const hashSize = len(cryptonote.Hash{})

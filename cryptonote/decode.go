@@ -15,6 +15,9 @@ const MaxTxPerBlock = 0x10000000
 type Decoder struct {
 	buf []byte
 	pos int
+	// pruned makes Transaction stop after the prefix (v1) or the RingCT
+	// base (v2): the blob of a pruned transaction (pruned.go).
+	pruned bool
 }
 
 // NewDecoder reads from b; the decoded values do not alias b.
@@ -185,6 +188,9 @@ func (d *Decoder) Transaction() (*Transaction, error) {
 		return nil, err
 	}
 	if tx.Version == 1 {
+		if d.pruned {
+			return tx, nil
+		}
 		return tx, d.v1Signatures(tx)
 	}
 	if len(tx.Inputs) == 0 {
@@ -397,6 +403,9 @@ func (d *Decoder) rctSig(tx *Transaction) error {
 	}
 	if rct.OutPk, err = d.keys("rct_signatures.outPk", nout); err != nil {
 		return err
+	}
+	if d.pruned {
+		return nil
 	}
 	rct.Prunable = &RctPrunable{}
 	return d.rctPrunable(rct.Type, rct.Prunable, nin, nout, ring)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/pruning"
 )
 
 // maxPeersInHandshake is P2P_MAX_PEERS_IN_HANDSHAKE.
@@ -33,6 +34,7 @@ func (n *Node) syncData() portable.CoreSyncData {
 		CumulativeDifficultyTop64: top.CumulativeDifficulty.Hi,
 		TopID:                     top.Hash,
 		TopVersion:                n.chain.Network().VersionAt(top.Height),
+		PruningSeed:               n.pruningSeed(),
 	}
 }
 
@@ -104,7 +106,9 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 			return misbehaved(1, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
 		}
 	}
-	if d.PruningSeed != 0 && (d.PruningSeed>>7 != 3 || d.PruningSeed&0x7f >= 8) {
+	// monerod masks the seed's fields (get_pruning_log_stripes keeps 3
+	// bits), so higher bits pass: pruning.ValidateSeed does the same.
+	if err := pruning.ValidateSeed(d.PruningSeed); err != nil {
 		return misbehaved(1, "invalid pruning seed %#x", d.PruningSeed)
 	}
 	c.mu.Lock()

@@ -209,7 +209,11 @@ func (n *Node) serveChain(c *conn, req portable.RequestChain) error {
 		if !found {
 			return nil
 		}
-		stop := min(height, start+chainIDsPerResponse)
+		stop, ok := clipChain(r, start, height, req.Prune)
+		if !ok {
+			return nil
+		}
+		stop = min(stop, start+chainIDsPerResponse)
 		metas, err := r.MetasInRange(start, stop)
 		if err != nil {
 			return err
@@ -246,6 +250,7 @@ func (n *Node) serveObjects(c *conn, req portable.RequestGetObjects) error {
 	if len(req.Blocks) > maxObjectRequest {
 		return misbehaved(1, "request for %d blocks (at most %d)", len(req.Blocks), maxObjectRequest)
 	}
+	n.log.Debug("serving objects", "conn", c, "blocks", len(req.Blocks), "prune", req.Prune)
 	resp := portable.ResponseGetObjects{}
 	err := n.chain.Store().View(func(r *chaindb.Reader) error {
 		var err error
@@ -253,7 +258,7 @@ func (n *Node) serveObjects(c *conn, req portable.RequestGetObjects) error {
 			return err
 		}
 		for _, id := range req.Blocks {
-			e, ok, err := blockEntry(r, id)
+			e, ok, err := blockEntry(r, id, req.Prune)
 			if err != nil {
 				return err
 			}
@@ -271,8 +276,9 @@ func (n *Node) serveObjects(c *conn, req portable.RequestGetObjects) error {
 	return c.notify(levin.NotifyResponseGetObjects, resp)
 }
 
-// blockEntry reads a main-chain block with its transactions.
-func blockEntry(r *chaindb.Reader, id cryptonote.Hash) (portable.BlockCompleteEntry, bool, error) {
+// blockEntry reads a main-chain block with its transactions, pruned if
+// asked (blockEntryPruned, pruning.go).
+func blockEntry(r *chaindb.Reader, id cryptonote.Hash, prune bool) (portable.BlockCompleteEntry, bool, error) {
 	h, err := r.HeightByHash(id)
 	if errors.Is(err, chaindb.ErrNotFound) {
 		return portable.BlockCompleteEntry{}, false, nil
@@ -287,8 +293,14 @@ func blockEntry(r *chaindb.Reader, id cryptonote.Hash) (portable.BlockCompleteEn
 	if err != nil {
 		return e, false, err
 	}
+	if prune {
+		return blockEntryPruned(r, h, e, hashes)
+	}
 	for _, th := range hashes {
 		blob, err := r.TxBlob(th)
+		if errors.Is(err, chaindb.ErrPruned) {
+			return e, false, errPrunedAsked(h)
+		}
 		if err != nil {
 			return e, false, err
 		}
@@ -373,6 +385,13 @@ func (n *Node) requestMissing(c *conn) error {
 	needed := c.sync.needed
 	if len(needed) > 0 {
 		span := needed[:min(len(needed), n.spanSize(), maxObjectRequest)]
+		first := c.sync.lastResponseHeight + 1 - uint64(len(needed))
+		if !peerHoldsSpan(c.pruningSeed, c.remoteHeight, first, uint64(len(span))) { // pruning.go
+			c.sync.needed = nil
+			c.mu.Unlock()
+			c.setState(stateNormal)
+			return nil
+		}
 		c.sync.requested = append([]cryptonote.Hash(nil), span...)
 		c.sync.requestedAt = n.now()
 		c.mu.Unlock()
@@ -594,7 +613,7 @@ func (n *Node) serveMissingTxs(c *conn, req portable.RequestFluffyMissingTx) err
 	var found bool
 	err := n.chain.Store().View(func(r *chaindb.Reader) error {
 		var err error
-		e, found, err = blockEntry(r, req.BlockHash)
+		e, found, err = blockEntry(r, req.BlockHash, false)
 		return err
 	})
 	if err != nil {

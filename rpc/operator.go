@@ -58,6 +58,8 @@ type operatorState struct {
 	stopOnce sync.Once
 	// logLevel is the node's log level (Config.LogLevel; nil: not adjustable).
 	logLevel *slog.LevelVar
+	// pruner is Config.Pruner (nil: the store cannot be pruned).
+	pruner Pruner
 	// The P2P rate limits in kB/s. gonero does not throttle its P2P
 	// connections: like monerod it keeps and reports the limits, which
 	// limit nothing.
@@ -72,6 +74,7 @@ type trackEntry struct{ count, nanos, credits uint64 }
 
 func (o *operatorState) init(cfg *Config) {
 	o.stop, o.logLevel = cfg.Stop, cfg.LogLevel
+	o.pruner = cfg.Pruner
 	o.limitUp.Store(defaultLimitUp)
 	o.limitDown.Store(defaultLimitDown)
 	o.tracker = map[string]*trackEntry{}
@@ -354,21 +357,38 @@ func flushCache(c *call) (func(*epeejson.Writer), *Error) {
 	return okAnswer(statusOK, nil), nil
 }
 
-// pruneBlockchain: gonero does not prune. Asked to check, it answers what
-// monerod answers for an unpruned chain (not pruned, seed 0); asked to
-// prune, it fails with monerod's own error for a prune that failed, rather
-// than pretend a pruning seed it does not have.
+// pruneBlockchain is on_prune_blockchain: prune (or with check only check)
+// the store, then report its seed. monerod's check logs what it finds wrong
+// and still succeeds; so does this one. Without a Pruner, check answers for
+// an unpruned chain and a prune fails with monerod's failed-prune error.
 func pruneBlockchain(c *call) (func(*epeejson.Writer), *Error) {
 	check, e := c.params.bool("check")
 	if e != nil {
 		return nil, e
 	}
-	if !check {
+	p := c.server.ops.pruner
+	var seed uint32
+	switch {
+	case p == nil && !check:
 		return nil, &Error{codeInternalError, "Failed to prune blockchain"}
+	case p == nil:
+	case check:
+		var err error
+		if seed, err = p.CheckPruning(); err != nil {
+			c.server.log.Error("blockchain pruning check", "err", err)
+		}
+	default:
+		var err error
+		seed, err = p.Prune()
+		c.server.forgetCachedAnswers()
+		if err != nil {
+			c.server.log.Error("prune_blockchain", "err", err)
+			return nil, &Error{codeInternalError, "Failed to prune blockchain"}
+		}
 	}
 	return okAnswer(statusOK, func(w *epeejson.Writer) {
-		w.KeyBool("pruned", false)
-		w.KeyUint("pruning_seed", 0)
+		w.KeyBool("pruned", seed != 0)
+		w.KeyUint("pruning_seed", uint64(seed))
 	}), nil
 }
 

@@ -64,6 +64,19 @@ type Config struct {
 	// path free of label lookups and allocations; the set of names is
 	// fixed, so no client can grow it.
 	Instrument func(endpoint string) func(time.Duration)
+	// Pruner, if not nil, prunes the node's store for prune_blockchain;
+	// nil: a store that cannot be pruned (see pruneBlockchain).
+	Pruner Pruner
+}
+
+// Pruner is the node's store as prune_blockchain needs it (chaindb.DB
+// through a small adapter in gonerod).
+type Pruner interface {
+	// Prune is core::prune_blockchain(0): prune with a random stripe if
+	// unpruned, else bring the pruning up to date; it returns the seed.
+	Prune() (seed uint32, err error)
+	// CheckPruning is core::check_blockchain_pruning; it returns the seed.
+	CheckPruning() (seed uint32, err error)
 }
 
 // Server answers RPC requests on one or two listeners.

@@ -43,6 +43,10 @@ type chainTx struct {
 	tx      *cryptonote.Transaction
 	height  uint64
 	indices []uint64
+	// pruned: a pruned store holds only tx's pruned part (tx.Rct.Prunable
+	// is nil) and the hash of the rest.
+	pruned       bool
+	prunableHash cryptonote.Hash
 }
 
 // findChainTx looks a transaction up on the main chain: a block's
@@ -58,14 +62,21 @@ func findChainTx(r *chaindb.Reader, id cryptonote.Hash) (*chainTx, error) {
 		}
 		return nil, err
 	}
-	blob, err := r.TxBlob(id)
+	parts, err := r.TxParts(id)
 	switch {
 	case err == nil:
 		loc, err := r.TxLocation(id)
 		if err != nil {
 			return nil, err
 		}
-		tx, err := cryptonote.ParseTransaction(blob)
+		if !parts.HasPrunable {
+			tx, err := cryptonote.ParsePrunedTransaction(parts.Pruned)
+			if err != nil {
+				return nil, err
+			}
+			return &chainTx{tx: tx, height: loc.Height, indices: indices, pruned: true, prunableHash: parts.PrunableHash}, nil
+		}
+		tx, err := cryptonote.ParseTransaction(append(parts.Pruned, parts.Prunable...))
 		if err != nil {
 			return nil, err
 		}
@@ -133,6 +144,17 @@ func (e *txEntry) fill(tx *cryptonote.Transaction, in *getTransactionsRequest) {
 	}
 }
 
+// fillPruned is fill for a transaction whose prunable part the store
+// pruned: monerod then answers the split form whatever was asked, with an
+// empty prunable_as_hex, the stored prunable hash and the pruned JSON.
+func (e *txEntry) fillPruned(ct *chainTx, in *getTransactionsRequest) {
+	e.PrunableHash = ct.prunableHash.String()
+	e.PrunedAsHex = hex.EncodeToString(ct.tx.Serialize())
+	if in.DecodeAsJSON {
+		e.AsJSON = ct.tx.MonerodPrunedJSON()
+	}
+}
+
 func (s *Server) getTransactions(in *getTransactionsRequest, restricted bool) *getTransactionsResponse {
 	if restricted && len(in.TxsHashes) > restrictedTransactionsCount {
 		return refusal("Too many transactions requested in restricted mode")
@@ -171,7 +193,11 @@ func (s *Server) getTransactions(in *getTransactionsRequest, restricted bool) *g
 			}
 			e := &txEntry{TxHash: in.TxsHashes[i], BlockHeight: ct.height, Confirmations: height - ct.height,
 				BlockTimestamp: meta.Timestamp, OutputIndices: ct.indices}
-			e.fill(ct.tx, in)
+			if ct.pruned {
+				e.fillPruned(ct, in)
+			} else {
+				e.fill(ct.tx, in)
+			}
 			found[i] = e
 		}
 		return nil

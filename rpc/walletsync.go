@@ -176,13 +176,18 @@ func encodeSyncBlock(r *chaindb.Reader, h uint64, meta *chaindb.BlockMeta, prune
 	b := &syncBlock{size: uint64(len(blob)), txs: len(ids)}
 	txs := make([][]byte, len(ids))
 	for i, id := range ids {
-		if txs[i], err = r.TxBlob(id); err != nil {
-			return nil, err
-		}
 		if prune {
-			if txs[i], err = prunedTxBlob(txs[i]); err != nil {
-				return nil, fmt.Errorf("tx %s: %w", id, err)
+			// get_pruned_tx_blob: what a pruned store keeps, the same
+			// bytes whether or not this store pruned the tx.
+			parts, err := r.TxParts(id)
+			if err != nil {
+				return nil, err
 			}
+			txs[i] = parts.Pruned
+		} else if txs[i], err = r.TxBlob(id); err != nil {
+			// A pruned store cannot give a pruned tx whole; monerod's
+			// get_blocks_from fails the same way.
+			return nil, err
 		}
 		b.size += uint64(len(txs[i]))
 	}
@@ -268,27 +273,6 @@ func encodeIndexLists(lists [][]uint64) []byte {
 		}
 	}
 	return w.Bytes()
-}
-
-// prunedTxBlob is the part of a transaction monerod keeps when pruned
-// (transaction::serialize_base): the prefix, and for version 2 the RingCT
-// base (type, fee, ecdh info, output commitments), which the stored blob
-// starts with.
-func prunedTxBlob(blob []byte) ([]byte, error) {
-	tx, err := cryptonote.ParseTransaction(blob)
-	if err != nil {
-		return nil, err
-	}
-	if tx.Version == 1 {
-		tx.Signatures = nil
-	} else if tx.Rct != nil {
-		tx.Rct.Prunable = nil
-	}
-	n := len(tx.Serialize())
-	if n > len(blob) {
-		return nil, errors.New("pruned transaction longer than the transaction")
-	}
-	return blob[:n], nil
 }
 
 // view runs fn on a store snapshot; a failed read is logged.

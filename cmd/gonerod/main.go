@@ -29,6 +29,7 @@ const Version = "0.1.0"
 
 // options are the flags shared by every subcommand, named as monerod names them.
 type options struct {
+	prune           pruneOptions // pruning.go
 	dataDir         string
 	regtest         bool
 	testnet         bool
@@ -231,6 +232,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	rf.Uint16Var(&o.metricsBindPort, "metrics-bind-port", 0, "serve Prometheus metrics at /metrics on this port (0: no metrics listener)")
 	o.p2p.addFlags(rf)
 	o.zmq.addFlags(rf)
+	o.prune.addFlags(rf)
 	rf.StringVar(&o.startMining, "start-mining", "", "regtest: mine blocks continuously, paying this address (standard, integrated or subaddress)")
 	rf.DurationVar(&o.miningInterval, "mining-interval", 5*time.Second, "with --start-mining: pause between blocks (0: none)")
 	root.AddCommand(newImportCommand(o), &cobra.Command{

@@ -62,6 +62,11 @@ func runNode(o *options) error {
 		return err
 	}
 	defer n.close()
+	pruneCtx, stopPruning := context.WithCancel(context.Background())
+	defer stopPruning()
+	if err := o.prune.start(pruneCtx, n.db, log); err != nil {
+		return err
+	}
 	if main.Addr == "" {
 		main.Addr = net.JoinHostPort(o.rpcBindIP, strconv.Itoa(int(n.net.RPCPort())))
 	}
@@ -110,7 +115,8 @@ func runNode(o *options) error {
 	rpcCfg := rpc.Config{
 		Chain: n.chain, Peers: peers, Pool: pool, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
 		LogLevel: logLevel, Main: main, Restricted: restricted, Miner: mnr,
-		Stop: func() { log.Info("stop requested over RPC"); stopByRPC() },
+		Stop:   func() { log.Info("stop requested over RPC"); stopByRPC() },
+		Pruner: storePruner{n.db},
 	}
 	if mtr != nil {
 		rpcCfg.Instrument = mtr.Endpoint

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/pruning"
+)
+
+// pruneOptions are monerod's pruning switches.
+type pruneOptions struct {
+	prune      bool   // --prune-blockchain
+	syncPruned bool   // --sync-pruned-blocks
+	stripe     uint32 // --prune-blockchain-stripe (gonero only; 0: random, as monerod)
+}
+
+func (p *pruneOptions) addFlags(f *pflag.FlagSet) {
+	f.BoolVar(&p.prune, "prune-blockchain", false, "prune the chain store in place and keep it pruned (a pruned store stays pruned)")
+	f.BoolVar(&p.syncPruned, "sync-pruned-blocks", false, "accepted for monerod compatibility: gonero always downloads full blocks (monerod asks for pruned ones only inside its embedded block-hash area)")
+	f.Uint32Var(&p.stripe, "prune-blockchain-stripe", 0, "with --prune-blockchain on an unpruned store: keep this stripe (1-8) instead of a random one")
+	_ = f.MarkHidden("prune-blockchain-stripe")
+}
+
+// pruningInterval is monerod's m_blockchain_pruning_interval: a pruned
+// store's blocks that left the tip are pruned every 5 hours.
+const pruningInterval = 5 * time.Hour
+
+// start is core::init's pruning step: prune an unpruned store (or bring a
+// pruned one up to date), then keep pruning until ctx ends. A store that is
+// pruned already is kept pruned even without --prune-blockchain, as
+// monerod's LMDB does (its incremental pruning runs whenever a seed is set).
+func (p *pruneOptions) start(ctx context.Context, db *chaindb.DB, log *slog.Logger) error {
+	if p.stripe > pruning.Stripes {
+		return errors.New("--prune-blockchain-stripe must be 1-8")
+	}
+	mode := chaindb.PruneUpdate
+	if p.prune {
+		mode = chaindb.PruneAll
+		var seed uint32
+		if err := db.View(func(r *chaindb.Reader) (err error) { seed, err = r.PruningSeed(); return }); err != nil {
+			return err
+		}
+		if seed != 0 {
+			mode = chaindb.PruneUpdate
+		} else {
+			log.Info("pruning the blockchain; this may take a while")
+		}
+	}
+	res, err := db.Prune(mode, p.stripe)
+	if err != nil {
+		return err
+	}
+	if res.Seed == 0 {
+		return nil
+	}
+	log.Info("blockchain pruned", "pruning_seed", res.Seed, "stripe", pruning.StripeOf(res.Seed), "txs", res.PrunedTxs, "bytes", res.Bytes)
+	go func() {
+		t := time.NewTicker(pruningInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if r, err := db.Prune(chaindb.PruneUpdate, 0); err != nil {
+					log.Error("updating blockchain pruning", "err", err)
+				} else if r.PrunedTxs > 0 {
+					log.Info("blockchain pruning updated", "txs", r.PrunedTxs)
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+// storePruner is prune_blockchain's view of the store.
+type storePruner struct{ db *chaindb.DB }
+
+func (s storePruner) Prune() (uint32, error) {
+	res, err := s.db.Prune(chaindb.PruneAll, 0)
+	return res.Seed, err
+}
+
+func (s storePruner) CheckPruning() (uint32, error) { return s.db.CheckPruning() }
