@@ -225,7 +225,7 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 	if err != nil {
 		return corrupt(bucketInfo, infoSchemaVersion, err)
 	}
-	if version != schemaVersion && version != schemaVersionNoIndexes {
+	if version != schemaVersion && version != schemaVersionPruned && version != schemaVersionNoIndexes {
 		return &ErrSchemaVersion{Path: db.path, Found: version, Want: schemaVersion}
 	}
 	if stored := string(info.Get(infoNetwork)); stored != network {

@@ -161,6 +161,12 @@ func (db *DB) Prune(mode PruneMode, stripe uint32) (PruneResult, error) {
 			if _, err := tx.CreateBucketIfNotExists(bucketTxPrunableHash); err != nil {
 				return err
 			}
+			// A pruned store says so in its schema version, so that a gonerod
+			// built before pruning refuses it instead of misreading the pruned
+			// blobs as whole transactions.
+			if err := tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(schemaVersionPruned)); err != nil {
+				return err
+			}
 			if err := tx.Bucket(bucketInfo).Put(infoPruningSeed, encodeU32(seed)); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/pruning"
+	bolt "go.etcd.io/bbolt"
 )
 
 // pruneChainHeight puts heights [0, 4200) outside the 5,500-block tip:
@@ -88,6 +89,16 @@ func TestPruneInPlace(t *testing.T) {
 	if seed != 0x180 {
 		t.Fatalf("stored seed %#x", seed)
 	}
+	// The store now carries the pruned layout's schema version, which a build
+	// that cannot read pruned records refuses.
+	var version []byte
+	_ = db.bolt.View(func(tx *bolt.Tx) error {
+		version = append(version, tx.Bucket(bucketInfo).Get(infoSchemaVersion)...)
+		return nil
+	})
+	if v, err := decodeU32(version); err != nil || v != schemaVersionPruned {
+		t.Fatalf("schema version after pruning: %d %v, want %d", v, err, schemaVersionPruned)
+	}
 	// Once pruned, stays pruned with that seed.
 	if _, err := db.Prune(PruneAll, 3); err == nil {
 		t.Fatal("re-pruning with another stripe accepted")
@@ -161,6 +172,7 @@ func checkPrunedMatchesFresh(t *testing.T, db *DB, synth uint64) {
 		}
 		delete(d, string(bucketInfo)+"/"+string(infoPruningSeed))
 		delete(d, string(bucketInfo)+"/"+string(infoPruneNext))
+		delete(d, string(bucketInfo)+"/"+string(infoSchemaVersion)) // schemaVersionPruned, checked above
 		return d
 	}
 	if d := diffDumps(strip(mainChainDump(t, db)), strip(mainChainDump(t, fresh))); d != "" {

@@ -9,7 +9,7 @@ package chaindb
 //
 //	bucket         key                    value
 //	-------------  ---------------------  ------------------------------------------------
-//	info           "schema_version"       u32 schemaVersion
+//	info           "schema_version"       u32 schemaVersion (schemaVersionPruned once pruned)
 //	               "network"              network name as given to Open ("mainnet", ...)
 //	               "tx_count"             u64 non-coinbase txs on the main chain
 //	               "alt_block_count"      u64 entries in alt_blocks
@@ -91,6 +91,12 @@ import (
 
 // schemaVersion is written at creation and must match at Open.
 const schemaVersion uint32 = 2
+
+// schemaVersionPruned is schemaVersion's layout once the store is pruned
+// (bucketTxPrunableHash exists and v2 transaction blobs outside the seed's
+// stripes are pruned); Prune writes it, and only builds that read pruned
+// records open such a store.
+const schemaVersionPruned uint32 = 3
 
 // schemaVersionNoIndexes is the layout without the transaction-verification
 // indexes; Open upgrades such a store by building them (migrate.go).
