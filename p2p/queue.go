@@ -78,13 +78,6 @@ func (q *blockQueue) signal() {
 	}
 }
 
-// has says whether id is in a queued span (requested or received).
-func (q *blockQueue) has(id cryptonote.Hash) bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.ids[id] != nil
-}
-
 // heightOf is the height of a queued block id.
 func (q *blockQueue) heightOf(id cryptonote.Hash) (uint64, bool) {
 	q.mu.Lock()
@@ -227,7 +220,7 @@ func (q *blockQueue) fill(c *conn, start uint64, ids []cryptonote.Hash, blocks [
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	s := q.ids[ids[0]]
-	if s == nil || s.received() || s.start != start || len(s.ids) != len(ids) {
+	if s == nil || c.closed() || s.received() || s.start != start || len(s.ids) != len(ids) {
 		return nil
 	}
 	s.blocks, s.from, s.size = blocks, c, size

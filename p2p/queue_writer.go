@@ -143,8 +143,10 @@ func (n *Node) addSpan(s *span) {
 	n.queue.remove(s)
 	if addErr != nil {
 		n.log.Info("peer sent a block the chain refuses", "conn", s.from, "err", addErr)
-		n.queue.dropFrom(s.from)
+		// Closed first: fill refuses a closed connection's answers, so no
+		// span of it can be queued after dropFrom.
 		n.dropConn(s.from, blockFault(addErr))
+		n.queue.dropFrom(s.from)
 		return
 	}
 	// The connections waiting for this span go on at once (or finish the

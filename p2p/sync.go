@@ -34,7 +34,7 @@ type syncState struct {
 	requested         []cryptonote.Hash
 	requestedAt       time.Time
 
-	requestedStart    uint64 // height of requested[0]
+	requestedStart uint64 // height of requested[0]
 
 	needed             []cryptonote.Hash // block ids still to download, in chain order
 	neededStart        uint64            // height of needed[0]
