@@ -83,6 +83,9 @@ type Config struct {
 	// BlockDownloadMaxSize: downloads pause while the queue holds this
 	// many bytes and 10 spans (--block-download-max-size; 100 MB).
 	BlockDownloadMaxSize int
+	// BlockSyncSize, when not 0, is the number of blocks per span
+	// (--block-sync-size; at most 2048, and peers serve at most 100).
+	BlockSyncSize int
 	// Progress, if not nil, hears every span the writer added.
 	Progress func(SyncProgress)
 }

@@ -91,7 +91,9 @@ func (n *Node) seedFor(height uint64) (cryptonote.Hash, bool) {
 // SyncProgress is what the writer reports after adding a span.
 type SyncProgress struct {
 	Height, Target uint64
-	Added          int // blocks of the span stored
+	Added          int    // blocks of the span stored
+	Start          uint64 // the span's first height
+	From           string // the peer that sent it (host:port)
 }
 
 // writeLoop is the single writer: it adds the received, verified spans
@@ -153,7 +155,7 @@ func (n *Node) addSpan(s *span) {
 	// sync) rather than at their next wake-up.
 	n.wakeStandby()
 	if n.cfg.Progress != nil {
-		n.cfg.Progress(SyncProgress{Height: n.chain.Height(), Target: n.target(), Added: added})
+		n.cfg.Progress(SyncProgress{Height: n.chain.Height(), Target: n.target(), Added: added, Start: s.start, From: s.from.addr.String()})
 	}
 }
 

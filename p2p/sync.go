@@ -22,6 +22,7 @@ const (
 	chainIDsPerResponse   = 10_000      // BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT
 	maxChainIDsInResponse = 25_000      // BLOCKS_IDS_SYNCHRONIZING_MAX_COUNT
 	maxBlockNumber        = 500_000_000 // CRYPTONOTE_MAX_BLOCK_NUMBER
+	maxBlockSyncSize      = 2048        // BLOCKS_SYNCHRONIZING_MAX_COUNT, --block-sync-size's cap
 )
 
 // syncState is a connection's part in chain synchronisation (§8.6).
@@ -48,6 +49,9 @@ type syncState struct {
 
 // spanSize is get_block_sync_size: blocks per 2003 request.
 func (n *Node) spanSize() int {
+	if n.cfg.BlockSyncSize > 0 {
+		return min(n.cfg.BlockSyncSize, maxBlockSyncSize)
+	}
 	h := n.chain.Height()
 	switch net := n.chain.Network(); {
 	case net == params.Mainnet && h < 1_220_516, net == params.Testnet && h < 801_219:

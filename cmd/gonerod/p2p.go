@@ -33,6 +33,7 @@ type p2pOptions struct {
 	noSync         bool
 	// The block download (the shared block queue).
 	prepBlocksThreads    int
+	blockSyncSize        int
 	blockDownloadMaxSize uint64
 }
 
@@ -51,6 +52,7 @@ func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.maxConnsPerIP, "max-connections-per-ip", 1, "incoming connections allowed from one IP")
 	f.BoolVar(&o.noSync, "no-sync", false, "do not download blocks from peers")
 	f.IntVar(&o.prepBlocksThreads, "prep-blocks-threads", p2p.DefaultPrepBlocksThreads, "threads verifying downloaded blocks ahead of adding them (at most the cores)")
+	f.IntVar(&o.blockSyncSize, "block-sync-size", 0, "blocks per download request (0: 100 before hard fork 4 on mainnet and testnet, else 20)")
 	f.Uint64Var(&o.blockDownloadMaxSize, "block-download-max-size", 0, "pause downloading while this many bytes of blocks wait to be added (0: 100 MB)")
 }
 
@@ -103,6 +105,7 @@ func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.
 		StateFile:            filepath.Join(dataDir, network.DataSubdir(), "p2pstate.json"),
 		Logger:               log,
 		PrepBlocksThreads:    o.prepBlocksThreads,
+		BlockSyncSize:        max(o.blockSyncSize, 0),
 		BlockDownloadMaxSize: int(min(o.blockDownloadMaxSize, 1<<40)),
 		Progress:             newSyncProgress(log).added,
 	}
