@@ -334,3 +334,47 @@ func TestBadSpanDropsAndBansPeer(t *testing.T) {
 		})
 	}
 }
+
+// A peer that claims a longer chain but whose chain entries never list a
+// block this node lacks would keep it asking forever: it is dropped after
+// a few such answers, and banned once the fails add up; nothing changes.
+func TestEndlessChainPeerDropped(t *testing.T) {
+	src := sourceNode(t)
+	p := newTamperProxy(t, src.p2pAddr())
+	const claimed = 100 // blocks the peer claims beyond its real top
+	p.toSyncer = func(m levin.Message) levin.Message {
+		switch {
+		case m.Kind == levin.KindResponse && m.Command == levin.CommandHandshake:
+			var hs portable.HandshakeResponse
+			if err := portable.Unmarshal(m.Body, &hs); err == nil {
+				hs.PayloadData.CurrentHeight += claimed
+				hs.PayloadData.TopID = [32]byte{0xee}
+				m.Body, _ = portable.Marshal(hs)
+			}
+		case m.Kind == levin.KindNotification && m.Command == levin.NotifyResponseChainEntry:
+			var e portable.ResponseChainEntry
+			if err := portable.Unmarshal(m.Body, &e); err == nil {
+				e.TotalHeight += claimed
+				m.Body, _ = portable.Marshal(e)
+			}
+		}
+		return m
+	}
+	p.start()
+	syncer := startTestNode(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"),
+		Config{ExclusiveNodes: []string{p.addr()}, ConnectInterval: 50 * time.Millisecond})
+	h0, top0, alt0 := storeState(t, syncer)
+	eventually(t, 30*time.Second, "the peer to be banned", func() bool {
+		_, banned := syncer.node.BannedUntil(netip.MustParseAddr("127.0.0.1"), time.Now())
+		return banned
+	})
+	if n := p.conns.Load(); n < failsBeforeBan {
+		t.Errorf("banned after %d connections; each scores 1 of the %d fails before a ban", n, failsBeforeBan)
+	}
+	if h, top, alt := storeState(t, syncer); h != h0 || top != top0 || alt != alt0 {
+		t.Fatalf("the store changed: height %d→%d, top %s→%s, alt blocks %d→%d", h0, h, top0, top, alt0, alt)
+	}
+	if syncer.node.Synchronized() {
+		t.Error("synchronized with a peer that claims more blocks than it gave")
+	}
+}

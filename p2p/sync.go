@@ -23,6 +23,7 @@ const (
 	maxChainIDsInResponse = 25_000      // BLOCKS_IDS_SYNCHRONIZING_MAX_COUNT
 	maxBlockNumber        = 500_000_000 // CRYPTONOTE_MAX_BLOCK_NUMBER
 	maxBlockSyncSize      = 2048        // BLOCKS_SYNCHRONIZING_MAX_COUNT, --block-sync-size's cap
+	maxIdleChainEntries   = 3           // chain entries without progress before the peer is dropped (gonero's)
 )
 
 // syncState is a connection's part in chain synchronisation (§8.6).
@@ -42,6 +43,7 @@ type syncState struct {
 	entryStart         uint64            // height of entryIDs[0]
 	entryIDs           []cryptonote.Hash // the peer's last chain entry (spans it can serve)
 	lastGapRequest     time.Time         // last chain request made to fill a gap in the queue
+	idleEntries        int               // chain entries in a row that brought nothing (maxIdleChainEntries)
 	lastResponseHeight uint64
 	lastKnownHash      cryptonote.Hash
 	hasLastKnown       bool
@@ -378,13 +380,26 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 		entry[i] = id
 	}
 	last := resp.BlockIDs[len(resp.BlockIDs)-1]
+	lastHeight := resp.StartHeight + uint64(len(resp.BlockIDs)) - 1
 	c.mu.Lock()
 	c.remoteHeight = max(c.remoteHeight, resp.TotalHeight)
+	// A peer whose chain entries bring nothing new and get no further
+	// while it claims more would keep this node asking forever (an
+	// endless chain): after a few such answers it is dropped.
+	if len(needed) == 0 && lastHeight <= c.sync.lastResponseHeight && lastHeight+1 < c.remoteHeight {
+		c.sync.idleEntries++
+	} else {
+		c.sync.idleEntries = 0
+	}
+	idle := c.sync.idleEntries
 	c.sync.needed, c.sync.neededStart = needed, neededStart
 	c.sync.entryStart, c.sync.entryIDs = resp.StartHeight, entry
-	c.sync.lastResponseHeight = resp.StartHeight + uint64(len(resp.BlockIDs)) - 1
+	c.sync.lastResponseHeight = lastHeight
 	c.sync.lastKnownHash, c.sync.hasLastKnown = last, true
 	c.mu.Unlock()
+	if idle >= maxIdleChainEntries {
+		return misbehaved(1, "%d chain entries in a row without a new block, claiming height %d", idle, resp.TotalHeight)
+	}
 	return n.requestMissing(c)
 }
 
