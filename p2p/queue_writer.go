@@ -121,13 +121,33 @@ func (n *Node) writeLoop() {
 	}
 }
 
+// addSpan adds a span's blocks: those that extend the main chain in one
+// store transaction (chain.AddBatch: one commit per span, atomic), the
+// others (alternative, known, switching chains) one by one through Add.
 func (n *Node) addSpan(s *span) {
+	batch := make([]chain.BatchBlock, len(s.blocks))
+	for i, b := range s.blocks {
+		batch[i] = chain.BatchBlock{Block: b.blk, Blob: b.blob, Txs: b.txs, TxBlobs: b.txBlobs}
+	}
 	n.syncMu.Lock()
 	n.adding.Add(1)
 	var addErr error
 	added := 0
-	for _, b := range s.blocks {
-		res, err := n.chain.Add(b.blk, b.blob, b.txs, b.txBlobs)
+	for len(batch) > 0 {
+		k, err := n.chain.AddBatch(batch)
+		added += k
+		n.blocksFromPeers.Add(uint64(k))
+		batch = batch[k:]
+		if err != nil {
+			addErr = err
+			break
+		}
+		if len(batch) == 0 {
+			break
+		}
+		b := batch[0]
+		batch = batch[1:]
+		res, err := n.chain.Add(b.Block, b.Blob, b.Txs, b.TxBlobs)
 		if err != nil && !errors.Is(err, chain.ErrAlreadyInChain) {
 			addErr = err
 			break
