@@ -167,7 +167,15 @@ func (n *Node) addSpan(s *span) {
 		n.log.Info("peer sent a block the chain refuses", "conn", s.from, "err", addErr)
 		// Closed first: fill refuses a closed connection's answers, so no
 		// span of it can be queued after dropFrom.
-		n.dropConn(s.from, blockFault(addErr))
+		fault := blockFault(addErr)
+		var pe *peerError
+		if s.from.closed() && errors.As(fault, &pe) {
+			// Gone before its span came up: its host still answers for it.
+			if n.bans.fail(s.from.addr.IP, pe.score, n.now()) {
+				n.log.Warn("host banned", "ip", s.from.addr.IP, "for", banDuration)
+			}
+		}
+		n.dropConn(s.from, fault)
 		n.queue.dropFrom(s.from)
 		return
 	}
