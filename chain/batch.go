@@ -74,6 +74,9 @@ func (c *Chain) AddBatch(blocks []BatchBlock) (added int, err error) {
 		}
 		return 0, &BlockError{Height: h, Hash: id, Rule: "store", Err: storeErr}
 	}
+	for _, d := range done {
+		c.forgetExpected(d.Meta)
+	}
 	c.txCount += txs
 	c.publish()
 	if c.cfg.Observer != nil {

@@ -71,6 +71,9 @@ func (c *Chain) PrecomputePoW(blk *cryptonote.Block, height uint64, seed crypton
 	if err != nil {
 		return err
 	}
+	if fast, _ := c.fastCheck(height, id); fast {
+		return nil // proved by the block-hash list: its PoW is never checked
+	}
 	if blk.MajorVersion < consensus.RandomXVersion {
 		seed = cryptonote.Hash{}
 	}

@@ -375,10 +375,7 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 		}
 		needed = append(needed, id)
 	}
-	entry := make([]cryptonote.Hash, len(resp.BlockIDs))
-	for i, id := range resp.BlockIDs {
-		entry[i] = id
-	}
+	entry := entryIDs[:len(resp.BlockIDs)]
 	last := resp.BlockIDs[len(resp.BlockIDs)-1]
 	lastHeight := resp.StartHeight + uint64(len(resp.BlockIDs)) - 1
 	c.mu.Lock()
