@@ -4,24 +4,27 @@
 # peer and, with --peers N, from N peers at once (monerods on copies of one data directory) — and how long a
 # fresh monerod takes to sync it from gonerod (is gonerod a fast enough source?).
 #
-# Usage: bench/sync.sh [--blocks N | --chain DIR] [--peers N] [-n RUNS] [-- GONEROD_ARGS...]
+# Usage: bench/sync.sh [--blocks N | --chain DIR] [--peers N] [--delay MS] [-n RUNS] [-- GONEROD_ARGS...]
 #   --blocks N  the chain: N blocks mined by monerod at fixed difficulty 1 (default 1000; coinbase only)
 #   --chain DIR a monerod regtest data directory to serve instead (e.g. /tmp/heavy/h2000/node1 for a chain with
 #               transactions); it is copied, never modified
 #   --peers N   also sync from N monerods at once (default 1: one peer only)
+#   --delay MS  reach every source through bench/latencyproxy, which delays each chunk by MS milliseconds each way
+#               (a peer across a network rather than on loopback; netem is not needed)
 #   -n RUNS     repetitions per node (default 3); the median is reported
 #   GONEROD_ARGS  extra gonerod flags (e.g. --block-sync-size 5 --prep-blocks-threads 2)
 # monerod also verifies what gonerod does not (none here for a coinbase-only chain), and both sides run on the
 # same cores. Needs root and the monero package; everything runs in a loopback-only namespace.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd); shared=$(cd "$root/../shared" && pwd)
-blocks=1000 runs=3 peers=1 chain=""
+blocks=1000 runs=3 peers=1 chain="" delay=0
 gargs=()
 while (($#)); do
   case "$1" in
     --blocks) blocks=$2; shift 2 ;;
     --chain) chain=$2; shift 2 ;;
     --peers) peers=$2; shift 2 ;;
+    --delay) delay=$2; shift 2 ;;
     -n) runs=$2; shift 2 ;;
     --) shift; gargs=("$@"); break ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
@@ -35,7 +38,7 @@ work=$(mktemp -d /tmp/gonero-sync-bench.XXXXXX)
 pids=()
 cleanup() { for p in "${pids[@]}"; do lab stop "$p" >/dev/null 2>&1 || kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
 trap cleanup EXIT
-(cd "$root" && go build -o "$work/gonerod" ./cmd/gonerod)
+(cd "$root" && go build -o "$work/gonerod" ./cmd/gonerod && go build -o "$work/latencyproxy" ./bench/latencyproxy)
 
 if [[ -n $chain ]]; then
   cp -a "$chain/." "$work/src"; rm -f "$work/src/monerod.pid"
@@ -57,7 +60,13 @@ nodes=()
 for ((i = 0; i < peers; i++)); do
   d="$work/src$i"; cp -a "$work/src/." "$d"
   p=$(lab start -d "$d" -r $((38581 + 10 * i)) -p $((38580 + 10 * i)) --online -- --max-connections-per-ip 8); pids+=("$p")
-  nodes+=("127.0.0.1:$((38580 + 10 * i))")
+  if ((delay > 0)); then
+    ip netns exec "$NS" "$work/latencyproxy" -listen "127.0.0.1:$((38585 + 10 * i))" -target "127.0.0.1:$((38580 + 10 * i))" \
+      -delay "${delay}ms" & pids+=("$!")
+    nodes+=("127.0.0.1:$((38585 + 10 * i))")
+  else
+    nodes+=("127.0.0.1:$((38580 + 10 * i))")
+  fi
 done
 height() { ip netns exec "$NS" curl -s -m 2 "127.0.0.1:$1/get_height" | python3 -c 'import json,sys; print(json.load(sys.stdin)["height"])' 2>/dev/null || echo 0; }
 want=$(height 38581)
@@ -114,7 +123,7 @@ done
 line() { printf '%-22s %8.3f s  %8.0f blocks/s   (runs: %s)\n' "$1" "$2" "$(python3 -c "print($want/$2)")" "$3"; }
 gs=$(printf '%s\n' "${gonero[@]}" | median); ms=$(printf '%s\n' "${monero[@]}" | median)
 fs=$(printf '%s\n' "${fromgonero[@]}" | median)
-printf 'chain: %s blocks; runs: %s (median)\n' "$want" "$runs"
+printf 'chain: %s blocks; runs: %s (median); delay each way: %s ms\n' "$want" "$runs" "$delay"
 line 'gonerod <- monerod' "$gs" "${gonero[*]}"
 line 'monerod <- monerod' "$ms" "${monero[*]}"
 line 'monerod <- gonerod' "$fs" "${fromgonero[*]}"
