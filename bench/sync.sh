@@ -35,8 +35,12 @@ ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS"
 ip netns exec "$NS" ip link set lo up
 lab() { NETNS=$NS "$shared/tools/monerod-lab" "$@"; }
 work=$(mktemp -d /tmp/gonero-sync-bench.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do lab stop "$p" >/dev/null 2>&1 || kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+pids=() procs=()
+cleanup() {
+  for p in "${procs[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do lab stop "$p" >/dev/null 2>&1 || kill "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
 trap cleanup EXIT
 (cd "$root" && go build -o "$work/gonerod" ./cmd/gonerod && go build -o "$work/latencyproxy" ./bench/latencyproxy)
 
@@ -62,7 +66,7 @@ for ((i = 0; i < peers; i++)); do
   p=$(lab start -d "$d" -r $((38581 + 10 * i)) -p $((38580 + 10 * i)) --online -- --max-connections-per-ip 8); pids+=("$p")
   if ((delay > 0)); then
     ip netns exec "$NS" "$work/latencyproxy" -listen "127.0.0.1:$((38585 + 10 * i))" -target "127.0.0.1:$((38580 + 10 * i))" \
-      -delay "${delay}ms" & pids+=("$!")
+      -delay "${delay}ms" & procs+=("$!")
     nodes+=("127.0.0.1:$((38585 + 10 * i))")
   else
     nodes+=("127.0.0.1:$((38580 + 10 * i))")
@@ -88,7 +92,7 @@ gonero_start() {
   mapfile -t ex < <(exclusive "$1")
   ip netns exec "$NS" "$work/gonerod" --regtest --fixed-difficulty 1 --data-dir "$work/g" --rpc-bind-port 38681 \
     --p2p-bind-ip 127.0.0.1 --p2p-bind-port 38680 "${ex[@]}" --log-level warn "${gargs[@]}" >"$work/gonerod.log" 2>&1 &
-  g=$!; pids+=("$g")
+  g=$!; procs+=("$g")
 }
 gonero_stop() { kill "$g"; wait "$g" 2>/dev/null || true; }
 # monero_start N: a fresh monerod syncing from the first N sources, as $m
