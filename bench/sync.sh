@@ -1,20 +1,32 @@
 #!/usr/bin/env bash
 # P2P sync speed, in one run on the same chain: how long a node with an empty chain takes to sync it over P2P
-# from a monerod that holds it — gonerod (--add-exclusive-node) against a second monerod doing the same — and
-# how long a fresh monerod takes to sync it from gonerod (is gonerod a fast enough source?).
+# from monerods that hold it — gonerod (--add-exclusive-node) against a second monerod doing the same, from one
+# peer and, with --peers N, from N peers at once (monerods on copies of one data directory) — and how long a
+# fresh monerod takes to sync it from gonerod (is gonerod a fast enough source?).
 #
-# Usage: bench/sync.sh [--blocks N] [-n RUNS]
+# Usage: bench/sync.sh [--blocks N | --chain DIR] [--peers N] [--delay MS] [-n RUNS] [-- GONEROD_ARGS...]
 #   --blocks N  the chain: N blocks mined by monerod at fixed difficulty 1 (default 1000; coinbase only)
+#   --chain DIR a monerod regtest data directory to serve instead (e.g. /tmp/heavy/h2000/node1 for a chain with
+#               transactions); it is copied, never modified
+#   --peers N   also sync from N monerods at once (default 1: one peer only)
+#   --delay MS  reach every source through bench/latencyproxy, which delays each chunk by MS milliseconds each way
+#               (a peer across a network rather than on loopback; netem is not needed)
 #   -n RUNS     repetitions per node (default 3); the median is reported
-# monerod also verifies what gonerod does not (ring signatures, RingCT; none here: coinbase-only chain), and
-# both sides run on the same cores. Needs root and the monero package; everything runs in a loopback-only namespace.
+#   GONEROD_ARGS  extra gonerod flags (e.g. --block-sync-size 5 --prep-blocks-threads 2)
+# monerod also verifies what gonerod does not (none here for a coinbase-only chain), and both sides run on the
+# same cores. Needs root and the monero package; everything runs in a loopback-only namespace.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd); shared=$(cd "$root/../shared" && pwd)
-blocks=1000 runs=3
+blocks=1000 runs=3 peers=1 chain="" delay=0
+gargs=()
 while (($#)); do
   case "$1" in
     --blocks) blocks=$2; shift 2 ;;
+    --chain) chain=$2; shift 2 ;;
+    --peers) peers=$2; shift 2 ;;
+    --delay) delay=$2; shift 2 ;;
     -n) runs=$2; shift 2 ;;
+    --) shift; gargs=("$@"); break ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -23,22 +35,43 @@ ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS"
 ip netns exec "$NS" ip link set lo up
 lab() { NETNS=$NS "$shared/tools/monerod-lab" "$@"; }
 work=$(mktemp -d /tmp/gonero-sync-bench.XXXXXX)
-pids=()
-cleanup() { for p in "${pids[@]}"; do lab stop "$p" >/dev/null 2>&1 || kill "$p" 2>/dev/null || true; done; rm -rf "$work"; }
+pids=() procs=()
+cleanup() {
+  for p in "${procs[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do lab stop "$p" >/dev/null 2>&1 || kill "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
 trap cleanup EXIT
-(cd "$root" && go build -o "$work/gonerod" ./cmd/gonerod)
+(cd "$root" && go build -o "$work/gonerod" ./cmd/gonerod && go build -o "$work/latencyproxy" ./bench/latencyproxy)
 
-echo "mining a $blocks-block chain with monerod..." >&2
-src=$(lab start --fresh -d "$work/src" -r 38581 -p 38580)
-addr=43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS
-left=$blocks
-while ((left > 0)); do
-  step=$((left > 500 ? 500 : left))
-  lab rpc 38581 generateblocks "{\"amount_of_blocks\":$step,\"wallet_address\":\"$addr\"}" >/dev/null
-  left=$((left - step))
+if [[ -n $chain ]]; then
+  cp -a "$chain/." "$work/src"; rm -f "$work/src/monerod.pid"
+else
+  echo "mining a $blocks-block chain with monerod..." >&2
+  src=$(lab start --fresh -d "$work/src" -r 38581 -p 38580)
+  addr=43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS
+  left=$blocks
+  while ((left > 0)); do
+    step=$((left > 500 ? 500 : left))
+    lab rpc 38581 generateblocks "{\"amount_of_blocks\":$step,\"wallet_address\":\"$addr\"}" >/dev/null
+    left=$((left - step))
+  done
+  lab stop "$src" >/dev/null 2>&1
+fi
+# The sources: monerods on copies of the chain, P2P ports 38580, 38590, ...; each takes several incoming
+# connections from 127.0.0.1 (monerod's default is one per IP).
+nodes=()
+for ((i = 0; i < peers; i++)); do
+  d="$work/src$i"; cp -a "$work/src/." "$d"
+  p=$(lab start -d "$d" -r $((38581 + 10 * i)) -p $((38580 + 10 * i)) --online -- --max-connections-per-ip 8); pids+=("$p")
+  if ((delay > 0)); then
+    ip netns exec "$NS" "$work/latencyproxy" -listen "127.0.0.1:$((38585 + 10 * i))" -target "127.0.0.1:$((38580 + 10 * i))" \
+      -delay "${delay}ms" & procs+=("$!")
+    nodes+=("127.0.0.1:$((38585 + 10 * i))")
+  else
+    nodes+=("127.0.0.1:$((38580 + 10 * i))")
+  fi
 done
-lab stop "$src" >/dev/null 2>&1
-src=$(lab start -d "$work/src" -r 38581 -p 38580 --online); pids+=("$src")
 height() { ip netns exec "$NS" curl -s -m 2 "127.0.0.1:$1/get_height" | python3 -c 'import json,sys; print(json.load(sys.stdin)["height"])' 2>/dev/null || echo 0; }
 want=$(height 38581)
 
@@ -49,32 +82,61 @@ wait_height() {
   python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$t0" "$(date +%s.%N)"
 }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# exclusive N: --add-exclusive-node flags for the first N sources
+exclusive() { local i; for ((i = 0; i < $1; i++)); do printf -- '--add-exclusive-node\n%s\n' "${nodes[i]}"; done; }
 
-gonero=() monero=() fromgonero=()
-for ((i = 0; i < runs; i++)); do
+# gonero_start N: a gonerod with an empty chain syncing from the first N sources, as $g (started here, not in a
+# command substitution, which would wait for its output)
+gonero_start() {
   rm -rf "$work/g"
+  mapfile -t ex < <(exclusive "$1")
   ip netns exec "$NS" "$work/gonerod" --regtest --fixed-difficulty 1 --data-dir "$work/g" --rpc-bind-port 38681 \
-    --p2p-bind-ip 127.0.0.1 --p2p-bind-port 38680 --add-exclusive-node 127.0.0.1:38580 --log-level warn &
-  g=$!; pids+=("$g")
-  gonero+=("$(wait_height 38681)")
+    --p2p-bind-ip 127.0.0.1 --p2p-bind-port 38680 "${ex[@]}" --log-level warn "${gargs[@]}" >"$work/gonerod.log" 2>&1 &
+  g=$!; procs+=("$g")
+}
+gonero_stop() { kill "$g"; wait "$g" 2>/dev/null || true; }
+# monero_start N: a fresh monerod syncing from the first N sources, as $m
+monero_start() {
+  rm -rf "$work/m"
+  mapfile -t ex < <(exclusive "$1")
+  m=$(lab start --fresh -d "$work/m" -r 38781 -p 38780 --online -- "${ex[@]}"); pids+=("$m")
+}
 
+gonero=() monero=() fromgonero=() goneroN=() moneroN=()
+for ((i = 0; i < runs; i++)); do
+  gonero_start 1
+  gonero+=("$(wait_height 38681)")
   # the synced gonerod as the source of a fresh monerod
   rm -rf "$work/mg"
   mg=$(lab start --fresh -d "$work/mg" -r 38881 -p 38880 --online -- --add-exclusive-node 127.0.0.1:38680); pids+=("$mg")
   fromgonero+=("$(wait_height 38881)")
   lab stop "$mg" >/dev/null 2>&1
-  kill "$g"; wait "$g" 2>/dev/null || true
-
-  rm -rf "$work/m"
-  m=$(lab start --fresh -d "$work/m" -r 38781 -p 38780 --online -- --add-exclusive-node 127.0.0.1:38580); pids+=("$m")
+  gonero_stop
+  monero_start 1
   monero+=("$(wait_height 38781)")
   lab stop "$m" >/dev/null 2>&1
+  if ((peers > 1)); then
+    gonero_start "$peers"
+    goneroN+=("$(wait_height 38681)")
+    gonero_stop
+    monero_start "$peers"
+    moneroN+=("$(wait_height 38781)")
+    lab stop "$m" >/dev/null 2>&1
+  fi
 done
+line() { printf '%-22s %8.3f s  %8.0f blocks/s   (runs: %s)\n' "$1" "$2" "$(python3 -c "print($want/$2)")" "$3"; }
 gs=$(printf '%s\n' "${gonero[@]}" | median); ms=$(printf '%s\n' "${monero[@]}" | median)
 fs=$(printf '%s\n' "${fromgonero[@]}" | median)
-printf 'chain: %s blocks; runs: %s (median)\n' "$want" "$runs"
-printf 'gonerod <- monerod  %8.3f s  %8.0f blocks/s   (runs: %s)\n' "$gs" "$(python3 -c "print($want/$gs)")" "${gonero[*]}"
-printf 'monerod <- monerod  %8.3f s  %8.0f blocks/s   (runs: %s)\n' "$ms" "$(python3 -c "print($want/$ms)")" "${monero[*]}"
-printf 'monerod <- gonerod  %8.3f s  %8.0f blocks/s   (runs: %s)\n' "$fs" "$(python3 -c "print($want/$fs)")" "${fromgonero[*]}"
+printf 'chain: %s blocks; runs: %s (median); delay each way: %s ms\n' "$want" "$runs" "$delay"
+line 'gonerod <- monerod' "$gs" "${gonero[*]}"
+line 'monerod <- monerod' "$ms" "${monero[*]}"
+line 'monerod <- gonerod' "$fs" "${fromgonero[*]}"
+if ((peers > 1)); then
+  gn=$(printf '%s\n' "${goneroN[@]}" | median); mn=$(printf '%s\n' "${moneroN[@]}" | median)
+  line "gonerod <- $peers monerods" "$gn" "${goneroN[*]}"
+  line "monerod <- $peers monerods" "$mn" "${moneroN[*]}"
+  printf 'from %s peers instead of 1: gonerod %.2fx the time, monerod %.2fx\n' "$peers" \
+    "$(python3 -c "print($gn/$gs)")" "$(python3 -c "print($mn/$ms)")"
+fi
 printf 'syncing, monerod time / gonerod time: %.1fx; monerod syncing from gonerod vs from monerod: %.2fx the time\n' \
   "$(python3 -c "print($ms/$gs)")" "$(python3 -c "print($fs/$ms)")"

@@ -68,6 +68,8 @@ type Chain struct {
 	// verified remembers transactions whose RingCT semantics and
 	// signatures passed, for the pool and the blocks that follow it.
 	verified verifiedCache
+	// pow holds proof-of-work hashes computed ahead (PrecomputePoW).
+	pow powCache
 
 	mu sync.Mutex // held by the writer; guards everything below
 	// main is the main chain's view: its top, height and rule windows.

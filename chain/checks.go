@@ -175,9 +175,16 @@ func (c *Chain) checkPoW(r *chaindb.Reader, v *chainView, blk *cryptonote.Block,
 	if err != nil {
 		return err
 	}
-	pow, err := consensus.BlockPoWHash(c.cfg.PoW, height, blk.MajorVersion, seed, blk.HashingBlob())
-	if err != nil {
-		return err
+	key := powKey{height: height, seed: seed}
+	if blk.MajorVersion < consensus.RandomXVersion {
+		key.seed = cryptonote.Hash{}
+	}
+	key.id, _ = blk.ID() // computed before check got here
+	pow, ok := c.pow.take(key)
+	if !ok {
+		if pow, err = consensus.BlockPoWHash(c.cfg.PoW, height, blk.MajorVersion, seed, blk.HashingBlob()); err != nil {
+			return err
+		}
 	}
 	if !consensus.CheckPoWHash(pow, difficulty) {
 		return &consensus.PoWError{Height: height, Hash: pow, Difficulty: difficulty}

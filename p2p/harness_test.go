@@ -196,3 +196,4 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+func (tn *testNode) SyncSpans(h uint64) ([]rpc.SyncSpan, string) { return tn.node.SyncSpans(h) }

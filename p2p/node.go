@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -73,6 +74,20 @@ type Config struct {
 	ConnectInterval   time.Duration // 1 s
 	SyncTimeout       time.Duration // 20 s without an answer to 2006/2003
 	DNSSeedTimeout    time.Duration // 20 s for all DNS seed lookups
+	// SpanTimeout: a span not received this long may be asked of another
+	// peer (30 s; the stall rules scale with it).
+	SpanTimeout time.Duration
+	// PrepBlocksThreads verify downloaded blocks ahead of the writer
+	// (--prep-blocks-threads; default 4, at most the cores).
+	PrepBlocksThreads int
+	// BlockDownloadMaxSize: downloads pause while the queue holds this
+	// many bytes and 10 spans (--block-download-max-size; 100 MB).
+	BlockDownloadMaxSize int
+	// BlockSyncSize, when not 0, is the number of blocks per span
+	// (--block-sync-size; at most 2048, and peers serve at most 100).
+	BlockSyncSize int
+	// Progress, if not nil, hears every span the writer added.
+	Progress func(SyncProgress)
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.
@@ -116,6 +131,10 @@ type Node struct {
 	// syncMu lets one connection at a time add downloaded blocks, as
 	// monerod's sync lock does.
 	syncMu sync.Mutex
+	// queue is the block queue shared by the syncing connections (queue.go).
+	queue *blockQueue
+	// prep feeds downloaded blocks to the verifying workers.
+	prep chan prepJob
 }
 
 // New prepares a node; Start runs it.
@@ -153,9 +172,20 @@ func New(cfg Config) (*Node, error) {
 	if cfg.LookupHost == nil {
 		cfg.LookupHost = defaultLookupHost
 	}
+	if cfg.SpanTimeout == 0 {
+		cfg.SpanTimeout = DefaultSpanTimeout
+	}
+	if cfg.PrepBlocksThreads <= 0 {
+		cfg.PrepBlocksThreads = DefaultPrepBlocksThreads
+	}
+	cfg.PrepBlocksThreads = min(cfg.PrepBlocksThreads, runtime.NumCPU())
+	if cfg.BlockDownloadMaxSize <= 0 {
+		cfg.BlockDownloadMaxSize = DefaultBlockDownloadMaxSize
+	}
 	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
 		conns: map[*conn]struct{}{}, dialing: map[string]bool{},
-		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: cfg.Pool, dandelion: newDandelion()}
+		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: cfg.Pool, dandelion: newDandelion(),
+		queue: newBlockQueue(), prep: make(chan prepJob, prepQueueLen)}
 	if n.pool == nil {
 		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
 	}

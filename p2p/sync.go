@@ -22,6 +22,8 @@ const (
 	chainIDsPerResponse   = 10_000      // BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT
 	maxChainIDsInResponse = 25_000      // BLOCKS_IDS_SYNCHRONIZING_MAX_COUNT
 	maxBlockNumber        = 500_000_000 // CRYPTONOTE_MAX_BLOCK_NUMBER
+	maxBlockSyncSize      = 2048        // BLOCKS_SYNCHRONIZING_MAX_COUNT, --block-sync-size's cap
+	maxIdleChainEntries   = 3           // chain entries without progress before the peer is dropped (gonero's)
 )
 
 // syncState is a connection's part in chain synchronisation (§8.6).
@@ -34,7 +36,14 @@ type syncState struct {
 	requested         []cryptonote.Hash
 	requestedAt       time.Time
 
+	requestedStart uint64 // height of requested[0]
+
 	needed             []cryptonote.Hash // block ids still to download, in chain order
+	neededStart        uint64            // height of needed[0]
+	entryStart         uint64            // height of entryIDs[0]
+	entryIDs           []cryptonote.Hash // the peer's last chain entry (spans it can serve)
+	lastGapRequest     time.Time         // last chain request made to fill a gap in the queue
+	idleEntries        int               // chain entries in a row that brought nothing (maxIdleChainEntries)
 	lastResponseHeight uint64
 	lastKnownHash      cryptonote.Hash
 	hasLastKnown       bool
@@ -42,6 +51,9 @@ type syncState struct {
 
 // spanSize is get_block_sync_size: blocks per 2003 request.
 func (n *Node) spanSize() int {
+	if n.cfg.BlockSyncSize > 0 {
+		return min(n.cfg.BlockSyncSize, maxBlockSyncSize)
+	}
 	h := n.chain.Height()
 	switch net := n.chain.Network(); {
 	case net == params.Mainnet && h < 1_220_516, net == params.Testnet && h < 801_219:
@@ -355,56 +367,121 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 		}
 		seen[id] = true
 	}
+	// The first id may also be one still in the block queue (monerod:
+	// "already queued at start_height"): the peer continues from the
+	// last block it listed.
 	if !n.chain.HasBlock(resp.BlockIDs[0]) {
-		return misbehaved(1, "chain entry starts at an unknown block %s", cryptonote.Hash(resp.BlockIDs[0]))
+		if h, ok := n.queue.heightOf(resp.BlockIDs[0]); !ok || h != resp.StartHeight {
+			return misbehaved(1, "chain entry starts at an unknown block %s", cryptonote.Hash(resp.BlockIDs[0]))
+		}
 	}
 	var needed []cryptonote.Hash
+	neededStart := resp.StartHeight + 1
 	for _, id := range resp.BlockIDs[1:] {
 		if n.chain.HasBlock(id) {
 			if len(needed) > 0 {
 				return misbehaved(1, "chain entry lists known block %s after an unknown one", cryptonote.Hash(id))
 			}
+			neededStart++
 			continue
 		}
 		needed = append(needed, id)
 	}
+	entry := entryIDs[:len(resp.BlockIDs)]
 	last := resp.BlockIDs[len(resp.BlockIDs)-1]
+	lastHeight := resp.StartHeight + uint64(len(resp.BlockIDs)) - 1
 	c.mu.Lock()
 	c.remoteHeight = max(c.remoteHeight, resp.TotalHeight)
-	c.sync.needed = needed
-	c.sync.lastResponseHeight = resp.StartHeight + uint64(len(resp.BlockIDs)) - 1
+	// A peer whose chain entries bring nothing new and get no further
+	// while it claims more would keep this node asking forever (an
+	// endless chain): after a few such answers it is dropped.
+	if len(needed) == 0 && lastHeight <= c.sync.lastResponseHeight && lastHeight+1 < c.remoteHeight {
+		c.sync.idleEntries++
+	} else {
+		c.sync.idleEntries = 0
+	}
+	idle := c.sync.idleEntries
+	c.sync.needed, c.sync.neededStart = needed, neededStart
+	c.sync.entryStart, c.sync.entryIDs = resp.StartHeight, entry
+	c.sync.lastResponseHeight = lastHeight
 	c.sync.lastKnownHash, c.sync.hasLastKnown = last, true
 	c.mu.Unlock()
+	if idle >= maxIdleChainEntries {
+		return misbehaved(1, "%d chain entries in a row without a new block, claiming height %d", idle, resp.TotalHeight)
+	}
 	return n.requestMissing(c)
 }
 
-// requestMissing is request_missing_objects (§8.6): the next span of
-// blocks, or the next chain request, or the end of syncing with c.
+// requestMissing is request_missing_objects (§8.6) over the shared block
+// queue: pause while the queue is full; else reserve the next span of the
+// peer's needed blocks no other connection holds, or take over a stalled
+// span, or ask for more of the peer's chain, or end syncing with c.
 func (n *Node) requestMissing(c *conn) error {
+	now := n.now()
+	height := n.chain.Height()
 	c.mu.Lock()
-	needed := c.sync.needed
-	if len(needed) > 0 {
-		span := needed[:min(len(needed), n.spanSize(), maxObjectRequest)]
-		first := c.sync.lastResponseHeight + 1 - uint64(len(needed))
-		if !peerHoldsSpan(c.pruningSeed, c.remoteHeight, first, uint64(len(span))) { // pruning.go
-			c.sync.needed = nil
-			c.mu.Unlock()
-			c.setState(stateNormal)
-			return nil
-		}
-		c.sync.requested = append([]cryptonote.Hash(nil), span...)
-		c.sync.requestedAt = n.now()
+	if c.sync.expectChain || len(c.sync.requested) > 0 {
 		c.mu.Unlock()
-		ids := make([][32]byte, len(span))
-		for i := range span {
-			ids[i] = span[i]
-		}
-		return c.notify(levin.NotifyRequestGetObjects, portable.RequestGetObjects{Blocks: ids})
+		return nil // one request at a time; its answer calls again
 	}
-	more := c.sync.lastResponseHeight+1 < c.remoteHeight
+	needed, start := c.sync.needed, c.sync.neededStart
+	seed, remoteHeight := c.pruningSeed, c.remoteHeight
 	c.mu.Unlock()
-	if more {
+	n.queue.release(height, n.chain.IsMainChain)
+
+	// Full blocks are asked only of a peer that holds them unpruned
+	// (pruning.go): a pruned peer off its stripe has nothing to give here.
+	if len(needed) > 0 && !peerHoldsSpan(seed, remoteHeight, start, uint64(min(len(needed), n.spanSize(), maxObjectRequest))) {
+		c.mu.Lock()
+		c.sync.needed = nil
+		c.mu.Unlock()
+		c.setState(stateNormal)
+		return nil
+	}
+
+	if len(needed) > 0 && start > height+urgentDistance && n.queue.full(n.cfg.BlockDownloadMaxSize) {
+		c.setState(stateStandby)
+		return nil
+	}
+	s, skip := n.queue.reserve(c, start, needed, min(n.spanSize(), maxObjectRequest), now)
+	c.mu.Lock()
+	if s != nil {
+		skip = int(s.start-start) + len(s.ids)
+	}
+	c.sync.needed = c.sync.needed[min(skip, len(c.sync.needed)):]
+	c.sync.neededStart += uint64(skip)
+	c.mu.Unlock()
+	if s == nil {
+		s = n.queue.takeStalled(c, now, n.cfg.SpanTimeout, func(s *span) bool {
+			return c.canServe(s) && peerHoldsSpan(seed, remoteHeight, s.start, uint64(len(s.ids)))
+		})
+		if s != nil {
+			n.log.Debug("re-requesting a stalled span", "conn", c, "start", s.start, "blocks", len(s.ids))
+		}
+	}
+	if s != nil {
+		return n.requestSpan(c, s)
+	}
+
+	c.mu.Lock()
+	more := c.sync.lastResponseHeight+1 < c.remoteHeight
+	// A gap at the height (a span dropped with its bad peer, or released)
+	// that no queued span covers: ask this peer's chain again from our
+	// own top, at most once a second.
+	gap := !more && c.remoteHeight > height && !n.queue.covers(height) && now.Sub(c.sync.lastGapRequest) > time.Second
+	if gap {
+		c.sync.hasLastKnown = false
+		c.sync.lastGapRequest = now
+	}
+	c.mu.Unlock()
+	if more || gap {
 		return n.requestChain(c)
+	}
+	if !n.queue.empty() {
+		// Other connections still download: wait, ready to take over a
+		// span that stalls.
+		c.setState(stateStandby)
+		return nil
 	}
 	c.mu.Lock()
 	c.sync.hasLastKnown = false
@@ -416,11 +493,39 @@ func (n *Node) requestMissing(c *conn) error {
 	return nil
 }
 
-// handleObjects checks a NOTIFY_RESPONSE_GET_OBJECTS (§8.4) and adds its
-// blocks to the chain.
+// canServe says whether c's last chain entry lists the span's blocks.
+func (c *conn) canServe(s *span) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s.start < c.sync.entryStart {
+		return false
+	}
+	i := s.start - c.sync.entryStart
+	last := i + uint64(len(s.ids)) - 1
+	return last < uint64(len(c.sync.entryIDs)) && c.sync.entryIDs[i] == s.ids[0] && c.sync.entryIDs[last] == s.ids[len(s.ids)-1]
+}
+
+// requestSpan sends NOTIFY_REQUEST_GET_OBJECTS for a reserved span.
+func (n *Node) requestSpan(c *conn, s *span) error {
+	c.mu.Lock()
+	c.sync.requested = append([]cryptonote.Hash(nil), s.ids...)
+	c.sync.requestedStart = s.start
+	c.sync.requestedAt = n.now()
+	c.mu.Unlock()
+	c.setState(stateSynchronizing)
+	ids := make([][32]byte, len(s.ids))
+	for i := range s.ids {
+		ids[i] = s.ids[i]
+	}
+	return c.notify(levin.NotifyRequestGetObjects, portable.RequestGetObjects{Blocks: ids})
+}
+
+// handleObjects checks a NOTIFY_RESPONSE_GET_OBJECTS (§8.4) against the
+// span asked for and queues its blocks; the writer adds them in height
+// order once verified (writeLoop).
 func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 	c.mu.Lock()
-	requested := c.sync.requested
+	requested, start := c.sync.requested, c.sync.requestedStart
 	c.sync.requested = nil
 	c.mu.Unlock()
 	if len(requested) == 0 {
@@ -429,13 +534,8 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 	if len(resp.Blocks) != len(requested) {
 		return misbehaved(1, "%d blocks returned for %d requested", len(resp.Blocks), len(requested))
 	}
-	type parsed struct {
-		blk     *cryptonote.Block
-		blob    []byte
-		txs     []*cryptonote.Transaction
-		txBlobs [][]byte
-	}
-	blocks := make([]parsed, len(resp.Blocks))
+	blocks := make([]syncBlock, len(resp.Blocks))
+	size := 0
 	for i, e := range resp.Blocks {
 		if e.Pruned || e.BlockWeight != 0 {
 			return misbehaved(1, "pruned block sent without being asked for")
@@ -454,7 +554,8 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 		if len(e.Txs) != len(blk.TxHashes) {
 			return misbehaved(1, "block %s comes with %d txs, it lists %d", id, len(e.Txs), len(blk.TxHashes))
 		}
-		p := parsed{blk: blk, blob: e.Block}
+		p := syncBlock{blk: blk, blob: e.Block}
+		size += len(e.Block)
 		for j, te := range e.Txs {
 			if te.PrunableHash != ([32]byte{}) {
 				return misbehaved(1, "pruned tx sent without being asked for")
@@ -465,37 +566,16 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 			}
 			p.txs = append(p.txs, tx)
 			p.txBlobs = append(p.txBlobs, te.Blob)
+			size += len(te.Blob)
 		}
 		blocks[i] = p
 	}
 	c.mu.Lock()
 	c.remoteHeight = max(c.remoteHeight, resp.CurrentBlockchainHeight)
 	c.mu.Unlock()
-
-	n.syncMu.Lock()
-	n.adding.Add(1)
-	var addErr error
-	for _, p := range blocks {
-		res, err := n.chain.Add(p.blk, p.blob, p.txs, p.txBlobs)
-		if err != nil && !errors.Is(err, chain.ErrAlreadyInChain) {
-			addErr = err
-			break
-		}
-		if err == nil {
-			n.blocksFromPeers.Add(1)
-		}
-		if res.Reorganized {
-			n.log.Info("switched to a heavier chain", "conn", c, "height", res.Meta.Height, "top", res.Meta.Hash, "blocks_replaced", res.Popped)
-		}
+	if s := n.queue.fill(c, start, requested, blocks, size, n.now()); s != nil {
+		n.prepare(s)
 	}
-	n.adding.Add(-1)
-	n.syncMu.Unlock()
-	if addErr != nil {
-		return blockFault(addErr)
-	}
-	c.mu.Lock()
-	c.sync.needed = c.sync.needed[min(len(requested), len(c.sync.needed)):]
-	c.mu.Unlock()
 	return n.requestMissing(c)
 }
 
@@ -819,6 +899,13 @@ func (n *Node) relayBlock(blob []byte, except *conn) {
 // exclusive and priority nodes.
 func (n *Node) syncWatchdog() {
 	defer n.wg.Done()
+	// The rest of the download machinery lives as long as the watchdog.
+	n.wg.Add(2 + n.cfg.PrepBlocksThreads)
+	go n.writeLoop()
+	go n.standbyLoop()
+	for range n.cfg.PrepBlocksThreads {
+		go n.prepWorker()
+	}
 	t := time.NewTicker(max(n.cfg.SyncTimeout/4, 100*time.Millisecond))
 	defer t.Stop()
 	for {

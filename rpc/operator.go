@@ -198,19 +198,33 @@ func syncInfo(c *call) (func(*epeejson.Writer), *Error) {
 	peers := s.peers.Connections()
 	target := s.peers.TargetHeight()
 	seed := s.nextNeededPruningSeed(height, peers)
+	// A node without a block queue shows monerod's answer for an empty one.
+	var spans []SyncSpan
+	overview := "[]"
+	if q, ok := s.peers.(SyncQueue); ok {
+		spans, overview = q.SyncSpans(height)
+	}
 	return func(w *epeejson.Writer) {
 		w.BeginObject()
 		writeCredits(w)
 		w.KeyUint("height", height)
 		w.KeyUint("next_needed_pruning_seed", uint64(seed))
-		// gonero keeps no queue of block spans being downloaded (it asks
-		// one peer at a time for the blocks after its top), so the
-		// overview is monerod's for an empty queue and spans is empty.
-		w.KeyString("overview", "[]")
+		w.KeyString("overview", overview)
 		writeList(w, "peers", peers, func(w *epeejson.Writer, p *Connection) {
 			w.BeginObject()
 			w.Key("info")
 			p.write(w)
+			w.EndObject()
+		})
+		writeList(w, "spans", spans, func(w *epeejson.Writer, sp *SyncSpan) {
+			w.BeginObject()
+			w.KeyString("connection_id", sp.ConnectionID)
+			w.KeyUint("nblocks", sp.NBlocks)
+			w.KeyUint("rate", uint64(sp.Rate))
+			w.KeyString("remote_address", sp.RemoteAddress)
+			w.KeyUint("size", sp.Size)
+			w.KeyUint("speed", uint64(sp.Speed))
+			w.KeyUint("start_block_height", sp.StartBlockHeight)
 			w.EndObject()
 		})
 		w.KeyString("status", statusOK)
@@ -219,6 +233,23 @@ func syncInfo(c *call) (func(*epeejson.Writer), *Error) {
 		writeUntrusted(w)
 		w.EndObject()
 	}, nil
+}
+
+// SyncSpan is one span of the block queue (sync_info's spans): blocks
+// start_block_height and on, reserved for or received from a connection;
+// rate in bytes/s, speed in percent of the fastest connection's, size the
+// received bytes (0 while requested).
+type SyncSpan struct {
+	StartBlockHeight, NBlocks, Size uint64
+	ConnectionID, RemoteAddress     string
+	Rate, Speed                     uint32
+}
+
+// SyncQueue is what a P2P node with a block queue adds to Peers: the
+// queue's spans and overview (block_queue::get_overview) for a chain of
+// height blocks.
+type SyncQueue interface {
+	SyncSpans(height uint64) ([]SyncSpan, string)
 }
 
 // nextNeededPruningSeed is cryptonote_protocol_handler's

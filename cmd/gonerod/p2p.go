@@ -31,6 +31,10 @@ type p2pOptions struct {
 	inPeers        int
 	maxConnsPerIP  int
 	noSync         bool
+	// The block download (the shared block queue).
+	prepBlocksThreads    int
+	blockSyncSize        int
+	blockDownloadMaxSize uint64
 }
 
 func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
@@ -47,6 +51,9 @@ func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.inPeers, "in-peers", -1, "incoming connections allowed (-1: unlimited)")
 	f.IntVar(&o.maxConnsPerIP, "max-connections-per-ip", 1, "incoming connections allowed from one IP")
 	f.BoolVar(&o.noSync, "no-sync", false, "do not download blocks from peers")
+	f.IntVar(&o.prepBlocksThreads, "prep-blocks-threads", p2p.DefaultPrepBlocksThreads, "threads verifying downloaded blocks ahead of adding them (at most the cores)")
+	f.IntVar(&o.blockSyncSize, "block-sync-size", 0, "blocks per download request (0: 100 before hard fork 4 on mainnet and testnet, else 20)")
+	f.Uint64Var(&o.blockDownloadMaxSize, "block-download-max-size", 0, "pause downloading while this many bytes of blocks wait to be added (0: 100 MB)")
 }
 
 // p2pConfigHook, when a test sets it, sees the P2P configuration before
@@ -81,22 +88,26 @@ func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.
 		outPeers = -1 // p2p.Config's 0 means the default
 	}
 	cfg := p2p.Config{
-		Chain:               c,
-		Pool:                pool,
-		ListenAddr:          net.JoinHostPort(o.bindIP, strconv.Itoa(int(port))),
-		MyPort:              myPort,
-		ExclusiveNodes:      o.exclusiveNodes,
-		PriorityNodes:       o.priorityNodes,
-		Peers:               o.peers,
-		SeedNodes:           o.seedNodes,
-		BuiltinSeeds:        network.SeedNodes(),
-		Offline:             o.offline,
-		OutPeers:            outPeers,
-		InPeers:             o.inPeers,
-		MaxConnectionsPerIP: o.maxConnsPerIP,
-		NoSync:              o.noSync,
-		StateFile:           filepath.Join(dataDir, network.DataSubdir(), "p2pstate.json"),
-		Logger:              log,
+		Chain:                c,
+		Pool:                 pool,
+		ListenAddr:           net.JoinHostPort(o.bindIP, strconv.Itoa(int(port))),
+		MyPort:               myPort,
+		ExclusiveNodes:       o.exclusiveNodes,
+		PriorityNodes:        o.priorityNodes,
+		Peers:                o.peers,
+		SeedNodes:            o.seedNodes,
+		BuiltinSeeds:         network.SeedNodes(),
+		Offline:              o.offline,
+		OutPeers:             outPeers,
+		InPeers:              o.inPeers,
+		MaxConnectionsPerIP:  o.maxConnsPerIP,
+		NoSync:               o.noSync,
+		StateFile:            filepath.Join(dataDir, network.DataSubdir(), "p2pstate.json"),
+		Logger:               log,
+		PrepBlocksThreads:    o.prepBlocksThreads,
+		BlockSyncSize:        max(o.blockSyncSize, 0),
+		BlockDownloadMaxSize: int(min(o.blockDownloadMaxSize, 1<<40)),
+		Progress:             newSyncProgress(log).added,
 	}
 	if p2pConfigHook != nil {
 		p2pConfigHook(&cfg)

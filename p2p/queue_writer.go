@@ -1,0 +1,226 @@
+package p2p
+
+import (
+	"errors"
+	"sync/atomic"
+	"time"
+
+	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/rpc"
+)
+
+// DefaultPrepBlocksThreads is monerod's --prep-blocks-threads default.
+const DefaultPrepBlocksThreads = 4
+
+// prepQueueLen bounds the blocks waiting for a verifying worker; when it
+// is full a block skips the work ahead and the writer does it.
+const prepQueueLen = 4096
+
+// prepJob is one downloaded block to verify ahead of the writer.
+type prepJob struct {
+	s    *span
+	i    int
+	left *atomic.Int32 // blocks of the span still being verified
+}
+
+// prepare hands a received span's blocks to the verifying workers
+// (monerod's prepare_blocks); the span is marked prepared when the last
+// one is done and the writer is woken.
+func (n *Node) prepare(s *span) {
+	left := new(atomic.Int32)
+	left.Store(int32(len(s.blocks)))
+	for i := range s.blocks {
+		select {
+		case n.prep <- prepJob{s: s, i: i, left: left}:
+		default:
+			n.prepDone(prepJob{s: s, left: left})
+		}
+	}
+}
+
+func (n *Node) prepDone(j prepJob) {
+	if j.left.Add(-1) == 0 {
+		n.queue.mu.Lock()
+		j.s.prepared = true
+		n.queue.mu.Unlock()
+		n.queue.signal()
+	}
+}
+
+// prepWorker computes proofs of work and the transactions' own checks
+// (chain.Preverify) of downloaded blocks. Nothing it does changes a
+// verdict: it only fills the chain's caches, which the writer's checks
+// use.
+func (n *Node) prepWorker() {
+	defer n.wg.Done()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case j := <-n.prep:
+			b := j.s.blocks[j.i]
+			height := j.s.start + uint64(j.i)
+			if b.blk.MajorVersion >= consensus.RandomXVersion {
+				if seed, ok := n.seedFor(height); ok {
+					_ = n.chain.PrecomputePoW(b.blk, height, seed)
+				}
+			} else {
+				_ = n.chain.PrecomputePoW(b.blk, height, cryptonote.Hash{})
+			}
+			if len(b.txs) > 0 {
+				n.chain.Preverify(b.blk, b.txs, b.txBlobs)
+			}
+			n.prepDone(j)
+		}
+	}
+}
+
+// seedFor is the RandomX seed block id of a block at height: from the
+// chain, or from the queue when the seed block is still being downloaded.
+// A guess wrong for a competing chain only costs the writer the hash.
+func (n *Node) seedFor(height uint64) (cryptonote.Hash, bool) {
+	sh := consensus.SeedHeight(height)
+	if sh < n.chain.Height() {
+		return n.chain.HashAt(sh), true
+	}
+	return n.queue.idAt(sh)
+}
+
+// SyncProgress is what the writer reports after adding a span.
+type SyncProgress struct {
+	Height, Target uint64
+	Added          int    // blocks of the span stored
+	Start          uint64 // the span's first height
+	From           string // the peer that sent it (host:port)
+}
+
+// writeLoop is the single writer: it adds the received, verified spans
+// strictly in height order (try_add_next_blocks). A block the chain
+// refuses drops and bans the peer that sent it; the spans it delivered
+// are thrown away and downloaded again from others.
+func (n *Node) writeLoop() {
+	defer n.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-n.queue.wake:
+		case <-t.C:
+		}
+		for n.ctx.Err() == nil {
+			s := n.queue.next(n.chain.Height())
+			if s == nil {
+				break
+			}
+			n.addSpan(s)
+		}
+	}
+}
+
+// addSpan adds a span's blocks: those that extend the main chain in one
+// store transaction (chain.AddBatch: one commit per span, atomic), the
+// others (alternative, known, switching chains) one by one through Add.
+func (n *Node) addSpan(s *span) {
+	batch := make([]chain.BatchBlock, len(s.blocks))
+	for i, b := range s.blocks {
+		batch[i] = chain.BatchBlock{Block: b.blk, Blob: b.blob, Txs: b.txs, TxBlobs: b.txBlobs}
+	}
+	n.syncMu.Lock()
+	n.adding.Add(1)
+	var addErr error
+	added := 0
+	for len(batch) > 0 {
+		k, err := n.chain.AddBatch(batch)
+		added += k
+		n.blocksFromPeers.Add(uint64(k))
+		batch = batch[k:]
+		if err != nil {
+			addErr = err
+			break
+		}
+		if len(batch) == 0 {
+			break
+		}
+		b := batch[0]
+		batch = batch[1:]
+		res, err := n.chain.Add(b.Block, b.Blob, b.Txs, b.TxBlobs)
+		if err != nil && !errors.Is(err, chain.ErrAlreadyInChain) {
+			addErr = err
+			break
+		}
+		if err == nil {
+			added++
+			n.blocksFromPeers.Add(1)
+		}
+		if res.Reorganized {
+			n.log.Info("switched to a heavier chain", "conn", s.from, "height", res.Meta.Height, "top", res.Meta.Hash, "blocks_replaced", res.Popped)
+		}
+	}
+	n.adding.Add(-1)
+	n.syncMu.Unlock()
+	n.queue.remove(s)
+	if addErr != nil {
+		n.log.Info("peer sent a block the chain refuses", "conn", s.from, "err", addErr)
+		// Closed first: fill refuses a closed connection's answers, so no
+		// span of it can be queued after dropFrom.
+		fault := blockFault(addErr)
+		var pe *peerError
+		if s.from.closed() && errors.As(fault, &pe) {
+			// Gone before its span came up: its host still answers for it.
+			if n.bans.fail(s.from.addr.IP, pe.score, n.now()) {
+				n.log.Warn("host banned", "ip", s.from.addr.IP, "for", banDuration)
+			}
+		}
+		n.dropConn(s.from, fault)
+		n.queue.dropFrom(s.from)
+		return
+	}
+	// The connections waiting for this span go on at once (or finish the
+	// sync) rather than at their next wake-up.
+	n.wakeStandby()
+	if n.cfg.Progress != nil {
+		n.cfg.Progress(SyncProgress{Height: n.chain.Height(), Target: n.target(), Added: added, Start: s.start, From: s.from.addr.String()})
+	}
+}
+
+// standbyLoop wakes the paused connections every 100 ms (monerod's
+// standby callback): the queue may have room again, a span may have
+// stalled, or the sync may be over.
+func (n *Node) standbyLoop() {
+	defer n.wg.Done()
+	t := time.NewTicker(standbyWake)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+		n.wakeStandby()
+	}
+}
+
+// wakeStandby lets every paused connection look again (skipping one busy
+// handling a message: its answer looks anyway).
+func (n *Node) wakeStandby() {
+	for _, c := range n.connections() {
+		if c.getState() != stateStandby || c.closed() || !c.handling.TryLock() {
+			continue
+		}
+		err := n.requestMissing(c)
+		c.handling.Unlock()
+		if err != nil {
+			n.dropConn(c, err)
+		}
+	}
+}
+
+// SyncSpans implements rpc.SyncQueue: the block queue's spans and overview
+// for sync_info.
+func (n *Node) SyncSpans(height uint64) ([]rpc.SyncSpan, string) {
+	return n.queue.spanInfo(), n.queue.overview(height)
+}
