@@ -75,25 +75,38 @@ fi
 step "go test (${#plain_pkgs[@]} packages)"
 GOPROXY=off "${inns[@]}" go test -count=1 "${plain_pkgs[@]}"
 
-step "fuzz (${FUZZTIME} per target)"
-grep -rl --include='*_test.go' '^func Fuzz' . | while read -r f; do
+# Two targets at a time, one fuzzing worker each: the budget is wall-clock time per target, so this halves the
+# step's length on two cores while every target still gets a core for its whole FUZZTIME.
+FUZZ_JOBS=${FUZZ_JOBS:-2}
+step "fuzz (${FUZZTIME} per target, ${FUZZ_JOBS} at a time)"
+fuzz_one() {
+  local pkg=$1 target=$2 log
+  log=$(mktemp /tmp/gonero-fuzz.XXXXXX)
+  # Go 1.26's fuzz coordinator can report a bare "context deadline exceeded" at the -fuzztime boundary with
+  # nothing found (golang/go#75804, fixed in Go 1.27): such a run, and only such a run, is retried once.
+  for attempt in 1 2; do
+    if GOPROXY=off go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" -parallel 1 "$pkg" >"$log" 2>&1; then
+      echo "$pkg $target"
+      rm -f "$log"
+      return 0
+    fi
+    if ((attempt == 1)) && grep -q 'context deadline exceeded' "$log" \
+        && ! grep -qE 'Failing input written|panic:|_test\.go:[0-9]+:' "$log"; then
+      echo "$pkg $target (fuzz engine deadline race, golang/go#75804: retrying once)"
+      continue
+    fi
+    echo "$pkg $target FAILED"; cat "$log"; rm -f "$log"
+    return 1
+  done
+}
+export -f fuzz_one
+export FUZZTIME
+grep -rl --include='*_test.go' '^func Fuzz' . | sort | while read -r f; do
   pkg=./$(dirname "${f#./}")
   for target in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$f" | sed 's/^func //'); do
     echo "$pkg $target"
-    # Go 1.26's fuzz coordinator can report a bare "context deadline exceeded" at the -fuzztime boundary with
-    # nothing found (golang/go#75804, fixed in Go 1.27): such a run, and only such a run, is retried once.
-    for attempt in 1 2; do
-      if GOPROXY=off go test -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" "$pkg" >/tmp/gonero-fuzz.log 2>&1; then
-        break
-      fi
-      if ((attempt == 1)) && grep -q 'context deadline exceeded' /tmp/gonero-fuzz.log \
-          && ! grep -qE 'Failing input written|panic:|_test\.go:[0-9]+:' /tmp/gonero-fuzz.log; then
-        echo "  (fuzz engine deadline race, golang/go#75804: retrying once)"
-        continue
-      fi
-      cat /tmp/gonero-fuzz.log; exit 1
-    done
   done
-done
+done | xargs -P "$FUZZ_JOBS" -L1 bash -c 'fuzz_one "$@"' _
+
 echo
 echo "all checks passed"
