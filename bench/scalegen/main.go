@@ -68,6 +68,9 @@ func main() {
 	weights := flag.String("weights", "", "CSV of mainnet block weights (height,block_weight,long_term_weight); default: shared/testdata")
 	every := flag.Uint64("report-every", 0, "print a progress line every this many blocks (0: 10 lines per run)")
 	stats := flag.Bool("stats", false, "print every bucket's keys and bytes at the end (reads the whole file)")
+	measureFor := flag.Duration("measure", 0, "after growing, time reads at random heights and at the tip for this long per row, with a writer (see measure.go)")
+	readers := flag.Int("readers", 1, "with -measure: concurrent readers")
+	writeRate := flag.Float64("write-rate", 100, "with -measure: blocks/s the writer appends, one per transaction (0: no writer)")
 	endTime := flag.Int64("end-time", 0, "Unix time of the block at height 4,000,000 (0: now minus one day)")
 	flag.Parse()
 	if *dataDir == "" {
@@ -95,7 +98,6 @@ func main() {
 	if err != nil {
 		log.Fatalf("scalegen: %v", err)
 	}
-	defer db.Close()
 	// chain.Open adds the real genesis block to an empty store, exactly as gonerod would.
 	if _, err := chain.Open(db, chain.Config{Network: params.Regtest, FixedDifficulty: 1}); err != nil {
 		log.Fatalf("scalegen: %v", err)
@@ -113,7 +115,11 @@ func main() {
 	}
 	start := top.Height + 1
 	if start >= *to {
-		fmt.Printf("scalegen: height %d already >= %d\n", start, *to)
+		fmt.Printf("# scalegen: height %d already >= %d\n", start, *to)
+		if *stats {
+			printStats(db)
+		}
+		finish(db, path, g, *measureFor, *readers, *writeRate)
 		return
 	}
 	n := *to - start
@@ -158,6 +164,19 @@ func main() {
 	fmt.Printf("# done: %d blocks, %d txs in %.1f s (%.0f blocks/s)\n", n, txs, el, float64(n)/el)
 	if *stats {
 		printStats(db)
+	}
+	finish(db, path, g, *measureFor, *readers, *writeRate)
+}
+
+// finish closes the store and, with -measure, reopens it to time it.
+func finish(db *chaindb.DB, path string, g *gen, d time.Duration, readers int, rate float64) {
+	if err := db.Close(); err != nil {
+		log.Fatalf("scalegen: %v", err)
+	}
+	if d > 0 {
+		if err := measure(path, g, d, readers, rate); err != nil {
+			log.Fatalf("scalegen: measure: %v", err)
+		}
 	}
 }
 
