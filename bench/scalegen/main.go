@@ -246,11 +246,11 @@ func readWeights(path string) ([]uint64, error) {
 }
 
 type gen struct {
-	rng      *rand.Rand
-	scale    float64
-	weights  []uint64
-	endTime  uint64
-	prev     chaindb.BlockMeta
+	rng     *rand.Rand
+	scale   float64
+	weights []uint64
+	endTime uint64
+	prev    chaindb.BlockMeta
 }
 
 func (g *gen) key() (k cryptonote.Key) {
