@@ -56,7 +56,10 @@ const (
 	bpHeight      = 1685555
 	clsagHeight   = 2210000
 	bpPlusHeight  = 2689608
-	avgBPPlusTxSz = 1600 // bytes of a typical 2-in/2-out BP+ tx: turns a block weight into a tx count
+	// avgBPPlusTxSz turns a real block weight into a tx count: the mean blob
+	// size of this generator's BP+ txs (mostly 2 in / 2 out, a tail to 16),
+	// measured, so that the synthetic recent blocks carry mainnet's bytes.
+	avgBPPlusTxSz = 2900
 )
 
 func main() {
@@ -71,6 +74,7 @@ func main() {
 	measureFor := flag.Duration("measure", 0, "after growing, time reads at random heights and at the tip for this long per row, with a writer (see measure.go)")
 	readers := flag.Int("readers", 1, "with -measure: concurrent readers")
 	writeRate := flag.Float64("write-rate", 100, "with -measure: blocks/s the writer appends, one per transaction (0: no writer)")
+	eraOffset := flag.Uint64("era-offset", 0, "shape the block at height h as mainnet's block at h+N (e.g. 2900000: recent blocks from the start)")
 	endTime := flag.Int64("end-time", 0, "Unix time of the block at height 4,000,000 (0: now minus one day)")
 	flag.Parse()
 	if *dataDir == "" {
@@ -111,6 +115,7 @@ func main() {
 		scale:   *scale,
 		weights: ws,
 		endTime: uint64(*endTime),
+		offset:  *eraOffset,
 		prev:    top,
 	}
 	start := top.Height + 1
@@ -250,6 +255,7 @@ type gen struct {
 	scale   float64
 	weights []uint64
 	endTime uint64
+	offset  uint64 // added to a height to choose its era
 	prev    chaindb.BlockMeta
 }
 
@@ -300,7 +306,7 @@ func (g *gen) txMean(h uint64) float64 {
 }
 
 func (g *gen) block(h uint64) chaindb.BlockRecord {
-	mean := g.txMean(h) * g.scale
+	mean := g.txMean(h+g.offset) * g.scale
 	ntx := int(mean)
 	if g.rng.Float64() < mean-float64(ntx) {
 		ntx++
@@ -309,7 +315,7 @@ func (g *gen) block(h uint64) chaindb.BlockRecord {
 	hashes := make([]cryptonote.Hash, ntx)
 	weight := uint64(0)
 	for i := range txs {
-		tx := g.tx(h)
+		tx := g.tx(h + g.offset)
 		blob := tx.Serialize()
 		hashes[i] = cryptonote.Hash(g.key())
 		txs[i] = chaindb.TxRecord{Hash: hashes[i], Blob: blob}
@@ -319,7 +325,7 @@ func (g *gen) block(h uint64) chaindb.BlockRecord {
 	generated := g.prev.GeneratedCoins
 	reward := consensus.BaseReward(generated, version)
 	fee := uint64(ntx) * 30_000_000
-	miner := g.minerTx(h, reward+fee)
+	miner := g.minerTx(h, h+g.offset, reward+fee)
 	ts := g.endTime - 120*(4_000_000-min(h, 4_000_000))
 	blk := cryptonote.Block{
 		BlockHeader: cryptonote.BlockHeader{MajorVersion: version, MinorVersion: version, Timestamp: ts,
@@ -347,13 +353,13 @@ func (g *gen) block(h uint64) chaindb.BlockRecord {
 
 // minerTx is a v1 miner tx split into denominations below the RingCT fork,
 // a v2 one with one output above it.
-func (g *gen) minerTx(h, amount uint64) cryptonote.Transaction {
+func (g *gen) minerTx(h, era, amount uint64) cryptonote.Transaction {
 	tx := cryptonote.Transaction{
 		UnlockTime: h + 60,
 		Inputs:     []cryptonote.TxIn{cryptonote.TxInGen{Height: h}},
 		Extra:      append([]byte{1}, g.keySlice()...),
 	}
-	if h < rctHeight {
+	if era < rctHeight {
 		tx.Version = 1
 		for _, a := range denominations(amount) {
 			tx.Outputs = append(tx.Outputs, cryptonote.TxOut{Amount: a, Target: cryptonote.TxOutToKey{Key: g.key()}})
@@ -363,7 +369,7 @@ func (g *gen) minerTx(h, amount uint64) cryptonote.Transaction {
 	tx.Version = 2
 	tx.Rct = &cryptonote.RctSig{Type: cryptonote.RctTypeNull}
 	var target cryptonote.TxOutTarget = cryptonote.TxOutToKey{Key: g.key()}
-	if h >= bpPlusHeight {
+	if era >= bpPlusHeight {
 		target = cryptonote.TxOutToTaggedKey{Key: g.key(), ViewTag: byte(h)}
 	}
 	tx.Outputs = []cryptonote.TxOut{{Amount: amount, Target: target}}

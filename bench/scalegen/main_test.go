@@ -24,7 +24,7 @@ func TestEveryEraParses(t *testing.T) {
 				t.Fatalf("height %d: round trip differs", h)
 			}
 		}
-		m := g.minerTx(h, 600_000_000_000)
+		m := g.minerTx(h, h, 600_000_000_000)
 		if _, err := cryptonote.ParseTransaction(m.Serialize()); err != nil {
 			t.Fatalf("miner tx at %d: %v", h, err)
 		}
