@@ -17,6 +17,9 @@
 #   --compare "FILES"     only compare the store size of monerod and gonerod on these export files
 #                         (monero-blockchain-import and gonerod import, both regtest --fixed-difficulty 1) and exit
 #   --port N              gonerod's RPC port (default 38710)
+#   --nice N              run gonerod, wrk and the store measurement at this nice value (default 0; negative needs
+#                         root): on a shared machine the other processes' time slices otherwise make every p99
+#   --store-readers N     concurrent readers of the in-process store measurement (default 1)
 #
 # What it does, per size: bench/scalegen grows the store to that height (mainnet-shaped synthetic blocks written
 # straight through chaindb: blobs, metas, tx records, outputs, key images; see bench/scalegen/main.go) and reports
@@ -26,7 +29,10 @@
 # while gonerod's own regtest miner (--start-mining) appends blocks (bbolt admits one process, so the writer must be
 # gonerod itself), how many blocks it appended meanwhile, then (writer stopped) pop_blocks 100 and the re-adding of
 # the same 100 blocks by submitblock (each fully verified), checking that the top is the same block again, and RSS.
-# Prints one table at the end.
+# Before gonerod, `scalegen -measure` times the store alone (no HTTP): chaindb.Open and chain.Open (the windows of
+# 735, 100 and 100,000 blocks), reads of a header (one View, MetaByHeight) and of a block (meta, blob, tx hash list)
+# at random heights and at the tip while a goroutine appends a block per fsynced transaction at 100 blocks/s, and
+# popping and re-appending the top 100 blocks. Prints both tables at the end.
 #
 # --scale: 4 M blocks at mainnet's transaction counts (~40 per recent block, ~50 M transactions, ~250 GB) do not fit
 # this machine. Blocks are all there (4 M metas, blobs, hash index entries); each block's transaction count is
@@ -39,7 +45,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
 NS=${GONERO_NETNS:-gonero-bench}
 sizes="1000 10000 100000 1000000 4000000" scale=0.05 batch=1000 dir= dur=10 conns=1 interval=10ms writer=1
-stats=0 compare= port=38710
+stats=0 compare= port=38710 nice_level=0 sreaders=1
 die() { echo "scale.sh: error: $*" >&2; exit 1; }
 note() { echo "scale.sh: $*" >&2; }
 while (($#)); do
@@ -55,6 +61,8 @@ while (($#)); do
     --stats) stats=1; shift ;;
     --compare) compare=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
+    --nice) nice_level=$2; shift 2 ;;
+    --store-readers) sreaders=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown option $1" ;;
   esac
@@ -119,7 +127,7 @@ start_gonerod() { # start_gonerod WITH_WRITER; sets gpid and startup_ms
   (($1)) && args+=(--start-mining "$alice" --mining-interval "$interval")
   local t0; t0=$(date +%s%N)
   # ip netns exec execs gonerod in place, so $! is gonerod's pid
-  ip netns exec "$NS" "$work/gonerod" "${args[@]}" >>"$work/gonerod.log" 2>&1 &
+  ip netns exec "$NS" nice -n "$nice_level" "$work/gonerod" "${args[@]}" >>"$work/gonerod.log" 2>&1 &
   gpid=$!
   for _ in $(seq 1 6000); do
     if [[ $(rpc get_info 2>/dev/null | jq -r '.result.status // empty' 2>/dev/null) == OK ]]; then
@@ -136,7 +144,7 @@ hwm_kb() { awk '/^VmHWM/{print $2}' "/proc/$gpid/status"; }
 
 wrkrun() { # wrkrun METHOD FROM TO -> "p50 p99 p999 rps requests"
   local out
-  out=$(inns wrk -t1 -c"$conns" -d"${dur}s" --timeout 10s -s "$here/scale/scale.lua" "http://127.0.0.1:$port" -- "$1" "$2" "$3" 7 2>&1 | grep WRKRESULT) ||
+  out=$(inns nice -n "$nice_level" wrk -t1 -c"$conns" -d"${dur}s" --timeout 10s -s "$here/scale/scale.lua" "http://127.0.0.1:$port" -- "$1" "$2" "$3" 7 2>&1 | grep WRKRESULT) ||
     die "wrk $1 failed"
   local e; e=$(grep -o 'err_[a-z]*=[0-9]*' <<<"$out" | awk -F= '{s+=$2} END{print s}')
   ((e == 0)) || die "wrk $1: $out"
@@ -153,6 +161,13 @@ for size in $sizes; do
   echo "$gen" >&2
   genrate=$(awk '/^# done/{print $(NF-1)}' <<<"$gen" | tr -d '(')
   [[ -n $genrate ]] || genrate=-
+  note "timing the store alone at height $size"
+  sm=$(nice -n "$nice_level" "$work/scalegen" -data-dir "$dir" -to 1 -scale "$scale" -measure "${dur}s" -readers "$sreaders")
+  echo "$sm" >&2
+  {
+    echo "== height $size: store alone (scalegen -measure, $sreaders reader(s), writer 100 blocks/s, one fsynced tx each)"
+    echo "$sm" | grep -v '^# scalegen'
+  } >>"$work/store_table"
   start_gonerod "$writer"
   h0=$(height)
   fsize=$(stat -c %s "$db")
@@ -184,7 +199,8 @@ for size in $sizes; do
   if ((writer)); then
     path stop_mining >/dev/null
     ht=$(height)
-    if ((ht > 200)) && [[ $(rpc getblockheaderbyheight "{\"height\":$((ht - 100))}" | jq -r .result.block_header.major_version) == 16 ]]; then
+    # the top 100 must be the writer's own (valid) blocks: synthetic ones would not pass submitblock's checks
+    if ((ht - h0 >= 100)); then
       top=$(rpc getlastblockheader | jq -r .result.block_header.hash)
       blobs=$work/blobs; : >"$blobs"
       for ((x = ht - 100; x < ht; x++)); do rpc getblock "{\"height\":$x}" | jq -r .result.blob >>"$blobs"; done
@@ -204,6 +220,8 @@ for size in $sizes; do
     "$(bc -l <<<"$(rss_kb)/1024")" >>"$table"
   stop_gonerod
 done
+echo
+cat "$work/store_table"
 echo
 echo "gonerod on a synthetic regtest store (bench/scalegen, tx counts x$scale), wrk -c$conns ${dur}s per row, writer: $( ((writer)) && echo "gonerod --start-mining, --mining-interval $interval" || echo none)"
 cat "$table"
