@@ -140,6 +140,7 @@ start_gonerod() { # start_gonerod WITH_WRITER; sets gpid and startup_ms
 }
 stop_gonerod() { kill "$gpid"; wait "$gpid" 2>/dev/null || true; gpid=; }
 rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$gpid/status"; }
+anon_kb() { awk '/^RssAnon/{print $2}' "/proc/$gpid/status"; }
 hwm_kb() { awk '/^VmHWM/{print $2}' "/proc/$gpid/status"; }
 
 wrkrun() { # wrkrun METHOD FROM TO -> "p50 p99 p999 rps requests"
@@ -165,7 +166,7 @@ for size in $sizes; do
   sm=$(nice -n "$nice_level" "$work/scalegen" -data-dir "$dir" -to 1 -scale "$scale" -measure "${dur}s" -readers "$sreaders")
   echo "$sm" >&2
   {
-    echo "== height $size: store alone (scalegen -measure, $sreaders reader(s), writer 100 blocks/s, one fsynced tx each)"
+    echo "== height $(awk '/^# measure at height/{print $5}' <<<"$sm" | tr -d :): store alone (scalegen -measure, $sreaders reader(s), writer 100 blocks/s, one fsynced tx each)"
     echo "$sm" | grep -v '^# scalegen'
   } >>"$work/store_table"
   start_gonerod "$writer"
@@ -216,8 +217,8 @@ for size in $sizes; do
       [[ $(rpc getlastblockheader | jq -r .result.block_header.hash) == "$top" ]] || die "after re-adding, the top is not $top"
     fi
   fi
-  printf '%9s %9s %7s %9s %9s | %-24s %8s %8s %8s %7s | %8s %8s %8s %8.0f\n' "" "" "" "" "" "" "" "" "" "" "" "$pop_ms" "$readd_ms" \
-    "$(bc -l <<<"$(rss_kb)/1024")" >>"$table"
+  printf '%9s %9s %7s %9s %9s | %-24s %8s %8s %8s %7s | %8s %8s %8s %8.0f (anon %.0f)\n' "" "" "" "" "" "" "" "" "" "" "" "$pop_ms" "$readd_ms" \
+    "$(bc -l <<<"$(rss_kb)/1024")" "$(bc -l <<<"$(anon_kb)/1024")" >>"$table"
   stop_gonerod
 done
 echo
@@ -226,3 +227,4 @@ echo
 echo "gonerod on a synthetic regtest store (bench/scalegen, tx counts x$scale), wrk -c$conns ${dur}s per row, writer: $( ((writer)) && echo "gonerod --start-mining, --mining-interval $interval" || echo none)"
 cat "$table"
 echo "writer_blk: blocks the writer appended during that row; pop100/readd: pop_blocks 100, then submitblock of the same 100 blocks (writer stopped)"
+echo "rss_MB: gonerod's resident set at the end (it includes the store's pages mapped by bbolt, which the kernel can drop); anon: its own memory"
