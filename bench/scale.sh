@@ -153,7 +153,7 @@ wrkrun() { # wrkrun METHOD FROM TO -> "p50 p99 p999 rps requests"
 }
 
 table=$work/table
-printf '%9s %9s %7s %9s %9s | %-24s %8s %8s %8s %7s | %8s %8s %8s %8s\n' height file_MB B/blk gen_blk/s startup_ms \
+printf '%9s %9s %7s %9s %9s | %-30s %8s %8s %8s %7s | %8s %8s %8s %8s\n' height file_MB B/blk gen_blk/s startup_ms \
   measurement p50_ms p99_ms p999_ms req/s writer_blk pop100_ms readd_ms rss_MB >"$table"
 db=$dir/fake/gonero.db
 for size in $sizes; do
@@ -179,8 +179,10 @@ for size in $sizes; do
     done
   done
   first=1
-  for m in getblockheaderbyheight getblock; do
+  for m in /get_height getblockheaderbyheight getblock; do
     for where in random tip; do
+      [[ $m == /* && $where == tip ]] && continue
+      [[ $m == /* ]] && where=baseline
       if [[ $where == random ]]; then from=1; else from=$((h0 > 101 ? h0 - 100 : 1)); fi
       hb=$(height)
       read -r p50 p99 p999 rps _ < <(wrkrun $m "$from" "$h0")
@@ -191,7 +193,7 @@ for size in $sizes; do
       else
         printf '%9s %9s %7s %9s %9s | ' "" "" "" "" ""
       fi >>"$table"
-      printf '%-24s %8s %8s %8s %7s | %8d\n' "$m $where" "$p50" "$p99" "$p999" "$rps" $((ha - hb)) >>"$table"
+      printf '%-30s %8s %8s %8s %7s | %8d\n' "$m $where" "$p50" "$p99" "$p999" "$rps" $((ha - hb)) >>"$table"
       note "$size $m $where: p50 $p50 ms p99 $p99 ms ($((ha - hb)) blocks written meanwhile)"
     done
   done
@@ -217,7 +219,7 @@ for size in $sizes; do
       [[ $(rpc getlastblockheader | jq -r .result.block_header.hash) == "$top" ]] || die "after re-adding, the top is not $top"
     fi
   fi
-  printf '%9s %9s %7s %9s %9s | %-24s %8s %8s %8s %7s | %8s %8s %8s %8.0f (anon %.0f)\n' "" "" "" "" "" "" "" "" "" "" "" "$pop_ms" "$readd_ms" \
+  printf '%9s %9s %7s %9s %9s | %-30s %8s %8s %8s %7s | %8s %8s %8s %8.0f (anon %.0f)\n' "" "" "" "" "" "" "" "" "" "" "" "$pop_ms" "$readd_ms" \
     "$(bc -l <<<"$(rss_kb)/1024")" "$(bc -l <<<"$(anon_kb)/1024")" >>"$table"
   stop_gonerod
 done
@@ -226,5 +228,6 @@ cat "$work/store_table"
 echo
 echo "gonerod on a synthetic regtest store (bench/scalegen, tx counts x$scale), wrk -c$conns ${dur}s per row, writer: $( ((writer)) && echo "gonerod --start-mining, --mining-interval $interval" || echo none)"
 cat "$table"
+echo "/get_height baseline: answered from memory, no store read: what HTTP and this machine's scheduling cost by themselves"
 echo "writer_blk: blocks the writer appended during that row; pop100/readd: pop_blocks 100, then submitblock of the same 100 blocks (writer stopped)"
 echo "rss_MB: gonerod's resident set at the end (it includes the store's pages mapped by bbolt, which the kernel can drop); anon: its own memory"

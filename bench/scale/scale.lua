@@ -1,7 +1,8 @@
 -- wrk script for bench/scale.sh: one JSON-RPC method at heights drawn at random, keep-alive.
 --
 -- Usage: wrk ... -s scale.lua URL -- METHOD FROM TO [SEED]
---   METHOD   getblockheaderbyheight | getblock
+--   METHOD   getblockheaderbyheight | getblock, or a path such as /get_height (a baseline: no store read;
+--            FROM and TO are then ignored)
 --   FROM TO  heights are drawn uniformly from [FROM, TO); bench/scale.sh passes [1, height) for
 --            "random" and [height-100, height) for "tip" (blocks the writer adds meanwhile are above TO)
 --   SEED     random seed (default 1); each thread adds its number, so threads ask different heights
@@ -27,6 +28,11 @@ function init(args)
   math.randomseed((tonumber(args[4]) or 1) + (tonumber(thread_id) or 0))
   local headers = { ["Content-Type"] = "application/json" }
   requests = {}
+  if method:sub(1, 1) == "/" then
+    -- a baseline that does not read the store (e.g. /get_height, answered from the chain's published state)
+    requests[1] = wrk.format("POST", method, headers, "{}")
+    return
+  end
   for i = 1, 4096 do
     local h = from + math.floor(math.random() * (to - from))
     requests[i] = wrk.format("POST", "/json_rpc", headers,
