@@ -52,10 +52,10 @@ import (
 
 // Mainnet heights where the transaction shape changes (hard forks 4, 8, 13, 16).
 const (
-	rctHeight     = 1220516
-	bpHeight      = 1685555
-	clsagHeight   = 2210000
-	bpPlusHeight  = 2689608
+	rctHeight    = 1220516
+	bpHeight     = 1685555
+	clsagHeight  = 2210000
+	bpPlusHeight = 2689608
 	// avgBPPlusTxSz turns a real block weight into a tx count: the mean blob
 	// size of this generator's BP+ txs (mostly 2 in / 2 out, a tail to 16),
 	// measured, so that the synthetic recent blocks carry mainnet's bytes.
