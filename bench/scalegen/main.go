@@ -175,6 +175,9 @@ func main() {
 
 // finish closes the store and, with -measure, reopens it to time it.
 func finish(db *chaindb.DB, path string, g *gen, d time.Duration, readers int, rate float64) {
+	f := db.FreeStats()
+	fmt.Printf("# free space: %d pages free + %d pending (%d B), free list %d B (written with every commit), page size %d\n",
+		f.FreePages, f.PendingPages, (f.FreePages+f.PendingPages)*f.PageSize, f.FreelistBytes, f.PageSize)
 	if err := db.Close(); err != nil {
 		log.Fatalf("scalegen: %v", err)
 	}
@@ -202,9 +205,7 @@ func printStats(db *chaindb.DB) {
 		fmt.Printf("  %-14s %12d %6d %14d %14d %6.1f\n", s.Name, s.Keys, s.Depth, s.InUse, s.Allocated, fill)
 	}
 	fmt.Printf("  %-14s %12s %6s %14d %14d %6.1f\n", "total", "", "", inUse, alloc, 100*float64(inUse)/float64(max(alloc, 1)))
-	f := db.FreeStats()
-	fmt.Printf("  %-14s %12d pages free + %d pending (%d B), free list %d B, page size %d\n", "free", f.FreePages,
-		f.PendingPages, (f.FreePages+f.PendingPages)*f.PageSize, f.FreelistBytes, f.PageSize)
+
 }
 
 // findShared locates a file of the shared tree from the working directory up.
