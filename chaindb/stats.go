@@ -39,17 +39,16 @@ func (db *DB) BucketStats() ([]BucketStat, error) {
 }
 
 // FreeStat is the file's space outside the buckets: pages freed by
-// copy-on-write and not yet reused, and the free list itself (written with
-// every commit).
+// copy-on-write and not yet reused (the free list that names them, 8 bytes
+// a page, is written with every commit).
 type FreeStat struct {
-	PageSize      int
-	FreePages     int
-	PendingPages  int // freed by the last writes, reusable once no reader needs them
-	FreelistBytes int
+	PageSize     int
+	FreePages    int
+	PendingPages int // freed by the last writes, reusable once no reader needs them
 }
 
 // FreeStats reports the file's free space.
 func (db *DB) FreeStats() FreeStat {
 	s := db.bolt.Stats()
-	return FreeStat{PageSize: db.bolt.Info().PageSize, FreePages: s.FreePageN, PendingPages: s.PendingPageN, FreelistBytes: s.FreelistInuse}
+	return FreeStat{PageSize: db.bolt.Info().PageSize, FreePages: s.FreePageN, PendingPages: s.PendingPageN}
 }
