@@ -198,7 +198,7 @@ func (db *DB) initOrCheck(network string, progress func(done, total uint64)) err
 	if !fresh {
 		return nil
 	}
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucket(name); err != nil {
 				return fmt.Errorf("chaindb: create bucket %s: %w", name, err)
@@ -247,6 +247,16 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 	return err
 }
 
+// update runs fn in one bbolt write transaction whose append-ordered
+// buckets split their pages full (see appendOrderedBuckets in schema.go).
+// Every write of the store goes through it.
+func (db *DB) update(fn func(tx *bolt.Tx) error) error {
+	return db.bolt.Update(func(tx *bolt.Tx) error {
+		fillForAppends(tx)
+		return fn(tx)
+	})
+}
+
 // Close releases the file. It waits for open read views to finish.
 func (db *DB) Close() error { return db.bolt.Close() }
 
@@ -276,7 +286,7 @@ type Writer struct {
 // committed together if fn returns nil, and nothing is if it returns an error
 // (which Update returns). After a crash the store holds all of it or none.
 func (db *DB) Update(fn func(w *Writer) error) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error { return fn(&Writer{Reader{tx: tx}}) })
+	return db.update(func(tx *bolt.Tx) error { return fn(&Writer{Reader{tx: tx}}) })
 }
 
 // Append is DB.Append inside the transaction.
@@ -344,7 +354,7 @@ func (db *DB) Append(rec BlockRecord) error {
 	if err := validateRecord(&rec); err != nil {
 		return err
 	}
-	return db.bolt.Update(func(tx *bolt.Tx) error { return appendIn(tx, &rec) })
+	return db.update(func(tx *bolt.Tx) error { return appendIn(tx, &rec) })
 }
 
 // appendIn is Append inside the caller's transaction; rec has been validated.
@@ -431,7 +441,7 @@ func appendIn(tx *bolt.Tx, rec *BlockRecord) error {
 // alternative block. It returns ErrEmpty on an empty store.
 func (db *DB) PopTop() (BlockRecord, error) {
 	var rec BlockRecord
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		var err error
 		rec, err = popIn(tx)
 		return err
@@ -509,7 +519,7 @@ func (db *DB) PutAltBlock(rec BlockRecord) error {
 	if err := validateRecord(&rec); err != nil {
 		return err
 	}
-	return db.bolt.Update(func(tx *bolt.Tx) error { return putAltIn(tx, &rec) })
+	return db.update(func(tx *bolt.Tx) error { return putAltIn(tx, &rec) })
 }
 
 // putAltIn is PutAltBlock inside the caller's transaction; rec has been validated.
@@ -531,7 +541,7 @@ func putAltIn(tx *bolt.Tx, rec *BlockRecord) error {
 // DeleteAltBlock removes the alternative block stored under hash; it returns
 // an ErrNotFound error if there is none.
 func (db *DB) DeleteAltBlock(hash cryptonote.Hash) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error { return deleteAltIn(tx, hash) })
+	return db.update(func(tx *bolt.Tx) error { return deleteAltIn(tx, hash) })
 }
 
 func deleteAltIn(tx *bolt.Tx, hash cryptonote.Hash) error {
@@ -572,7 +582,7 @@ func (db *DB) Reorganize(r Reorg) ([]BlockRecord, error) {
 		}
 	}
 	var popped []BlockRecord
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		popped = popped[:0]
 		height, err := (&Reader{tx: tx}).Height()
 		if err != nil {

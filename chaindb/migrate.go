@@ -26,7 +26,7 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 		return fmt.Errorf("chaindb: upgrade %s from schema %d to %d: %w", db.path, schemaVersionNoIndexes, schemaVersion, err)
 	}
 	var height uint64
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		for _, name := range allBuckets {
 			if tx.Bucket(name) == nil && !isIndexBucket(name) && string(name) != string(bucketTxPool) {
 				return fmt.Errorf("corrupt store: bucket %s is missing", name)
@@ -54,7 +54,7 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 	}
 	for from := uint64(0); from < height; from += migrateBatch {
 		to := min(height, from+migrateBatch)
-		err := db.bolt.Update(func(tx *bolt.Tx) error {
+		err := db.update(func(tx *bolt.Tx) error {
 			r := &Reader{tx: tx}
 			for h := from; h < to; h++ {
 				rec, err := r.record(h)
@@ -81,7 +81,7 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 			progress(to, height)
 		}
 	}
-	err = db.bolt.Update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(schemaVersion))
 	})
 	if err != nil {

@@ -19,7 +19,7 @@ type PoolTxRecord struct {
 
 // PutPoolTx stores (or replaces) a pool entry, in its own transaction.
 func (db *DB) PutPoolTx(rec PoolTxRecord) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx *bolt.Tx) error {
 		if err := tx.Bucket(bucketTxPool).Put(rec.Hash[:], encodePoolTx(&rec)); err != nil {
 			return fmt.Errorf("chaindb: put pool tx %s: %w", rec.Hash, err)
 		}
@@ -33,7 +33,7 @@ func (db *DB) DeletePoolTxs(hashes ...cryptonote.Hash) error {
 	if len(hashes) == 0 {
 		return nil
 	}
-	return db.bolt.Update(func(tx *bolt.Tx) error {
+	return db.update(func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketTxPool)
 		for _, h := range hashes {
 			if err := b.Delete(h[:]); err != nil {

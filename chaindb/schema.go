@@ -85,6 +85,8 @@ import (
 	"fmt"
 	"math"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/u128"
 )
@@ -137,6 +139,33 @@ var allBuckets = [][]byte{
 // can drop and rebuild them.
 var indexBuckets = [][]byte{
 	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts,
+}
+
+// appendOrderedBuckets are the buckets whose keys grow with the chain
+// (heights, and for amount 0 — every RingCT output — the output index), so
+// nearly every insert lands at the end of the last leaf. bbolt splits a leaf
+// at its bucket's FillPercent, 50 % by default: right for random keys (the
+// left half gets the later inserts), but for appends the left half is never
+// written again, so those buckets would stay half empty, doubling the bytes
+// per block. They are split at appendFillPercent instead; a pop at the tip
+// only empties the last pages. The hash-keyed buckets keep bbolt's default.
+var appendOrderedBuckets = [][]byte{
+	bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs, bucketOutputs, bucketRctCounts,
+}
+
+// appendFillPercent leaves a little room in each split leaf, so that a
+// slightly larger value rewritten in place does not split it again.
+const appendFillPercent = 0.95
+
+// fillForAppends sets the split fill of the append-ordered buckets for one
+// write transaction (bbolt does not store FillPercent: it is a property of
+// the transaction's bucket handle, which bbolt caches for the transaction).
+func fillForAppends(tx *bolt.Tx) {
+	for _, name := range appendOrderedBuckets {
+		if b := tx.Bucket(name); b != nil {
+			b.FillPercent = appendFillPercent
+		}
+	}
 }
 
 // Keys of the info bucket.

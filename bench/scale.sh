@@ -1,0 +1,240 @@
+#!/usr/bin/env bash
+# The chain store at mainnet scale: grows one synthetic store through several sizes and measures gonerod on it.
+#
+# Usage: bench/scale.sh [options]
+#   --sizes "LIST"        chain heights to measure at, ascending (default "1000 10000 100000 1000000 4000000")
+#   --scale F             multiplier of every block's transaction count in the generator (default 0.05; see below)
+#   --batch N             blocks per store transaction while generating (default 1000)
+#   --dir DIR             keep the store in DIR (default: a temp dir, deleted at exit). An existing store there is
+#                         grown further, so a measured 4 M store can be measured again without regenerating it
+#   -d SECONDS            duration of each latency measurement (default 10)
+#   -c N                  wrk connections (default 1: latency without client-side queueing; 1 wrk thread)
+#   --writer-interval D   gonerod's regtest miner (the writer) pauses D between blocks (default 10ms, about 100
+#                         blocks/s, a syncing node's order; 0: as fast as it can, ~1,000 small blocks/s)
+#   --no-writer           measure without the writer
+#   --stats               after generating, print every bucket's keys, bytes in use and allocated (reads the whole
+#                         file: minutes at 4 M)
+#   --compare "FILES"     only compare the store size of monerod and gonerod on these export files
+#                         (monero-blockchain-import and gonerod import, both regtest --fixed-difficulty 1) and exit
+#   --port N              gonerod's RPC port (default 38710)
+#   --nice N              run gonerod, wrk and the store measurement at this nice value (default 0; negative needs
+#                         root): on a shared machine the other processes' time slices otherwise make every p99
+#   --store-readers N     concurrent readers of the in-process store measurement (default 1)
+#
+# What it does, per size: bench/scalegen grows the store to that height (mainnet-shaped synthetic blocks written
+# straight through chaindb: blobs, metas, tx records, outputs, key images; see bench/scalegen/main.go) and reports
+# the append rate per batch; then gonerod starts on the store (--regtest --offline, RPC on 127.0.0.1) and the script
+# measures: start-up time (exec to the first get_info answer), the store's bytes per block, p50/p99/p99.9 of
+# getblockheaderbyheight and getblock at random heights [1, height) and at the tip [height-100, height) with wrk
+# while gonerod's own regtest miner (--start-mining) appends blocks (bbolt admits one process, so the writer must be
+# gonerod itself), how many blocks it appended meanwhile, then (writer stopped) pop_blocks 100 and the re-adding of
+# the same 100 blocks by submitblock (each fully verified), checking that the top is the same block again, and RSS.
+# Before gonerod, `scalegen -measure` times the store alone (no HTTP): chaindb.Open and chain.Open (the windows of
+# 735, 100 and 100,000 blocks), reads of a header (one View, MetaByHeight) and of a block (meta, blob, tx hash list)
+# at random heights and at the tip while a goroutine appends a block per fsynced transaction at 100 blocks/s, and
+# popping and re-appending the top 100 blocks. Prints both tables at the end.
+#
+# --scale: 4 M blocks at mainnet's transaction counts (~40 per recent block, ~50 M transactions, ~250 GB) do not fit
+# this machine. Blocks are all there (4 M metas, blobs, hash index entries); each block's transaction count is
+# multiplied by F. Bytes per block then split into a per-block part (measured) and a per-transaction part (measured
+# per transaction, times 1/F for mainnet); the report line "bytes/block at F=1" extrapolates linearly.
+#
+# Network: gonerod and monerod run only inside the network namespace $GONERO_NETNS (default gonero-bench), loopback
+# alone; gonerod runs --offline. Needs root, wrk, curl, jq, go; --compare also needs monero-blockchain-import.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
+NS=${GONERO_NETNS:-gonero-bench}
+sizes="1000 10000 100000 1000000 4000000" scale=0.05 batch=1000 dir= dur=10 conns=1 interval=10ms writer=1
+stats=0 compare= port=38710 nice_level=0 sreaders=1
+die() { echo "scale.sh: error: $*" >&2; exit 1; }
+note() { echo "scale.sh: $*" >&2; }
+while (($#)); do
+  case "$1" in
+    --sizes) sizes=$2; shift 2 ;;
+    --scale) scale=$2; shift 2 ;;
+    --batch) batch=$2; shift 2 ;;
+    --dir) dir=$2; shift 2 ;;
+    -d) dur=$2; shift 2 ;;
+    -c) conns=$2; shift 2 ;;
+    --writer-interval) interval=$2; shift 2 ;;
+    --no-writer) writer=0; shift ;;
+    --stats) stats=1; shift ;;
+    --compare) compare=$2; shift 2 ;;
+    --port) port=$2; shift 2 ;;
+    --nice) nice_level=$2; shift 2 ;;
+    --store-readers) sreaders=$2; shift 2 ;;
+    -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown option $1" ;;
+  esac
+done
+for t in wrk curl jq go; do command -v $t >/dev/null || die "$t is needed"; done
+ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS"
+ip netns exec "$NS" ip link set lo up
+if ip netns exec "$NS" ip -o link | awk -F': ' '{print $2}' | grep -vqx lo; then
+  die "namespace $NS has interfaces other than lo; refusing to run nodes in it"
+fi
+inns() { ip netns exec "$NS" "$@"; }
+
+work=$(mktemp -d /tmp/gonero-scale.XXXXXX)
+gpid=
+cleanup() {
+  if [[ -n $gpid ]] && kill -0 "$gpid" 2>/dev/null; then kill "$gpid"; wait "$gpid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+[[ -n $dir ]] || dir=$work/store
+mkdir -p "$dir"
+
+note "building gonerod and scalegen"
+(cd "$root" && go build -o "$work/gonerod" ./cmd/gonerod && go build -o "$work/scalegen" ./bench/scalegen)
+
+# ---- --compare: monerod's LMDB against gonero's bbolt on real chains ---------------------------------------------
+if [[ -n $compare ]]; then
+  command -v monero-blockchain-import >/dev/null || die "monero-blockchain-import is needed"
+  printf '%-28s %7s %6s %11s | %11s %11s %8s | %11s %11s %11s %8s | %6s\n' chain blocks txs raw_B \
+    mdb_file_B mdb_du_B mdb_B/blk gonero_file gonero_du_B gonero_pages gon_B/blk ratio
+  for f in $compare; do
+    m=$work/cmp-m g=$work/cmp-g; rm -rf "$m" "$g"; mkdir -p "$m"
+    (cd "$m" && inns monero-blockchain-import --regtest --keep-fakechain --fixed-difficulty 1 --offline \
+      --disable-dns-checkpoints --check-updates disabled --log-level 0 --data-dir "$m" --input-file "$f" >/dev/null 2>&1) ||
+      die "monero-blockchain-import $f failed"
+    out=$("$work/gonerod" import --regtest --fixed-difficulty 1 --data-dir "$g" --input-file "$f" 2>&1) ||
+      die "gonerod import $f failed: $out"
+    blocks=$(grep -o 'chain height [0-9]*' <<<"$out" | awk '{print $3}')
+    txs=$(grep -o '([0-9]* transactions)' <<<"$out" | tr -dc 0-9)
+    mdb=$m/fake/lmdb/data.mdb gdb=$g/fake/gonero.db
+    # pages bbolt has handed out = file minus its free pages: what the data occupies, without the 16 MB growth step
+    pages=$("$work/scalegen" -data-dir "$g" -to 1 -stats | awk '$1=="total"{print $3}')
+    mdu=$(du -B1 "$mdb" | cut -f1) gdu=$(du -B1 "$gdb" | cut -f1)
+    printf '%-28s %7d %6d %11d | %11d %11d %8.0f | %11d %11d %11d %8.0f | %6.3f\n' "$(basename "$(dirname "$f")")/$(basename "$f")" \
+      "$blocks" "$txs" "$(stat -c %s "$f")" "$(stat -c %s "$mdb")" "$mdu" "$(bc -l <<<"$mdu/$blocks")" \
+      "$(stat -c %s "$gdb")" "$gdu" "$pages" "$(bc -l <<<"$gdu/$blocks")" "$(bc -l <<<"$gdu/$mdu")"
+  done
+  echo "ratio = gonero du / monerod du (allocated disk blocks of gonero.db and data.mdb); gonero_pages = bytes of bbolt pages allocated to buckets"
+  exit 0
+fi
+
+rpc() { # rpc METHOD [PARAMS]
+  inns curl -s --max-time 60 "http://127.0.0.1:$port/json_rpc" -H 'Content-Type: application/json' \
+    -d "{\"jsonrpc\":\"2.0\",\"id\":\"0\",\"method\":\"$1\",\"params\":${2:-{\}}}"
+}
+path() { inns curl -s --max-time 120 "http://127.0.0.1:$port/$1" -H 'Content-Type: application/json' -d "${2:-{\}}"; }
+height() { rpc get_info | jq -r .result.height; }
+alice=43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS
+
+start_gonerod() { # start_gonerod WITH_WRITER; sets gpid and startup_ms
+  local args=(--regtest --fixed-difficulty 1 --offline --no-zmq --data-dir "$dir" --rpc-bind-port "$port" --log-level warn)
+  (($1)) && args+=(--start-mining "$alice" --mining-interval "$interval")
+  local t0; t0=$(date +%s%N)
+  # ip netns exec execs gonerod in place, so $! is gonerod's pid
+  ip netns exec "$NS" nice -n "$nice_level" "$work/gonerod" "${args[@]}" >>"$work/gonerod.log" 2>&1 &
+  gpid=$!
+  for _ in $(seq 1 6000); do
+    if [[ $(rpc get_info 2>/dev/null | jq -r '.result.status // empty' 2>/dev/null) == OK ]]; then
+      startup_ms=$(( ($(date +%s%N) - t0) / 1000000 )); return 0
+    fi
+    kill -0 "$gpid" 2>/dev/null || { tail -20 "$work/gonerod.log" >&2; die "gonerod exited"; }
+    sleep 0.02
+  done
+  die "gonerod did not answer within 120 s"
+}
+stop_gonerod() { kill "$gpid"; wait "$gpid" 2>/dev/null || true; gpid=; }
+rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$gpid/status"; }
+anon_kb() { awk '/^RssAnon/{print $2}' "/proc/$gpid/status"; }
+hwm_kb() { awk '/^VmHWM/{print $2}' "/proc/$gpid/status"; }
+
+wrkrun() { # wrkrun METHOD FROM TO -> "p50 p99 p999 rps requests"
+  local out
+  out=$(inns nice -n "$nice_level" wrk -t1 -c"$conns" -d"${dur}s" --timeout 10s -s "$here/scale/scale.lua" "http://127.0.0.1:$port" -- "$1" "$2" "$3" 7 2>&1 | grep WRKRESULT) ||
+    die "wrk $1 failed"
+  local e; e=$(grep -o 'err_[a-z]*=[0-9]*' <<<"$out" | awk -F= '{s+=$2} END{print s}')
+  ((e == 0)) || die "wrk $1: $out"
+  awk '{for(i=1;i<=NF;i++){split($i,a,"="); v[a[1]]=a[2]}; printf "%.2f %.2f %.2f %.0f %d\n", v["p50_us"]/1000, v["p99_us"]/1000, v["p999_us"]/1000, v["rps"], v["requests"]}' <<<"$out"
+}
+
+table=$work/table
+printf '%9s %9s %7s %9s %9s | %-30s %8s %8s %8s %7s | %8s %8s %8s %8s\n' height file_MB B/blk gen_blk/s startup_ms \
+  measurement p50_ms p99_ms p999_ms req/s writer_blk pop100_ms readd_ms rss_MB >"$table"
+db=$dir/fake/gonero.db
+for size in $sizes; do
+  note "generating to height $size (scale $scale)"
+  gen=$("$work/scalegen" -data-dir "$dir" -to "$size" -scale "$scale" -batch "$batch" $( ((stats)) && echo -stats))
+  echo "$gen" >&2
+  genrate=$(awk '/^# done/{print $(NF-1)}' <<<"$gen" | tr -d '(')
+  [[ -n $genrate ]] || genrate=-
+  note "timing the store alone at height $size"
+  sm=$(nice -n "$nice_level" "$work/scalegen" -data-dir "$dir" -to 1 -scale "$scale" -measure "${dur}s" -readers "$sreaders")
+  echo "$sm" >&2
+  {
+    echo "== height $(awk '/^# measure at height/{print $5}' <<<"$sm" | tr -d :): store alone (scalegen -measure, $sreaders reader(s), writer 100 blocks/s, one fsynced tx each)"
+    echo "$sm" | grep -v '^# scalegen'
+  } >>"$work/store_table"
+  start_gonerod "$writer"
+  h0=$(height)
+  fsize=$(stat -c %s "$db")
+  # sanity: the answers are results, not errors, at a random height and at the tip
+  for m in getblockheaderbyheight getblock; do
+    for hh in $((h0 / 2)) $((h0 - 1)); do
+      rpc $m "{\"height\":$hh}" | jq -e .result.status >/dev/null || die "$m at $hh has no result"
+    done
+  done
+  first=1
+  for m in /get_height getblockheaderbyheight getblock; do
+    for where in random tip; do
+      [[ $m == /* && $where == tip ]] && continue
+      [[ $m == /* ]] && where=baseline
+      if [[ $where == random ]]; then from=1; else from=$((h0 > 101 ? h0 - 100 : 1)); fi
+      hb=$(height)
+      read -r p50 p99 p999 rps _ < <(wrkrun $m "$from" "$h0")
+      ha=$(height)
+      if ((first)); then
+        printf '%9d %9.0f %7.0f %9s %9d | ' "$h0" "$(bc -l <<<"$fsize/1000000")" "$(bc -l <<<"$fsize/$h0")" "$genrate" "$startup_ms"
+        first=0
+      else
+        printf '%9s %9s %7s %9s %9s | ' "" "" "" "" ""
+      fi >>"$table"
+      printf '%-30s %8s %8s %8s %7s | %8d\n' "$m $where" "$p50" "$p99" "$p999" "$rps" $((ha - hb)) >>"$table"
+      note "$size $m $where: p50 $p50 ms p99 $p99 ms ($((ha - hb)) blocks written meanwhile)"
+    done
+  done
+  # pop 100 and re-add the same 100 blocks (the writer's own, fully valid), writer stopped
+  pop_ms=- readd_ms=-
+  if ((writer)); then
+    path stop_mining >/dev/null
+    ht=$(height)
+    # the top 100 must be the writer's own (valid) blocks: synthetic ones would not pass submitblock's checks
+    if ((ht - h0 >= 100)); then
+      top=$(rpc getlastblockheader | jq -r .result.block_header.hash)
+      blobs=$work/blobs; : >"$blobs"
+      for ((x = ht - 100; x < ht; x++)); do rpc getblock "{\"height\":$x}" | jq -r .result.blob >>"$blobs"; done
+      t0=$(date +%s%N)
+      path pop_blocks '{"nblocks":100}' | jq -e '.status == "OK"' >/dev/null || die "pop_blocks failed"
+      pop_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+      (($(height) == ht - 100)) || die "pop_blocks left height $(height), want $((ht - 100))"
+      # one curl process, one keep-alive connection, 100 requests in order (curl --next): the time is gonerod's
+      args=(); sep=()
+      while read -r b; do
+        args+=("${sep[@]}" -s -H 'Content-Type: application/json' "http://127.0.0.1:$port/json_rpc"
+          -d "{\"jsonrpc\":\"2.0\",\"id\":\"0\",\"method\":\"submitblock\",\"params\":[\"$b\"]}")
+        sep=(--next)
+      done <"$blobs"
+      t0=$(date +%s%N)
+      answers=$(inns curl "${args[@]}")
+      readd_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+      ok=$(jq -s '[.[] | select(.result.status == "OK")] | length' <<<"$answers")
+      ((ok == 100)) || die "submitblock: $ok of 100 blocks accepted"
+      [[ $(rpc getlastblockheader | jq -r .result.block_header.hash) == "$top" ]] || die "after re-adding, the top is not $top"
+    fi
+  fi
+  printf '%9s %9s %7s %9s %9s | %-30s %8s %8s %8s %7s | %8s %8s %8s %8.0f (anon %.0f)\n' "" "" "" "" "" "" "" "" "" "" "" "$pop_ms" "$readd_ms" \
+    "$(bc -l <<<"$(rss_kb)/1024")" "$(bc -l <<<"$(anon_kb)/1024")" >>"$table"
+  stop_gonerod
+done
+echo
+cat "$work/store_table"
+echo
+echo "gonerod on a synthetic regtest store (bench/scalegen, tx counts x$scale), wrk -c$conns ${dur}s per row, writer: $( ((writer)) && echo "gonerod --start-mining, --mining-interval $interval" || echo none)"
+cat "$table"
+echo "/get_height baseline: answered from memory, no store read: what HTTP and this machine's scheduling cost by themselves"
+echo "writer_blk: blocks the writer appended during that row; pop100/readd: pop_blocks 100, then submitblock of the same 100 blocks (writer stopped)"
+echo "rss_MB: gonerod's resident set at the end (it includes the store's pages mapped by bbolt, which the kernel can drop); anon: its own memory"
