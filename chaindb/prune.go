@@ -144,7 +144,7 @@ func (db *DB) Prune(mode PruneMode, stripe uint32) (PruneResult, error) {
 	}
 	var res PruneResult
 	var from, to, height uint64
-	err := db.bolt.Update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *bolt.Tx) error {
 		r := &Reader{tx: tx}
 		seed, err := r.PruningSeed()
 		if err != nil {
@@ -195,7 +195,7 @@ func (db *DB) Prune(mode PruneMode, stripe uint32) (PruneResult, error) {
 	}
 	h := from
 	for {
-		err := db.bolt.Update(func(tx *bolt.Tx) error {
+		err := db.update(func(tx *bolt.Tx) error {
 			var err error
 			h, err = pruneRange(tx, res.Seed, h, to, height, &res)
 			if err != nil {
