@@ -41,17 +41,9 @@ func (n *Node) syncData() portable.CoreSyncData {
 // handshakeOut runs the outgoing handshake (§6.1, §6.3).
 func (n *Node) handshakeOut(c *conn) error {
 	defer close(c.handshaken)
-	var resp portable.HandshakeResponse
-	err := c.invoke(levin.CommandHandshake, portable.HandshakeRequest{NodeData: n.nodeData(), PayloadData: n.syncData()},
-		&resp, handshakeInvokeTimeout)
+	resp, err := n.invokeHandshake(c)
 	if err != nil {
 		return err
-	}
-	if resp.NodeData.NetworkID != n.chain.Network().NetworkID() {
-		return misbehaved(1, "handshake response from another network (id %x)", resp.NodeData.NetworkID)
-	}
-	if len(resp.LocalPeerlist) > maxPeersInHandshake {
-		return misbehaved(1, "handshake response with %d peers (at most %d)", len(resp.LocalPeerlist), maxPeersInHandshake)
 	}
 	if resp.NodeData.PeerID == n.peerID {
 		return errors.New("connected to itself")
@@ -343,4 +335,24 @@ func (n *Node) timedSync(c *conn) {
 		return
 	}
 	n.afterHandshake(c)
+}
+
+// invokeHandshake sends this node's handshake request on an outgoing
+// connection and checks what every answer must satisfy, whatever the
+// connection is for (a peer, or a seed asked only for its peer list): the
+// network and the size of the peer list.
+func (n *Node) invokeHandshake(c *conn) (portable.HandshakeResponse, error) {
+	var resp portable.HandshakeResponse
+	err := c.invoke(levin.CommandHandshake, portable.HandshakeRequest{NodeData: n.nodeData(), PayloadData: n.syncData()},
+		&resp, handshakeInvokeTimeout)
+	if err != nil {
+		return resp, err
+	}
+	if resp.NodeData.NetworkID != n.chain.Network().NetworkID() {
+		return resp, misbehaved(1, "handshake response from another network (id %x)", resp.NodeData.NetworkID)
+	}
+	if len(resp.LocalPeerlist) > maxPeersInHandshake {
+		return resp, misbehaved(1, "handshake response with %d peers (at most %d)", len(resp.LocalPeerlist), maxPeersInHandshake)
+	}
+	return resp, nil
 }

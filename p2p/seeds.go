@@ -15,7 +15,6 @@ import (
 
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/params"
-	"github.com/gonero/gonero/portable"
 )
 
 // seedList is monerod's m_seed_nodes for the public zone: filled on first
@@ -282,17 +281,9 @@ func (n *Node) takePeerList(addr string) error {
 }
 
 func (n *Node) seedHandshake(c *conn) error {
-	var resp portable.HandshakeResponse
-	err := c.invoke(levin.CommandHandshake, portable.HandshakeRequest{NodeData: n.nodeData(), PayloadData: n.syncData()},
-		&resp, handshakeInvokeTimeout)
+	resp, err := n.invokeHandshake(c)
 	if err != nil {
 		return err
-	}
-	if resp.NodeData.NetworkID != n.chain.Network().NetworkID() {
-		return misbehaved(1, "handshake response from another network (id %x)", resp.NodeData.NetworkID)
-	}
-	if len(resp.LocalPeerlist) > maxPeersInHandshake {
-		return misbehaved(1, "handshake response with %d peers (at most %d)", len(resp.LocalPeerlist), maxPeersInHandshake)
 	}
 	n.peers.merge(resp.LocalPeerlist, n.now())
 	return nil
