@@ -210,8 +210,8 @@ func startGonerodArgs(t *testing.T, bin string, p2pPort int, args ...string) *go
 	return g
 }
 
-// sameChain requires every getblockheaderbyheight and getblock answer, and
-// getlastblockheader once monerod is synchronized, to be the same bytes from gonerod and from monerod.
+// sameChain requires every getblockheaderbyheight and getblock answer (with
+// and without fill_pow_hash), and getlastblockheader once monerod is synchronized, to be the same bytes from gonerod and from monerod.
 func sameChain(t *testing.T, g *gonerod, monerod func(string, []byte) ([]byte, error)) {
 	t.Helper()
 	height := g.info(t).Height
@@ -233,6 +233,9 @@ func sameChain(t *testing.T, g *gonerod, monerod func(string, []byte) ([]byte, e
 	for h := uint64(0); h < height; h++ {
 		ask("getblockheaderbyheight", fmt.Sprintf(`{"height":%d}`, h))
 		ask("getblock", fmt.Sprintf(`{"height":%d}`, h))
+		// fill_pow_hash: the CryptoNight hash of each block, computed by both nodes.
+		ask("getblockheaderbyheight", fmt.Sprintf(`{"height":%d,"fill_pow_hash":true}`, h))
+		ask("getblock", fmt.Sprintf(`{"height":%d,"fill_pow_hash":true}`, h))
 	}
 	// monerod answers getlastblockheader BUSY until it counts itself
 	// synchronized (CHECK_CORE_READY), which a node that only served its
