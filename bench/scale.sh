@@ -16,6 +16,12 @@
 #                         file: minutes at 4 M)
 #   --compare "FILES"     only compare the store size of monerod and gonerod on these export files
 #                         (monero-blockchain-import and gonerod import, both regtest --fixed-difficulty 1) and exit
+#   --extrapolate         only estimate the store's bytes per block at mainnet's real transaction counts (F=1) and
+#                         exit: one sample store per era (--sample-blocks blocks each, shaped as mainnet's blocks of
+#                         that era through scalegen -era-offset, -scale 1), its allocated pages per block, weighted
+#                         by the era's length up to each height of --sizes and to 3,090,000 (Feb 2024, where monerod's
+#                         full LMDB was about 180 GB: shared/docs/mainnet.md §5.4)
+#   --sample-blocks N     blocks per era sample of --extrapolate (default 2000)
 #   --port N              gonerod's RPC port (default 38710)
 #   --nice N              run gonerod, wrk and the store measurement at this nice value (default 0; negative needs
 #                         root): on a shared machine the other processes' time slices otherwise make every p99
@@ -45,7 +51,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
 NS=${GONERO_NETNS:-gonero-bench}
 sizes="1000 10000 100000 1000000 4000000" scale=0.05 batch=1000 dir= dur=10 conns=1 interval=10ms writer=1
-stats=0 compare= port=38710 nice_level=0 sreaders=1
+stats=0 compare= port=38710 nice_level=0 sreaders=1 extrapolate=0 sample_blocks=2000
 die() { echo "scale.sh: error: $*" >&2; exit 1; }
 note() { echo "scale.sh: $*" >&2; }
 while (($#)); do
@@ -60,6 +66,8 @@ while (($#)); do
     --no-writer) writer=0; shift ;;
     --stats) stats=1; shift ;;
     --compare) compare=$2; shift 2 ;;
+    --extrapolate) extrapolate=1; shift ;;
+    --sample-blocks) sample_blocks=$2; shift 2 ;;
     --port) port=$2; shift 2 ;;
     --nice) nice_level=$2; shift 2 ;;
     --store-readers) sreaders=$2; shift 2 ;;
@@ -111,6 +119,38 @@ if [[ -n $compare ]]; then
       "$(stat -c %s "$gdb")" "$gdu" "$pages" "$(bc -l <<<"$gdu/$blocks")" "$(bc -l <<<"$gdu/$mdu")"
   done
   echo "ratio = gonero du / monerod du (allocated disk blocks of gonero.db and data.mdb); gonero_pages = bytes of bbolt pages allocated to buckets"
+  exit 0
+fi
+
+# ---- --extrapolate: bytes per block at F=1, era by era ------------------------------------------------------------
+if ((extrapolate)); then
+  # era start heights on mainnet (scalegen's shapes change there: v1 tx rate, RingCT, Bulletproofs, CLSAG, BP+)
+  eras=(0 1009827 1220516 1685555 2210000 2689608)
+  declare -a per_block
+  printf '%-22s %9s %9s %12s %12s\n' era_heights blocks txs alloc_B B/blk_F=1
+  for i in "${!eras[@]}"; do
+    from=${eras[$i]} to=${eras[$((i + 1))]:-4000000}
+    d=$work/era-$from; rm -rf "$d"
+    out=$("$work/scalegen" -data-dir "$d" -to $((sample_blocks + 1)) -scale 1 -era-offset "$from" -stats)
+    txs=$(awk '/^# done/{print $5}' <<<"$out")
+    alloc=$(awk '$1=="total"{print $3}' <<<"$out")
+    per_block[$i]=$(bc -l <<<"$alloc/($sample_blocks+1)")
+    printf '%-22s %9d %9d %12d %12.0f\n' "$from-$((to - 1))" "$sample_blocks" "$txs" "$alloc" "${per_block[$i]}"
+    rm -rf "$d"
+  done
+  echo
+  printf '%10s %16s %10s\n' height est_GB_F=1 B/blk
+  for top in 3090000 $sizes; do
+    total=0
+    for i in "${!eras[@]}"; do
+      from=${eras[$i]} to=${eras[$((i + 1))]:-4000000}
+      ((top > to)) || to=$top
+      ((to > from)) || continue
+      total=$(bc -l <<<"$total + ($to - $from) * ${per_block[$i]}")
+    done
+    printf '%10d %16.1f %10.0f\n' "$top" "$(bc -l <<<"$total/1000000000")" "$(bc -l <<<"$total/$top")"
+  done
+  echo "monerod's full LMDB: about 180 GB at height ~3,090,000 (Feb 2024), 240-290 GB estimated at ~3.8 M (mainnet.md §5.4)"
   exit 0
 fi
 
