@@ -321,8 +321,9 @@ func samePruneAnswers(t *testing.T, g *gonerod, p *monerodlab.Monerod) pruneAnsw
 // pruned monerod holds (same stripes), and both sync from each other".
 // Steps 2-4 run in every test run (about 3-4 minutes, most of it building
 // and importing the 9,800-block chain); steps 1 and 5, where monerod syncs
-// thousands of blocks at its regtest pace of about 15 blocks/s, are a soak
-// that runs only with GONERO_PRUNE_TEST=1 (about 7 minutes more: 11 minutes in all on a loaded 2-core machine).
+// thousands of blocks at its regtest pace of 15-30 blocks/s, are a soak that
+// runs only with GONERO_PRUNE_TEST=1 (about 7 minutes more; all five took 11
+// minutes on a loaded 2-core machine).
 //
 //  2. A pruned monerod P (--prune-blockchain on the whole chain, its random
 //     stripe S) and that gonerod restarted with --prune-blockchain on
