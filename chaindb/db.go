@@ -180,7 +180,7 @@ func (db *DB) initOrCheck(network string, progress func(done, total uint64)) err
 			return nil
 		}
 		err := db.check(tx, network)
-		if errors.Is(err, errNeedsIndexes) {
+		if errors.Is(err, errNeedsUpgrade) {
 			old = true
 			return nil
 		}
@@ -190,7 +190,7 @@ func (db *DB) initOrCheck(network string, progress func(done, total uint64)) err
 		return err
 	}
 	if old {
-		if err := db.migrateIndexes(progress); err != nil {
+		if err := db.upgrade(progress); err != nil {
 			return err
 		}
 		return db.bolt.View(func(tx *bolt.Tx) error { return db.check(tx, network) })
@@ -225,14 +225,18 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 	if err != nil {
 		return corrupt(bucketInfo, infoSchemaVersion, err)
 	}
-	if version != schemaVersion && version != schemaVersionPruned && version != schemaVersionNoIndexes {
+	switch version {
+	case schemaVersion, schemaVersionPruned:
+	case schemaVersionNoIndexes, schemaVersionHashKeyedBlobs, schemaVersionHashKeyedBlobsPruned:
+		if stored := string(info.Get(infoNetwork)); stored != network {
+			return &ErrNetworkMismatch{Path: db.path, Stored: stored, Requested: network}
+		}
+		return errNeedsUpgrade
+	default:
 		return &ErrSchemaVersion{Path: db.path, Found: version, Want: schemaVersion}
 	}
 	if stored := string(info.Get(infoNetwork)); stored != network {
 		return &ErrNetworkMismatch{Path: db.path, Stored: stored, Requested: network}
-	}
-	if version == schemaVersionNoIndexes {
-		return errNeedsIndexes
 	}
 	for _, name := range allBuckets {
 		if tx.Bucket(name) == nil {
@@ -422,12 +426,17 @@ func appendIn(tx *bolt.Tx, rec *BlockRecord) error {
 			return fmt.Errorf("chaindb: append height %d: put %s: %w", m.Height, p.bucket, err)
 		}
 	}
-	blobs := tx.Bucket(bucketTxBlobs)
+	if len(rec.Txs) > 0 {
+		blobs := make([][]byte, len(rec.Txs))
+		for i := range rec.Txs {
+			blobs[i] = rec.Txs[i].Blob
+		}
+		if err := tx.Bucket(bucketBlockTxBlobs).Put(key, encodeBlockTxBlobs(blobs)); err != nil {
+			return fmt.Errorf("chaindb: append height %d: put tx blobs: %w", m.Height, err)
+		}
+	}
 	for i := range rec.Txs {
 		t := &rec.Txs[i]
-		if err := blobs.Put(t.Hash[:], t.Blob); err != nil {
-			return fmt.Errorf("chaindb: append height %d: put tx %s: %w", m.Height, t.Hash, err)
-		}
 		loc := encodeTxLocation(TxLocation{Height: m.Height, Index: uint32(i)})
 		if err := locations.Put(t.Hash[:], loc); err != nil {
 			return fmt.Errorf("chaindb: append height %d: put tx location %s: %w", m.Height, t.Hash, err)
@@ -485,10 +494,10 @@ func popIn(tx *bolt.Tx) (BlockRecord, error) {
 		return BlockRecord{}, err
 	}
 
+	if err := tx.Bucket(bucketBlockTxBlobs).Delete(key); err != nil {
+		return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: delete tx blobs: %w", h, err)
+	}
 	for _, t := range txs {
-		if err := tx.Bucket(bucketTxBlobs).Delete(t.Hash[:]); err != nil {
-			return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: delete tx %s: %w", h, t.Hash, err)
-		}
 		if err := tx.Bucket(bucketTxLocations).Delete(t.Hash[:]); err != nil {
 			return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: delete tx location %s: %w", h, t.Hash, err)
 		}

@@ -70,6 +70,30 @@ func FuzzDecodeTxHashes(f *testing.F) {
 	})
 }
 
+func FuzzDecodeBlockTxBlobs(f *testing.F) {
+	f.Add(encodeBlockTxBlobs([][]byte{{1, 2, 3}, {}, {4}}))
+	f.Add(encodeBlockTxBlobs([][]byte{make([]byte, 300)}))
+	f.Add([]byte{blockTxBlobsLayout, 0xff, 0xff, 0xff, 0xff})
+	f.Add([]byte{blockTxBlobsLayout, 2, 0, 0, 0, 0xff, 0xff, 0xff, 0xff, 1, 0, 0, 0, 7})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		blobs, err := decodeBlockTxBlobs(v)
+		// blockTxBlobAt must agree blob by blob wherever the whole value
+		// decodes, and never panic elsewhere.
+		for i := range uint32(8) {
+			one, errAt := blockTxBlobAt(v, i)
+			if err == nil && int(i) < len(blobs) && (errAt != nil || !bytes.Equal(one, blobs[i])) {
+				t.Fatalf("blob %d: blockTxBlobAt %x %v, decode %x", i, one, errAt, blobs[i])
+			}
+		}
+		if err != nil {
+			return
+		}
+		if again := encodeBlockTxBlobs(blobs); !bytes.Equal(again, v) {
+			t.Fatalf("decode then encode changed the value")
+		}
+	})
+}
+
 // TestMetaLayoutIsFixed pins the v1 layout: a change to the encoder that
 // moves a field breaks every existing store, so it must be deliberate.
 func TestMetaLayoutIsFixed(t *testing.T) {

@@ -275,7 +275,7 @@ func checkConsistent(t testing.TB, db *DB) uint64 {
 		if err != nil {
 			return err
 		}
-		var txs uint64
+		var txs, withTxs uint64
 		for h, m := range metas {
 			if m.Height != uint64(h) {
 				return fmt.Errorf("meta %d says height %d", h, m.Height)
@@ -317,6 +317,9 @@ func checkConsistent(t testing.TB, db *DB) uint64 {
 				}
 			}
 			txs += m.NumTxes
+			if m.NumTxes > 0 {
+				withTxs++
+			}
 		}
 		count, err := r.TxCount()
 		if err != nil {
@@ -331,10 +334,11 @@ func checkConsistent(t testing.TB, db *DB) uint64 {
 				return fmt.Errorf("bucket %s has %d entries for %d blocks", b, n, height)
 			}
 		}
-		for _, b := range [][]byte{bucketTxBlobs, bucketTxLocations} {
-			if n := bucketLen(r.tx, b); n != txs {
-				return fmt.Errorf("bucket %s has %d entries for %d txs", b, n, txs)
-			}
+		if n := bucketLen(r.tx, bucketTxLocations); n != txs {
+			return fmt.Errorf("bucket %s has %d entries for %d txs", bucketTxLocations, n, txs)
+		}
+		if n := bucketLen(r.tx, bucketBlockTxBlobs); n != withTxs {
+			return fmt.Errorf("bucket %s has %d entries for %d blocks with txs", bucketBlockTxBlobs, n, withTxs)
 		}
 		alts, err := r.AltBlockCount()
 		if err != nil {

@@ -7,9 +7,127 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// errNeedsIndexes is check's answer for a store of schema version 1: sound,
-// but without the transaction-verification indexes.
-var errNeedsIndexes = errors.New("chaindb: store has no transaction-verification indexes")
+// errNeedsUpgrade is check's answer for a store of an older schema this
+// build upgrades: 1 (no transaction-verification indexes, tx blobs keyed by
+// hash), 2 and 3 (tx blobs keyed by hash; 3 pruned).
+var errNeedsUpgrade = errors.New("chaindb: store of an older schema")
+
+// upgrade brings a store of schema 1, 2 or 3 to this build's layout: tx
+// blobs regrouped per block (migrateBlobs), then for schema 1 the indexes
+// built (migrateIndexes). Each step is resumable, and the schema version is
+// written last, so a crash anywhere leaves a store the next Open upgrades.
+func (db *DB) upgrade(progress func(done, total uint64)) error {
+	var version uint32
+	err := db.bolt.View(func(tx *bolt.Tx) (err error) {
+		version, err = decodeU32(tx.Bucket(bucketInfo).Get(infoSchemaVersion))
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if err := db.migrateBlobs(version, progress); err != nil {
+		return err
+	}
+	if version == schemaVersionNoIndexes {
+		return db.migrateIndexes(progress)
+	}
+	target := schemaVersion
+	if version == schemaVersionHashKeyedBlobsPruned {
+		target = schemaVersionPruned
+	}
+	return db.update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(target))
+	})
+}
+
+// infoBlobUpgradeNext is the lowest height whose tx blobs migrateBlobs has
+// not yet regrouped (present only while an upgrade is under way).
+var infoBlobUpgradeNext = []byte("blob_upgrade_next")
+
+// migrateBlobs moves the tx blobs of schema 1-3 (bucket tx_blobs, one value
+// per tx keyed by hash) into block_tx_blobs (one value per block), in
+// batches of migrateBatch blocks, each batch recording where the next
+// starts; the old bucket is dropped once every block is done. Pruned blobs
+// move as they are (the pruning records are keyed by tx hash and stay).
+func (db *DB) migrateBlobs(version uint32, progress func(done, total uint64)) error {
+	fail := func(err error) error {
+		return fmt.Errorf("chaindb: upgrade %s from schema %d: regroup tx blobs per block: %w", db.path, version, err)
+	}
+	var height, next uint64
+	var pending bool
+	err := db.update(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketTxBlobsByHash) == nil {
+			return nil // done already (or a schema-1 store written by this build's layout)
+		}
+		pending = true
+		if _, err := tx.CreateBucketIfNotExists(bucketBlockTxBlobs); err != nil {
+			return fmt.Errorf("create bucket %s: %w", bucketBlockTxBlobs, err)
+		}
+		r := &Reader{tx: tx}
+		var err error
+		if height, err = r.Height(); err != nil {
+			return err
+		}
+		if v := tx.Bucket(bucketInfo).Get(infoBlobUpgradeNext); v != nil {
+			if next, err = decodeU64(v); err != nil {
+				return corrupt(bucketInfo, infoBlobUpgradeNext, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	if !pending {
+		return nil
+	}
+	for from := next; from < height; from += migrateBatch {
+		to := min(height, from+migrateBatch)
+		err := db.update(func(tx *bolt.Tx) error {
+			r := &Reader{tx: tx}
+			old := tx.Bucket(bucketTxBlobsByHash)
+			dst := tx.Bucket(bucketBlockTxBlobs)
+			for h := from; h < to; h++ {
+				ids, err := r.TxHashes(h)
+				if err != nil {
+					return err
+				}
+				if len(ids) == 0 {
+					continue
+				}
+				blobs := make([][]byte, len(ids))
+				for i, id := range ids {
+					if blobs[i] = old.Get(id[:]); blobs[i] == nil {
+						return corruptf(bucketTxBlobsByHash, id[:], "tx listed at height %d has no blob", h)
+					}
+					if !fitsU32(len(blobs[i])) {
+						return corruptf(bucketTxBlobsByHash, id[:], "blob of %d bytes", len(blobs[i]))
+					}
+				}
+				if err := dst.Put(heightKey(h), encodeBlockTxBlobs(blobs)); err != nil {
+					return err
+				}
+			}
+			return tx.Bucket(bucketInfo).Put(infoBlobUpgradeNext, encodeU64(to))
+		})
+		if err != nil {
+			return fail(err)
+		}
+		if progress != nil {
+			progress(to, height)
+		}
+	}
+	err = db.update(func(tx *bolt.Tx) error {
+		if err := tx.DeleteBucket(bucketTxBlobsByHash); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketInfo).Delete(infoBlobUpgradeNext)
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return nil
+}
 
 // migrateBatch is the number of blocks indexed per write transaction while
 // upgrading: large enough that fsyncs do not dominate, small enough that one

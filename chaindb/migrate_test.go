@@ -2,17 +2,20 @@ package chaindb
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
 )
 
-// downgrade turns a closed schema-2 store into the schema-1 layout: the
-// index buckets gone, version 1. With leftovers, it keeps some junk in one
-// index bucket, as an upgrade interrupted by a crash would.
+// downgrade turns a closed store into the schema-1 layout: tx blobs keyed
+// by hash (ungroupBlobs), the index buckets gone, version 1. With
+// leftovers, it keeps some junk in one index bucket, as an upgrade
+// interrupted by a crash would.
 func downgrade(t *testing.T, path string, leftovers bool) {
 	t.Helper()
+	ungroupBlobs(t, path, schemaVersionNoIndexes)
 	bdb, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -33,10 +36,170 @@ func downgrade(t *testing.T, path string, leftovers bool) {
 				return err
 			}
 		}
-		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(schemaVersionNoIndexes))
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// ungroupBlobs rewrites a closed store's tx blobs into the layout of
+// schema versions 1-3 (bucket tx_blobs: tx hash → blob, pruned or not) and
+// writes version.
+func ungroupBlobs(t *testing.T, path string, version uint32) {
+	t.Helper()
+	bdb, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bdb.Close()
+	err = bdb.Update(func(tx *bolt.Tx) error {
+		old, err := tx.CreateBucket(bucketTxBlobsByHash)
+		if err != nil {
+			return err
+		}
+		r := &Reader{tx: tx}
+		height, err := r.Height()
+		if err != nil {
+			return err
+		}
+		for h := range height {
+			ids, err := r.TxHashes(h)
+			if err != nil || len(ids) == 0 {
+				if err != nil {
+					return err
+				}
+				continue
+			}
+			blobs, err := decodeBlockTxBlobs(tx.Bucket(bucketBlockTxBlobs).Get(heightKey(h)))
+			if err != nil {
+				return err
+			}
+			for i, id := range ids {
+				if err := old.Put(id[:], append([]byte(nil), blobs[i]...)); err != nil {
+					return err
+				}
+			}
+		}
+		if err := tx.DeleteBucket(bucketBlockTxBlobs); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(version))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMigrationFromSchema2And3 upgrades stores whose tx blobs are keyed by
+// hash (schema 2, and 3 once pruned) to blobs grouped per block, also from
+// an upgrade interrupted after two batches: the stores equal those this
+// build writes, and work on.
+func TestMigrationFromSchema2And3(t *testing.T) {
+	c := regtest(t)
+	old := migrateBatch
+	migrateBatch = 70
+	defer func() { migrateBatch = old }()
+	for _, tc := range []struct {
+		name        string
+		pruned      bool
+		interrupted bool
+	}{{"schema 2", false, false}, {"schema 3 (pruned)", true, false}, {"schema 2 interrupted", false, true}} {
+		db, path := openTemp(t)
+		db.bolt.NoSync = true
+		version, wantVersion := schemaVersionHashKeyedBlobs, schemaVersion
+		if tc.pruned {
+			// A synthetic chain long enough to leave the pruning tip, so
+			// that blobs really are pruned (prune_test.go's).
+			appendSynth(t, db, 1, 0, pruneChainHeight)
+			if res, err := db.Prune(PruneAll, 1); err != nil || res.PrunedTxs == 0 {
+				t.Fatalf("prune: %+v %v", res, err)
+			}
+			version, wantVersion = schemaVersionHashKeyedBlobsPruned, schemaVersionPruned
+		} else {
+			appendAll(t, db, c.recs)
+		}
+		var height uint64
+		_ = db.View(func(r *Reader) (err error) { height, err = r.Height(); return })
+		want := dump(t, db)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		ungroupBlobs(t, path, version)
+		if tc.interrupted {
+			// What two committed batches of migrateBlobs leave.
+			bdb, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = bdb.Update(func(tx *bolt.Tx) error {
+				dst, err := tx.CreateBucket(bucketBlockTxBlobs)
+				if err != nil {
+					return err
+				}
+				r := &Reader{tx: tx}
+				for h := range uint64(140) {
+					ids, err := r.TxHashes(h)
+					if err != nil {
+						return err
+					}
+					if len(ids) == 0 {
+						continue
+					}
+					blobs := make([][]byte, len(ids))
+					for i, id := range ids {
+						blobs[i] = tx.Bucket(bucketTxBlobsByHash).Get(id[:])
+					}
+					if err := dst.Put(heightKey(h), encodeBlockTxBlobs(blobs)); err != nil {
+						return err
+					}
+				}
+				return tx.Bucket(bucketInfo).Put(infoBlobUpgradeNext, encodeU64(140))
+			})
+			bdb.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		var calls [][2]uint64
+		db, err := Open(path, Options{Network: testNetwork, MigrationProgress: func(done, total uint64) {
+			calls = append(calls, [2]uint64{done, total})
+		}})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if d := diffDumps(dump(t, db), want); d != "" {
+			t.Fatalf("%s: upgraded store differs from one this build wrote:%s", tc.name, d)
+		}
+		start := uint64(0)
+		if tc.interrupted {
+			start = 140
+		}
+		if wantCalls := int((height - start + 69) / 70); len(calls) != wantCalls || calls[len(calls)-1] != [2]uint64{height, height} {
+			t.Fatalf("%s: progress calls %v", tc.name, calls)
+		}
+		err = db.View(func(r *Reader) error {
+			v, err := decodeU32(r.tx.Bucket(bucketInfo).Get(infoSchemaVersion))
+			if err == nil && v != wantVersion {
+				err = fmt.Errorf("schema version %d, want %d", v, wantVersion)
+			}
+			if r.tx.Bucket(bucketTxBlobsByHash) != nil || r.tx.Bucket(bucketInfo).Get(infoBlobUpgradeNext) != nil {
+				err = errors.New("the old bucket or the progress key is left")
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !tc.pruned {
+			if _, err := db.PopTop(); err != nil {
+				t.Fatal(err)
+			}
+			checkMatchesFresh(t, db)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -68,7 +231,8 @@ func TestMigrationFromSchema1(t *testing.T) {
 		if d := diffDumps(dump(t, db), want); d != "" {
 			t.Fatalf("leftovers %v: upgraded store differs from one built at schema 2:%s", leftovers, d)
 		}
-		if len(calls) != 5 || calls[4] != [2]uint64{300, 300} || calls[0] != [2]uint64{70, 300} {
+		// Five batches regrouping the tx blobs, then five building the indexes.
+		if len(calls) != 10 || calls[9] != [2]uint64{300, 300} || calls[0] != [2]uint64{70, 300} || calls[5] != [2]uint64{70, 300} {
 			t.Fatalf("progress calls %v", calls)
 		}
 		// The upgraded store works on.
@@ -102,7 +266,7 @@ func TestMigrationOfCorruptStore(t *testing.T) {
 	downgrade(t, path, false)
 
 	// A tx blob that no longer parses.
-	setRaw(t, path, bucketTxBlobs, c.recs[212].Txs[0].Hash[:], []byte{2, 0, 1})
+	setRaw(t, path, bucketTxBlobsByHash, c.recs[212].Txs[0].Hash[:], []byte{2, 0, 1})
 	_, err := Open(path, Options{Network: testNetwork})
 	var ce *ErrCorrupt
 	if !errors.As(err, &ce) || !strings.Contains(err.Error(), "block 212") || !strings.Contains(err.Error(), "upgrade") {
@@ -112,8 +276,10 @@ func TestMigrationOfCorruptStore(t *testing.T) {
 
 	// Repaired, but with block 218 spending block 201's key images again:
 	// a store that cannot be indexed is refused, not half-upgraded.
-	setRaw(t, path, bucketTxBlobs, c.recs[212].Txs[0].Hash[:], c.recs[212].Txs[0].Blob)
-	setRaw(t, path, bucketTxBlobs, c.recs[218].Txs[0].Hash[:], c.recs[201].Txs[0].Blob)
+	// The failed upgrade had regrouped the tx blobs per block already (a
+	// resumable step of its own); the repair goes there.
+	setBlockTxBlob(t, path, 212, 0, c.recs[212].Txs[0].Blob)
+	setBlockTxBlob(t, path, 218, 0, c.recs[201].Txs[0].Blob)
 	_, err = Open(path, Options{Network: testNetwork})
 	var ks *ErrKeyImageSpent
 	if !errors.As(err, &ks) || ks.Height != 201 || !strings.Contains(err.Error(), "block 218") {
@@ -121,11 +287,33 @@ func TestMigrationOfCorruptStore(t *testing.T) {
 	}
 	t.Logf("double spend: %v", err)
 
-	setRaw(t, path, bucketTxBlobs, c.recs[218].Txs[0].Hash[:], c.recs[218].Txs[0].Blob)
+	setBlockTxBlob(t, path, 218, 0, c.recs[218].Txs[0].Blob)
 	db, err = Open(path, Options{Network: testNetwork})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	checkMatchesFresh(t, db)
+}
+
+// setBlockTxBlob replaces tx i's blob of height h in a closed store.
+func setBlockTxBlob(t *testing.T, path string, h uint64, i int, blob []byte) {
+	t.Helper()
+	bdb, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bdb.Close()
+	err = bdb.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketBlockTxBlobs)
+		blobs, err := decodeBlockTxBlobs(b.Get(heightKey(h)))
+		if err != nil {
+			return err
+		}
+		blobs[i] = blob
+		return b.Put(heightKey(h), encodeBlockTxBlobs(blobs))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }

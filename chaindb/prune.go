@@ -95,11 +95,11 @@ func (r *Reader) TxParts(hash cryptonote.Hash) (TxParts, error) {
 	}
 	tx, err := cryptonote.ParseTransaction(blob)
 	if err != nil {
-		return TxParts{}, corrupt(bucketTxBlobs, hash[:], err)
+		return TxParts{}, corrupt(bucketBlockTxBlobs, hash[:], err)
 	}
 	n := prunedLen(tx)
 	if n > len(blob) {
-		return TxParts{}, corruptf(bucketTxBlobs, hash[:], "pruned part longer than the blob")
+		return TxParts{}, corruptf(bucketBlockTxBlobs, hash[:], "pruned part longer than the blob")
 	}
 	p := TxParts{Pruned: blob[:n:n], Prunable: blob[n:], Version1: tx.Version == 1, HasPrunable: true}
 	if !p.Version1 {
@@ -217,7 +217,7 @@ func (db *DB) Prune(mode PruneMode, stripe uint32) (PruneResult, error) {
 // height blocks until a batch is full, and returns where it stopped.
 func pruneRange(tx *bolt.Tx, seed uint32, h, to, height uint64, res *PruneResult) (uint64, error) {
 	r := &Reader{tx: tx}
-	blobs := tx.Bucket(bucketTxBlobs)
+	blobs := tx.Bucket(bucketBlockTxBlobs)
 	hashes := tx.Bucket(bucketTxPrunableHash)
 	done := 0
 	for h < to && done < pruneBatch {
@@ -230,17 +230,30 @@ func pruneRange(tx *bolt.Tx, seed uint32, h, to, height uint64, res *PruneResult
 		if err != nil {
 			return h, err
 		}
-		for _, id := range ids {
+		if len(ids) == 0 {
+			h++
+			continue
+		}
+		key := heightKey(h)
+		stored, err := decodeBlockTxBlobs(blobs.Get(key))
+		if err != nil {
+			return h, corrupt(bucketBlockTxBlobs, key, err)
+		}
+		if len(stored) != len(ids) {
+			return h, corruptf(bucketBlockTxBlobs, key, "%d tx blobs stored but %d tx hashes", len(stored), len(ids))
+		}
+		// The block's value is rewritten once, with each tx pruned in place.
+		kept := make([][]byte, len(ids))
+		changed := false
+		for i, id := range ids {
+			blob := stored[i]
+			kept[i] = blob
 			if hashes.Get(id[:]) != nil {
 				continue // pruned already
 			}
-			blob := blobs.Get(id[:])
-			if blob == nil {
-				return h, corruptf(bucketTxBlobs, id[:], "tx listed at height %d has no blob", h)
-			}
 			t, err := cryptonote.ParseTransaction(blob)
 			if err != nil {
-				return h, corrupt(bucketTxBlobs, id[:], err)
+				return h, corrupt(bucketBlockTxBlobs, id[:], err)
 			}
 			if t.Version == 1 {
 				continue // a v1 id covers the whole blob: never pruned
@@ -251,15 +264,20 @@ func pruneRange(tx *bolt.Tx, seed uint32, h, to, height uint64, res *PruneResult
 			}
 			ph := cryptonote.Keccak256(blob[n:])
 			res.Bytes += uint64(len(blob) - n)
-			pruned := append([]byte(nil), blob[:n]...)
-			if err := blobs.Put(id[:], pruned); err != nil {
-				return h, err
-			}
+			kept[i] = blob[:n]
+			changed = true
 			if err := hashes.Put(id[:], ph[:]); err != nil {
 				return h, err
 			}
 			res.PrunedTxs++
 			done++
+		}
+		if changed {
+			// encodeBlockTxBlobs copies kept, which aliases the old value,
+			// before the Put replaces it.
+			if err := blobs.Put(key, encodeBlockTxBlobs(kept)); err != nil {
+				return h, err
+			}
 		}
 		h++
 	}
@@ -305,7 +323,7 @@ func (db *DB) CheckPruning() (uint32, error) {
 					}
 					t, err := cryptonote.ParsePrunedTransaction(p.Pruned)
 					if err != nil {
-						return corrupt(bucketTxBlobs, id[:], err)
+						return corrupt(bucketBlockTxBlobs, id[:], err)
 					}
 					if got := cryptonote.PrunedTxID(t, p.PrunableHash); got != id {
 						return corruptf(bucketTxPrunableHash, id[:], "pruned parts give id %s", got)

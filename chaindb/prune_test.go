@@ -166,7 +166,7 @@ func checkPrunedMatchesFresh(t *testing.T, db *DB, synth uint64) {
 	appendSynth(t, fresh, synth, 0, height)
 	strip := func(d map[string]string) map[string]string {
 		for k := range d {
-			if strings.HasPrefix(k, string(bucketTxBlobs)+"/") || strings.HasPrefix(k, string(bucketTxPrunableHash)+"/") {
+			if strings.HasPrefix(k, string(bucketBlockTxBlobs)+"/") || strings.HasPrefix(k, string(bucketTxPrunableHash)+"/") {
 				delete(d, k)
 			}
 		}

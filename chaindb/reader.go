@@ -169,14 +169,23 @@ func (r *Reader) TxBlob(hash cryptonote.Hash) ([]byte, error) {
 	return blob, nil
 }
 
-// storedTxBlob returns what tx_blobs holds for hash and whether that is
-// only the pruned part.
+// storedTxBlob returns the blob stored for hash and whether that is only
+// the pruned part.
 func (r *Reader) storedTxBlob(hash cryptonote.Hash) ([]byte, bool, error) {
-	v := r.tx.Bucket(bucketTxBlobs).Get(hash[:])
-	if v == nil {
-		return nil, false, notFoundf("no tx %s on the main chain", hash)
+	loc, err := r.TxLocation(hash)
+	if err != nil {
+		return nil, false, err
 	}
-	return bytes.Clone(v), r.prunableHashOf(hash) != nil, nil
+	key := heightKey(loc.Height)
+	v := r.tx.Bucket(bucketBlockTxBlobs).Get(key)
+	if v == nil {
+		return nil, false, corruptf(bucketBlockTxBlobs, key, "no tx blobs, but tx %s is located there", hash)
+	}
+	blob, err := blockTxBlobAt(v, loc.Index)
+	if err != nil {
+		return nil, false, corrupt(bucketBlockTxBlobs, key, err)
+	}
+	return bytes.Clone(blob), r.prunableHashOf(hash) != nil, nil
 }
 
 // TxLocation returns where a non-coinbase tx sits on the main chain.
@@ -365,6 +374,17 @@ func (r *Reader) record(h uint64) (BlockRecord, error) {
 		return BlockRecord{}, corruptf(bucketBlockTxs, heightKey(h), "%d tx hashes stored but the meta says %d", len(hashes), m.NumTxes)
 	}
 	txs := make([]TxRecord, len(hashes))
+	if len(hashes) == 0 {
+		return BlockRecord{Meta: m, Blob: blob, Txs: txs}, nil
+	}
+	key := heightKey(h)
+	blobs, err := decodeBlockTxBlobs(r.tx.Bucket(bucketBlockTxBlobs).Get(key))
+	if err != nil {
+		return BlockRecord{}, corrupt(bucketBlockTxBlobs, key, err)
+	}
+	if len(blobs) != len(hashes) {
+		return BlockRecord{}, corruptf(bucketBlockTxBlobs, key, "%d tx blobs stored but %d tx hashes", len(blobs), len(hashes))
+	}
 	for i, th := range hashes {
 		loc, err := r.TxLocation(th)
 		if err != nil {
@@ -374,10 +394,7 @@ func (r *Reader) record(h uint64) (BlockRecord, error) {
 			return BlockRecord{}, corruptf(bucketTxLocations, th[:], "points at height %d index %d, but the tx is at height %d index %d",
 				loc.Height, loc.Index, h, i)
 		}
-		if txs[i].Blob, txs[i].Pruned, err = r.storedTxBlob(th); err != nil {
-			return BlockRecord{}, err
-		}
-		txs[i].Hash = th
+		txs[i] = TxRecord{Hash: th, Blob: bytes.Clone(blobs[i]), Pruned: r.prunableHashOf(th) != nil}
 	}
 	return BlockRecord{Meta: m, Blob: blob, Txs: txs}, nil
 }

@@ -5,7 +5,7 @@ package chaindb
 // parses stored bytes, so a layout change is a change to this file (and to
 // schemaVersion) only.
 //
-// Schema version 2. All buckets sit at the root of the bbolt file.
+// Schema version 4. All buckets sit at the root of the bbolt file.
 //
 //	bucket         key                    value
 //	-------------  ---------------------  ------------------------------------------------
@@ -17,9 +17,18 @@ package chaindb
 //	block_blobs    u64 height (BE)        raw block blob
 //	block_txs      u64 height (BE)        u32 count, then count × 32-byte tx hash (block order)
 //	block_heights  32-byte block hash     u64 height
-//	tx_blobs       32-byte tx hash        raw tx blob (non-coinbase txs only)
+//	block_tx_blobs u64 height (BE)        the block's non-coinbase tx blobs, see the
+//	                                      layout below; absent for a block without txs
 //	tx_locations   32-byte tx hash        u64 height, u32 index in the block's tx list
 //	alt_blocks     32-byte block hash     alternative block, see the alt layout below
+//
+// A block's tx blobs are one value (schema version 4): layout byte 1, u32
+// count, count × u32 blob length, then the blobs in block order. A tx is
+// found through tx_locations. One value per block, keyed by height, keeps
+// the blobs in append order, packed into few pages; schema versions 1-3
+// kept one value per tx keyed by its hash (bucket tx_blobs), which left a
+// page per 2-4 KB tx about a quarter empty and scattered every append over
+// the file. Open rewrites such a store into this layout (migrate.go).
 //
 // The transaction-verification indexes (added in schema version 2; a
 // version-1 store gets them rebuilt from its blocks at Open, see migrate.go):
@@ -45,9 +54,10 @@ package chaindb
 // Pruning (prune.go; monerod's txs_pruned / txs_prunable / txs_prunable_hash
 // split of BlockchainLMDB). A store is unpruned until Prune writes its seed;
 // from then on it stays pruned. For a v2 tx in a block the seed does not
-// keep (pruning.HasUnprunedBlock), tx_blobs holds only the pruned part
+// keep (pruning.HasUnprunedBlock), the stored blob is only the pruned part
 // (prefix and RingCT base) and tx_prunable_hash the hash of the dropped
-// part, from which the tx id is rebuilt. Every index stays. The bucket is
+// part, from which the tx id is rebuilt (block_tx_blobs then holds the
+// pruned part in the tx's place). Every index stays. The bucket is
 // created by the first Prune, so unpruned stores of schema version 2 need no
 // migration; its absence means nothing is pruned.
 //
@@ -92,17 +102,24 @@ import (
 )
 
 // schemaVersion is written at creation and must match at Open.
-const schemaVersion uint32 = 2
+const schemaVersion uint32 = 4
 
 // schemaVersionPruned is schemaVersion's layout once the store is pruned
 // (bucketTxPrunableHash exists and v2 transaction blobs outside the seed's
 // stripes are pruned); Prune writes it, and only builds that read pruned
 // records open such a store.
-const schemaVersionPruned uint32 = 3
+const schemaVersionPruned uint32 = 5
 
 // schemaVersionNoIndexes is the layout without the transaction-verification
 // indexes; Open upgrades such a store by building them (migrate.go).
 const schemaVersionNoIndexes uint32 = 1
+
+// Schema versions 2 and 3 are 4 and 5 with tx blobs keyed by tx hash
+// (bucketTxBlobsByHash); Open rewrites them (migrate.go).
+const (
+	schemaVersionHashKeyedBlobs       uint32 = 2
+	schemaVersionHashKeyedBlobsPruned uint32 = 3
+)
 
 // Bucket names.
 var (
@@ -111,7 +128,7 @@ var (
 	bucketBlockBlobs   = []byte("block_blobs")
 	bucketBlockTxs     = []byte("block_txs")
 	bucketBlockHeights = []byte("block_heights")
-	bucketTxBlobs      = []byte("tx_blobs")
+	bucketBlockTxBlobs = []byte("block_tx_blobs")
 	bucketTxLocations  = []byte("tx_locations")
 	bucketAltBlocks    = []byte("alt_blocks")
 
@@ -124,12 +141,16 @@ var (
 
 	// bucketTxPrunableHash is created by the first Prune (prune.go).
 	bucketTxPrunableHash = []byte("tx_prunable_hash")
+
+	// bucketTxBlobsByHash is schema versions 1-3's tx blob bucket (32-byte
+	// tx hash → tx blob); only the upgrade reads it (migrate.go).
+	bucketTxBlobsByHash = []byte("tx_blobs")
 )
 
 // allBuckets is every bucket a valid store has; Open creates or checks them.
 var allBuckets = [][]byte{
 	bucketInfo, bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs,
-	bucketBlockHeights, bucketTxBlobs, bucketTxLocations, bucketAltBlocks,
+	bucketBlockHeights, bucketBlockTxBlobs, bucketTxLocations, bucketAltBlocks,
 	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts,
 	bucketTxPool,
 }
@@ -150,7 +171,7 @@ var indexBuckets = [][]byte{
 // per block. They are split at appendFillPercent instead; a pop at the tip
 // only empties the last pages. The hash-keyed buckets keep bbolt's default.
 var appendOrderedBuckets = [][]byte{
-	bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs, bucketOutputs, bucketRctCounts,
+	bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs, bucketBlockTxBlobs, bucketOutputs, bucketRctCounts,
 }
 
 // appendFillPercent leaves a little room in each split leaf, so that a
@@ -331,6 +352,84 @@ func decodeTxHashes(v []byte) ([]cryptonote.Hash, error) {
 		copy(hashes[i][:], v[4+i*hashSize:])
 	}
 	return hashes, nil
+}
+
+// ---- a block's tx blobs ----
+
+const blockTxBlobsLayout = 1
+
+// encodeBlockTxBlobs lays out a block's tx blobs (validateRecord bounds
+// their count and lengths to u32).
+func encodeBlockTxBlobs(blobs [][]byte) []byte {
+	size := 5 + 4*len(blobs)
+	for _, b := range blobs {
+		size += len(b)
+	}
+	v := make([]byte, 5, size)
+	v[0] = blockTxBlobsLayout
+	binary.LittleEndian.PutUint32(v[1:], uint32(len(blobs)))
+	for _, b := range blobs {
+		v = binary.LittleEndian.AppendUint32(v, uint32(len(b)))
+	}
+	for _, b := range blobs {
+		v = append(v, b...)
+	}
+	return v
+}
+
+// decodeBlockTxBlobs splits a block's tx blob value; the blobs alias v.
+// The lengths must add up to exactly the bytes present.
+func decodeBlockTxBlobs(v []byte) ([][]byte, error) {
+	if len(v) < 5 {
+		return nil, fmt.Errorf("tx blob list is %d bytes, shorter than its header", len(v))
+	}
+	if v[0] != blockTxBlobsLayout {
+		return nil, fmt.Errorf("tx blob list has layout %d, want %d", v[0], blockTxBlobsLayout)
+	}
+	n := uint64(binary.LittleEndian.Uint32(v[1:]))
+	if n == 0 || n*4 > uint64(len(v)-5) {
+		return nil, fmt.Errorf("tx blob list announces %d blobs in %d bytes", n, len(v))
+	}
+	lengths, data := v[5:5+4*n], v[5+4*n:]
+	blobs := make([][]byte, n)
+	off := uint64(0)
+	for i := range blobs {
+		l := uint64(binary.LittleEndian.Uint32(lengths[4*i:]))
+		if l > uint64(len(data))-off {
+			return nil, fmt.Errorf("tx blob %d of %d overruns the value", i, n)
+		}
+		blobs[i] = data[off : off+l : off+l]
+		off += l
+	}
+	if off != uint64(len(data)) {
+		return nil, fmt.Errorf("tx blob list holds %d bytes after its %d blobs", uint64(len(data))-off, n)
+	}
+	return blobs, nil
+}
+
+// blockTxBlobAt is blob i of a block's tx blob value, aliasing v, without
+// splitting the others (a lookup by tx reads one length table).
+func blockTxBlobAt(v []byte, i uint32) ([]byte, error) {
+	if len(v) < 5 || v[0] != blockTxBlobsLayout {
+		return nil, fmt.Errorf("tx blob list is %d bytes or of an unknown layout", len(v))
+	}
+	n := uint64(binary.LittleEndian.Uint32(v[1:]))
+	if n*4 > uint64(len(v)-5) {
+		return nil, fmt.Errorf("tx blob list announces %d blobs in %d bytes", n, len(v))
+	}
+	if uint64(i) >= n {
+		return nil, fmt.Errorf("tx blob list has %d blobs, no blob %d", n, i)
+	}
+	lengths, data := v[5:5+4*n], v[5+4*n:]
+	off := uint64(0)
+	for k := uint64(0); k < uint64(i); k++ {
+		off += uint64(binary.LittleEndian.Uint32(lengths[4*k:]))
+	}
+	l := uint64(binary.LittleEndian.Uint32(lengths[4*uint64(i):]))
+	if off > uint64(len(data)) || l > uint64(len(data))-off {
+		return nil, fmt.Errorf("tx blob %d of %d overruns the value", i, n)
+	}
+	return data[off : off+l : off+l], nil
 }
 
 // ---- tx locations ----

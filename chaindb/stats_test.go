@@ -24,6 +24,15 @@ func TestAppendOrderedBucketsStayFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range st {
+		if s.Name == string(bucketBlockTxBlobs) {
+			// A block's tx blobs are one value of a few hundred bytes to
+			// megabytes: how full its pages are follows from how values of
+			// about a page pack (a leaf of one 3 KB value has no room for
+			// the next), not from the split, so no bound is asserted here;
+			// bench/scale.sh --extrapolate and --compare measure its size.
+			t.Logf("bucket %s: %.0f%% full over %d leaf pages", s.Name, 100*float64(s.InUse)/float64(s.Allocated), s.LeafPages)
+			continue
+		}
 		for _, name := range appendOrderedBuckets {
 			if s.Name != string(name) || s.LeafPages < 20 {
 				continue
