@@ -40,10 +40,10 @@
 # at random heights and at the tip while a goroutine appends a block per fsynced transaction at 100 blocks/s, and
 # popping and re-appending the top 100 blocks. Prints both tables at the end.
 #
-# --scale: 4 M blocks at mainnet's transaction counts (~40 per recent block, ~50 M transactions, ~250 GB) do not fit
+# --scale: 4 M blocks at mainnet's transaction counts (~28 per recent block, ~50 M transactions, ~270 GB) do not fit
 # this machine. Blocks are all there (4 M metas, blobs, hash index entries); each block's transaction count is
-# multiplied by F. Bytes per block then split into a per-block part (measured) and a per-transaction part (measured
-# per transaction, times 1/F for mainnet); the report line "bytes/block at F=1" extrapolates linearly.
+# multiplied by F, which is what the latency rows need (the reads are by height). The store's size at F=1 comes
+# from --extrapolate: a small store of every era at F=1, weighted by the eras' lengths.
 #
 # Network: gonerod and monerod run only inside the network namespace $GONERO_NETNS (default gonero-bench), loopback
 # alone; gonerod runs --offline. Needs root, wrk, curl, jq, go; --compare also needs monero-blockchain-import.

@@ -21,8 +21,9 @@
 // block follows the real block weights of mainnet heights 2,850,000–3,049,999
 // (shared/testdata/mainnet/context). -scale multiplies every block's
 // transaction count (not the size of a transaction, whose shape is what it
-// is), so that 4 M blocks fit the disk; bench/scale.sh extrapolates the
-// transaction-dependent bytes by 1/scale.
+// is), so that 4 M blocks fit the disk; bench/scale.sh --extrapolate
+// estimates the size at mainnet's counts from small stores at -scale 1,
+// one per era (-era-offset).
 //
 // A run extends the store from its current height to -to, so one store is
 // grown through 1 k, 10 k, ... and measured at each size.
