@@ -83,33 +83,7 @@ func (db *DB) migrateBlobs(version uint32, progress func(done, total uint64)) er
 	}
 	for from := next; from < height; from += migrateBatch {
 		to := min(height, from+migrateBatch)
-		err := db.update(func(tx *bolt.Tx) error {
-			r := &Reader{tx: tx}
-			old := tx.Bucket(bucketTxBlobsByHash)
-			dst := tx.Bucket(bucketBlockTxBlobs)
-			for h := from; h < to; h++ {
-				ids, err := r.TxHashes(h)
-				if err != nil {
-					return err
-				}
-				if len(ids) == 0 {
-					continue
-				}
-				blobs := make([][]byte, len(ids))
-				for i, id := range ids {
-					if blobs[i] = old.Get(id[:]); blobs[i] == nil {
-						return corruptf(bucketTxBlobsByHash, id[:], "tx listed at height %d has no blob", h)
-					}
-					if !fitsU32(len(blobs[i])) {
-						return corruptf(bucketTxBlobsByHash, id[:], "blob of %d bytes", len(blobs[i]))
-					}
-				}
-				if err := dst.Put(heightKey(h), encodeBlockTxBlobs(blobs)); err != nil {
-					return err
-				}
-			}
-			return tx.Bucket(bucketInfo).Put(infoBlobUpgradeNext, encodeU64(to))
-		})
+		err := db.update(func(tx *bolt.Tx) error { return regroupBlobs(tx, from, to) })
 		if err != nil {
 			return fail(err)
 		}
@@ -215,4 +189,35 @@ func isIndexBucket(name []byte) bool {
 		}
 	}
 	return false
+}
+
+// regroupBlobs is one batch of migrateBlobs: the tx blobs of heights
+// [from, to) from tx_blobs into block_tx_blobs, and the height the next
+// batch starts at.
+func regroupBlobs(tx *bolt.Tx, from, to uint64) error {
+	r := &Reader{tx: tx}
+	old := tx.Bucket(bucketTxBlobsByHash)
+	dst := tx.Bucket(bucketBlockTxBlobs)
+	for h := from; h < to; h++ {
+		ids, err := r.TxHashes(h)
+		if err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		blobs := make([][]byte, len(ids))
+		for i, id := range ids {
+			if blobs[i] = old.Get(id[:]); blobs[i] == nil {
+				return corruptf(bucketTxBlobsByHash, id[:], "tx listed at height %d has no blob", h)
+			}
+			if !fitsU32(len(blobs[i])) {
+				return corruptf(bucketTxBlobsByHash, id[:], "blob of %d bytes", len(blobs[i]))
+			}
+		}
+		if err := dst.Put(heightKey(h), encodeBlockTxBlobs(blobs)); err != nil {
+			return err
+		}
+	}
+	return tx.Bucket(bucketInfo).Put(infoBlobUpgradeNext, encodeU64(to))
 }

@@ -16,12 +16,7 @@ import (
 func downgrade(t *testing.T, path string, leftovers bool) {
 	t.Helper()
 	ungroupBlobs(t, path, schemaVersionNoIndexes)
-	bdb, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bdb.Close()
-	err = bdb.Update(func(tx *bolt.Tx) error {
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		for _, name := range indexBuckets {
 			if err := tx.DeleteBucket(name); err != nil {
 				return err
@@ -38,9 +33,6 @@ func downgrade(t *testing.T, path string, leftovers bool) {
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // ungroupBlobs rewrites a closed store's tx blobs into the layout of
@@ -48,12 +40,7 @@ func downgrade(t *testing.T, path string, leftovers bool) {
 // writes version.
 func ungroupBlobs(t *testing.T, path string, version uint32) {
 	t.Helper()
-	bdb, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bdb.Close()
-	err = bdb.Update(func(tx *bolt.Tx) error {
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		old, err := tx.CreateBucket(bucketTxBlobsByHash)
 		if err != nil {
 			return err
@@ -86,7 +73,17 @@ func ungroupBlobs(t *testing.T, path string, version uint32) {
 		}
 		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(version))
 	})
+}
+
+// rawUpdate runs fn in one bbolt transaction on a closed store's file.
+func rawUpdate(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	bdb, err := bolt.Open(path, 0o600, nil)
 	if err != nil {
+		t.Fatal(err)
+	}
+	defer bdb.Close()
+	if err := bdb.Update(fn); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -128,38 +125,15 @@ func TestMigrationFromSchema2And3(t *testing.T) {
 		ungroupBlobs(t, path, version)
 		if tc.interrupted {
 			// What two committed batches of migrateBlobs leave.
-			bdb, err := bolt.Open(path, 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = bdb.Update(func(tx *bolt.Tx) error {
-				dst, err := tx.CreateBucket(bucketBlockTxBlobs)
-				if err != nil {
+			rawUpdate(t, path, func(tx *bolt.Tx) error {
+				if _, err := tx.CreateBucket(bucketBlockTxBlobs); err != nil {
 					return err
 				}
-				r := &Reader{tx: tx}
-				for h := range uint64(140) {
-					ids, err := r.TxHashes(h)
-					if err != nil {
-						return err
-					}
-					if len(ids) == 0 {
-						continue
-					}
-					blobs := make([][]byte, len(ids))
-					for i, id := range ids {
-						blobs[i] = tx.Bucket(bucketTxBlobsByHash).Get(id[:])
-					}
-					if err := dst.Put(heightKey(h), encodeBlockTxBlobs(blobs)); err != nil {
-						return err
-					}
+				if err := regroupBlobs(tx, 0, 70); err != nil {
+					return err
 				}
-				return tx.Bucket(bucketInfo).Put(infoBlobUpgradeNext, encodeU64(140))
+				return regroupBlobs(tx, 70, 140)
 			})
-			bdb.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
 		}
 		var calls [][2]uint64
 		db, err := Open(path, Options{Network: testNetwork, MigrationProgress: func(done, total uint64) {
@@ -299,12 +273,7 @@ func TestMigrationOfCorruptStore(t *testing.T) {
 // setBlockTxBlob replaces tx i's blob of height h in a closed store.
 func setBlockTxBlob(t *testing.T, path string, h uint64, i int, blob []byte) {
 	t.Helper()
-	bdb, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer bdb.Close()
-	err = bdb.Update(func(tx *bolt.Tx) error {
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		b := tx.Bucket(bucketBlockTxBlobs)
 		blobs, err := decodeBlockTxBlobs(b.Get(heightKey(h)))
 		if err != nil {
@@ -313,7 +282,4 @@ func setBlockTxBlob(t *testing.T, path string, h uint64, i int, blob []byte) {
 		blobs[i] = blob
 		return b.Put(heightKey(h), encodeBlockTxBlobs(blobs))
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 }
