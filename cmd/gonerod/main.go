@@ -121,7 +121,15 @@ func openNode(o *options, log *slog.Logger, blocks chain.BlockObserver) (*node, 
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	db, err := chaindb.Open(path, chaindb.Options{Network: net.String()})
+	// A store written by an older gonerod is upgraded before anything else
+	// (minutes on a long chain): say so, every few seconds, as import does.
+	var lastReport time.Time
+	db, err := chaindb.Open(path, chaindb.Options{Network: net.String(), MigrationProgress: func(done, total uint64) {
+		if done == total || time.Since(lastReport) >= 5*time.Second {
+			lastReport = time.Now()
+			log.Info("upgrading the chain store to this version's layout", "blocks", done, "of", total)
+		}
+	}})
 	if err != nil {
 		return nil, fmt.Errorf("opening the chain store %s: %w", path, err)
 	}
