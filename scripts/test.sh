@@ -63,20 +63,22 @@ if ((${#race_pkgs[@]})); then
   # ("ThreadSanitizer: out of memory ... unable to mmap", before any test ran) while another race binary was
   # running. A package that failed that way, and only that way, is run once more on its own; any test failure fails.
   race_log=$(mktemp /tmp/gonero-race.XXXXXX)
-  if ! GOPROXY=off "${inns[@]}" go test -race -count=1 -skip "$race_skip" "${race_pkgs[@]}" 2>&1 | tee "$race_log"; then
+  if ! GOPROXY=off "${inns[@]}" go test -race -count=1 -timeout 30m -skip "$race_skip" "${race_pkgs[@]}" 2>&1 | tee "$race_log"; then
     mapfile -t failed < <(awk '$1 == "FAIL" && NF >= 2 {print $2}' "$race_log" | sort -u)
     if ((${#failed[@]})) && grep -q 'ThreadSanitizer: out of memory' "$race_log" \
         && ! grep -qE -- '--- FAIL|^panic:' "$race_log" \
         && (($(grep -c 'ThreadSanitizer: out of memory' "$race_log") >= ${#failed[@]})); then
       echo "  (ThreadSanitizer could not map memory at start-up in ${failed[*]}: running it once more, alone)"
-      GOPROXY=off "${inns[@]}" go test -race -count=1 -skip "$race_skip" -p 1 "${failed[@]}"
+      GOPROXY=off "${inns[@]}" go test -race -count=1 -timeout 30m -skip "$race_skip" -p 1 "${failed[@]}"
     else
       exit 1
     fi
   fi
 fi
 step "go test (${#plain_pkgs[@]} packages)"
-GOPROXY=off "${inns[@]}" go test -count=1 "${plain_pkgs[@]}"
+# cmd/gonerod runs the end-to-end cross-checks against monerod one after another (about 12 minutes, the pruning
+# acceptance test 4 of them): past go test's default 10-minute limit per package.
+GOPROXY=off "${inns[@]}" go test -count=1 -timeout 30m "${plain_pkgs[@]}"
 GOPROXY=off "${inns[@]}" go test -count=1 -run "$race_skip" ./chaindb
 
 # Two targets at a time, one fuzzing worker each: the budget is wall-clock time per target, so this halves the
