@@ -225,18 +225,19 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 	if err != nil {
 		return corrupt(bucketInfo, infoSchemaVersion, err)
 	}
+	old := false
 	switch version {
 	case schemaVersion, schemaVersionPruned:
 	case schemaVersionNoIndexes, schemaVersionHashKeyedBlobs, schemaVersionHashKeyedBlobsPruned:
-		if stored := string(info.Get(infoNetwork)); stored != network {
-			return &ErrNetworkMismatch{Path: db.path, Stored: stored, Requested: network}
-		}
-		return errNeedsUpgrade
+		old = true
 	default:
 		return &ErrSchemaVersion{Path: db.path, Found: version, Want: schemaVersion}
 	}
 	if stored := string(info.Get(infoNetwork)); stored != network {
 		return &ErrNetworkMismatch{Path: db.path, Stored: stored, Requested: network}
+	}
+	if old {
+		return errNeedsUpgrade
 	}
 	for _, name := range allBuckets {
 		if tx.Bucket(name) == nil {

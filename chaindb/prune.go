@@ -234,13 +234,9 @@ func pruneRange(tx *bolt.Tx, seed uint32, h, to, height uint64, res *PruneResult
 			h++
 			continue
 		}
-		key := heightKey(h)
-		stored, err := decodeBlockTxBlobs(blobs.Get(key))
+		stored, err := r.blockTxBlobs(h, len(ids))
 		if err != nil {
-			return h, corrupt(bucketBlockTxBlobs, key, err)
-		}
-		if len(stored) != len(ids) {
-			return h, corruptf(bucketBlockTxBlobs, key, "%d tx blobs stored but %d tx hashes", len(stored), len(ids))
+			return h, err
 		}
 		// The block's value is rewritten once, with each tx pruned in place.
 		kept := make([][]byte, len(ids))
@@ -275,7 +271,7 @@ func pruneRange(tx *bolt.Tx, seed uint32, h, to, height uint64, res *PruneResult
 		if changed {
 			// encodeBlockTxBlobs copies kept, which aliases the old value,
 			// before the Put replaces it.
-			if err := blobs.Put(key, encodeBlockTxBlobs(kept)); err != nil {
+			if err := blobs.Put(heightKey(h), encodeBlockTxBlobs(kept)); err != nil {
 				return h, err
 			}
 		}

@@ -188,6 +188,20 @@ func (r *Reader) storedTxBlob(hash cryptonote.Hash) ([]byte, bool, error) {
 	return bytes.Clone(blob), r.prunableHashOf(hash) != nil, nil
 }
 
+// blockTxBlobs returns the n tx blobs stored for height h, aliasing the
+// store (valid only in this transaction).
+func (r *Reader) blockTxBlobs(h uint64, n int) ([][]byte, error) {
+	key := heightKey(h)
+	blobs, err := decodeBlockTxBlobs(r.tx.Bucket(bucketBlockTxBlobs).Get(key))
+	if err != nil {
+		return nil, corrupt(bucketBlockTxBlobs, key, err)
+	}
+	if len(blobs) != n {
+		return nil, corruptf(bucketBlockTxBlobs, key, "%d tx blobs stored but %d tx hashes", len(blobs), n)
+	}
+	return blobs, nil
+}
+
 // TxLocation returns where a non-coinbase tx sits on the main chain.
 func (r *Reader) TxLocation(hash cryptonote.Hash) (TxLocation, error) {
 	v := r.tx.Bucket(bucketTxLocations).Get(hash[:])
@@ -377,13 +391,9 @@ func (r *Reader) record(h uint64) (BlockRecord, error) {
 	if len(hashes) == 0 {
 		return BlockRecord{Meta: m, Blob: blob, Txs: txs}, nil
 	}
-	key := heightKey(h)
-	blobs, err := decodeBlockTxBlobs(r.tx.Bucket(bucketBlockTxBlobs).Get(key))
+	blobs, err := r.blockTxBlobs(h, len(hashes))
 	if err != nil {
-		return BlockRecord{}, corrupt(bucketBlockTxBlobs, key, err)
-	}
-	if len(blobs) != len(hashes) {
-		return BlockRecord{}, corruptf(bucketBlockTxBlobs, key, "%d tx blobs stored but %d tx hashes", len(blobs), len(hashes))
+		return BlockRecord{}, err
 	}
 	for i, th := range hashes {
 		loc, err := r.TxLocation(th)

@@ -377,20 +377,26 @@ func encodeBlockTxBlobs(blobs [][]byte) []byte {
 	return v
 }
 
+// splitBlockTxBlobs checks a block's tx blob value's header and returns
+// its length table and the concatenated blobs.
+func splitBlockTxBlobs(v []byte) (n uint64, lengths, data []byte, err error) {
+	if len(v) < 5 || v[0] != blockTxBlobsLayout {
+		return 0, nil, nil, fmt.Errorf("tx blob list is %d bytes or of an unknown layout", len(v))
+	}
+	n = uint64(binary.LittleEndian.Uint32(v[1:]))
+	if n == 0 || n*4 > uint64(len(v)-5) {
+		return 0, nil, nil, fmt.Errorf("tx blob list announces %d blobs in %d bytes", n, len(v))
+	}
+	return n, v[5 : 5+4*n], v[5+4*n:], nil
+}
+
 // decodeBlockTxBlobs splits a block's tx blob value; the blobs alias v.
 // The lengths must add up to exactly the bytes present.
 func decodeBlockTxBlobs(v []byte) ([][]byte, error) {
-	if len(v) < 5 {
-		return nil, fmt.Errorf("tx blob list is %d bytes, shorter than its header", len(v))
+	n, lengths, data, err := splitBlockTxBlobs(v)
+	if err != nil {
+		return nil, err
 	}
-	if v[0] != blockTxBlobsLayout {
-		return nil, fmt.Errorf("tx blob list has layout %d, want %d", v[0], blockTxBlobsLayout)
-	}
-	n := uint64(binary.LittleEndian.Uint32(v[1:]))
-	if n == 0 || n*4 > uint64(len(v)-5) {
-		return nil, fmt.Errorf("tx blob list announces %d blobs in %d bytes", n, len(v))
-	}
-	lengths, data := v[5:5+4*n], v[5+4*n:]
 	blobs := make([][]byte, n)
 	off := uint64(0)
 	for i := range blobs {
@@ -410,17 +416,13 @@ func decodeBlockTxBlobs(v []byte) ([][]byte, error) {
 // blockTxBlobAt is blob i of a block's tx blob value, aliasing v, without
 // splitting the others (a lookup by tx reads one length table).
 func blockTxBlobAt(v []byte, i uint32) ([]byte, error) {
-	if len(v) < 5 || v[0] != blockTxBlobsLayout {
-		return nil, fmt.Errorf("tx blob list is %d bytes or of an unknown layout", len(v))
-	}
-	n := uint64(binary.LittleEndian.Uint32(v[1:]))
-	if n*4 > uint64(len(v)-5) {
-		return nil, fmt.Errorf("tx blob list announces %d blobs in %d bytes", n, len(v))
+	n, lengths, data, err := splitBlockTxBlobs(v)
+	if err != nil {
+		return nil, err
 	}
 	if uint64(i) >= n {
 		return nil, fmt.Errorf("tx blob list has %d blobs, no blob %d", n, i)
 	}
-	lengths, data := v[5:5+4*n], v[5+4*n:]
 	off := uint64(0)
 	for k := uint64(0); k < uint64(i); k++ {
 		off += uint64(binary.LittleEndian.Uint32(lengths[4*k:]))
