@@ -37,7 +37,7 @@ func (n Network) Checkpoints() []Checkpoint {
 	return append([]Checkpoint(nil), n.cfg().checkpts...)
 }
 
-// checkpoints.cpp init_default_checkpoints (release-v0.18, 0.18.5.1).
+// checkpoints.cpp init_default_checkpoints (v0.18.5.3, whose newest mainnet checkpoint 3,743,800 replaced 0.18.5.1's 3,707,000).
 var testnetCheckpoints = checkpoints([]checkpointRow{
 	{0, "48ca7cd3c8de5b6a4d53d2861fbdaedca141553559f9be9520068053cda8430b", 0x1},
 	{1000000, "46b690b710a07ea051bc4a6b6842ac37be691089c0f7758cfeec4d5fc0b4a258", 0x7aaad7153},
@@ -114,5 +114,5 @@ var mainnetCheckpoints = checkpoints([]checkpointRow{
 	{3576000, "5da4891bfd06be270193bd949f2a623a2b0cb0ebfaad21c70a6cb18e418e5b6a", 0x7cb2e203e867b57},
 	{3609000, "2c49c7eb40959b4d7a452dcec64e65c59a8b1ebec12ffe0af42bc9468eddae56", 0x823db8bb8f45661},
 	{3661900, "ac392757a92123f68d63cd72f0d1410f63df1102a53b5d39fc4d53d0998b20a3", 0x8a38f2195826a97},
-	{3707000, "9c508fe29120b5cd204f9d150e68fd2e4015d8d859bc0431f7016c7aabc711c9", 0x91129586d4979a6},
+	{3743800, "a2388744751aee66b812610dd7a9cac801c27425ae412ba0e3e7f6d9639514be", 0x96b1e2e364eeb9b},
 })

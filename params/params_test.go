@@ -205,7 +205,7 @@ func TestCheckpoints(t *testing.T) {
 	if found != len(known) {
 		t.Errorf("found %d of %d known mainnet checkpoints", found, len(known))
 	}
-	if last := Mainnet.Checkpoints()[len(Mainnet.Checkpoints())-1]; last.Height != 3707000 {
-		t.Errorf("newest mainnet checkpoint at %d, want 3707000 (release-v0.18)", last.Height)
+	if last := Mainnet.Checkpoints()[len(Mainnet.Checkpoints())-1]; last.Height != 3743800 {
+		t.Errorf("newest mainnet checkpoint at %d, want 3743800 (v0.18.5.3)", last.Height)
 	}
 }

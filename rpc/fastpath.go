@@ -1,6 +1,8 @@
 package rpc
 
 import (
+	"bytes"
+	"encoding/binary"
 	"sync"
 	"time"
 
@@ -85,6 +87,21 @@ type answerCache struct {
 type keptAnswer struct {
 	answer  []byte
 	observe func(time.Duration)
+	// timeAt, when not 0, is where the answer holds daemon_time (a
+	// /getblocks.bin answer): the rest depends on the chain alone, that
+	// field on the clock.
+	timeAt int
+}
+
+// stampTime returns the answer with its daemon_time, if it has one, set
+// to now (a copy: the kept answer is shared).
+func (k keptAnswer) stampTime(now time.Time) []byte {
+	if k.timeAt == 0 {
+		return k.answer
+	}
+	out := bytes.Clone(k.answer)
+	binary.LittleEndian.PutUint64(out[k.timeAt:], uint64(now.Unix()))
+	return out
 }
 
 func restrictedIndex(restricted bool) int {

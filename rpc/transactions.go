@@ -267,15 +267,12 @@ func (s *Server) isKeyImageSpent(in *isKeyImageSpentRequest, restricted bool) *i
 		if err != nil {
 			return &isKeyImageSpentResponse{Status: "Failed to parse hex representation of key image"}
 		}
-		// monerod notes a size mismatch but goes on (its status is
-		// overwritten with OK at the end): it reads 32 bytes from the
-		// decoded buffer, so a longer one is judged by its first 32
-		// bytes, and a shorter one by whatever memory follows it (which
-		// matches no key image: unspent).
-		if len(b) >= len(images[i]) {
-			copy(images[i][:], b)
-			valid[i] = true
+		// 0.18.0 noted a size mismatch and went on; 0.18.5.3 refuses it.
+		if len(b) != len(images[i]) {
+			return &isKeyImageSpentResponse{Status: "Failed, size of data mismatch"}
 		}
+		copy(images[i][:], b)
+		valid[i] = true
 	}
 	out := &isKeyImageSpentResponse{Status: statusOK, SpentStatus: make([]uint64, len(images))}
 	err := s.store.View(func(r *chaindb.Reader) error {

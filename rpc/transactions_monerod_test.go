@@ -18,6 +18,7 @@ import (
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/internal/monerodlab"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -303,8 +304,16 @@ func TestTransactionsMatchMonerod(t *testing.T) {
 	l.comparePool("after flushing nothing")
 	l.same("/json_rpc", rpcReq("flush_txpool", `{"txids":["zz","`+ids[1]+`"]}`), false)
 	l.comparePool("after flushing bob's transaction")
+	// Incremental pool information needs a removal tracked before the time
+	// asked: bob's flush above. One second on, bob's transaction comes back
+	// and everything is flushed: the changes since then are those.
+	time.Sleep(1100 * time.Millisecond)
+	since := uint64(time.Now().Unix())
+	time.Sleep(1100 * time.Millisecond)
 	l.same("/sendrawtransaction", `{"tx_as_hex":"`+blobs[1]+`","do_not_relay":true}`, false, "credits", "top_hash")
+	l.poolInfo(since)
 	l.same("/json_rpc", rpcReq("flush_txpool", `{"client":5}`), false)
+	l.poolInfo(since)
 	l.emptyPool()
 	t.Logf("%d requests asked of both nodes; the answers agree", l.asked)
 }
@@ -321,6 +330,53 @@ func (l *txsLab) emptyPool() {
 	for _, body := range []string{``, `{"client":1}`, `{`} {
 		l.same("/get_transaction_pool", body, false)
 		l.same("/get_transaction_pool_stats", body, false)
+	}
+	l.poolInfo(0)
+}
+
+// sameBin compares a .bin answer byte for byte, daemon_time apart: it is
+// checked to be the clock's on both and then taken as equal.
+func (l *txsLab) sameBin(path string, body []byte, restricted bool) (ours, theirs []byte) {
+	l.t.Helper()
+	ours, theirs, os, ts := l.both(path, string(body), restricted)
+	where := fmt.Sprintf("%s %x (restricted %v)", path, body, restricted)
+	if os != ts {
+		l.t.Fatalf("%s: HTTP %d, monerod %d", where, os, ts)
+	}
+	sameDaemonTime(l.t, ours, theirs)
+	if !bytes.Equal(ours, theirs) {
+		l.t.Fatalf("%s:\n gonero: %s\nmonerod: %s", where, clip(fmt.Sprintf("%q", ours)), clip(fmt.Sprintf("%q", theirs)))
+	}
+	return ours, theirs
+}
+
+// poolInfo compares /getblocks.bin's pool information (RPC 3.13+): the
+// whole pool alone and with the blocks, pruned or not, and the changes
+// since since (Unix seconds; 0 asks for the whole pool only), on both
+// listeners, plus requested_info values monerod refuses.
+func (l *txsLab) poolInfo(since uint64) {
+	l.t.Helper()
+	var top cryptonote.Hash
+	if err := l.node.chain.Store().View(func(r *chaindb.Reader) error {
+		t, err := r.Top()
+		top = t.Hash
+		return err
+	}); err != nil {
+		l.t.Fatal(err)
+	}
+	for _, restricted := range []bool{false, true} {
+		for _, info := range []uint8{0, 1, 2, 3, 200} {
+			for _, prune := range []bool{false, true} {
+				for _, from := range []uint64{0, since} {
+					l.sameBin("/getblocks.bin", epee(l.t, "requested_info", portable.NewUint8(info), "block_ids", idsBlob(top),
+						"prune", portable.NewBool(prune), "pool_info_since", portable.NewUint64(from)), restricted)
+				}
+			}
+		}
+		// max_block_count with the pool: blocks from a few below the top.
+		height := l.node.chain.Height()
+		l.sameBin("/getblocks.bin", epee(l.t, "requested_info", portable.NewUint8(1), "start_height", portable.NewUint64(height-5),
+			"max_block_count", portable.NewUint64(2), "prune", portable.NewBool(true)), restricted)
 	}
 }
 
@@ -354,40 +410,40 @@ func (l *txsLab) comparePool(when string) {
 	for _, restricted := range []bool{false, true} {
 		// spent_key_images is compared as a set: monerod lists it in the
 		// iteration order of a std::unordered_map, not reproduced (yet).
-		ours, theirs := l.same("/get_transaction_pool", `{}`, restricted, "transactions.receive_time", "transactions.last_relayed_time", "spent_key_images")
-		if g, w := keyImageSet(l.t, ours), keyImageSet(l.t, theirs); g != w {
-			l.t.Errorf("%s: spent_key_images:\n gonero %s\nmonerod %s", when, g, w)
-		}
-		var o, th struct {
-			Transactions []struct {
-				ReceiveTime     uint64 `json:"receive_time"`
-				LastRelayedTime uint64 `json:"last_relayed_time"`
-				Relayed         bool   `json:"relayed"`
-			} `json:"transactions"`
-		}
-		if err := json.Unmarshal(ours, &o); err != nil {
-			l.t.Fatal(err)
-		}
-		if err := json.Unmarshal(theirs, &th); err != nil {
-			l.t.Fatal(err)
-		}
-		for i := range o.Transactions {
-			a, b := o.Transactions[i], th.Transactions[i]
-			if restricted {
-				if a.ReceiveTime != 0 || b.ReceiveTime != 0 || a.LastRelayedTime != 0 || b.LastRelayedTime != 0 {
-					l.t.Errorf("%s: restricted times: gonero %+v, monerod %+v", when, a, b)
-				}
-				continue
+		// 0.18.4+ serves /get_transaction_pool on unrestricted listeners only.
+		if restricted {
+			l.same("/get_transaction_pool", `{}`, restricted)
+		} else {
+			ours, theirs := l.same("/get_transaction_pool", `{}`, restricted, "transactions.receive_time", "transactions.last_relayed_time", "spent_key_images")
+			if g, w := keyImageSet(l.t, ours), keyImageSet(l.t, theirs); g != w {
+				l.t.Errorf("%s: spent_key_images:\n gonero %s\nmonerod %s", when, g, w)
 			}
-			within(l.t, when+": receive_time", a.ReceiveTime, b.ReceiveTime, 600)
-			if !b.Relayed {
-				if a.LastRelayedTime != b.LastRelayedTime {
-					l.t.Errorf("%s: last_relayed_time of an unrelayed transaction: gonero %d, monerod %d", when, a.LastRelayedTime, b.LastRelayedTime)
+			var o, th struct {
+				Transactions []struct {
+					ReceiveTime     uint64 `json:"receive_time"`
+					LastRelayedTime uint64 `json:"last_relayed_time"`
+					Relayed         bool   `json:"relayed"`
+				} `json:"transactions"`
+			}
+			if err := json.Unmarshal(ours, &o); err != nil {
+				l.t.Fatal(err)
+			}
+			if err := json.Unmarshal(theirs, &th); err != nil {
+				l.t.Fatal(err)
+			}
+			for i := range o.Transactions {
+				a, b := o.Transactions[i], th.Transactions[i]
+				within(l.t, when+": receive_time", a.ReceiveTime, b.ReceiveTime, 600)
+				if !b.Relayed {
+					if a.LastRelayedTime != b.LastRelayedTime {
+						l.t.Errorf("%s: last_relayed_time of an unrelayed transaction: gonero %d, monerod %d", when, a.LastRelayedTime, b.LastRelayedTime)
+					}
+				} else {
+					within(l.t, when+": last_relayed_time", a.LastRelayedTime, b.LastRelayedTime, 600)
 				}
-			} else {
-				within(l.t, when+": last_relayed_time", a.LastRelayedTime, b.LastRelayedTime, 600)
 			}
 		}
+		var ours, theirs []byte
 		ours, theirs = l.same("/get_transaction_pool_stats", `{}`, restricted, "pool_stats.oldest", "pool_stats.histo", "pool_stats.histo_98pc")
 		var so, st struct {
 			PoolStats struct {
@@ -415,6 +471,9 @@ func (l *txsLab) comparePool(when string) {
 			l.t.Errorf("%s: histo: gonero %+v, monerod %+v", when, so.PoolStats.Histo, st.PoolStats.Histo)
 		}
 		l.same("/get_transaction_pool_hashes", `{}`, restricted)
+		if !restricted {
+			l.poolInfo(0) // both listeners
+		}
 		ours, theirs = l.same("/json_rpc", rpcReq("get_txpool_backlog", `{}`), restricted, "result.backlog")
 		ob, tb := backlogOf(l.t, ours), backlogOf(l.t, theirs)
 		if len(ob) != len(tb) {

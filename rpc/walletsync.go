@@ -17,6 +17,7 @@ import (
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/txpool"
 )
 
 // The wallet-sync endpoints: what a wallet asks while it refreshes (blocks,
@@ -305,66 +306,113 @@ func splitPoint(r *chaindb.Reader, ids []cryptonote.Hash) (uint64, bool) {
 
 // serveGetBlocks is /getblocks.bin: the main-chain blocks after the
 // wallet's newest known one (or from start_height), with their
-// transactions and the global index of every output.
+// transactions and the global index of every output, and, as asked
+// (requested_info), the pool or its changes since pool_info_since.
 func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 	version := s.answerVersion()
-	if answer, ok := s.answers.get(version, routeGetBlocks, req); ok { // see fastpath.go
-		return httpd.Response{ContentType: "application/octet-stream", Body: answer}
+	if kept, ok := s.answers.getKept(version, routeGetBlocks, req); ok { // see fastpath.go
+		return httpd.Response{ContentType: "application/octet-stream", Body: kept.stampTime(time.Now())}
 	}
 	in, err := parseGetBlocksRequest(req.Body)
 	if err != nil {
 		return badRequest()
 	}
+	// Set before anything is read, as monerod does: a pool change seen
+	// twice by overlapping queries is harmless, one missed is not.
+	daemonTime := uint64(time.Now().Unix())
 	var (
 		blocks        []*syncBlock
 		start, height uint64
 		status        = statusOK
+		pool          *txpool.PoolChanges
 	)
-	if err := s.wsView("getblocks", func(r *chaindb.Reader) error {
-		blocks, status = nil, statusOK
-		top, err := r.Top()
-		if err != nil {
-			return err
+	getBlocks, getPool := in.RequestedInfo != poolOnly, in.RequestedInfo != blocksOnly
+	if in.RequestedInfo > poolOnly {
+		getBlocks, getPool, status = false, false, "Failed, wrong requested info"
+	}
+	if getPool {
+		maxTxs := -1
+		if req.Restricted {
+			maxTxs = restrictedTransactionsCount
 		}
-		height = top.Height + 1
-		// The quick "nothing new" answer: start_height 0 whatever was asked.
-		if len(in.BlockIDs) > 0 && in.BlockIDs[0] == top.Hash {
-			start = 0
-			return nil
+		var changes txpool.PoolChanges
+		if s.pool != nil {
+			changes = s.pool.Changes(int64(in.PoolInfoSince), !req.Restricted, maxTxs,
+				func(a, b txpool.Entry) int { return hash32Less(a.ID, b.ID) })
 		}
-		if in.StartHeight > 0 {
-			if in.StartHeight >= height {
-				status, height, start = statusFailed, 0, 0
-				return nil
-			}
-			start = in.StartHeight
-		} else {
-			var ok bool
-			if start, ok = splitPoint(r, in.BlockIDs); !ok {
-				status, height, start = statusFailed, 0, 0
-				return nil
-			}
+		pool = &changes
+	}
+	if getBlocks {
+		maxBlocks := uint64(maxSyncBlocks)
+		if in.MaxBlockCount > 0 {
+			maxBlocks = min(in.MaxBlockCount, maxSyncBlocks)
 		}
-		var size uint64
-		txs := 0
-		for h := start; h < height && len(blocks) < maxSyncBlocks && (size < maxSyncBytes || len(blocks) < minSyncBlocks); h++ {
-			b, err := s.syncBlockAt(r, h, in.Prune, in.NoMinerTx)
+		if err := s.wsView("getblocks", func(r *chaindb.Reader) error {
+			blocks, status = nil, statusOK
+			top, err := r.Top()
 			if err != nil {
 				return err
 			}
-			blocks = append(blocks, b)
-			size += b.size
-			txs += b.txs
-			if len(blocks) >= minSyncBlocks && txs >= maxSyncTxs {
-				break
+			height = top.Height + 1
+			// The quick "nothing new" answer: start_height 0 whatever was asked.
+			if len(in.BlockIDs) > 0 && in.BlockIDs[0] == top.Hash {
+				start = 0
+				return nil
 			}
+			if in.StartHeight > 0 {
+				if in.StartHeight >= height {
+					status, height, start = statusFailed, 0, 0
+					return nil
+				}
+				start = in.StartHeight
+			} else {
+				var ok bool
+				if start, ok = splitPoint(r, in.BlockIDs); !ok {
+					status, height, start = statusFailed, 0, 0
+					return nil
+				}
+			}
+			var size uint64
+			txs := 0
+			for h := start; h < height && uint64(len(blocks)) < maxBlocks && (size < maxSyncBytes || len(blocks) < minSyncBlocks); h++ {
+				b, err := s.syncBlockAt(r, h, in.Prune, in.NoMinerTx)
+				if err != nil {
+					return err
+				}
+				blocks = append(blocks, b)
+				size += b.size
+				txs += b.txs
+				if len(blocks) >= minSyncBlocks && txs >= maxSyncTxs {
+					break
+				}
+			}
+			return nil
+		}); err != nil {
+			return internalError()
 		}
-		return nil
-	}); err != nil {
-		return internalError()
 	}
-	n := 6
-	total := 128
+	// Fields in epee's (sorted) order; empty arrays are left out, as epee
+	// leaves them out.
+	n := 7
+	total := 160
+	var poolBlobs [][]byte
+	if pool != nil {
+		poolBlobs = make([][]byte, len(pool.Added))
+		for i := range pool.Added {
+			e := &pool.Added[i]
+			poolBlobs[i] = e.Blob
+			if in.Prune {
+				blob, prunedLen := e.Tx.SplitBlob()
+				poolBlobs[i] = blob[:prunedLen]
+			}
+			total += len(poolBlobs[i]) + 96
+		}
+		n += 1 + countNonEmpty(len(pool.Added), len(pool.Remaining))
+		if pool.Incremental {
+			n += countNonEmpty(len(pool.Removed))
+		}
+		total += 32 * (len(pool.Remaining) + len(pool.Removed))
+	}
 	if len(blocks) > 0 {
 		n += 2
 		for _, b := range blocks {
@@ -372,6 +420,16 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 		}
 	}
 	w := binAnswer(n, total)
+	if len(poolBlobs) > 0 {
+		w.Array("added_pool_txs", portable.TypeObject, len(poolBlobs))
+		for i, blob := range poolBlobs {
+			e := &pool.Added[i]
+			w.Section(3)
+			w.FieldBool("double_spend_seen", e.DoubleSpendSeen)
+			w.FieldBlob("tx_blob", blob)
+			w.FieldBlob("tx_hash", e.ID[:])
+		}
+	}
 	if len(blocks) > 0 {
 		w.Array("blocks", portable.TypeObject, len(blocks))
 		for _, b := range blocks {
@@ -380,16 +438,59 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 	}
 	w.FieldUint64("credits", 0)
 	w.FieldUint64("current_height", height)
+	w.Field("daemon_time", portable.TypeUint64)
+	timeAt := w.Len()
+	w.Uint64(daemonTime)
 	if len(blocks) > 0 {
 		w.Array("output_indices", portable.TypeObject, len(blocks))
 		for _, b := range blocks {
 			w.Raw(b.indices)
 		}
 	}
+	extent := uint8(poolInfoNone)
+	if pool != nil {
+		extent = poolInfoFull
+		if pool.Incremental {
+			extent = poolInfoIncremental
+		}
+	}
+	if extent != poolInfoNone { // KV_SERIALIZE_OPT leaves a default value out
+		w.Field("pool_info_extent", portable.TypeUint8)
+		w.Uint8(extent)
+	}
+	if pool != nil {
+		if len(pool.Remaining) > 0 {
+			w.FieldBlob("remaining_added_pool_txids", hashesBlob(pool.Remaining))
+		}
+		if pool.Incremental && len(pool.Removed) > 0 {
+			w.FieldBlob("removed_pool_txids", hashesBlob(pool.Removed))
+		}
+	}
 	w.FieldUint64("start_height", start)
 	writeBinTail(w, status)
-	s.answers.put(version, s.answerVersion(), routeGetBlocks, req, w.Bytes())
+	if in.RequestedInfo == blocksOnly {
+		s.answers.putKept(version, s.answerVersion(), routeGetBlocks, req, keptAnswer{answer: w.Bytes(), timeAt: timeAt})
+	}
 	return binResponse(w)
+}
+
+func countNonEmpty(lens ...int) int {
+	n := 0
+	for _, l := range lens {
+		if l > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// hashesBlob is ids as one blob (KV_SERIALIZE_CONTAINER_POD_AS_BLOB).
+func hashesBlob(ids []cryptonote.Hash) []byte {
+	b := make([]byte, 0, 32*len(ids))
+	for _, id := range ids {
+		b = append(b, id[:]...)
+	}
+	return b
 }
 
 // serveGetBlocksByHeight is /getblocks_by_height.bin: the blocks at the

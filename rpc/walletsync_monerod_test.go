@@ -3,6 +3,7 @@ package rpc
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -96,6 +97,30 @@ func rawPost(t *testing.T, client *http.Client, url string, body []byte) exchang
 		t.Fatalf("POST %s: reading the answer (%d bytes of %d): %v", url, len(b), resp.ContentLength, err)
 	}
 	return exchange{resp.StatusCode, b}
+}
+
+// sameDaemonTime checks that two /getblocks.bin answers carry the clock's
+// time as daemon_time (RPC 3.13+), or neither carries it, and then sets
+// ours to theirs: the nodes answer a second or so apart.
+func sameDaemonTime(t *testing.T, ours, theirs []byte) {
+	t.Helper()
+	field := append([]byte{byte(len("daemon_time"))}, "daemon_time\x05"...)
+	i, j := bytes.Index(ours, field), bytes.Index(theirs, field)
+	if (i < 0) != (j < 0) {
+		t.Errorf("daemon_time in gonero's answer %v, in monerod's %v", i >= 0, j >= 0)
+		return
+	}
+	if i < 0 {
+		return
+	}
+	a, b := ours[i+len(field):i+len(field)+8], theirs[j+len(field):j+len(field)+8]
+	now := uint64(time.Now().Unix())
+	for _, v := range []uint64{binary.LittleEndian.Uint64(a), binary.LittleEndian.Uint64(b)} {
+		if v+60 < now || v > now+60 {
+			t.Errorf("daemon_time %d, now %d", v, now)
+		}
+	}
+	copy(a, b)
 }
 
 // epee builds a .bin request body from name/value pairs.
@@ -217,6 +242,7 @@ func TestWalletSyncMatchesMonerod(t *testing.T) {
 		}
 		g := rawPost(t, client, ours+path, body)
 		w := rawPost(t, client, theirs+path, body)
+		sameDaemonTime(t, g.body, w.body)
 		if g.status != w.status || !bytes.Equal(g.body, w.body) {
 			t.Errorf("%s %s (restricted %v):\n gonero: %d %s\nmonerod: %d %s", path, name, restricted,
 				g.status, clip(fmt.Sprintf("%q", g.body)), w.status, clip(fmt.Sprintf("%q", w.body)))
@@ -266,8 +292,14 @@ func TestWalletSyncMatchesMonerod(t *testing.T) {
 		both("unknown ids only", path, epee(t, "block_ids", idsBlob(unknown)))
 		both("no ids", path, epee(t, "prune", portable.NewBool(true)))
 		both("ids of a bad length", path, epee(t, "block_ids", portable.NewBlob(append(genesis[:], 1))))
-		both("requested_info (RPC 3.13) ignored", path, epee(t, "block_ids", idsBlob(genesis), "prune", portable.NewBool(true),
+		both("requested_info 1, the whole pool", path, epee(t, "block_ids", idsBlob(genesis), "prune", portable.NewBool(true),
 			"requested_info", portable.NewUint8(1), "pool_info_since", portable.NewUint64(0)))
+		both("requested_info 2, pool only", path, epee(t, "block_ids", idsBlob(genesis), "requested_info", portable.NewUint8(2)))
+		both("requested_info 3", path, epee(t, "block_ids", idsBlob(genesis), "requested_info", portable.NewUint8(3)))
+		both("requested_info as uint64", path, epee(t, "block_ids", idsBlob(genesis), "requested_info", portable.NewUint64(1)))
+		for _, n := range []uint64{1, 3, 999, 1000, 1001} {
+			both(fmt.Sprintf("max_block_count %d", n), path, epee(t, "block_ids", idsBlob(genesis), "max_block_count", portable.NewUint64(n)))
+		}
 	}
 
 	// /gethashes.bin and its alias.

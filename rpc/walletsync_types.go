@@ -153,17 +153,33 @@ func (f *binFields) sections(name string) []portable.Section {
 	return out
 }
 
-// getBlocksRequest is COMMAND_RPC_GET_BLOCKS_FAST's request. monerod
-// 0.18.0.0 (RPC 3.10) has no requested_info, pool_info_since nor
-// max_block_count (RPC 3.13+): like it, we ignore them, and a wallet that
-// sends them falls back to the pool-hash calls when the answer has no
-// pool_info_extent (wallet-rpc.md §6).
+// getBlocksRequest is COMMAND_RPC_GET_BLOCKS_FAST's request (RPC 3.16:
+// requested_info, pool_info_since and max_block_count came with 3.13).
 type getBlocksRequest struct {
-	BlockIDs    []cryptonote.Hash
-	StartHeight uint64
-	Prune       bool
-	NoMinerTx   bool
+	// RequestedInfo: 0 blocks only (what older wallets get, asking
+	// nothing), 1 blocks and the pool, 2 the pool only.
+	RequestedInfo uint64
+	BlockIDs      []cryptonote.Hash
+	StartHeight   uint64
+	Prune         bool
+	NoMinerTx     bool
+	// PoolInfoSince is the daemon_time of the wallet's last pool answer
+	// (0: the whole pool).
+	PoolInfoSince uint64
+	// MaxBlockCount caps the blocks answered (0: the endpoint's own cap).
+	MaxBlockCount uint64
 }
+
+// requested_info's values and pool_info_extent's (COMMAND_RPC_GET_BLOCKS_FAST).
+const (
+	blocksOnly    = 0
+	blocksAndPool = 1
+	poolOnly      = 2
+
+	poolInfoNone        = 0
+	poolInfoIncremental = 1
+	poolInfoFull        = 2
+)
 
 func parseGetBlocksRequest(body []byte) (getBlocksRequest, error) {
 	var r getBlocksRequest
@@ -171,10 +187,13 @@ func parseGetBlocksRequest(body []byte) (getBlocksRequest, error) {
 	if err != nil {
 		return r, err
 	}
+	r.RequestedInfo = f.uint64("requested_info", blocksOnly)
 	r.BlockIDs = f.hashes("block_ids")
 	r.StartHeight = f.uint64("start_height", 0)
 	r.Prune = f.bool("prune", false)
 	r.NoMinerTx = f.bool("no_miner_tx", false)
+	r.PoolInfoSince = f.uint64("pool_info_since", 0)
+	r.MaxBlockCount = f.uint64("max_block_count", 0)
 	return r, f.err
 }
 

@@ -111,6 +111,8 @@ type Pool struct {
 	// removed collects the ids removed under mu, deleted from the store
 	// in one transaction before mu is released (flush).
 	removed []cryptonote.Hash
+	// changes are the recent additions and removals (Changes).
+	changes changeLog
 }
 
 // Options configure a pool.
@@ -214,6 +216,7 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 		Received: p.now(), Source: opts.Source, DoNotRelay: opts.DoNotRelay, KeptByBlock: keptByBlock,
 		ArrivedOnStem: opts.Stem}
 	p.insert(e)
+	p.changes.trackAdded(id, e.Received.Unix())
 	p.prune()
 	_, kept := p.txs[id]
 	listeners := slices.Clone(p.listeners)
@@ -257,8 +260,15 @@ func (p *Pool) insert(e *Entry) {
 	}
 }
 
+// remove takes e out of the pool and its store, and records the removal.
 func (p *Pool) remove(e *Entry) {
 	p.removed = append(p.removed, e.ID)
+	p.detach(e)
+	p.changes.trackRemoved(e.ID, !e.public(), p.now().Unix())
+}
+
+// detach takes e out of the pool's maps.
+func (p *Pool) detach(e *Entry) {
 	delete(p.txs, e.ID)
 	p.weight -= e.Weight
 	p.bytes -= uint64(len(e.Blob))
@@ -439,8 +449,9 @@ func (p *Pool) Revalidate() (dropped int) {
 	p.mu.Lock()
 	defer p.unlock()
 	for _, e := range p.sorted() {
-		p.remove(e)
+		p.detach(e)
 		if p.v.HasTx(e.ID) {
+			p.dropDetached(e)
 			dropped++
 			continue
 		}
@@ -448,12 +459,20 @@ func (p *Pool) Revalidate() (dropped int) {
 			_, ok := p.keyImages[ki]
 			return ok
 		}); err != nil {
+			p.dropDetached(e)
 			dropped++
 			continue
 		}
 		p.insert(e)
 	}
 	return dropped
+}
+
+// dropDetached finishes removing an entry detach took out of the maps:
+// from the store, and into the record of removals.
+func (p *Pool) dropDetached(e *Entry) {
+	p.removed = append(p.removed, e.ID)
+	p.changes.trackRemoved(e.ID, !e.public(), p.now().Unix())
 }
 
 // Select picks transactions for a block template: best fee per weight
@@ -492,8 +511,10 @@ func (p *Pool) MarkRelayed(id cryptonote.Hash) {
 	p.mu.Lock()
 	defer p.unlock()
 	if e, ok := p.txs[id]; ok {
+		wasPublic := e.public()
 		e.Relayed, e.LastRelayed = true, p.now()
 		e.Stem, e.EmbargoUntil = false, time.Time{}
+		p.trackPublic(e, wasPublic)
 	}
 }
 
@@ -529,8 +550,10 @@ func (p *Pool) EmbargoExpired() []*Entry {
 	var out []*Entry
 	for _, e := range p.sorted() {
 		if e.Stem && !now.Before(e.EmbargoUntil) {
+			wasPublic := e.public()
 			e.Relayed, e.LastRelayed = true, now
 			e.Stem, e.EmbargoUntil = false, time.Time{}
+			p.trackPublic(e, wasPublic)
 			out = append(out, e)
 		}
 	}
@@ -590,7 +613,9 @@ func (p *Pool) Relay(id cryptonote.Hash, allowPrivate bool) bool {
 			slog.Warn("txpool: storing a transaction", "tx", e.ID, "err", err)
 		}
 	}
+	wasPublic := e.public()
 	e.DoNotRelay = false
+	p.trackPublic(e, wasPublic)
 	relayers := slices.Clone(p.relayers)
 	p.unlock()
 	for _, fn := range relayers {

@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os/exec"
 	"reflect"
 	"slices"
@@ -40,7 +42,8 @@ func TestWalletOnGonerodMatchesMonerod(t *testing.T) {
 		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
-	g := startGonerod(t, bin, data)
+	metricsPort := freePort(t)
+	g := startGonerod(t, bin, data, "--metrics-bind-port", strconv.Itoa(metricsPort))
 	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(g.p2pPort))
 	waitFor(t, 60*time.Second, "both nodes synchronized at the same top", func() bool {
 		gi, mi := g.info(t), monerodInfo(t, m)
@@ -127,6 +130,18 @@ func TestWalletOnGonerodMatchesMonerod(t *testing.T) {
 	if err := bG.Call("get_transfer_by_txid", map[string]any{"txid": paid.Hash}, &inPool); err != nil || inPool.Transfer.Type != "pool" {
 		t.Fatalf("bob through gonerod does not see the payment in the pool: %v %+v", err, inPool)
 	}
+	// The wallets (monerodlab.ReferenceVersion) took the pool from
+	// /getblocks.bin's pool data (RPC 3.13+), not through the older pool
+	// queries they fall back to when a daemon does not answer it.
+	if n := rpcRequests(t, metricsPort, "/getblocks.bin"); n == 0 {
+		t.Fatal("gonerod counted no /getblocks.bin request")
+	}
+	for _, fallback := range []string{"/get_transaction_pool_hashes.bin", "/get_transaction_pool_hashes"} {
+		if n := rpcRequests(t, metricsPort, fallback); n != 0 {
+			t.Fatalf("the wallets asked gonerod %s %d times: they fell back from /getblocks.bin's pool data", fallback, n)
+		}
+	}
+	step("the wallets refreshed the pool through /getblocks.bin's pool data, no fallback")
 
 	// gonerod's miner mines it; monerod syncs the block and reports the
 	// transaction in it.
@@ -225,6 +240,78 @@ func TestWalletOnGonerodMatchesMonerod(t *testing.T) {
 	compareWallets(t, "bob after sweeping, rescanned", bG, bM)
 	compareWallets(t, "alice after bob's sweep", aG, aM)
 	step("bob swept %d transaction(s) to alice through gonerod; mined; wallets agree", len(swept.Hashes))
+
+	// Debian 12's wallet (0.18.0.0, RPC 3.10, no pool data in
+	// /getblocks.bin) still refreshes and pays through gonerod: alice
+	// restored in it sees her reference wallet's balance, pays bob, and
+	// both see the payment mined.
+	aOld := lab.StartOldWalletRPC(t, g.rpcPort)
+	restore(aOld, "alice")
+	balance := func(w *monerodlab.WalletRPC) (b struct {
+		Balance  uint64 `json:"balance"`
+		Unlocked uint64 `json:"unlocked_balance"`
+	}) {
+		t.Helper()
+		if err := w.Call("get_balance", map[string]any{"account_index": 0}, &b); err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if o, n := balance(aOld), balance(aG); o != n {
+		t.Fatalf("alice's balance: Debian 12's wallet %+v, the reference wallet %+v", o, n)
+	}
+	var oldPaid struct {
+		Hash string `json:"tx_hash"`
+	}
+	if err := aOld.Call("transfer", map[string]any{"destinations": []map[string]any{{"amount": 700_000_000_000, "address": bobAddr.Address}},
+		"account_index": 0, "priority": 0}, &oldPaid); err != nil {
+		t.Fatalf("Debian 12's wallet paying through gonerod: %v", err)
+	}
+	refreshWallet(t, bG)
+	if err := bG.Call("get_transfer_by_txid", map[string]any{"txid": oldPaid.Hash}, &inPool); err != nil || inPool.Transfer.Type != "pool" {
+		t.Fatalf("bob does not see the old wallet's payment in the pool: %v %+v", err, inPool)
+	}
+	before = g.info(t)
+	if err := g.call("generateblocks", map[string]any{"amount_of_blocks": 1, "wallet_address": bobAddr.Address}, &gen); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []*monerodlab.WalletRPC{aOld, bG} {
+		refreshWallet(t, w)
+	}
+	if err := aOld.Call("get_transfer_by_txid", map[string]any{"txid": oldPaid.Hash}, &confirmed); err != nil ||
+		confirmed.Transfer.Type != "out" || confirmed.Transfer.Height != before.Height {
+		t.Fatalf("Debian 12's wallet: its payment is %+v (%v), want out at height %d", confirmed, err, before.Height)
+	}
+	if err := bG.Call("get_transfer_by_txid", map[string]any{"txid": oldPaid.Hash}, &confirmed); err != nil ||
+		confirmed.Transfer.Type != "in" || confirmed.Transfer.Height != before.Height {
+		t.Fatalf("bob: the old wallet's payment is %+v (%v), want in at height %d", confirmed, err, before.Height)
+	}
+	step("Debian 12's wallet (0.18.0.0) restored, paid bob through gonerod; mined at %d", before.Height)
+}
+
+// rpcRequests reads from gonerod's metrics how many requests a path got.
+func rpcRequests(t *testing.T, metricsPort int, path string) int {
+	t.Helper()
+	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := `gonero_rpc_requests_total{method="` + path + `"} `
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, prefix); ok {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("metrics line %q: %v", line, err)
+			}
+			return int(n)
+		}
+	}
+	return 0
 }
 
 func sorted(s []string) []string {

@@ -29,6 +29,48 @@ import (
 	"github.com/gonero/gonero/internal/testutil"
 )
 
+// ReferenceVersion is the monerod release gonero is checked against: the
+// newest that Debian ships (package monero of Debian unstable), which `make
+// test` installs beside the system's and puts first on the PATH. A difference
+// from it is a bug unless the README lists it as deliberate.
+const ReferenceVersion = "0.18.5.3"
+
+// OldWalletRPC is Debian 12's monero-wallet-rpc 0.18.0.0, kept beside the
+// reference to check that wallets of that release still work with gonerod
+// (and, since it still makes transactions with an unlock time, to test the
+// pool's newer rules). GONERO_OLD_WALLET_RPC overrides the path.
+func OldWalletRPC() string {
+	if p := os.Getenv("GONERO_OLD_WALLET_RPC"); p != "" {
+		return p
+	}
+	return "/usr/bin/monero-wallet-rpc"
+}
+
+var (
+	versionOnce sync.Once
+	versionErr  error
+)
+
+// checkReference fails unless the monerod on the PATH is ReferenceVersion,
+// naming both versions: a new Debian release must be taken up on purpose,
+// never pass silently.
+func checkReference() error {
+	versionOnce.Do(func() {
+		out, err := exec.Command("monerod", "--version").CombinedOutput()
+		if err != nil {
+			versionErr = fmt.Errorf("monerod --version: %v %s", err, out)
+			return
+		}
+		if !strings.Contains(string(out), "v"+ReferenceVersion+"-") && !strings.Contains(string(out), "v"+ReferenceVersion+")") {
+			path, _ := exec.LookPath("monerod")
+			versionErr = fmt.Errorf("the monerod on the PATH (%s) is %q, but the reference is %s: run the tests through `make test` "+
+				"(which installs the reference and puts it first on the PATH), or update monerodlab.ReferenceVersion "+
+				"and the README's list of differences after checking the new release", path, strings.TrimSpace(string(out)), ReferenceVersion)
+		}
+	})
+	return versionErr
+}
+
 // Lab is the environment monerod tests need.
 type Lab struct {
 	NetNS string
@@ -57,6 +99,9 @@ func Require(t testing.TB) *Lab {
 	ns := os.Getenv("GONERO_NETNS")
 	if ns == "" || !insideNetNS(ns) {
 		return missing("to run inside the loopback-only namespace named by GONERO_NETNS")
+	}
+	if err := checkReference(); err != nil {
+		t.Fatal(err)
 	}
 	return &Lab{NetNS: ns, Tools: testutil.Path(t, "tools")}
 }
@@ -312,7 +357,7 @@ func (l *Lab) StartMonerodNet(t testing.TB, network string, online bool, dataDir
 // SIGTERM and kills after grace; the caller registers it.
 func startChild(t testing.TB, dir, name string, args []string, grace, readyTimeout time.Duration, ready func() bool) (stop func()) {
 	t.Helper()
-	logPath := filepath.Join(dir, name+".stdout")
+	logPath := filepath.Join(dir, filepath.Base(name)+".stdout")
 	out, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,25 @@ type WalletRPC struct {
 // and it is stopped when the test ends.
 func (l *Lab) StartWalletRPC(t testing.TB, daemonPort int) *WalletRPC {
 	t.Helper()
+	// The regtest hard-fork table is not the mainnet one a 0.18.4+ wallet
+	// expects of its daemon: without this flag it refuses to talk to any
+	// regtest daemon, monerod's included.
+	return l.startWalletRPC(t, "monero-wallet-rpc", daemonPort, "--allow-mismatched-daemon-version")
+}
+
+// StartOldWalletRPC starts Debian 12's monero-wallet-rpc 0.18.0.0
+// (OldWalletRPC) as StartWalletRPC starts the reference one.
+func (l *Lab) StartOldWalletRPC(t testing.TB, daemonPort int) *WalletRPC {
+	t.Helper()
+	bin := OldWalletRPC()
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("Debian 12's monero-wallet-rpc 0.18.0.0 (%s): %v (apt-get install monero)", bin, err)
+	}
+	return l.startWalletRPC(t, bin, daemonPort)
+}
+
+func (l *Lab) startWalletRPC(t testing.TB, bin string, daemonPort int, extra ...string) *WalletRPC {
+	t.Helper()
 	w := &WalletRPC{Port: FreePort(t), Dir: t.TempDir(), client: &http.Client{Timeout: 300 * time.Second}}
 	if err := os.MkdirAll(filepath.Join(w.Dir, "ringdb"), 0o700); err != nil {
 		t.Fatal(err)
@@ -37,7 +56,8 @@ func (l *Lab) StartWalletRPC(t testing.TB, daemonPort int) *WalletRPC {
 		"--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", strconv.Itoa(w.Port), "--disable-rpc-login",
 		"--wallet-dir", w.Dir, "--shared-ringdb-dir", filepath.Join(w.Dir, "ringdb"),
 		"--log-file", filepath.Join(w.Dir, "wallet-rpc.log"), "--log-level", "0", "--non-interactive", "--no-dns"}
-	stop := startChild(t, w.Dir, "monero-wallet-rpc", args, 20*time.Second, 60*time.Second,
+	args = append(args, extra...)
+	stop := startChild(t, w.Dir, bin, args, 20*time.Second, 60*time.Second,
 		func() bool { return w.Call("get_version", nil, nil) == nil })
 	t.Cleanup(stop)
 	return w

@@ -208,6 +208,10 @@ var MainnetReleases = []Release{
 	pin("v0.18.4.3", 6867, "4725ea463d1520b56ce7cd54dd478d44f976e65d73ad6fe01c427eff854ecf79"),
 	pin("v0.18.5.0", 7152, "3aed3b6b896e8c1f97802b65f84966526d1ac8d75f417e5ce666f31a5928ac3f"),
 	pin("v0.18.5.1", 7240, "2aea941d43024422a63f223c84b9d88d1f58d31e1f508c2d6d43cd637ba32d16"),
+	pin("v0.18.5.3", 7312, "219fb7dd7d13cc54a64acd56364e809ed85bc0f6ffa06567cab02e6685fa78a0"),
+	// Debian's monero 0.18.5.3 package (the reference monerod) carries a longer
+	// list than the upstream tag: the tag's 7312 groups and 60 more.
+	pin("v0.18.5.3 (Debian)", 7372, "4871b67b077087affd07094be0f70bfd0d4e4105df126646e0a7524fe02b1d5d"),
 }
 
 // PinnedRelease returns the release whose mainnet list data are, if any.
