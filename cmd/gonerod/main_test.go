@@ -134,6 +134,8 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"--regtest", "--testnet"}, "at most one of"},
 		{[]string{"--regtest", "--rpc-bind-ip", "0.0.0.0"}, "--confirm-external-bind"},
 		{[]string{"--regtest", "--rpc-login", "user"}, "needs user:password"},
+		// monerod 0.18.5.3's UPnP flags parse (the error is the next flag's).
+		{[]string{"--regtest", "--no-igd", "--igd", "enabled", "--rpc-login", "user"}, "needs user:password"},
 		{[]string{"import", "--regtest"}, "--input-file is required"},
 		{[]string{"import", "--regtest", "--input-file", filepath.Join(data, "missing.raw")}, "no such file"},
 		{[]string{"import", "--regtest", "--input-file", corrupt}, "not a monero-blockchain-export file"},

@@ -35,6 +35,10 @@ type p2pOptions struct {
 	prepBlocksThreads    int
 	blockSyncSize        int
 	blockDownloadMaxSize uint64
+	// UPnP: monerod 0.18.4+ keeps --no-igd and --igd (default "disabled")
+	// but maps no port; neither does gonerod.
+	noIGD bool
+	igd   string
 }
 
 func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
@@ -54,6 +58,8 @@ func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
 	f.IntVar(&o.prepBlocksThreads, "prep-blocks-threads", p2p.DefaultPrepBlocksThreads, "threads verifying downloaded blocks ahead of adding them (at most the cores)")
 	f.IntVar(&o.blockSyncSize, "block-sync-size", 0, "blocks per download request (0: 100 before hard fork 4 on mainnet and testnet, else 20)")
 	f.Uint64Var(&o.blockDownloadMaxSize, "block-download-max-size", 0, "pause downloading while this many bytes of blocks wait to be added (0: 100 MB)")
+	f.BoolVar(&o.noIGD, "no-igd", false, "disable UPnP port mapping (accepted as monerod's: gonerod maps no port)")
+	f.StringVar(&o.igd, "igd", "disabled", "UPnP port mapping: disabled (as monerod 0.18.4+, gonerod maps no port)")
 }
 
 // p2pConfigHook, when a test sets it, sees the P2P configuration before
@@ -66,6 +72,9 @@ func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.
 	port := o.bindPort
 	if port == 0 {
 		port = network.P2PPort()
+	}
+	if o.igd != "disabled" && !o.noIGD {
+		log.Warn("UPnP port mapping is not supported (monerod 0.18.4+ dropped it too): forward the P2P port by hand", "igd", o.igd)
 	}
 	if _, err := netip.ParseAddr(o.bindIP); err != nil {
 		return nil, fmt.Errorf("--p2p-bind-ip %q is not an IP address", o.bindIP)
