@@ -58,19 +58,24 @@ func grandfathered(net params.Network, id cryptonote.Hash) bool {
 	return net == params.Mainnet && consensus.GrandfatheredMLSAG[id]
 }
 
-// checkTxNonInput applies the rules a transaction passes on entering
-// monerod's pool as part of a block (handle_incoming_tx_pre, check_tx_semantic
-// and add_tx with kept_by_block), and returns its fee and weight.
+// checkTxNonInput applies the rules a transaction of a block passes before
+// its inputs (ver_non_input_consensus but for the RingCT semantics, which
+// the caller batches), and sets its fee and weight.
 func (c *Chain) checkTxNonInput(t *txCheck, hf uint8) error {
 	if err := consensus.CheckTxPre(t.tx, len(t.blob), hf); err != nil {
 		return err
 	}
 	t.weight = t.tx.Weight(len(t.blob))
-	if err := consensus.CheckTxSemantic(t.tx, hf, t.weight, true, 0); err != nil {
+	if err := consensus.CheckTxWeight(t.weight, hf); err != nil {
 		return err
 	}
-	fee, err := consensus.CheckTxPoolEntry(t.tx, consensus.PoolEntry{HF: hf, Weight: t.weight, KeptByBlock: true,
-		Grandfathered: grandfathered(c.cfg.Network, t.id)})
+	if err := consensus.CheckTxSemantic(t.tx, hf); err != nil {
+		return err
+	}
+	if err := consensus.CheckTxOutputs(t.tx, hf, grandfathered(c.cfg.Network, t.id)); err != nil {
+		return err
+	}
+	fee, err := consensus.CheckTxPoolEntry(t.tx, consensus.PoolEntry{Weight: t.weight, KeptByBlock: true})
 	if err != nil {
 		return err
 	}
@@ -344,13 +349,16 @@ func (s *boundedSet[K]) add(k K) {
 }
 
 // CheckPoolTx verifies a transaction for the pool against the main chain's
-// top, in the order monerod's handle_incoming_tx and tx_memory_pool::add_tx
-// apply the rules: pre-checks, semantics, RingCT semantics, the pool's entry
-// rules (fee, weight, the pool's key images through inPool, outputs), then
-// the inputs and signatures. keptByBlock is set for a transaction coming
-// back from a popped block (no fee or pool-weight rule). It returns the fee
-// and weight; a refusal is a *consensus.TxError whose flags are those
-// monerod's pool reports (every input failure also sets invalid_input).
+// top, in the order monerod 0.18.5.3 applies the rules: the size, version,
+// weight, semantics and outputs (ver_non_input_consensus), the pool's
+// entry rules (fee, tx extra size, unlock time, the pool's key images
+// through inPool), then the RingCT semantics (range proofs, balance: after
+// the pool's rules, as monerod 0.18.5.3 answers send_raw_transaction,
+// though tx_verification_utils.cpp reads as if before), the inputs and
+// signatures. keptByBlock is set for a transaction coming back from a popped
+// block (none of the pool's entry rules). It returns the fee and weight; a
+// refusal is a *consensus.TxError whose flags are those monerod's pool
+// reports (every input failure also sets invalid_input).
 //
 // It reads a store snapshot and never takes the writer's lock.
 func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, inPool func(cryptonote.Key) bool) (fee, weight uint64, err error) {
@@ -369,21 +377,33 @@ func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob
 			return err
 		}
 		weight = tx.Weight(len(blob))
+		if err := consensus.CheckTxWeight(weight, hf); err != nil {
+			return err
+		}
+		if err := consensus.CheckTxSemantic(tx, hf); err != nil {
+			return err
+		}
+		if err := consensus.CheckTxOutputs(tx, hf, grandfathered(c.cfg.Network, id)); err != nil {
+			return err
+		}
 		limit := consensus.BlockWeightLimit(facts.EffectiveMedian)
-		if err := consensus.CheckTxSemantic(tx, hf, weight, keptByBlock, limit); err != nil {
+		feeCtx := consensus.FeeContext{HF: hf, BlockWeightLimit: limit,
+			LongTermEffective: facts.LongTermEffectiveMedian, AlreadyGenerated: facts.Top.GeneratedCoins}
+		fee, err = consensus.CheckTxPoolEntry(tx, consensus.PoolEntry{Weight: weight, KeptByBlock: keptByBlock,
+			FeeOK:          func(w, f uint64) bool { return consensus.CheckFee(w, f, feeCtx) },
+			KeyImageInPool: inPool})
+		if err != nil {
 			return err
 		}
 		t := &txCheck{id: id, tx: tx, blob: blob, weight: weight}
 		if err := c.rctSemantics([]*txCheck{t}); err != nil {
-			return errors.Unwrap(err) // drop the "transaction <id>" prefix: the caller names it
-		}
-		feeCtx := consensus.FeeContext{HF: hf, BlockWeightLimit: limit,
-			LongTermEffective: facts.LongTermEffectiveMedian, AlreadyGenerated: facts.Top.GeneratedCoins}
-		fee, err = consensus.CheckTxPoolEntry(tx, consensus.PoolEntry{HF: hf, Weight: weight, KeptByBlock: keptByBlock,
-			FeeOK:          func(w, f uint64) bool { return consensus.CheckFee(w, f, feeCtx) },
-			KeyImageInPool: inPool, Grandfathered: grandfathered(c.cfg.Network, id)})
-		if err != nil {
-			return err
+			// invalid_input, as monerod 0.18.5.3 answers.
+			err = errors.Unwrap(err) // drop the "transaction <id>" prefix: the caller names it
+			var te *consensus.TxError
+			if errors.As(err, &te) {
+				return &consensus.TxError{Rule: te.Rule, Flags: te.Flags | consensus.FlagInvalidInput, Err: te.Err}
+			}
+			return &consensus.TxError{Rule: "rct signature semantics check failed", Flags: consensus.FlagInvalidInput, Err: err}
 		}
 		ctx := &consensus.InputContext{HF: hf, Height: height, Now: facts.AdjustedTime(c.cfg.Now()), State: storeState{r}}
 		if hf < consensus.VersionDeterministicUT {

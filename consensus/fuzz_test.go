@@ -27,8 +27,9 @@ func FuzzTxRules(f *testing.F) {
 				}
 			}
 			check(CheckTxPre(tx, len(blob), hf))
-			check(CheckTxSemantic(tx, hf, tx.Weight(len(blob)), false, 600_000))
-			_, err := CheckTxPoolEntry(tx, PoolEntry{HF: hf, Weight: tx.Weight(len(blob)), FeeOK: func(uint64, uint64) bool { return true },
+			check(CheckTxWeight(tx.Weight(len(blob)), hf))
+			check(CheckTxSemantic(tx, hf))
+			_, err := CheckTxPoolEntry(tx, PoolEntry{Weight: tx.Weight(len(blob)), FeeOK: func(uint64, uint64) bool { return true },
 				KeyImageInPool: func(cryptonote.Key) bool { return false }})
 			check(err)
 			st := &fakeState{counts: map[uint64]uint64{0: 5000}, spent: map[cryptonote.Key]bool{}, height: 10}

@@ -38,7 +38,7 @@ func TestRealTxOutputsByEra(t *testing.T) {
 	if err := CheckTxOutputs(&withOutAmount, 8, false); FlagsOf(err) != FlagInvalidOutput {
 		t.Errorf("a RingCT output with a clear amount: %v", err)
 	}
-	if err := CheckTxSemantic(tx, 8, tx.Weight(len(blob)), true, 0); err != nil {
+	if err := CheckTxSemantic(tx, 8); err != nil {
 		t.Errorf("the real transaction fails check_tx_semantic: %v", err)
 	}
 }

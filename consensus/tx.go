@@ -9,15 +9,20 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 )
 
-// The transaction rules of monerod v0.18.0, as pure functions of a
+// The transaction rules of monerod v0.18.5, as pure functions of a
 // transaction and what the chain knows. They are split the way monerod
 // splits them, because the split decides which flag a refusal carries and
-// which rules a transaction inside a block skips:
+// which rules a transaction inside a block skips. A transaction entering
+// the pool meets them in this order, the order monerod 0.18.5.3's verdicts
+// show (tx_memory_pool::add_tx, whose first step is ver_non_input_consensus,
+// tx_verification_utils.cpp):
 //
-//	CheckTxPre        core::handle_incoming_tx_pre: blob size, version
-//	CheckTxSemantic   core::check_tx_semantic: inputs, outputs, sums, key images (no flag)
-//	CheckRctSemantics ringct semantics: sizes, balance, range proofs (rct.go; no flag)
-//	CheckTxPoolEntry  tx_memory_pool::add_tx before the inputs: amounts, fee, weight, outputs
+//	CheckTxPre        blob size, version
+//	CheckTxWeight     the transaction weight limit (from hard fork 8)
+//	CheckTxSemantic   core::check_tx_semantic: inputs, outputs, sums, key images
+//	CheckTxOutputs    Blockchain::check_tx_outputs
+//	CheckTxPoolEntry  the pool's own rules: fee, tx extra size, unlock time, the pool's key images
+//	CheckRctSemantics ringct semantics: sizes, balance, range proofs (rct.go; invalid_input)
 //	CheckTxInputs     Blockchain::check_tx_inputs: ring sizes, versions, order, spends, rings (inputs.go)
 //	VerifyTxSignatures the ring signatures, MLSAG and CLSAG (inputs.go)
 
@@ -31,6 +36,11 @@ const (
 	LockedTxAllowedDeltaSeconds = 60 // V1; from hard fork 2 it is the v2 target, 120
 	BulletproofMaxOutputs       = 16
 	FeePerKB                    = 2_000_000_000 // FEE_PER_KB, before hard fork 4
+	// MaxTxExtraSize is MAX_TX_EXTRA_SIZE (monerod 0.18.2.1 on): a pool rule
+	// only, a block may hold a transaction with a larger extra. 1060 bytes
+	// are the mandatory content of a 16-output transaction (547), a custom
+	// tag and 32 bytes of custom data per recipient.
+	MaxTxExtraSize = 1060
 )
 
 // Hard-fork versions of the transaction rules (cryptonote_config.h HF_VERSION_*).
@@ -54,15 +64,15 @@ const (
 	VersionBulletproofPlus = 15
 )
 
-// CheckTxPre is core::handle_incoming_tx_pre after parsing: a blob over
-// MaxTxSize is too big, and the version must be 1..max (1 at hard fork 1,
-// else 2).
+// CheckTxPre is rules 1-3 of ver_non_input_consensus: a blob over
+// MaxTxSize is too big, and the version must be 1..max (1 before hard fork
+// 4, HF_VERSION_DYNAMIC_FEE, else 2).
 func CheckTxPre(tx *cryptonote.Transaction, blobSize int, hf uint8) error {
 	if blobSize > MaxTxSize {
 		return txErr("transaction too big", FlagTooBig, fmt.Errorf("%d bytes, at most %d", blobSize, MaxTxSize))
 	}
 	maxVersion := uint64(2)
-	if hf == 1 {
+	if hf < VersionDynamicFee {
 		maxVersion = 1
 	}
 	if tx.Version == 0 || tx.Version > maxVersion {
@@ -71,41 +81,46 @@ func CheckTxPre(tx *cryptonote.Transaction, blobSize int, hf uint8) error {
 	return nil
 }
 
-// CheckTxSemantic is core::check_tx_semantic. weightLimit is the current
-// cumulative block weight limit, used only for a transaction that does not
-// come inside a block (keptByBlock false): its weight must stay below
-// weightLimit − 600. None of these refusals sets a flag in monerod 0.18.0.
-func CheckTxSemantic(tx *cryptonote.Transaction, hf uint8, weight uint64, keptByBlock bool, weightLimit uint64) error {
+// CheckTxWeight is rule 4 of ver_non_input_consensus: from hard fork 8 a
+// transaction weighs at most TxWeightLimit, inside a block or not.
+func CheckTxWeight(weight uint64, hf uint8) error {
+	if limit := TxWeightLimit(hf); hf >= VersionPerByteFee && weight > limit {
+		return txErr("transaction is too heavy", FlagTooBig, fmt.Errorf("weight %d, maximum %d", weight, limit))
+	}
+	return nil
+}
+
+// CheckTxSemantic is core::check_tx_semantic, with the flags monerod 0.18.5
+// sets (0.18.0 set none, and also refused a transaction weighing as much as
+// the block weight limit less 600; rule 4, CheckTxWeight, replaced that).
+func CheckTxSemantic(tx *cryptonote.Transaction, hf uint8) error {
 	if len(tx.Inputs) == 0 {
-		return txErr("tx with empty inputs", 0, nil)
+		return txErr("tx with empty inputs", FlagInvalidInput, nil)
 	}
 	if err := checkInputTypes(tx); err != nil {
-		return txErr("unsupported input types", 0, err)
+		return txErr("unsupported input types", FlagInvalidInput, err)
 	}
 	if err := checkOutsValid(tx); err != nil {
-		return txErr("tx with invalid outputs", 0, err)
+		return txErr("tx with invalid outputs", FlagInvalidOutput, err)
 	}
 	if tx.Version > 1 {
 		if tx.Rct == nil || len(tx.Rct.OutPk) != len(tx.Outputs) {
-			return txErr("tx with mismatched vout/outPk count", 0, nil)
+			return txErr("tx with mismatched vout/outPk count", FlagInvalidOutput, nil)
 		}
 	}
 	in, inOver := inputSum(tx)
 	out, outOver := tx.OutputSum()
 	if inOver || outOver {
-		return txErr("tx has money overflow", 0, nil)
+		return txErr("tx has money overflow", FlagOverspend, nil)
 	}
 	if tx.Version == 1 && in <= out {
-		return txErr("tx with wrong amounts", 0, fmt.Errorf("ins %d, outs %d", in, out))
-	}
-	if !keptByBlock && (weightLimit < CoinbaseBlobReservedSize || weight >= weightLimit-CoinbaseBlobReservedSize) {
-		return txErr("tx is too large", 0, fmt.Errorf("weight %d, expected below %d", weight, weightLimit-min(weightLimit, CoinbaseBlobReservedSize)))
+		return txErr("tx with wrong amounts", FlagOverspend, fmt.Errorf("ins %d, outs %d", in, out))
 	}
 	seen := make(map[cryptonote.Key]struct{}, len(tx.Inputs))
 	for _, txin := range tx.Inputs {
 		ki := txin.(cryptonote.TxInToKey).KeyImage
 		if _, dup := seen[ki]; dup {
-			return txErr("tx uses a single key image more than once", 0, fmt.Errorf("key image %s", ki))
+			return txErr("tx uses a single key image more than once", FlagInvalidInput, fmt.Errorf("key image %s", ki))
 		}
 		seen[ki] = struct{}{}
 	}
@@ -114,7 +129,7 @@ func CheckTxSemantic(tx *cryptonote.Transaction, hf uint8, weight uint64, keptBy
 			offs := txin.(cryptonote.TxInToKey).KeyOffsets
 			for n := 1; n < len(offs); n++ {
 				if offs[n] == 0 {
-					return txErr("tx uses duplicate ring members", 0, fmt.Errorf("input %d, ring member %d", i, n))
+					return txErr("tx uses duplicate ring members", FlagInvalidInput, fmt.Errorf("input %d, ring member %d", i, n))
 				}
 			}
 		}
@@ -122,18 +137,22 @@ func CheckTxSemantic(tx *cryptonote.Transaction, hf uint8, weight uint64, keptBy
 	for i, txin := range tx.Inputs {
 		ki := txin.(cryptonote.TxInToKey).KeyImage
 		if !keyImageInDomain(ki) {
-			return txErr("tx uses key image not in the valid domain", 0, fmt.Errorf("input %d, key image %s", i, ki))
+			return txErr("tx uses key image not in the valid domain", FlagInvalidInput, fmt.Errorf("input %d, key image %s", i, ki))
 		}
 	}
 	if err := CheckOutputTypes(tx, hf); err != nil {
-		return txErr("tx does not use valid output type(s)", 0, err)
+		return txErr("tx does not use valid output type(s)", FlagInvalidOutput, err)
 	}
 	return nil
 }
 
-// keyImageInDomain is check_tx_inputs_keyimages_domain: ℓ·KI is the
-// identity. (The identity itself passes here; the signature checks refuse it.)
+// keyImageInDomain is check_tx_inputs_keyimages_domain: KI is not the
+// identity (refused here from monerod 0.18.4.3, commit 7b5319757; 0.18.0 left it to the
+// signature checks) and ℓ·KI is the identity.
 func keyImageInDomain(ki cryptonote.Key) bool {
+	if ki == (cryptonote.Key{1}) {
+		return false
+	}
 	p, err := crypto.DecodePoint(ki[:])
 	if err != nil {
 		return false
@@ -250,62 +269,52 @@ func TxWeightLimit(hf uint8) uint64 {
 
 // PoolEntry is what tx_memory_pool::add_tx needs besides the transaction.
 type PoolEntry struct {
-	HF          uint8
 	Weight      uint64
-	KeptByBlock bool // the tx came inside a block: no fee rule, weight rule only from hard fork 8
+	KeptByBlock bool // the tx came back from a popped block: none of these rules apply
 	// FeeOK is Blockchain::check_fee for this weight and fee; it is not
 	// consulted for a transaction kept by block.
 	FeeOK func(weight, fee uint64) bool
 	// KeyImageInPool reports a key image already used by a pool transaction
 	// (not consulted for a transaction kept by block).
 	KeyImageInPool func(cryptonote.Key) bool
-	// Grandfathered reports the two MLSAG transactions mainnet admits after
-	// hard fork 13.
-	Grandfathered bool
 }
 
-// CheckTxPoolEntry is tx_memory_pool::add_tx up to, not including, the
-// input checks, in its order: input types, v1 amounts, fee, weight, the
-// pool's key images, then Blockchain::check_tx_outputs. It returns the fee.
+// CheckTxPoolEntry is tx_memory_pool::add_tx after ver_non_input_consensus
+// and before the input checks, in its order: the fee, the size of the tx
+// extra (MaxTxExtraSize), a zero unlock time, then the pool's key images.
+// Every refusal here is a no-drop offence (TxError.NoDropOffense). It
+// returns the fee.
 func CheckTxPoolEntry(tx *cryptonote.Transaction, e PoolEntry) (uint64, error) {
-	if tx.Version == 0 {
-		return 0, txErr("transaction version 0 is invalid", 0, nil)
-	}
-	if err := checkInputTypes(tx); err != nil {
-		return 0, txErr("unsupported input types", FlagInvalidInput, err)
+	soft := func(rule string, flags TxFlags, err error) error {
+		return &TxError{Rule: rule, Flags: flags, Err: err, NoDropOffense: true}
 	}
 	var fee uint64
 	if tx.Version == 1 {
-		in, over := inputSum(tx)
-		if over {
-			return 0, txErr("input amounts overflow", 0, nil)
-		}
+		in, _ := inputSum(tx)
 		out, _ := tx.OutputSum()
-		switch {
-		case out > in:
-			return 0, txErr("transaction uses more money than it has", FlagOverspend, fmt.Errorf("uses %d, has %d", out, in))
-		case out == in:
-			return 0, txErr("transaction fee is zero", FlagFeeTooLow, nil)
-		}
-		fee = in - out
+		fee = in - out // CheckTxSemantic made sure in > out
 	} else if tx.Rct != nil {
 		fee = tx.Rct.TxnFee
 	}
-	if !e.KeptByBlock && e.FeeOK != nil && !e.FeeOK(e.Weight, fee) {
-		return 0, txErr("fee too low", FlagFeeTooLow, fmt.Errorf("fee %d for weight %d", fee, e.Weight))
+	if e.KeptByBlock {
+		return fee, nil
 	}
-	if limit := TxWeightLimit(e.HF); (!e.KeptByBlock || e.HF >= VersionPerByteFee) && e.Weight > limit {
-		return 0, txErr("transaction is too heavy", FlagTooBig, fmt.Errorf("weight %d, maximum %d", e.Weight, limit))
+	if e.FeeOK != nil && !e.FeeOK(e.Weight, fee) {
+		return 0, soft("fee too low", FlagFeeTooLow, fmt.Errorf("fee %d for weight %d", fee, e.Weight))
 	}
-	if !e.KeptByBlock && e.KeyImageInPool != nil {
+	if len(tx.Extra) > MaxTxExtraSize {
+		return 0, soft("transaction tx-extra is too big", FlagTxExtraTooBig, fmt.Errorf("%d bytes, the limit is %d", len(tx.Extra), MaxTxExtraSize))
+	}
+	if tx.UnlockTime != 0 {
+		return 0, soft("transaction unlock time is not zero", FlagNonzeroUnlockTime, fmt.Errorf("unlock time %d", tx.UnlockTime))
+	}
+	if e.KeyImageInPool != nil {
 		for _, in := range tx.Inputs {
-			if ki := in.(cryptonote.TxInToKey).KeyImage; e.KeyImageInPool(ki) {
-				return 0, txErr("key image already spent in the pool", FlagDoubleSpend, fmt.Errorf("key image %s", ki))
+			if k, ok := in.(cryptonote.TxInToKey); ok && e.KeyImageInPool(k.KeyImage) {
+				ki := k.KeyImage
+				return 0, soft("key image already spent in the pool", FlagDoubleSpend, fmt.Errorf("key image %s", ki))
 			}
 		}
-	}
-	if err := CheckTxOutputs(tx, e.HF, e.Grandfathered); err != nil {
-		return 0, err
 	}
 	return fee, nil
 }

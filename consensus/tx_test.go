@@ -215,63 +215,67 @@ func TestUnmixableInputs(t *testing.T) {
 
 func TestCheckTxSemantic(t *testing.T) {
 	ok := rctTx(16, [][]uint64{ring(16), ring(16)}, 2)
-	if err := CheckTxSemantic(ok, 16, 1500, false, 600_000); err != nil {
+	if err := CheckTxSemantic(ok, 16); err != nil {
 		t.Fatalf("valid tx refused: %v", err)
 	}
 	torsion := cryptonote.Key{0x26, 0xe8, 0x95, 0x8f, 0xc2, 0xb2, 0x27, 0xb0, 0x45, 0xc3, 0xf4, 0x89, 0xf2, 0xef, 0x98, 0xf0, 0xd5, 0xdf, 0xac, 0x05, 0xd3, 0xc6, 0x33, 0x39, 0xb1, 0x38, 0x02, 0x88, 0x6d, 0x53, 0xfc, 0x05}
 	notPoint := cryptonote.Key{2} // y = 2 is not on the curve
-	for name, edit := range map[string]func(tx *cryptonote.Transaction){
-		"no inputs": func(tx *cryptonote.Transaction) { tx.Inputs = nil },
-		"gen input": func(tx *cryptonote.Transaction) { tx.Inputs[0] = cryptonote.TxInGen{Height: 1} },
-		"output not a point": func(tx *cryptonote.Transaction) {
+	// The flags are those core::check_tx_semantic sets from monerod 0.18.4 (commit 008ba966d).
+	for _, c := range []struct {
+		name string
+		edit func(tx *cryptonote.Transaction)
+		flag TxFlags
+	}{
+		{"no inputs", func(tx *cryptonote.Transaction) { tx.Inputs = nil }, FlagInvalidInput},
+		{"gen input", func(tx *cryptonote.Transaction) { tx.Inputs[0] = cryptonote.TxInGen{Height: 1} }, FlagInvalidInput},
+		{"output not a point", func(tx *cryptonote.Transaction) {
 			tx.Outputs[1] = cryptonote.TxOut{Target: cryptonote.TxOutToTaggedKey{Key: notPoint}}
-		},
-		"outPk count": func(tx *cryptonote.Transaction) { tx.Rct.OutPk = tx.Rct.OutPk[:1] },
-		"duplicate key image": func(tx *cryptonote.Transaction) {
+		}, FlagInvalidOutput},
+		{"outPk count", func(tx *cryptonote.Transaction) { tx.Rct.OutPk = tx.Rct.OutPk[:1] }, FlagInvalidOutput},
+		{"duplicate key image", func(tx *cryptonote.Transaction) {
 			in := tx.Inputs[1].(cryptonote.TxInToKey)
 			in.KeyImage = tx.Inputs[0].(cryptonote.TxInToKey).KeyImage
 			tx.Inputs[1] = in
-		},
-		"duplicate ring member": func(tx *cryptonote.Transaction) {
+		}, FlagInvalidInput},
+		{"duplicate ring member", func(tx *cryptonote.Transaction) {
 			in := tx.Inputs[0].(cryptonote.TxInToKey)
 			in.KeyOffsets = slices.Clone(in.KeyOffsets)
 			in.KeyOffsets[3] = 0
 			tx.Inputs[0] = in
-		},
-		"key image with torsion": func(tx *cryptonote.Transaction) {
+		}, FlagInvalidInput},
+		{"key image with torsion", func(tx *cryptonote.Transaction) {
 			in := tx.Inputs[0].(cryptonote.TxInToKey)
 			p, _ := crypto.DecodePoint(in.KeyImage[:])
 			q, _ := crypto.DecodePoint(torsion[:])
 			in.KeyImage = cryptonote.Key(new(edwards25519.Point).Add(p, q).Bytes())
 			tx.Inputs[0] = in
-		},
-		"untagged output at hf 16": func(tx *cryptonote.Transaction) { tx.Outputs[0].Target = cryptonote.TxOutToKey{Key: point(3)} },
+		}, FlagInvalidInput},
+		{"identity key image", func(tx *cryptonote.Transaction) {
+			in := tx.Inputs[0].(cryptonote.TxInToKey)
+			in.KeyImage = cryptonote.Key{1}
+			tx.Inputs[0] = in
+		}, FlagInvalidInput},
+		{"untagged output at hf 16", func(tx *cryptonote.Transaction) { tx.Outputs[0].Target = cryptonote.TxOutToKey{Key: point(3)} }, FlagInvalidOutput},
 	} {
 		tx := rctTx(16, [][]uint64{ring(16), ring(16)}, 2)
-		edit(tx)
-		if err := CheckTxSemantic(tx, 16, 1500, false, 600_000); err == nil {
-			t.Errorf("%s: accepted", name)
+		c.edit(tx)
+		if err := CheckTxSemantic(tx, 16); FlagsOf(err) != c.flag {
+			t.Errorf("%s: %v, want flags %v", c.name, err, c.flag.Reason())
 		}
-	}
-	if err := CheckTxSemantic(ok, 16, 600_000-600, false, 600_000); err == nil {
-		t.Error("pool tx at the block limit − 600 accepted")
-	}
-	if err := CheckTxSemantic(ok, 16, 600_000-600, true, 600_000); err != nil {
-		t.Errorf("block tx weight judged by the pool rule: %v", err)
 	}
 	// v1: Σin must exceed Σout.
 	v1 := &cryptonote.Transaction{Version: 1,
 		Inputs:  []cryptonote.TxIn{cryptonote.TxInToKey{Amount: 1000, KeyOffsets: []uint64{3}, KeyImage: keyImage(0)}},
 		Outputs: []cryptonote.TxOut{{Amount: 1000, Target: cryptonote.TxOutToKey{Key: point(1)}}}}
-	if err := CheckTxSemantic(v1, 1, 100, true, 0); err == nil {
-		t.Error("v1 tx with zero fee accepted")
+	if err := CheckTxSemantic(v1, 1); FlagsOf(err) != FlagOverspend {
+		t.Errorf("v1 tx with zero fee: %v, want overspend", err)
 	}
 	v1.Outputs[0].Amount = 999
-	if err := CheckTxSemantic(v1, 1, 100, true, 0); err != nil {
+	if err := CheckTxSemantic(v1, 1); err != nil {
 		t.Errorf("v1 tx with fee 1 refused: %v", err)
 	}
 	v1.Outputs[0].Amount = 0
-	if err := CheckTxSemantic(v1, 1, 100, true, 0); err == nil {
+	if err := CheckTxSemantic(v1, 1); err == nil {
 		t.Error("v1 output of amount 0 accepted")
 	}
 }
@@ -331,36 +335,83 @@ func TestCheckTxOutputs(t *testing.T) {
 func TestCheckTxPoolEntry(t *testing.T) {
 	tx := rctTx(16, [][]uint64{ring(16), ring(16)}, 2)
 	tx.Rct.TxnFee = 1000
-	e := PoolEntry{HF: 16, Weight: 900, FeeOK: func(w, f uint64) bool { return f >= w }, KeyImageInPool: func(cryptonote.Key) bool { return false }}
+	e := PoolEntry{Weight: 900, FeeOK: func(w, f uint64) bool { return f >= w }, KeyImageInPool: func(cryptonote.Key) bool { return false }}
 	if fee, err := CheckTxPoolEntry(tx, e); err != nil || fee != 1000 {
 		t.Fatalf("CheckTxPoolEntry = %d, %v", fee, err)
 	}
-	e.Weight = 1001
-	if _, err := CheckTxPoolEntry(tx, e); FlagsOf(err) != FlagFeeTooLow {
-		t.Errorf("low fee: %v", err)
+	// Every refusal here leaves the relaying peer alone (m_no_drop_offense).
+	refused := func(what string, tx *cryptonote.Transaction, e PoolEntry, want TxFlags) {
+		t.Helper()
+		_, err := CheckTxPoolEntry(tx, e)
+		if FlagsOf(err) != want || !IsNoDropOffense(err) {
+			t.Errorf("%s: %v (no-drop %v), want %s", what, err, IsNoDropOffense(err), want.Reason())
+		}
 	}
-	e.KeptByBlock = true
-	if _, err := CheckTxPoolEntry(tx, e); err != nil {
+	low := e
+	low.Weight = 1001
+	refused("low fee", tx, low, FlagFeeTooLow)
+	low.KeptByBlock = true
+	if _, err := CheckTxPoolEntry(tx, low); err != nil {
 		t.Errorf("block tx judged by the pool's fee: %v", err)
 	}
-	e.KeptByBlock = false
-	e.Weight = TxWeightLimit(16) + 1
-	e.FeeOK = nil
-	if _, err := CheckTxPoolEntry(tx, e); FlagsOf(err) != FlagTooBig {
+
+	// MAX_TX_EXTRA_SIZE: 1060 bytes pass, 1061 do not, kept by block they do.
+	big := *tx
+	big.Extra = make([]byte, MaxTxExtraSize)
+	if _, err := CheckTxPoolEntry(&big, e); err != nil {
+		t.Errorf("extra of %d bytes: %v", MaxTxExtraSize, err)
+	}
+	big.Extra = make([]byte, MaxTxExtraSize+1)
+	refused("extra too big", &big, e, FlagTxExtraTooBig)
+	// The fee comes first (tx_memory_pool::add_tx's order).
+	refused("extra too big and fee too low", &big, low2(e), FlagFeeTooLow)
+	if _, err := CheckTxPoolEntry(&big, PoolEntry{Weight: 900, KeptByBlock: true}); err != nil {
+		t.Errorf("block tx with a big extra: %v", err)
+	}
+
+	// A non-zero unlock time, after the extra's size.
+	locked := *tx
+	locked.UnlockTime = 1
+	refused("unlock time", &locked, e, FlagNonzeroUnlockTime)
+	locked.Extra = big.Extra
+	refused("unlock time and extra too big", &locked, e, FlagTxExtraTooBig)
+	locked.Extra = nil
+	if _, err := CheckTxPoolEntry(&locked, PoolEntry{Weight: 900, KeptByBlock: true}); err != nil {
+		t.Errorf("block tx with an unlock time: %v", err)
+	}
+
+	spent := e
+	spent.KeyImageInPool = func(ki cryptonote.Key) bool { return ki == tx.Inputs[1].(cryptonote.TxInToKey).KeyImage }
+	refused("pool double spend", tx, spent, FlagDoubleSpend)
+	locked.UnlockTime = 7
+	refused("pool double spend and unlock time", &locked, spent, FlagNonzeroUnlockTime)
+
+	if err := CheckTxWeight(TxWeightLimit(16)+1, 16); FlagsOf(err) != FlagTooBig {
 		t.Errorf("heavy tx: %v", err)
 	}
-	e.Weight = 1500
-	e.KeyImageInPool = func(ki cryptonote.Key) bool { return ki == tx.Inputs[1].(cryptonote.TxInToKey).KeyImage }
-	if _, err := CheckTxPoolEntry(tx, e); FlagsOf(err) != FlagDoubleSpend {
-		t.Errorf("pool double spend: %v", err)
+	if err := CheckTxWeight(TxWeightLimit(16), 16); err != nil {
+		t.Errorf("tx at the weight limit: %v", err)
+	}
+	if err := CheckTxWeight(TxWeightLimit(7)+1, 7); err != nil {
+		t.Errorf("weight limit applied before hard fork 8: %v", err)
 	}
 	if TxWeightLimit(16) != 149_400 || TxWeightLimit(7) != 299_400 || TxWeightLimit(4) != 59_400 {
 		t.Errorf("TxWeightLimit = %d, %d, %d", TxWeightLimit(16), TxWeightLimit(7), TxWeightLimit(4))
 	}
 }
 
+// low2 is e with a fee rule the transaction fails.
+func low2(e PoolEntry) PoolEntry {
+	e.FeeOK = func(uint64, uint64) bool { return false }
+	return e
+}
+
 func TestFlagsReason(t *testing.T) {
 	if got := (FlagDoubleSpend | FlagInvalidInput).Reason(); got != "double spend, invalid input" {
+		t.Errorf("reason %q", got)
+	}
+	// core_rpc_server.cpp on_send_raw_tx (0.18.3.4 on) texts for the pool-only rules.
+	if got := (FlagFeeTooLow | FlagTxExtraTooBig | FlagNonzeroUnlockTime).Reason(); got != "fee too low, tx-extra too big, tx unlock time is not zero" {
 		t.Errorf("reason %q", got)
 	}
 }

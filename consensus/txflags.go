@@ -19,6 +19,12 @@ const (
 	FlagOverspend
 	FlagFeeTooLow
 	FlagTooFewOutputs
+	// FlagTxExtraTooBig and FlagNonzeroUnlockTime are the pool-only rules
+	// monerod added in 0.18.2.1 and 0.18.3.4 (m_tx_extra_too_big, commit
+	// 5900ed370; m_nonzero_unlock_time, commit dd47d03cf):
+	// send_raw_transaction's tx_extra_too_big and nonzero_unlock_time.
+	FlagTxExtraTooBig
+	FlagNonzeroUnlockTime
 )
 
 // reasons are core_rpc_server.cpp on_send_raw_tx's texts, in its order.
@@ -34,6 +40,8 @@ var reasons = []struct {
 	{FlagOverspend, "overspend"},
 	{FlagFeeTooLow, "fee too low"},
 	{FlagTooFewOutputs, "too few outputs"},
+	{FlagTxExtraTooBig, "tx-extra too big"},
+	{FlagNonzeroUnlockTime, "tx unlock time is not zero"},
 }
 
 // Reason is the "reason" string monerod builds from the flags: the texts
@@ -50,11 +58,15 @@ func (f TxFlags) Reason() string {
 
 // TxError is a transaction refused by a rule. Rule names the rule in a few
 // words (monerod's log wording where it has one), Flags what monerod's
-// verification context would carry, Err the details.
+// verification context would carry, Err the details. NoDropOffense is
+// monerod's m_no_drop_offense (0.18.2.2 on, commit 059b97538): the transaction stays out of the
+// pool and is not relayed, but the peer that sent it is not punished (a fee
+// too low, a pool-only rule, a key image another pool transaction spends).
 type TxError struct {
-	Rule  string
-	Flags TxFlags
-	Err   error
+	Rule          string
+	Flags         TxFlags
+	Err           error
+	NoDropOffense bool
 }
 
 func (e *TxError) Error() string {
@@ -73,6 +85,13 @@ func FlagsOf(err error) TxFlags {
 		return te.Flags
 	}
 	return 0
+}
+
+// IsNoDropOffense reports a TxError anywhere in err's chain that is no
+// offence of the peer that relayed the transaction (TxError.NoDropOffense).
+func IsNoDropOffense(err error) bool {
+	var te *TxError
+	return errors.As(err, &te) && te.NoDropOffense
 }
 
 func txErr(rule string, flags TxFlags, err error) error {

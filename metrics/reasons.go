@@ -87,6 +87,8 @@ var txFlagReasons = []struct {
 	{consensus.FlagOverspend, "overspend"},
 	{consensus.FlagFeeTooLow, "fee_too_low"},
 	{consensus.FlagTooFewOutputs, "too_few_outputs"},
+	{consensus.FlagTxExtraTooBig, "tx_extra_too_big"},
+	{consensus.FlagNonzeroUnlockTime, "nonzero_unlock_time"},
 }
 
 // TxRefusalReasons are the values of gonero_transactions_refused_total's

@@ -46,16 +46,19 @@ func newDandelion() *dandelion {
 }
 
 // stem returns the stem peer for transactions from source, or nil when
-// they are to be fluffed (a fluff epoch, or no stem peer). outs lists the
-// current stem candidates; it is asked when an epoch starts and when the
-// mapped peer went away (update_channels).
-func (d *dandelion) stem(now time.Time, source *conn, outs func() []*conn) *conn {
+// they are to be fluffed (a fluff epoch, or no stem peer). local marks this
+// node's own transactions (relay_method::local), which monerod stems even
+// in a fluff epoch since 0.18.2.0 (commit 1bb5d25e3, "Fix dandelion++
+// fluff/stem bug with local txes"): only without a stem peer are they
+// fluffed. outs lists the current stem candidates; it is asked when an
+// epoch starts and when the mapped peer went away (update_channels).
+func (d *dandelion) stem(now time.Time, source *conn, local bool, outs func() []*conn) *conn {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.started || !now.Before(d.epochEnd) {
 		d.newEpoch(now, outs())
 	}
-	if d.fluffing {
+	if d.fluffing && !local {
 		return nil
 	}
 	// As dandelionpp_notify: two tries, the channels updated after a miss.

@@ -27,21 +27,21 @@ func TestDandelionStems(t *testing.T) {
 	outs := []*conn{a, b, c}
 	list := func() []*conn { return outs }
 
-	x := d.stem(now, srcX, list)
-	y := d.stem(now, srcY, list)
+	x := d.stem(now, srcX, false, list)
+	y := d.stem(now, srcY, false, list)
 	if x == nil || y == nil || x == y {
 		t.Fatalf("two sources got stems %p and %p, want two different ones", x, y)
 	}
 	if len(d.stems) != dandelionStems {
 		t.Fatalf("%d stems, want %d", len(d.stems), dandelionStems)
 	}
-	if again := d.stem(now.Add(time.Minute), srcX, list); again != x {
+	if again := d.stem(now.Add(time.Minute), srcX, false, list); again != x {
 		t.Fatal("a source's stem changed within the epoch")
 	}
-	if z := d.stem(now, srcZ, list); z != x && z != y {
+	if z := d.stem(now, srcZ, false, list); z != x && z != y {
 		t.Fatal("a third source got a peer outside the epoch's stems")
 	}
-	if own := d.stem(now, nil, list); own != x && own != y {
+	if own := d.stem(now, nil, false, list); own != x && own != y {
 		t.Fatal("this node's own transactions got a peer outside the epoch's stems")
 	}
 
@@ -53,7 +53,7 @@ func TestDandelionStems(t *testing.T) {
 			outs = append(outs[:i:i], outs[i+1:]...)
 		}
 	}
-	nx := d.stem(now, srcX, list)
+	nx := d.stem(now, srcX, false, list)
 	if nx == nil || nx == x || nx.closed() {
 		t.Fatalf("after its stem closed, the source got %p", nx)
 	}
@@ -65,14 +65,14 @@ func TestDandelionStems(t *testing.T) {
 			s.close(nil)
 		}
 	}
-	if s := d.stem(now, srcY, list); s != nil {
+	if s := d.stem(now, srcY, false, list); s != nil {
 		t.Fatal("a stem without any candidate")
 	}
 
 	// A new epoch that is a fluff epoch: fluff even with candidates.
 	fluff := newDandelion()
 	fluff.rnd = func(int) int { return 0 }
-	if s := fluff.stem(now, srcX, func() []*conn { return []*conn{testConn()} }); s != nil {
+	if s := fluff.stem(now, srcX, false, func() []*conn { return []*conn{testConn()} }); s != nil {
 		t.Fatal("a stem in a fluff epoch")
 	}
 	if !fluff.epochEnd.After(now.Add(dandelionMinEpoch - time.Second)) {

@@ -718,7 +718,10 @@ func (n *Node) serveMissingTxs(c *conn, req portable.RequestFluffyMissingTx) err
 
 // handleNewTxs is handle_notify_new_transactions: every transaction goes
 // through the pool's full verification; one that fails drops the peer (as
-// monerod drops it, without a fail towards a ban). The new ones go on as
+// monerod drops it, without a fail towards a ban), unless its refusal is no
+// offence of the peer (consensus.IsNoDropOffense: a fee too low, a pool-only
+// rule, a key image another pool transaction spends; monerod 0.18.2.2 on),
+// which only leaves that transaction out. The new ones go on as
 // they came: fluffed ones to every other peer, stem ones through
 // Dandelion++ (relayStem). A transaction the pool holds in its stem phase
 // counts as new when it comes fluffed, and when it comes on a stem again
@@ -728,7 +731,9 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 	for _, b := range nt.Txs {
 		h := cryptonote.Keccak256(b)
 		if seen[h] {
-			return misbehaved(1, "the same transaction twice in one message")
+			// monerod 0.18.3.0 on (commit 1924c170d) drops the peer,
+			// without a fail towards a ban.
+			return misbehaved(0, "the same transaction twice in one message")
 		}
 		seen[h] = true
 	}
@@ -747,6 +752,9 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 			continue
 		case errors.Is(err, txpool.ErrAlreadyInChain):
 			continue
+		case consensus.IsNoDropOffense(err):
+			n.log.Debug("transaction from peer refused", "conn", c, "err", err)
+			continue
 		case err != nil:
 			return misbehaved(0, "transaction verification failed: %w", err)
 		}
@@ -757,7 +765,7 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 		}
 	}
 	if len(stem) > 0 {
-		n.relayStem(stem, c)
+		n.relayStem(stem, c, false)
 	}
 	if len(fluff) > 0 {
 		n.relayFluff(fluff, c)
@@ -766,10 +774,11 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 }
 
 // relayStem is dandelionpp_notify: the transactions go to the source's
-// stem peer with dandelionpp_fluff false, their embargo set; in a fluff
-// epoch or without a stem peer they are fluffed instead.
-func (n *Node) relayStem(entries []*txpool.Entry, source *conn) {
-	if peer := n.dandelion.stem(n.now(), source, n.stemCandidates); peer != nil {
+// stem peer with dandelionpp_fluff false, their embargo set; without a stem
+// peer, or in a fluff epoch unless they are this node's own (local), they
+// are fluffed instead.
+func (n *Node) relayStem(entries []*txpool.Entry, source *conn, local bool) {
+	if peer := n.dandelion.stem(n.now(), source, local, n.stemCandidates); peer != nil {
 		msg := portable.NewTransactions{Stem: true}
 		for _, e := range entries {
 			msg.Txs = append(msg.Txs, e.Blob)
@@ -822,12 +831,13 @@ func (n *Node) relayFluff(entries []*txpool.Entry, except *conn) {
 
 // relayLocal relays a transaction sendrawtransaction added (unless asked
 // not to) through Dandelion++, as monerod relays its relay_method::local
-// transactions: registered with the pool.
+// transactions: always on a stem while there is a stem peer, even in a
+// fluff epoch. Registered with the pool.
 func (n *Node) relayLocal(e *txpool.Entry) {
 	if e.Source != txpool.SourceRPC || e.DoNotRelay {
 		return
 	}
-	n.relayStem([]*txpool.Entry{e}, nil)
+	n.relayStem([]*txpool.Entry{e}, nil, true)
 }
 
 // relayAgain relays a pool transaction relay_tx asked for: fluffed when it
@@ -838,7 +848,7 @@ func (n *Node) relayAgain(e *txpool.Entry, fluff bool) {
 		n.relayFluff([]*txpool.Entry{e}, nil)
 		return
 	}
-	n.relayStem([]*txpool.Entry{e}, nil)
+	n.relayStem([]*txpool.Entry{e}, nil, true)
 }
 
 // embargoLoop fluffs the stem-phase transactions whose embargo ran out
