@@ -4,7 +4,7 @@ package rpc
 // listener (monerod --restricted-rpc, --rpc-restricted-bind-port) does not
 // serve, and the caps it puts on the ones it serves (core_rpc_server.h's
 // MAP_URI_AUTO_JON2_IF / MAP_JON_RPC_WE_IF(..., !m_restricted) and the
-// limits at the top of core_rpc_server.cpp, v0.18.0.0).
+// limits at the top of core_rpc_server.cpp, v0.18.5.3).
 
 // restrictedRefusedPaths are the plain paths monerod maps only when not
 // restricted: on a restricted listener they are unknown paths (404).
@@ -25,6 +25,9 @@ var restrictedRefusedPaths = map[string]bool{
 	"/in_peers":             true,
 	"/update":               true,
 	"/pop_blocks":           true,
+	// Restricted since 0.18.4.
+	"/get_alt_blocks_hashes": true,
+	"/get_transaction_pool":  true,
 }
 
 // restrictedRefusedMethods are the JSON-RPC methods a restricted listener
