@@ -2,7 +2,6 @@ package epeejson
 
 import (
 	"errors"
-	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,6 +103,9 @@ func TestConvertersAgainstCaptures(t *testing.T) {
 			_, err := v.AsString()
 			note("client", err)
 		}
+		if changedSince0180[r.stem] {
+			continue
+		}
 		if (len(wrongType) > 0) != (code == -32602) {
 			t.Errorf("%s: wrong-type fields %v, monerod answered code %d", r.stem, wrongType, code)
 			continue
@@ -186,6 +188,14 @@ func TestConvertersAgainstCaptures(t *testing.T) {
 	t.Logf("%d captured block-method calls agree with the converters", checked)
 }
 
+// changedSince0180 are the captures (monerod 0.18.0's answers) that monerod
+// 0.18.5.3, the reference now, answers differently: it converts no string
+// to an integer. TestParamTypesMatchMonerod (package rpc) asks them live.
+var changedSince0180 = map[string]bool{
+	"offline/getblock_height_string":        true,
+	"offline/getblockheaderbyheight_string": true,
+}
+
 // TestConverterCaptureTable spells out what the captures show for the request
 // values the converters must tell apart (TestConvertersAgainstCaptures checks
 // these against monerod's answers; this table pins the expectation per file).
@@ -207,8 +217,10 @@ func TestConverterCaptureTable(t *testing.T) {
 		{"offline/getblockheaderbyheight_bool", "height", wrongType},
 		{"offline/getblockheaderbyheight_string_nonnumeric", "height", wrongType},
 		{"offline/getblock_hash_number", "hash", wrongType},
-		{"offline/getblock_height_string", "height", "10"},
-		{"offline/getblockheaderbyheight_string", "height", "10"},
+		// 0.18.0 (the captures) read "10" as 10; 0.18.5.3 refuses it
+		// (TestParamTypesMatchMonerod in package rpc asks it live).
+		{"offline/getblock_height_string", "height", wrongType},
+		{"offline/getblockheaderbyheight_string", "height", wrongType},
 		{"offline/getblock_height_uint64max", "height", "18446744073709551615"},
 		{"offline/duplicate_keys", "height", "2"},
 		{"offline/getblockheaderbyheight_null", "height", absent},
@@ -295,21 +307,13 @@ func TestConvertersFromSource(t *testing.T) {
 		{`{"x":--5}`, 0, nil}, // strtoll("--5") = 0
 		{`{"x":-1}`, 0, ErrWrongType},
 		{`{"x":1e3}`, 0, ErrWrongType}, // a double, whatever its value
-		{`{"x":""}`, 0, ErrWrongType},  // all_of(digits) holds, lexical_cast("") throws
-		{`{"x":"007"}`, 7, nil},
-		{`{"x":"18446744073709551615"}`, math.MaxUint64, nil},
-		{`{"x":"18446744073709551616"}`, 0, ErrWrongType}, // lexical_cast overflow
-		{`{"x":" 1"}`, 0, ErrWrongType},
-		{`{"x":"+1"}`, 0, ErrWrongType},
-		{`{"x":"2017-05-06T16:27:06Z"}`, 1494088026, nil},     // MyMonero timestamp (as UTC)
-		{`{"x":"1969-12-31T23:59:59Z"}`, math.MaxUint64, nil}, // time_t -1 → uint64
-		{`{"x":"2017-02-31T00:00:00Z"}`, 1488499200, nil},     // mktime normalizes to March 3
-		{`{"x":"2017-13-01T00:00:00Z"}`, 0, ErrWrongShape},    // regex ok, strptime fails: field untouched
-		{`{"x":"2017-00-01T00:00:00Z"}`, 0, ErrWrongShape},
-		{`{"x":"2017-01-00T00:00:00Z"}`, 0, ErrWrongShape},
-		{`{"x":"2017-01-01T24:00:00Z"}`, 0, ErrWrongShape},
-		{`{"x":"2017-01-01T00:60:00Z"}`, 0, ErrWrongType}, // regex [0-5]\d fails
-		{`{"x":"2017-01-01T00:00:00"}`, 0, ErrWrongType},
+		// monerod 0.18.5.3 converts no string (0.18.0 read digits and
+		// MyMonero's ISO-8601 timestamps): TestParamTypesMatchMonerod.
+		{`{"x":""}`, 0, ErrWrongType},
+		{`{"x":"007"}`, 0, ErrWrongType},
+		{`{"x":"18446744073709551615"}`, 0, ErrWrongType},
+		{`{"x":"2017-05-06T16:27:06Z"}`, 0, ErrWrongType},
+		{`{"x":"2017-13-01T00:00:00Z"}`, 0, ErrWrongType},
 		{`{"x":[1]}`, 0, ErrWrongType},
 		{`{"x":{"a":1}}`, 0, ErrWrongType},
 		{`{"x":false}`, 0, ErrWrongType},

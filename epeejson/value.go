@@ -3,7 +3,6 @@ package epeejson
 import (
 	"errors"
 	"sort"
-	"time"
 )
 
 // Kind of a parsed value. JSON null members are dropped by the parser (as epee
@@ -175,21 +174,17 @@ var ErrWrongType = errors.New("epeejson: wrong type")
 var ErrWrongShape = errors.New("epeejson: wrong shape")
 
 // AsUint64 converts a value for a uint64_t request field (height, …) like
-// epee's get_value → convert_t:
+// epee's get_value → convert_t in monerod 0.18.5.3:
 //   - KindUint: the value.
 //   - KindInt: accepted when not negative (convert_int_to_uint only rejects
 //     values below 0; "-0" parses as int64 0 and gives 0), else ErrWrongType.
-//   - KindString: a string of ASCII digits only is converted ("10" → 10,
-//     observed); the empty string, a value above 2^64-1 and any other string
-//     are ErrWrongType (boost::lexical_cast throws). The MyMonero ISO-8601 hack
-//     is implemented too: "YYYY-MM-DDTHH:MM:SSZ" gives the Unix time, read as
-//     UTC (monerod uses mktime, i.e. the server's local time zone; UTC is what a
-//     server normally runs in); when strptime would reject its fields (month 13,
-//     hour 24, …) monerod leaves the field unchanged, so that is ErrWrongShape.
+//   - KindString: ErrWrongType. monerod 0.18.0 converted a string of digits
+//     ("10" → 10) and MyMonero's ISO-8601 timestamps; 0.18.5.3 refuses every
+//     string ("height":"0" is -32602, observed).
 //   - KindDouble, KindBool: ErrWrongType (convert_t has no such conversion).
 //   - KindObject, KindArray: ErrWrongType. convert_t throws for a section or
 //     an array too (the storage_entry visitor reaches every variant type), and
-//     monerod answered -32602 to "height":{} (getblock_height_object).
+//     monerod answers -32602 to "height":{} (getblock_height_object).
 func (v Value) AsUint64() (uint64, error) {
 	switch v.Kind {
 	case KindUint:
@@ -199,100 +194,8 @@ func (v Value) AsUint64() (uint64, error) {
 			return 0, ErrWrongType
 		}
 		return uint64(v.Int), nil
-	case KindString:
-		return stringToUint64(v.Str)
 	}
 	return 0, ErrWrongType
-}
-
-// stringToUint64 is epee's convert_to_integral<std::string, uint64_t>.
-func stringToUint64(s string) (uint64, error) {
-	allDigits := true
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			allDigits = false
-			break
-		}
-	}
-	if allDigits {
-		// boost::lexical_cast<uint64_t>: "" and overflow throw.
-		if s == "" {
-			return 0, ErrWrongType
-		}
-		var n uint64
-		for i := 0; i < len(s); i++ {
-			d := uint64(s[i] - '0')
-			if n > (^uint64(0)-d)/10 {
-				return 0, ErrWrongType
-			}
-			n = n*10 + d
-		}
-		return n, nil
-	}
-	t, matched, valid := isoTimestamp(s)
-	switch {
-	case !matched:
-		return 0, ErrWrongType
-	case !valid:
-		return 0, ErrWrongShape
-	}
-	return t, nil
-}
-
-// isoTimestamp implements the regex \d{4}-[01]\d-[0-3]\dT[0-2]\d:[0-5]\d:[0-5]\dZ
-// followed by strptime("%Y-%m-%dT%H:%M:%S") and mktime. matched reports the
-// regex; valid that strptime accepts the fields (when it does not, monerod
-// leaves the field unchanged).
-func isoTimestamp(s string) (t uint64, matched, valid bool) {
-	const pattern = "dddd-Dd-DdTDd:Dd:DdZ" // d: digit; D: restricted first digit
-	if len(s) != len(pattern) {
-		return 0, false, false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch pattern[i] {
-		case 'd':
-			if c < '0' || c > '9' {
-				return 0, false, false
-			}
-		case 'D':
-			var max byte
-			switch i {
-			case 5:
-				max = '1' // [01]\d month
-			case 8:
-				max = '3' // [0-3]\d day
-			case 11:
-				max = '2' // [0-2]\d hour
-			default:
-				max = '5' // [0-5]\d minute, second
-			}
-			if c < '0' || c > max {
-				return 0, false, false
-			}
-		default:
-			if c != pattern[i] {
-				return 0, false, false
-			}
-		}
-	}
-	num := func(i, n int) int {
-		v := 0
-		for _, c := range []byte(s[i : i+n]) {
-			v = v*10 + int(c-'0')
-		}
-		return v
-	}
-	year, month, day := num(0, 4), num(5, 2), num(8, 2)
-	hour, minute, second := num(11, 2), num(14, 2), num(17, 2)
-	// glibc strptime ranges: %m 1..12, %d 1..31, %H 0..23 (%M, %S are already
-	// within range by the regex). Day 31 of a short month passes strptime and
-	// mktime normalizes it, as time.Date does.
-	if month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 {
-		return 0, true, false
-	}
-	unix := time.Date(year, time.Month(month), day, hour, minute, second, 0, time.UTC).Unix()
-	return uint64(unix), true, true // time_t → uint64_t: years before 1970 wrap, as in C++
 }
 
 // AsString converts a value for a std::string request field (hash, client, …):

@@ -50,6 +50,13 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		dropConnection(ctx)
 		return
 	}
+	if !epeeHeaderLines(ctx.Request.Header.RawHeaders()) {
+		// monerod 0.18.5.3's header parser closes the connection without
+		// a word; we say 400 first, as for any other malformed head.
+		s.log.Debug("httpd: malformed header line", "remote", ctx.RemoteAddr().String())
+		s.write(ctx, Response{Status: 400, ContentType: "text/plain", Close: true})
+		return
+	}
 	body := ctx.PostBody()
 	if requestHeadBytes(&ctx.Request.Header)+int64(len(body)) > s.cfg.MaxRequestBytes {
 		// Only a head alone over the limit gets here: headerReceived
@@ -97,6 +104,40 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	resp := s.call(rt.fn, req)
 	*req = Request{} // drop the references to the request buffers
 	s.write(ctx, resp)
+}
+
+// epeeHeaderLines reports whether every header line passes the stricter
+// parser of monerod 0.18.5.3 (http_base.h parse_header_line): no line
+// starts with a space or tab (no folding), each has a colon after a
+// non-empty name, and the name holds token characters only (isTokenChar:
+// letters, digits and !#$%&'*+-.^_`|~). fasthttp reads some of these
+// leniently ("Bad Name: x"); epee, until 0.18.4, read them too.
+func epeeHeaderLines(raw []byte) bool {
+	for len(raw) > 0 {
+		line := raw
+		if i := bytes.IndexByte(raw, '\n'); i >= 0 {
+			line, raw = raw[:i], raw[i+1:]
+		} else {
+			raw = nil
+		}
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			return true // the blank line that ends the section
+		}
+		if line[0] == ' ' || line[0] == '\t' {
+			return false
+		}
+		colon := bytes.IndexByte(line, ':')
+		if colon <= 0 {
+			return false
+		}
+		for _, c := range line[:colon] {
+			if !isTokenChar(c) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // epeeVerb maps the request's verb to its upper-case name if epee's

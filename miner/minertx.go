@@ -91,7 +91,10 @@ func buildMinerTx(height, amount uint64, to address.Address, version uint8, key 
 	}
 	extra := append([]byte{extraTagPubKey}, txPub.Bytes()...)
 	if len(extraNonce) > 0 {
-		extra = append(append(extra, extraTagNonce, byte(len(extraNonce))), extraNonce...)
+		// The length is a varint (add_extra_nonce_to_tx_extra since
+		// monerod 0.18.4; 0.18.0 wrote one byte, which broke nonces of
+		// 128 bytes or more).
+		extra = append(cryptonote.AppendVarint(append(extra, extraTagNonce), uint64(len(extraNonce))), extraNonce...)
 	}
 	return cryptonote.Transaction{
 		Version:    2,

@@ -2,6 +2,7 @@ package portable
 
 import (
 	"math"
+	"strconv"
 )
 
 // asUint converts v for an unsigned C++ field whose largest value is max,
@@ -23,8 +24,29 @@ func asUint(v Value, max uint64) (uint64, error) {
 			return 0, ErrOutOfRange
 		}
 		return uint64(v.Int), nil
+	case TypeString:
+		if max != math.MaxUint64 || !allDigits(v.Bytes) {
+			break
+		}
+		n, err := strconv.ParseUint(string(v.Bytes), 10, 64)
+		if err != nil {
+			return 0, ErrOutOfRange
+		}
+		return n, nil
 	}
 	return 0, ErrWrongType
+}
+
+func allDigits(b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // asInt converts v for a signed field of range [lo, hi] (see asUint; no

@@ -347,6 +347,8 @@ func TestLoadingRules(t *testing.T) {
 			HandshakeRequest{NodeData: NodeData{PeerID: 5}}},
 		{"narrow integer widened", sec(Entry{"node_data", obj(Entry{"peer_id", NewUint8(5)}, Entry{"my_port", NewInt64(18080)})}),
 			HandshakeRequest{NodeData: NodeData{PeerID: 5, MyPort: 18080}}},
+		{"digit string for uint64", sec(Entry{"payload_data", obj(Entry{"current_height", NewString("123")})}),
+			HandshakeRequest{PayloadData: CoreSyncData{CurrentHeight: 123}}},
 		{"network_id of wrong length ignored", sec(Entry{"node_data", obj(Entry{"network_id", NewString("short")}, Entry{"peer_id", NewUint64(1)})}),
 			HandshakeRequest{NodeData: NodeData{PeerID: 1}}},
 		{"top_id of wrong length ignored", sec(Entry{"payload_data", obj(Entry{"top_id", NewBlob(make([]byte, 33))})}),
@@ -374,7 +376,6 @@ func TestLoadingRules(t *testing.T) {
 		{"network_id as integer", sec(Entry{"node_data", obj(Entry{"network_id", NewUint64(1)})}), ErrWrongType, "node_data.network_id"},
 		{"top_version 256", sec(Entry{"payload_data", obj(Entry{"top_version", NewUint16(256)})}), ErrOutOfRange, "payload_data.top_version"},
 		{"rpc_port as digits", sec(Entry{"node_data", obj(Entry{"rpc_port", NewString("1")})}), ErrWrongType, "node_data.rpc_port"},
-		{"digit string for uint64", sec(Entry{"payload_data", obj(Entry{"current_height", NewString("123")})}), ErrWrongType, "payload_data.current_height"},
 		{"height as double", sec(Entry{"payload_data", obj(Entry{"current_height", NewDouble(1)})}), ErrWrongType, "payload_data.current_height"},
 	}
 	for _, c := range bad {

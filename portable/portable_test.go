@@ -534,11 +534,13 @@ func TestSetAndGetters(t *testing.T) {
 	if i64 != -1 {
 		t.Error(i64)
 	}
-	// monerod 0.18.5.3 no longer converts a string of digits.
-	_, err = g.GetUint64("digits")
-	check("digits", err, ErrWrongType)
+	n64, err = g.GetUint64("digits")
+	check("digits", err, nil)
+	if n64 != math.MaxUint64 {
+		t.Error(n64)
+	}
 	_, err = g.GetUint64("digits_over")
-	check("digits overflow", err, ErrWrongType)
+	check("digits overflow", err, ErrOutOfRange)
 	_, err = g.GetUint64("notdigits")
 	check("not digits", err, ErrWrongType)
 	_, err = g.GetUint64("empty")

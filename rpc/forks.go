@@ -20,20 +20,21 @@ func init() {
 	registerMethod(method{handler: getBlockHeadersRange}, "get_block_headers_range", "getblockheadersrange")
 }
 
-// coreRPCVersion is CORE_RPC_VERSION of monerod 0.18.0.0: 3.10.
-const coreRPCVersion = 3<<16 | 10
+// coreRPCVersion is CORE_RPC_VERSION of monerod 0.18.5.3: 3.16.
+const coreRPCVersion = 3<<16 | 16
 
-// getVersion answers release false: the Debian build of 0.18.0.0 this node
-// is compared with is not marked a release (MONERO_VERSION_IS_RELEASE).
+// getVersion answers release false: the build of 0.18.5.3 this node is
+// compared with is not marked a release (MONERO_VERSION_IS_RELEASE). Since
+// 0.18.4 it also tells the chain height, the sync target (0 once
+// synchronized, as get_info's) and the network's hard-fork table; epee
+// omits a zero target_height (KV_SERIALIZE_OPT's default).
 func getVersion(c *call) (func(*epeejson.Writer), *Error) {
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.KeyBool("release", false)
-		w.KeyString("status", statusOK)
-		writeUntrusted(w)
-		w.KeyUint("version", coreRPCVersion)
-		w.EndObject()
-	}, nil
+	res := versionResult{
+		currentHeight: c.server.chain.Height(),
+		targetHeight:  c.server.peers.TargetHeight(),
+		hardForks:     c.server.network.HardForks(),
+	}
+	return res.write, nil
 }
 
 // Hard-fork bookkeeping constants (hardfork.h).

@@ -433,6 +433,11 @@ func getBlock(c *call) (func(*epeejson.Writer), *Error) {
 // getBlockCount is not one of the six query methods, but pools and wallets
 // poll it constantly and it is one line.
 func getBlockCount(c *call) (func(*epeejson.Writer), *Error) {
+	// Its request is a std::list<std::string>: params given as an array
+	// must hold strings only (unused), anything else is ignored.
+	if _, e := c.params.stringList(); e != nil {
+		return nil, e
+	}
 	height := c.server.chain.Height()
 	return func(w *epeejson.Writer) {
 		w.BeginObject()

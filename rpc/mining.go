@@ -42,14 +42,13 @@ func init() {
 
 // Codes of the mining errors (core_rpc_server_error_codes.h).
 const (
-	codeTooBigReserveSize   = -3
-	codeWrongBlockblob      = -6
-	codeWrongBlockblobSize  = -10
-	codeMiningToSubaddress  = -12
-	maxReserveSize          = 255 // get_block_template's reserve_size
-	maxExtraNonceHex        = 510 // get_block_template's extra_nonce, in hex digits
-	blockSizeSanityLeeway   = 100 // BLOCK_SIZE_SANITY_LEEWAY
-	maxMinerExtraNonceBytes = 127 // see templateExtraNonce
+	codeTooBigReserveSize  = -3
+	codeWrongBlockblob     = -6
+	codeWrongBlockblobSize = -10
+	codeMiningToSubaddress = -12
+	maxReserveSize         = 255 // get_block_template's reserve_size
+	maxExtraNonceHex       = 510 // get_block_template's extra_nonce, in hex digits
+	blockSizeSanityLeeway  = 100 // BLOCK_SIZE_SANITY_LEEWAY
 )
 
 var (
@@ -72,21 +71,17 @@ func decodeHexBlob(s string) ([]byte, bool) {
 	return b, err == nil
 }
 
-// parseBlockBlob parses a block blob as monerod does. One leniency of
-// monerod's reader is kept: a varint read at the end of the data reads as
-// 0 (tools::read_varint returns what it read so far), so a blob that ends
-// where its tx_hashes count should be is a block without transactions.
-// The block's own serialization (with the count) is returned with it.
+// parseBlockBlob parses a block blob as monerod does. monerod 0.18.0 read a
+// varint at the end of the data as 0, so a blob that ended where its
+// tx_hashes count should be was a block without transactions; 0.18.5.3's
+// binary_archive refuses it (a varint must have at least one byte). The
+// block's own serialization is returned with it.
 func parseBlockBlob(blob []byte) (*cryptonote.Block, []byte, error) {
 	blk, err := cryptonote.ParseBlock(blob)
-	if err == nil {
-		return blk, blob, nil
+	if err != nil {
+		return nil, nil, err
 	}
-	padded := append(blob[:len(blob):len(blob)], 0)
-	if b, err2 := cryptonote.ParseBlock(padded); err2 == nil && len(b.TxHashes) == 0 {
-		return b, padded, nil
-	}
-	return nil, nil, err
+	return blk, blob, nil
 }
 
 // blockSizeOK is core::check_incoming_block_size: a blob no longer than the
@@ -151,12 +146,6 @@ func getBlockTemplate(c *call) (func(*epeejson.Writer), *Error) {
 			return nil, errNoTemplate
 		}
 	}
-	if len(nonce) > maxMinerExtraNonceBytes {
-		// monerod writes the nonce's length as one byte, then reads the
-		// extra back (sort_tx_extra) as a varint: from 128 bytes on that
-		// fails, and so does its template.
-		return nil, errNoTemplate
-	}
 	t, err := s.miner.BlockTemplate(to, nonce)
 	if err != nil {
 		s.log.Error("get_block_template: no block template", "err", err)
@@ -202,7 +191,8 @@ func submitBlock(c *call) (func(*epeejson.Writer), *Error) {
 	}
 	s := c.server
 	if !s.peers.Synchronized() {
-		return func(w *epeejson.Writer) { writeStatusOnly(w, "BUSY") }, nil
+		busy := &submitBlockResult{status: statusBusy}
+		return busy.write, nil
 	}
 	if len(blobs) != 1 {
 		return nil, errWrongParam
@@ -212,6 +202,10 @@ func submitBlock(c *call) (func(*epeejson.Writer), *Error) {
 		return nil, errWrongBlockblob
 	}
 	blk, canonical, err := parseBlockBlob(blob)
+	if err != nil {
+		return nil, errWrongBlockblob
+	}
+	id, err := blk.ID()
 	if err != nil {
 		return nil, errWrongBlockblob
 	}
@@ -228,7 +222,8 @@ func submitBlock(c *call) (func(*epeejson.Writer), *Error) {
 		s.log.Info("submitted block refused", "err", err)
 		return nil, errNotAccepted
 	}
-	return func(w *epeejson.Writer) { writeStatusOnly(w, "OK") }, nil
+	done := &submitBlockResult{status: statusOK, blockID: id.String()}
+	return done.write, nil
 }
 
 // getMinerData is get_miner_data: what a pool needs to build its own
@@ -331,11 +326,11 @@ func encodeMMDepth(n, nonce uint32) uint32 {
 }
 
 // auxNonce is the first nonce that gives each chain its own slot.
-func auxNonce(ids []cryptonote.Hash) (uint32, bool) {
+func auxNonce(ids []cryptonote.Hash, last uint32) (uint32, bool) {
 	n := uint32(len(ids))
 	slots := make([]bool, n)
 next:
-	for nonce := uint32(0); nonce <= maxAuxNonce; nonce++ {
+	for nonce := uint32(0); nonce <= last; nonce++ {
 		clear(slots)
 		for _, id := range ids {
 			slot := auxSlot(id, nonce, n)
@@ -350,10 +345,14 @@ next:
 }
 
 // maxAuxNonce is the last nonce add_aux_pow tries; maxAuxChainsSearched
-// the most merge-mined chains gonero searches a nonce for.
+// the most merge-mined chains gonero searches a nonce for. Since 0.18.4 a
+// restricted listener takes at most restrictedAuxPowCount chains and tries
+// nonces up to restrictedMaxAuxNonce.
 const (
-	maxAuxNonce          = 65535
-	maxAuxChainsSearched = 256
+	maxAuxNonce           = 65535
+	maxAuxChainsSearched  = 256
+	restrictedAuxPowCount = 10
+	restrictedMaxAuxNonce = 16384
 )
 
 // addAuxPow is add_aux_pow (merge mining): it finds the first nonce that
@@ -369,6 +368,9 @@ func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
 	aux, e := parseAuxPow(c.params)
 	if e != nil {
 		return nil, e
+	}
+	if c.restricted && len(aux) > restrictedAuxPowCount {
+		return nil, &Error{codeRestricted, "Too many aux pow hashes"}
 	}
 	if len(aux) == 0 {
 		return nil, errEmptyAuxPow
@@ -390,7 +392,11 @@ func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
 	// each its own slot (the chance is n!/n^n per nonce): monerod searches
 	// all 65536 nonces in vain; gonero does not spend that time.
 	if len(aux) <= maxAuxChainsSearched {
-		nonce, found = auxNonce(ids)
+		last := uint32(maxAuxNonce)
+		if c.restricted {
+			last = restrictedMaxAuxNonce
+		}
+		nonce, found = auxNonce(ids, last)
 	}
 	if !found {
 		return nil, errNoAuxNonce
@@ -415,9 +421,8 @@ func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
 }
 
 // getBlockHash is on_get_block_hash: the id of the main-chain block at a
-// height, params a one-element array. Surprising, as monerod does: a
-// height above the chain is no error but the zero hash (monerod fills the
-// error, then answers success anyway).
+// height, params a one-element array. A height above the chain is -2 (0.18.0
+// filled the error but answered the zero hash; 0.18.5.3 returns the error).
 func getBlockHash(c *call) (func(*epeejson.Writer), *Error) {
 	heights, e := c.params.uint64s()
 	if e != nil {
@@ -425,6 +430,9 @@ func getBlockHash(c *call) (func(*epeejson.Writer), *Error) {
 	}
 	if len(heights) != 1 {
 		return nil, errExpectedHeight
+	}
+	if height := c.server.chain.Height(); heights[0] >= height {
+		return nil, errTooBigHeight(heights[0], height-1)
 	}
 	id := c.server.chain.HashAt(heights[0])
 	return func(w *epeejson.Writer) { w.String(id.String()) }, nil

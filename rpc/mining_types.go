@@ -356,3 +356,19 @@ func writeStatusOnly(w *epeejson.Writer, status string) {
 	writeUntrusted(w)
 	w.EndObject()
 }
+
+// submitBlockResult is submit_block's answer: since monerod 0.18.4 it
+// names the block (block_id, the id of the block parsed from the blob, set
+// only when the block was handled: empty on BUSY).
+type submitBlockResult struct {
+	status  string
+	blockID string
+}
+
+func (r *submitBlockResult) write(w *epeejson.Writer) {
+	w.BeginObject()
+	w.KeyString("block_id", r.blockID)
+	w.KeyString("status", r.status)
+	writeUntrusted(w)
+	w.EndObject()
+}

@@ -338,6 +338,10 @@ func setBans(c *call) (func(*epeejson.Writer), *Error) {
 				return nil, &Error{codeWrongParam, "Unsupported host/subnet type"}
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
+		case b.ip == 0:
+			// Since 0.18.4: an entry with neither host nor ip no longer
+			// bans 0.0.0.0.
+			return nil, &Error{codeWrongParam, "No ip/host supplied"}
 		default:
 			p = netip.PrefixFrom(ipv4FromEpee(b.ip), 32)
 		}
@@ -375,13 +379,10 @@ func banned(c *call) (func(*epeejson.Writer), *Error) {
 	}, nil
 }
 
-// flushCache: gonero keeps no cache of refused transactions or blocks
-// (monerod's bad-tx and invalid-block caches), so there is nothing to
-// flush; the request is still read as monerod reads it.
+// flushCache: gonero keeps no cache of invalid blocks (monerod's), so
+// there is nothing to flush; the request is still read as monerod reads it:
+// since 0.18.4 it has bad_blocks alone (bad_txs, of any type, is ignored).
 func flushCache(c *call) (func(*epeejson.Writer), *Error) {
-	if _, e := c.params.bool("bad_txs"); e != nil {
-		return nil, e
-	}
 	if _, e := c.params.bool("bad_blocks"); e != nil {
 		return nil, e
 	}

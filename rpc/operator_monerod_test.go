@@ -235,6 +235,15 @@ func TestOperatorEndpointsMatchMonerod(t *testing.T) {
 	call("set_bans", `{"bans":"nothing"}`)
 	call("set_bans", `{"bans":[1,2]}`)
 	call("set_bans", `{"bans":[{"host":"5.6.7.8","ban":false}]}`)
+	// Neither host nor ip: refused since 0.18.4, after the entries
+	// before it; a bare IPv6 host is one since 0.18.4 (unbanned here;
+	// banned, monerod lists the address where gonero lists its /64).
+	call("set_bans", `{"bans":[{"ban":true,"seconds":10}]}`)
+	call("set_bans", `{"bans":[{"host":"","ip":0,"ban":false}]}`)
+	call("set_bans", `{"bans":[{"host":"5.6.7.9","ban":true,"seconds":100},{"ban":true,"seconds":10},{"host":"5.6.7.10","ban":true,"seconds":100}]}`)
+	call("get_bans", `{}`, "seconds") // the remaining seconds may have ticked apart
+	call("set_bans", `{"bans":[{"host":"5.6.7.9","ban":false},{"host":"2001:db8::2","ban":false}]}`)
+	call("get_bans", `{}`, "seconds")
 
 	// Peer lists.
 	for _, body := range []string{``, `{}`, `{"public_only":false}`, `{"include_blocked":true}`, `{"public_only":1}`, `{`} {
@@ -248,7 +257,7 @@ func TestOperatorEndpointsMatchMonerod(t *testing.T) {
 	// Flush, prune (checked only: asked to prune, monerod prunes its
 	// chain and gonero, which does not prune, says it failed), RPC
 	// payments as without them.
-	for _, p := range []string{`{}`, `{"bad_txs":true,"bad_blocks":true}`, `{"bad_txs":1}`} {
+	for _, p := range []string{`{}`, `{"bad_txs":true,"bad_blocks":true}`, `{"bad_txs":1}`, `{"bad_txs":"x"}`, `{"bad_blocks":1}`} {
 		call("flush_cache", p)
 	}
 	call("prune_blockchain", `{"check":true}`)

@@ -159,10 +159,11 @@ func parseSubnet(s string) (netip.Prefix, bool) {
 
 // parseHost is net::get_network_address(host, 0) for the address kinds a
 // ban applies to: an IPv4 address, or an IPv6 one in brackets, optionally
-// with a port ("1.2.3.4:18080", "[2001:db8::1]:18080"); a bare IPv6
-// address is not one (monerod cuts it at its last colon). monerod also
-// reads the IPv4 forms inet_addr takes ("1.2.3", "0x7f.1") and Tor and I2P
-// addresses, which gonero does not connect to; here they are not hosts.
+// with a port ("1.2.3.4:18080", "[2001:db8::1]:18080"), or a bare IPv6
+// address (two colons or more, no port; since 0.18.4; 0.18.0 cut it at its
+// last colon). monerod also reads the IPv4 forms inet_addr takes ("1.2.3",
+// "0x7f.1") and Tor and I2P addresses, which gonero does not connect to;
+// here they are not hosts.
 func parseHost(s string) (netip.Addr, bool) {
 	var host, port string
 	if strings.IndexByte(s, ']') >= 0 {
@@ -174,6 +175,8 @@ func parseHost(s string) (netip.Addr, bool) {
 		if len(host)+2 < len(s) {
 			port = s[strings.LastIndexByte(s, ':')+1:]
 		}
+	} else if strings.Count(s, ":") >= 2 {
+		host = s
 	} else if k := strings.LastIndexByte(s, ':'); k >= 0 {
 		host, port = s[:k], s[k+1:]
 	} else {
@@ -341,8 +344,8 @@ func strtol(s string) (n int64, rest string, ok bool) {
 	return n, s[i:], true
 }
 
-// Default P2P rate limits in kB/s (P2P_DEFAULT_LIMIT_RATE_UP/DOWN; monerod
-// 0.18.4 raised them from 2048 and 8192).
+// Default P2P rate limits in kB/s (P2P_DEFAULT_LIMIT_RATE_UP/DOWN; 0.18.0's
+// were 2048 and 8192).
 const (
 	defaultLimitUp   = 8192
 	defaultLimitDown = 32768

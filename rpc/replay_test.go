@@ -191,6 +191,14 @@ func replayable(stem string) bool {
 	return true
 }
 
+// changedSince0180 are the captures (monerod 0.18.0's answers) that monerod
+// 0.18.5.3, the reference now, answers differently: it converts no string
+// to an integer. TestChangedSince0180MatchesMonerod asks them of both live.
+var changedSince0180 = map[string]bool{
+	"offline/getblock_height_string":        true,
+	"offline/getblockheaderbyheight_string": true,
+}
+
 // Every captured monerod answer on the shared regtest chain is replayed
 // against gonero serving the same chain; the answers must be value-equal
 // (the getblock json string byte-equal, as part of that).
@@ -201,7 +209,7 @@ func TestReplayCapturedAnswers(t *testing.T) {
 		n := 0
 		for _, f := range files {
 			stem := strings.TrimSuffix(filepath.Base(f), ".request")
-			if !replayable(stem) {
+			if !replayable(stem) || changedSince0180[set+"/"+stem] {
 				continue
 			}
 			method, target, body := capturedRequest(t, f)

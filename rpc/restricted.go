@@ -25,9 +25,9 @@ var restrictedRefusedPaths = map[string]bool{
 	"/in_peers":             true,
 	"/update":               true,
 	"/pop_blocks":           true,
-	// 0.18.4+: the pool with its private details, and alternative blocks.
-	"/get_transaction_pool":  true,
+	// Restricted since 0.18.4.
 	"/get_alt_blocks_hashes": true,
+	"/get_transaction_pool":  true,
 }
 
 // restrictedRefusedMethods are the JSON-RPC methods a restricted listener

@@ -261,25 +261,21 @@ func (s *Server) isKeyImageSpent(in *isKeyImageSpentRequest, restricted bool) *i
 		return &isKeyImageSpentResponse{Status: "Too many key images queried in restricted mode"}
 	}
 	images := make([]cryptonote.Key, len(in.KeyImages))
-	valid := make([]bool, len(in.KeyImages))
 	for i, text := range in.KeyImages {
 		b, err := hex.DecodeString(text)
 		if err != nil {
 			return &isKeyImageSpentResponse{Status: "Failed to parse hex representation of key image"}
 		}
-		// 0.18.0 noted a size mismatch and went on; 0.18.5.3 refuses it.
+		// 0.18.0 noted a size mismatch and went on (reading 32 bytes
+		// whatever the size); 0.18.5.3 stops there.
 		if len(b) != len(images[i]) {
 			return &isKeyImageSpentResponse{Status: "Failed, size of data mismatch"}
 		}
 		copy(images[i][:], b)
-		valid[i] = true
 	}
 	out := &isKeyImageSpentResponse{Status: statusOK, SpentStatus: make([]uint64, len(images))}
 	err := s.store.View(func(r *chaindb.Reader) error {
 		for i, ki := range images {
-			if !valid[i] {
-				continue
-			}
 			_, spent, err := r.KeyImageSpent(ki)
 			if err != nil {
 				return err
@@ -300,7 +296,7 @@ func (s *Server) isKeyImageSpent(in *isKeyImageSpentRequest, restricted bool) *i
 	// twice is reported in the pool once.
 	for _, ki := range s.poolKeyImages(restricted) {
 		for i := range images {
-			if valid[i] && out.SpentStatus[i] == keyImageUnspent && images[i] == ki {
+			if out.SpentStatus[i] == keyImageUnspent && images[i] == ki {
 				out.SpentStatus[i] = keyImageInPool
 				break
 			}
