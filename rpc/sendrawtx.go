@@ -38,7 +38,7 @@ func (r *sendRawTxResponse) write(w *epeejson.Writer) {
 	w.KeyBool("invalid_input", f&consensus.FlagInvalidInput != 0)
 	w.KeyBool("invalid_output", f&consensus.FlagInvalidOutput != 0)
 	w.KeyBool("low_mixin", f&consensus.FlagLowMixin != 0)
-	w.KeyBool("nonzero_unlock_time", f&flagNonzeroUnlockTime != 0)
+	w.KeyBool("nonzero_unlock_time", f&consensus.FlagNonzeroUnlockTime != 0)
 	w.KeyBool("not_relayed", r.NotRelayed)
 	w.KeyBool("overspend", f&consensus.FlagOverspend != 0)
 	w.KeyString("reason", r.Reason)
@@ -47,20 +47,10 @@ func (r *sendRawTxResponse) write(w *epeejson.Writer) {
 	w.KeyBool("too_big", f&consensus.FlagTooBig != 0)
 	w.KeyBool("too_few_outputs", f&consensus.FlagTooFewOutputs != 0)
 	w.KeyString("top_hash", "")
-	w.KeyBool("tx_extra_too_big", f&flagTxExtraTooBig != 0)
+	w.KeyBool("tx_extra_too_big", f&consensus.FlagTxExtraTooBig != 0)
 	w.KeyBool("untrusted", false)
 	w.EndObject()
 }
-
-// The verification flags of the two pool rules monerod 0.18.4 added
-// (tx_verification_context m_tx_extra_too_big: extra over MAX_TX_EXTRA_SIZE,
-// 1060 bytes; m_nonzero_unlock_time). The pool's rules set them as the two
-// flags after consensus.FlagTooFewOutputs (consensus.FlagTxExtraTooBig and
-// consensus.FlagNonzeroUnlockTime, which come with those rules).
-const (
-	flagTxExtraTooBig     = consensus.FlagTooFewOutputs << 1
-	flagNonzeroUnlockTime = consensus.FlagTooFewOutputs << 2
-)
 
 // serveSendRawTx is /sendrawtransaction (and /send_raw_transaction):
 // core_rpc_server::on_send_raw_tx of monerod 0.18.5.3. A refused transaction
