@@ -9,7 +9,7 @@
 GO        ?= go
 DATA_DIR  ?= ./data
 BIN       := bin/gonerod
-# The regtest wallet "alice" of shared/testdata/regtest (its seed is in that README).
+# The regtest wallet "alice" of testdata/regtest (its seed is in that README).
 MINING_ADDRESS  ?= 43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS
 MINING_INTERVAL ?= 5s
 

@@ -12,7 +12,7 @@ import (
 	"github.com/gonero/gonero/params"
 )
 
-// Real addresses: the regtest wallets of shared/testdata/regtest (made by
+// Real addresses: the regtest wallets of testdata/regtest (made by
 // monero-wallet-rpc) and addresses from the Monero project's own tests,
 // one of each network and kind.
 var realAddresses = []struct {

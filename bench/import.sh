@@ -3,7 +3,7 @@
 # everything (proof of work, every transaction's rules, ring signatures / CLSAGs, range proofs).
 #
 # Usage: bench/import.sh [-n RUNS] [--blocks N | --heavy [TXS] | --heavy-dir DIR] [FILE]
-#   FILE            an export file (default: shared/testdata/regtest/blockchain.raw, 300 blocks, 10 txs)
+#   FILE            an export file (default: testdata/regtest/blockchain.raw, 300 blocks, 10 txs)
 #   --blocks N      instead build a coinbase-only regtest chain of N blocks with monerod (generateblocks, fixed
 #                   difficulty 1) and export it; takes roughly 25 ms per block
 #   --heavy [TXS]   instead build a transaction-heavy chain with shared/tools/build-heavy-chain (TXS RingCT
@@ -23,7 +23,7 @@
 # namespace ($GONERO_NETNS, default gonero-bench): nothing leaves 127.0.0.1.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd); shared=$(cd "$root/../shared" && pwd)
-runs=3 blocks=0 heavy=0 heavydir= file=$shared/testdata/regtest/blockchain.raw
+runs=3 blocks=0 heavy=0 heavydir= file=$root/testdata/regtest/blockchain.raw
 while (($#)); do
   case "$1" in
     -n) runs=$2; shift 2 ;;

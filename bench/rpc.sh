@@ -13,7 +13,7 @@
 #   --profile         also record a CPU profile of gonerod (perf, cpu-clock sampling with call graphs)
 #                     during extra 64-connection get_info and getblockheaderbyheight runs (not the
 #                     measured ones: perf itself costs CPU); the data is kept in a temp dir
-#   --chain FILE      export file to serve (default: shared/testdata/regtest/blockchain.raw, 300 blocks)
+#   --chain FILE      export file to serve (default: testdata/regtest/blockchain.raw, 300 blocks)
 #   --gonerod BIN     benchmark this gonerod binary instead of building ./cmd/gonerod
 #   --port-base N     ports N (monerod p2p), N+1 (monerod rpc), N+2 (gonerod rpc), N+3 (ceiling)
 #                     (default 38590)
@@ -68,7 +68,7 @@ duration=10 warmup=2 conns_list="16 64" profile=0 nice_level=0 cpus_mode=split p
 methods_default="getblockheaderbyheight getblock getlastblockheader get_info get_block_count /get_height /getblocks.bin"
 methods_all="$methods_default getblockheaderbyhash"
 methods_list=$methods_default
-chain_file=$shared/testdata/regtest/blockchain.raw
+chain_file=$root/testdata/regtest/blockchain.raw
 gonerod_bin=
 quiet_limit=20     # % of one core other processes may use for the machine to count as quiet
 disturbed_limit=25 # % of one core other processes may use during a cell before it is repeated

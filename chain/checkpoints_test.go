@@ -301,7 +301,7 @@ func (c *Chain) weightsFrom(t *testing.T, h uint64) []uint64 {
 	return out
 }
 
-// Blocks with real transactions (the shared regtest chain, monerod-mined)
+// Blocks with real transactions (the regtest chain of testdata, monerod-mined)
 // whose ids a chain entry proved are added without their transactions'
 // RingCT semantics and signatures being verified; the same blocks added
 // without the list are verified (the verified cache shows which ran).

@@ -14,7 +14,7 @@ import (
 )
 
 // capturedExchange returns the decoded epee request and response of line seq
-// of a captured wallet scenario (shared/testdata/regtest/wallet).
+// of a captured wallet scenario (testdata/regtest/wallet).
 func capturedExchange(t *testing.T, scenario string, seq int) (req, resp portable.Section) {
 	t.Helper()
 	f, err := os.Open(testutil.Path(t, "testdata", "regtest", "wallet", scenario+".jsonl"))

@@ -25,7 +25,7 @@ var (
 	regtestCache = map[string]*regtestChain{}
 )
 
-// loadExport reads shared/testdata/regtest/<rel> into records. Meta fields
+// loadExport reads testdata/regtest/<rel> into records. Meta fields
 // the store does not derive anything from (difficulty, weights, rewards) are
 // left zero: chaindb stores them but checks nothing about them.
 func loadExport(t testing.TB, rel ...string) *regtestChain {

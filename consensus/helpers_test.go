@@ -11,7 +11,7 @@ import (
 	"github.com/gonero/gonero/internal/u128"
 )
 
-// readCSV reads a shared/testdata/mainnet/context file: a header line, then
+// readCSV reads a testdata/mainnet/context file: a header line, then
 // rows of decimal numbers whose first column is the height. It returns the
 // first height and the remaining columns as big integers, one slice per
 // column, checking that the heights are consecutive.

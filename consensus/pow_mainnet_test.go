@@ -13,7 +13,7 @@ import (
 	"github.com/gonero/gonero/params"
 )
 
-// mainnetBlockBlob reads a real mainnet block of shared/testdata/mainnet:
+// mainnetBlockBlob reads a real mainnet block of testdata/mainnet:
 // block/<id>.bin, or the blob of an rpc/ get_block capture.
 func mainnetBlockBlob(t *testing.T, file string) []byte {
 	t.Helper()
@@ -42,7 +42,7 @@ func mainnetBlockBlob(t *testing.T, file string) []byte {
 }
 
 // TestMainnetCryptoNightBlocks: the real pre-RandomX mainnet blocks held in
-// shared/testdata/mainnet hash, through BlockPoWHash, to the PoW hashes
+// testdata/mainnet hash, through BlockPoWHash, to the PoW hashes
 // captured from monerod by Cuprate (test-vectors.md: genesis, 202609,
 // 1731606), and meet the difficulty monerod reported for them where a
 // captured header gives it (123, 912345). Their ids are checked first, so

@@ -9,7 +9,7 @@ import (
 	"github.com/gonero/gonero/internal/testutil"
 )
 
-// regtestTx is transaction i of block h of the shared regtest chain.
+// regtestTx is transaction i of block h of the regtest chain of testdata.
 func regtestTx(t *testing.T, h uint64, i int) *cryptonote.Transaction {
 	t.Helper()
 	rd, err := chainexport.Open(testutil.Path(t, "testdata", "regtest", "blockchain.raw"))

@@ -13,7 +13,7 @@ import (
 )
 
 // The seven small-order points of monero's tests/unit_tests/bulletproofs.cpp
-// (copied to shared/testdata/vectors): a key image of the form I + T must be
+// (copied to testdata/vectors): a key image of the form I + T must be
 // refused, as must T alone and the identity.
 func TestCheckKeyImageTorsion(t *testing.T) {
 	f, err := os.Open(testutil.Path(t, "testdata", "vectors", "monero-unit-tests", "torsion_points.txt"))

@@ -15,7 +15,7 @@ import (
 )
 
 // Tests against monerod v0.18.0.0's real answers in
-// shared/testdata/regtest/{responses,golden} (see its README).
+// testdata/regtest/{responses,golden} (see its README).
 
 func regtestPath(t testing.TB, elem ...string) string {
 	return testutil.Path(t, append([]string{"testdata", "regtest"}, elem...)...)

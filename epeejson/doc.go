@@ -20,6 +20,6 @@
 // ignores.
 //
 // Everything here is checked against real monerod answers in
-// shared/testdata/regtest (see the tests); the epee sources named above are
+// testdata/regtest (see the tests); the epee sources named above are
 // from the v0.18.0.0 tag, the version that produced those answers.
 package epeejson

@@ -21,7 +21,7 @@ import (
 	"github.com/gonero/gonero/internal/testutil"
 )
 
-// The block-level oracle: blocks crafted from the shared regtest chain, each
+// The block-level oracle: blocks crafted from the regtest chain of testdata, each
 // breaking one rule (or none), are imported by monero-blockchain-import
 // (monerod v0.18's core, verifying) and by gonero, each into a fresh store,
 // and both must give the same verdict. The expected verdict is monerod's,

@@ -20,7 +20,7 @@ import (
 // store is unchanged.
 func TestForkBelowCheckpointBans(t *testing.T) {
 	dir := t.TempDir()
-	// The shared regtest chain, imported without checkpoints, then reopened
+	// The regtest chain of testdata, imported without checkpoints, then reopened
 	// with one at height 5 holding block 5's real id.
 	db, c := newTestChain(t, dir, testutil.Path(t, "testdata", "regtest", "blockchain.raw"))
 	cp := params.Checkpoint{Height: 5, ID: c.HashAt(5)}

@@ -105,7 +105,7 @@ type nopConn struct{ net.Conn }
 func (nopConn) Close() error                      { return nil }
 func (nopConn) SetReadDeadline(t time.Time) error { return nil }
 
-// dandelionSetup is a node on the shared chain with an outgoing peer
+// dandelionSetup is a node on the testdata chain with an outgoing peer
 // (out, a listener the node dials as a priority node: a stem candidate),
 // a peer that relays to it (in) and a watcher (w), both incoming. The
 // epoch is a stem epoch unless fluffEpoch.

@@ -16,7 +16,7 @@ import (
 
 // A fluffy block whose transactions the node lacks: it asks for exactly
 // those (2009) and adds the block when they come (2008 with txs). And it
-// answers such a request itself. Block 201 of the shared regtest chain
+// answers such a request itself. Block 201 of the regtest chain of testdata
 // holds three transactions.
 func TestFluffyBlockMissingTransactions(t *testing.T) {
 	raw := testutil.Path(t, "testdata", "regtest", "blockchain.raw")

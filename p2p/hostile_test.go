@@ -129,7 +129,7 @@ func goodHandshake(peerID uint64) portable.HandshakeRequest {
 	}
 }
 
-// hostileNode is a node serving the shared regtest chain, with no peers.
+// hostileNode is a node serving the regtest chain of testdata, with no peers.
 // Every case of these tests connects from 127.0.0.1, so the per-IP limit
 // is raised.
 func hostileNode(t *testing.T) *testNode {

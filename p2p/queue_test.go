@@ -107,7 +107,7 @@ func (p *tamperProxy) pipe(from, to net.Conn, fromSyncer bool) {
 	}
 }
 
-// sourceNode serves the shared regtest chain to syncing nodes, all on
+// sourceNode serves the regtest chain of testdata to syncing nodes, all on
 // 127.0.0.1.
 func sourceNode(t *testing.T) *testNode {
 	t.Helper()

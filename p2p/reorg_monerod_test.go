@@ -9,7 +9,7 @@ import (
 	"github.com/gonero/gonero/internal/monerodlab"
 )
 
-// bobAddress is the regtest wallet "bob" of shared/testdata/regtest: the
+// bobAddress is the regtest wallet "bob" of testdata/regtest: the
 // second branch's miner, so that the branches' blocks differ.
 const bobAddress = "46s2fAbLma7FktkJWc2wijKHsdFMZV32qgnFDxFJezT4ZZPYXZJwT2jj4vM1yENnxRGNDCvSTihk5dYj5sts3RkUVCq7RtY"
 

@@ -89,7 +89,7 @@ func TestKnownAnswers(t *testing.T) {
 }
 
 // monerod's calc_pow answer for mainnet height 2286447 (captured by Cuprate,
-// /work/shared/testdata/mainnet/rpc/calc_pow_2286447.json): a 32-byte seed
+// testdata/mainnet/rpc/calc_pow_2286447.json): a 32-byte seed
 // block id, as the node uses it.
 func TestMainnetCalcPow(t *testing.T) {
 	h := newHasher(t, Options{VMs: 1})

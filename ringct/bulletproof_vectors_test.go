@@ -16,7 +16,7 @@ import (
 	"github.com/gonero/gonero/internal/testutil"
 )
 
-// realTx is one real transaction from the shared test data.
+// realTx is one real transaction from the repository's test data.
 type realTx struct {
 	name string
 	tx   *cryptonote.Transaction
@@ -28,12 +28,12 @@ var (
 	realTxsErr  error
 )
 
-// realTxs loads every RingCT transaction of the shared test data that
+// realTxs loads every RingCT transaction of the repository's test data that
 // carries Bulletproofs or Bulletproofs+ (see tx-verification.md §5.2).
 func realTxs(t testing.TB) []realTx {
 	t.Helper()
-	shared := testutil.SharedDir(t)
-	realTxsOnce.Do(func() { realTxsAll, realTxsErr = loadRealTxs(filepath.Join(shared, "testdata")) })
+	dir := testutil.Path(t, "testdata")
+	realTxsOnce.Do(func() { realTxsAll, realTxsErr = loadRealTxs(dir) })
 	if realTxsErr != nil {
 		t.Fatal(realTxsErr)
 	}

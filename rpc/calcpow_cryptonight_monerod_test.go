@@ -17,7 +17,7 @@ import (
 
 // TestCalcPowCryptoNightMatchesMonerod asks gonero and monerod for
 // calc_pow of pre-RandomX blocks: the hashing blobs of the real mainnet
-// blocks in shared/testdata/mainnet at their own version and height, each
+// blocks in testdata/mainnet at their own version and height, each
 // also at two other CryptoNight majors (1, 6, 7, 8, 9, 10, 11 in turn) and
 // other heights (CryptoNight-R's program depends on the height; 202612 is
 // monerod's fixed hash), and random blobs. The answers must be byte-identical.

@@ -10,7 +10,7 @@ import (
 	"github.com/gonero/gonero/internal/monerodlab"
 )
 
-// bobAddress is another regtest wallet of shared/testdata, so that the two
+// bobAddress is another regtest wallet of testdata, so that the two
 // branches pay different miners.
 const bobAddress = "44GBHzv6ZyQdJkjqZje6KLZ3xSyN1hBSFAnLP6EAqJtCRVzMzZmeXTC2AHKDS9aEDTRKmo6a6o9r9j86pYfhCWDkKjbtcns"
 

@@ -199,7 +199,7 @@ var changedSince0180 = map[string]bool{
 	"offline/getblockheaderbyheight_string": true,
 }
 
-// Every captured monerod answer on the shared regtest chain is replayed
+// Every captured monerod answer on the regtest chain of testdata is replayed
 // against gonero serving the same chain; the answers must be value-equal
 // (the getblock json string byte-equal, as part of that).
 func TestReplayCapturedAnswers(t *testing.T) {

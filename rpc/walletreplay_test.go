@@ -21,7 +21,7 @@ import (
 	"github.com/gonero/gonero/portable"
 )
 
-// walletExchange is one line of a capture in shared/testdata/regtest/wallet:
+// walletExchange is one line of a capture in testdata/regtest/wallet:
 // a request monero-wallet-rpc sent to monerod and monerod's answer.
 type walletExchange struct {
 	Seq                 int    `json:"seq"`

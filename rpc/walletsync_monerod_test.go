@@ -163,7 +163,7 @@ func outsValue(refs []outputRef) portable.Value {
 }
 
 // walletRequests are the .bin and JSON bodies real wallets sent to the
-// endpoints of this family (shared/testdata/regtest/wallet/*.jsonl).
+// endpoints of this family (testdata/regtest/wallet/*.jsonl).
 func walletRequests(t *testing.T) map[string][][]byte {
 	t.Helper()
 	want := map[string]bool{"/getblocks.bin": true, "/gethashes.bin": true, "/get_outs.bin": true,

@@ -140,7 +140,7 @@ func ids(es []*Entry) []cryptonote.Hash {
 	return out
 }
 
-// openChain imports an export file of the shared wallet captures into a
+// openChain imports an export file of the wallet captures (testdata) into a
 // fresh verifying chain.
 func openChain(t *testing.T, file string) (*chain.Chain, *chaindb.DB) {
 	t.Helper()

@@ -19,7 +19,7 @@
 // to 1,685,555, Bulletproofs to 2,210,000, CLSAGs to 2,689,608, then
 // Bulletproofs+ with view tags and ring 16, where the transaction count of a
 // block follows the real block weights of mainnet heights 2,850,000–3,049,999
-// (shared/testdata/mainnet/context). -scale multiplies every block's
+// (testdata/mainnet/context). -scale multiplies every block's
 // transaction count (not the size of a transaction, whose shape is what it
 // is), so that 4 M blocks fit the disk; bench/scale.sh --extrapolate
 // estimates the size at mainnet's counts from small stores at -scale 1,
@@ -69,7 +69,7 @@ func main() {
 	scale := flag.Float64("scale", 0.1, "multiplier of every block's transaction count")
 	batch := flag.Int("batch", 1000, "blocks per store transaction (one fsync each)")
 	seed := flag.Uint64("seed", 1, "random seed (a resumed run reseeds with the height)")
-	weights := flag.String("weights", "", "CSV of mainnet block weights (height,block_weight,long_term_weight); default: shared/testdata")
+	weights := flag.String("weights", "", "CSV of mainnet block weights (height,block_weight,long_term_weight); default: the repository's testdata/mainnet/context")
 	every := flag.Uint64("report-every", 0, "print a progress line every this many blocks (0: 10 lines per run)")
 	stats := flag.Bool("stats", false, "print every bucket's keys and bytes at the end (reads the whole file)")
 	measureFor := flag.Duration("measure", 0, "after growing, time reads at random heights and at the tip for this long per row, with a writer (see measure.go)")
@@ -86,7 +86,7 @@ func main() {
 	}
 	wpath := *weights
 	if wpath == "" {
-		wpath = findShared("testdata/mainnet/context/weights_2850000_3049999.csv")
+		wpath = findInRepo("testdata/mainnet/context/weights_2850000_3049999.csv")
 	}
 	ws, err := readWeights(wpath)
 	if err != nil {
@@ -210,23 +210,17 @@ func printStats(db *chaindb.DB) {
 
 }
 
-// findShared locates a file of the shared tree from the working directory up.
-func findShared(rel string) string {
-	if s := os.Getenv("GONERO_SHARED"); s != "" {
-		return filepath.Join(s, rel)
-	}
+// findInRepo locates a file of the repository (rel from its root, the
+// directory holding go.mod) from the working directory up; rel itself if
+// there is no go.mod above.
+func findInRepo(rel string) string {
 	dir, _ := os.Getwd()
 	for d := dir; ; d = filepath.Dir(d) {
-		p := filepath.Join(d, "shared", rel)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		p = filepath.Join(d, "..", "shared", rel)
-		if _, err := os.Stat(p); err == nil {
-			return p
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(d, rel)
 		}
 		if d == filepath.Dir(d) {
-			return filepath.Join("/work/shared", rel)
+			return rel
 		}
 	}
 }

@@ -116,7 +116,7 @@ func TestImportServeAndStop(t *testing.T) {
 	}
 }
 
-// alice is the regtest wallet of shared/testdata/regtest.
+// alice is the regtest wallet of testdata/regtest.
 const alice = "43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS"
 
 // Mistakes get a clear message and exit status 1.

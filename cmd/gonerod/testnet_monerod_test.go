@@ -146,7 +146,7 @@ func privateNetwork(t *testing.T, lab *monerodlab.Lab, bin string, network param
 	sameInfo(t, g, b.Post, name)
 }
 
-// networkAddress is alice's address (shared/testdata/regtest) in the
+// networkAddress is alice's address (testdata/regtest) in the
 // network's prefixes.
 func networkAddress(t *testing.T, network params.Network) string {
 	t.Helper()

@@ -293,7 +293,7 @@ func DecodeResult(who, method string, body []byte, result any) error {
 	return nil
 }
 
-// AliceAddress is the regtest wallet address of shared/testdata/regtest
+// AliceAddress is the regtest wallet address of testdata/regtest
 // (mainnet format, which regtest uses); mining rewards can go there.
 const AliceAddress = "43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS"
 

@@ -78,7 +78,7 @@ func (w *WalletRPC) Call(method string, params any, result any) error {
 	return DecodeResult("wallet-rpc", method, body, result)
 }
 
-// Alice is the regtest wallet of shared/testdata/regtest: its seed, its
+// Alice is the regtest wallet of testdata/regtest: its seed, its
 // main address and its subaddress 0/1.
 const (
 	AliceSeed       = "idiom sugar pawnshop width unplugs seventh atlas narrate amended aching square heels weekday kickoff lawsuit wife vocal myth fizzle nobody poetry juggled hive hurried weekday"

@@ -1,5 +1,5 @@
-// Package testutil finds the project's shared test data and decides how a
-// test reacts when an external tool it needs is missing.
+// Package testutil finds the repository's test data (testdata/) and decides
+// how a test reacts when an external tool it needs is missing.
 package testutil
 
 import (
@@ -16,34 +16,32 @@ import (
 	"testing"
 )
 
-// SharedDir is the shared/ directory that sits beside the repository
-// (override with GONERO_SHARED). The test fails if it cannot be found: the
-// real vectors there are what the tests check against.
-func SharedDir(t testing.TB) string {
+// RepoDir is the repository's root: the nearest directory at or above the
+// working directory (a test runs in its package's directory) that holds
+// go.mod. The test fails if there is none.
+func RepoDir(t testing.TB) string {
 	t.Helper()
-	if d := os.Getenv("GONERO_SHARED"); d != "" {
-		return d
-	}
 	wd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
-		cand := filepath.Join(dir, "shared", "testdata")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return filepath.Join(dir, "shared")
+		if st, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && st.Mode().IsRegular() {
+			return dir
 		}
 		if filepath.Dir(dir) == dir {
 			break
 		}
 	}
-	t.Fatalf("shared/ (test vectors) not found above %s; set GONERO_SHARED", wd)
+	t.Fatalf("go.mod not found at or above %s: run the tests inside the repository", wd)
 	return ""
 }
 
-// Path joins elements under SharedDir.
+// Path joins elem under the repository's root (RepoDir): the test data is
+// Path(t, "testdata", ...), the repository's own copy (testdata/README.md).
 func Path(t testing.TB, elem ...string) string {
-	return filepath.Join(append([]string{SharedDir(t)}, elem...)...)
+	t.Helper()
+	return filepath.Join(append([]string{RepoDir(t)}, elem...)...)
 }
 
 // InCI reports whether the test runs under CI (CI=true), where a missing
@@ -80,7 +78,7 @@ func RequireFile(t testing.TB, path, installHint string) {
 
 // WalletTx returns the transaction blob a wallet sent to monerod's
 // /sendrawtransaction at line seq of a capture in
-// shared/testdata/regtest/wallet (e.g. "2-transfer.jsonl", 14): a real,
+// testdata/regtest/wallet (e.g. "2-transfer.jsonl", 14): a real,
 // valid transaction for the chain that scenario ran on.
 func WalletTx(t testing.TB, file string, seq int) []byte {
 	t.Helper()

@@ -84,7 +84,7 @@ func TestMonerodEmbeddedList(t *testing.T) {
 	}
 }
 
-// The weights CSV of shared/testdata (heights 2,850,000 … 3,049,999) lies
+// The weights CSV of testdata (heights 2,850,000 … 3,049,999) lies
 // beyond the v0.18.0.0 list, so its 390 complete groups can only be checked
 // against a newer list (v0.18.5.1's src/blocks/checkpoints.dat), given by
 // GONERO_BLOCK_HASHES_FILE. This test asserts the first fact always.
