@@ -1,11 +1,12 @@
-// Package monerodlab runs the reference monerod for cross-check tests,
-// through the shared tools (shared/tools/monerod-lab, build-regtest-chain).
+// Package monerodlab runs the reference monerod and monero-wallet-rpc for
+// cross-check tests, and builds regtest chains with them (BuildChain; the
+// command ./internal/monerodlab/cmd/monerodlab does both for scripts).
 //
 // Network rule: monerod dials seed nodes unless confined, so every test that
 // starts it runs inside a network namespace that has loopback alone. `make
 // test` creates that namespace and runs `go test` inside it with
-// GONERO_NETNS naming it; the tools start monerod in the same namespace, so
-// tests reach it on 127.0.0.1 directly.
+// GONERO_NETNS naming it; Require checks it, and the tools started here are
+// children of the test, in the same namespace, reached on 127.0.0.1.
 package monerodlab
 
 import (
@@ -22,7 +23,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -74,7 +74,6 @@ func checkReference() error {
 // Lab is the environment monerod tests need.
 type Lab struct {
 	NetNS string
-	Tools string // shared/tools
 }
 
 // Require returns the lab or, when something is missing, fails the test in
@@ -91,28 +90,19 @@ func Require(t testing.TB) *Lab {
 	if os.Geteuid() != 0 {
 		return missing("root (for network namespaces)")
 	}
-	for _, tool := range []string{"monerod", "monero-wallet-rpc", "monero-blockchain-export", "monero-blockchain-import", "curl", "ip", "python3"} {
+	for _, tool := range []string{"monerod", "monero-wallet-rpc", "monero-blockchain-export", "monero-blockchain-import", "ip"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			return missing(tool + " (apt-get install monero curl iproute2 python3)")
+			return missing(tool + " (apt-get install monero iproute2)")
 		}
 	}
 	ns := os.Getenv("GONERO_NETNS")
-	if ns == "" || !insideNetNS(ns) {
+	if ns == "" || !InsideNetNS(ns) {
 		return missing("to run inside the loopback-only namespace named by GONERO_NETNS")
 	}
 	if err := checkReference(); err != nil {
 		t.Fatal(err)
 	}
-	return &Lab{NetNS: ns, Tools: testutil.Path(t, "tools")}
-}
-
-// insideNetNS reports whether this process runs in the named namespace.
-func insideNetNS(name string) bool {
-	var self, ns syscall.Stat_t
-	if syscall.Stat("/proc/self/ns/net", &self) != nil || syscall.Stat("/var/run/netns/"+name, &ns) != nil {
-		return false
-	}
-	return self.Ino == ns.Ino && self.Dev == ns.Dev
+	return &Lab{NetNS: ns}
 }
 
 // FreePort returns a TCP port free on 127.0.0.1 in this namespace.
@@ -126,14 +116,8 @@ func FreePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func (l *Lab) tool(name string, args ...string) *exec.Cmd {
-	cmd := exec.Command(filepath.Join(l.Tools, name), args...)
-	cmd.Env = append(os.Environ(), "NETNS="+l.NetNS)
-	return cmd
-}
-
-// Chain is a regtest chain made by build-regtest-chain: the export file and
-// monerod's stopped node directory.
+// Chain is a regtest chain made by BuildChain: the export file, monerod's
+// stopped node directory and (in Dir/wallets) the wallets.
 type Chain struct {
 	Dir     string
 	RawFile string
@@ -165,16 +149,9 @@ func (l *Lab) FreshChain(t testing.TB) *Chain {
 			freshErr = err
 			return
 		}
-		ports := []string{}
-		for i := 0; i < 4; i++ {
-			ports = append(ports, strconv.Itoa(FreePort(t)))
-		}
-		cmd := l.tool("build-regtest-chain", append([]string{dir}, ports...)...)
-		cmd.Dir = dir // monero-blockchain-export writes its log to the working directory
 		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			freshErr = fmt.Errorf("build-regtest-chain: %v\n%s", err, out.String())
+		if _, err := BuildChain(context.Background(), dir, &out); err != nil {
+			freshErr = fmt.Errorf("building a regtest chain: %v\n%s", err, out.String())
 			return
 		}
 		freshChain = &Chain{Dir: dir, RawFile: filepath.Join(dir, "blockchain.raw"), NodeDir: filepath.Join(dir, "node1")}
@@ -191,11 +168,12 @@ type Monerod struct {
 	RPCPort  int
 	P2PPort  int
 	lab      *Lab
-	pid      string
 	client   *http.Client
-	stop     func() // how to stop this process; nil: through monerod-lab
+	stop     func()
 	stopOnce sync.Once
 }
+
+func newClient(timeout time.Duration) *http.Client { return &http.Client{Timeout: timeout} }
 
 // StartMonerod starts monerod (regtest, fixed difficulty 1, offline unless
 // extra args say --online; ZMQ off unless one says --zmq-pub=ADDR) on a copy of nodeDir, and stops it when the test
@@ -209,45 +187,39 @@ func (l *Lab) StartMonerod(t testing.TB, nodeDir string, extra ...string) *Moner
 		}
 		os.Remove(filepath.Join(data, "monerod.pid"))
 	}
-	m := &Monerod{DataDir: data, RPCPort: FreePort(t), P2PPort: FreePort(t), lab: l,
-		client: &http.Client{Timeout: 60 * time.Second}}
-	args := []string{"start", "-d", data, "-r", strconv.Itoa(m.RPCPort), "-p", strconv.Itoa(m.P2PPort)}
-	var opts, monerodArgs []string
+	m := &Monerod{DataDir: data, RPCPort: FreePort(t), P2PPort: FreePort(t), lab: l, client: newClient(60 * time.Second)}
+	cfg := NodeConfig{DataDir: data, RPCPort: m.RPCPort, P2PPort: m.P2PPort}
 	for _, a := range extra {
 		switch {
-		case a == "--online" || a == "--restricted" || a == "--fresh":
-			opts = append(opts, a)
+		case a == "--online":
+			cfg.Online = true
+		case a == "--restricted":
+			cfg.Restricted = true
+		case a == "--fresh":
+			cfg.Fresh = true
 		case strings.HasPrefix(a, "--zmq-pub="):
-			// monerod-lab's own option: it drops --no-zmq and publishes there.
-			opts = append(opts, "--zmq-pub", strings.TrimPrefix(a, "--zmq-pub="))
+			// Drops --no-zmq and publishes there.
+			cfg.ZMQPub = strings.TrimPrefix(a, "--zmq-pub=")
 		default:
-			monerodArgs = append(monerodArgs, a)
+			cfg.Extra = append(cfg.Extra, a)
 		}
 	}
-	args = append(args, opts...)
-	if len(monerodArgs) > 0 {
-		args = append(append(args, "--"), monerodArgs...)
-	}
-	cmd := l.tool("monerod-lab", args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	p, err := StartNode(cfg, false, 120*time.Second)
 	if err != nil {
-		t.Fatalf("monerod-lab start: %v\n%s", err, stderr.String())
+		t.Fatalf("monerod: %v", err)
 	}
-	m.pid = strings.TrimSpace(string(out))
+	m.stop = func() { p.Stop(30 * time.Second) }
 	t.Cleanup(m.Stop)
 	return m
 }
 
-// Stop stops monerod (idempotent).
+// Stop stops monerod (idempotent): SIGTERM, then SIGKILL after a grace
+// period.
 func (m *Monerod) Stop() {
 	m.stopOnce.Do(func() {
 		if m.stop != nil {
 			m.stop()
-			return
 		}
-		_ = m.lab.tool("monerod-lab", "stop", m.pid, "30").Run()
 	})
 }
 
@@ -342,57 +314,16 @@ func (l *Lab) StartMonerodNet(t testing.TB, network string, online bool, dataDir
 		"--non-interactive", "--log-level", "0", "--data-dir", m.DataDir,
 		"--log-file", filepath.Join(m.DataDir, "monerod.log"),
 		"--p2p-bind-port", strconv.Itoa(m.P2PPort), "--rpc-bind-port", strconv.Itoa(m.RPCPort)}, extra...)
-	m.stop = startChild(t, m.DataDir, "monerod", args, 30*time.Second, 120*time.Second, func() bool {
+	p, err := StartProcess(m.DataDir, "monerod.stdout", "monerod", args, false, 120*time.Second, func() bool {
 		body, err := m.Post("/get_height", nil)
 		return err == nil && bytes.Contains(body, []byte(`"OK"`))
 	})
-	t.Cleanup(m.Stop)
-	return m
-}
-
-// startChild starts a reference tool as a child of the test (which Require
-// has checked runs inside the loopback-only namespace), its output in
-// dir/NAME.stdout, and waits until ready reports true. It fails the test if
-// the child exits first or is not ready in time. The returned stop sends
-// SIGTERM and kills after grace; the caller registers it.
-func startChild(t testing.TB, dir, name string, args []string, grace, readyTimeout time.Duration, ready func() bool) (stop func()) {
-	t.Helper()
-	logPath := filepath.Join(dir, filepath.Base(name)+".stdout")
-	out, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(name, args...)
-	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		out.Close()
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); out.Close(); close(done) }()
-	stop = func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(grace):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	}
-	deadline := time.Now().Add(readyTimeout)
-	for !ready() {
-		select {
-		case <-done:
-			log, _ := os.ReadFile(logPath)
-			t.Fatalf("%s exited before it answered:\n%s", name, log)
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			stop()
-			t.Fatalf("%s did not answer within %v", name, readyTimeout)
-		}
-	}
-	return stop
+	m.stop = func() { p.Stop(30 * time.Second) }
+	t.Cleanup(m.Stop)
+	return m
 }
 
 // ImportTimeout bounds one monero-blockchain-import run.

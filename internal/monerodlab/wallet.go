@@ -23,7 +23,7 @@ type WalletRPC struct {
 // StartWalletRPC starts monero-wallet-rpc talking to the daemon at
 // daemonPort on 127.0.0.1 (any port will do for calls that need no daemon,
 // such as validate_address), with a wallet directory of its own. Like
-// build-regtest-chain it runs offline-safe: --no-dns (no DNS lookups for
+// the chain builder's wallets it runs offline-safe: --no-dns (no DNS lookups for
 // OpenAlias or checkpoints), loopback RPC, no login. It is a child of the
 // test, which Require has checked runs inside the loopback-only namespace,
 // and it is stopped when the test ends.
@@ -32,7 +32,7 @@ func (l *Lab) StartWalletRPC(t testing.TB, daemonPort int) *WalletRPC {
 	// The regtest hard-fork table is not the mainnet one a 0.18.4+ wallet
 	// expects of its daemon: without this flag it refuses to talk to any
 	// regtest daemon, monerod's included.
-	return l.startWalletRPC(t, "monero-wallet-rpc", daemonPort, "--allow-mismatched-daemon-version")
+	return l.startWalletRPC(t, "monero-wallet-rpc", daemonPort, MismatchedDaemonFlag)
 }
 
 // StartOldWalletRPC starts Debian 12's monero-wallet-rpc 0.18.0.0
@@ -48,19 +48,43 @@ func (l *Lab) StartOldWalletRPC(t testing.TB, daemonPort int) *WalletRPC {
 
 func (l *Lab) startWalletRPC(t testing.TB, bin string, daemonPort int, extra ...string) *WalletRPC {
 	t.Helper()
-	w := &WalletRPC{Port: FreePort(t), Dir: t.TempDir(), client: &http.Client{Timeout: 300 * time.Second}}
-	if err := os.MkdirAll(filepath.Join(w.Dir, "ringdb"), 0o700); err != nil {
+	port, err := freePort()
+	if err != nil {
 		t.Fatal(err)
+	}
+	w, p, err := launchWalletRPC(t.TempDir(), bin, port, daemonPort, false, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Stop(20 * time.Second) })
+	return w
+}
+
+// MismatchedDaemonFlag is what the reference monero-wallet-rpc (0.18.4 and
+// later) needs to talk to any regtest daemon, monerod's included: the
+// regtest hard-fork table is not the mainnet one it expects of its daemon.
+const MismatchedDaemonFlag = "--allow-mismatched-daemon-version"
+
+// launchWalletRPC starts monero-wallet-rpc (bin) on 127.0.0.1:port with
+// its wallets and ring database in dir, talking to the daemon at
+// daemonPort, offline-safe (--no-dns, no login), and waits until it
+// answers.
+func launchWalletRPC(dir, bin string, port, daemonPort int, detach bool, extra ...string) (*WalletRPC, *Process, error) {
+	w := &WalletRPC{Port: port, Dir: dir, client: &http.Client{Timeout: 300 * time.Second}}
+	if err := os.MkdirAll(filepath.Join(w.Dir, "ringdb"), 0o700); err != nil {
+		return nil, nil, err
 	}
 	args := []string{"--daemon-address", "127.0.0.1:" + strconv.Itoa(daemonPort), "--trusted-daemon",
 		"--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", strconv.Itoa(w.Port), "--disable-rpc-login",
 		"--wallet-dir", w.Dir, "--shared-ringdb-dir", filepath.Join(w.Dir, "ringdb"),
-		"--log-file", filepath.Join(w.Dir, "wallet-rpc.log"), "--log-level", "0", "--non-interactive", "--no-dns"}
+		"--log-file", filepath.Join(w.Dir, "wallet-rpc-"+strconv.Itoa(port)+".log"), "--log-level", "0", "--non-interactive", "--no-dns"}
 	args = append(args, extra...)
-	stop := startChild(t, w.Dir, bin, args, 20*time.Second, 60*time.Second,
+	p, err := StartProcess(w.Dir, "wallet-rpc-"+strconv.Itoa(port)+".stdout", bin, args, detach, 60*time.Second,
 		func() bool { return w.Call("get_version", nil, nil) == nil })
-	t.Cleanup(stop)
-	return w
+	if err != nil {
+		return nil, nil, err
+	}
+	return w, p, nil
 }
 
 // Call makes a JSON-RPC call and decodes its result into result (if not nil).
@@ -86,8 +110,8 @@ const (
 )
 
 // OpenWallet starts monero-wallet-rpc against the daemon at daemonPort with
-// a copy of one of the chain's wallets (build-regtest-chain's "alice" or
-// "bob"), opened and refreshed.
+// a copy of one of the chain's wallets (BuildChain's "alice" or "bob"),
+// opened and refreshed.
 func (l *Lab) OpenWallet(t testing.TB, c *Chain, name string, daemonPort int) *WalletRPC {
 	t.Helper()
 	w := l.StartWalletRPC(t, daemonPort)
