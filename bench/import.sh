@@ -6,7 +6,7 @@
 #   FILE            an export file (default: testdata/regtest/blockchain.raw, 300 blocks, 10 txs)
 #   --blocks N      instead build a coinbase-only regtest chain of N blocks with monerod (generateblocks, fixed
 #                   difficulty 1) and export it; takes roughly 25 ms per block
-#   --heavy [TXS]   instead build a transaction-heavy chain with shared/tools/build-heavy-chain (TXS RingCT
+#   --heavy [TXS]   instead build a transaction-heavy chain with bench/lab.sh buildheavy (TXS RingCT
 #                   transactions, default 2000: CLSAG, BP+, ring 16, varied shapes; about 4 minutes on 2 cores) and
 #                   import its blockchain.raw. Built in a temporary directory unless --heavy-dir is given
 #   --heavy-dir DIR reuse the heavy chain in DIR (DIR/blockchain.raw) if it is there, otherwise build it into DIR
@@ -22,7 +22,7 @@
 # time). Needs root (network namespace) and the monero package. monerod and its tools run only inside a loopback-only
 # namespace ($GONERO_NETNS, default gonero-bench): nothing leaves 127.0.0.1.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd); shared=$(cd "$root/../shared" && pwd)
+here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd); LAB=$here/lab.sh
 runs=3 blocks=0 heavy=0 heavydir= file=$root/testdata/regtest/blockchain.raw
 while (($#)); do
   case "$1" in
@@ -48,15 +48,15 @@ work=$(mktemp -d /tmp/gonero-bench.XXXXXX); trap 'rm -rf "$work"' EXIT
 
 if ((blocks > 0)); then
   echo "building a $blocks-block regtest chain with monerod..." >&2
-  pid=$(NETNS=$NS "$shared/tools/monerod-lab" start --fresh -d "$work/node" -r 38481 -p 38480)
+  pid=$(NETNS=$NS "$LAB" start --fresh -d "$work/node" -r 38481 -p 38480)
   addr=43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS
   left=$blocks
   while ((left > 0)); do
     step=$((left > 500 ? 500 : left))
-    NETNS=$NS "$shared/tools/monerod-lab" rpc 38481 generateblocks "{\"amount_of_blocks\":$step,\"wallet_address\":\"$addr\"}" >/dev/null
+    NETNS=$NS "$LAB" rpc 38481 generateblocks "{\"amount_of_blocks\":$step,\"wallet_address\":\"$addr\"}" >/dev/null
     left=$((left - step))
   done
-  NETNS=$NS "$shared/tools/monerod-lab" stop "$pid" >/dev/null 2>&1
+  NETNS=$NS "$LAB" stop "$pid" >/dev/null 2>&1
   (cd "$work" && ip netns exec "$NS" monero-blockchain-export --regtest --data-dir "$work/node" \
       --output-file "$work/chain.raw" >/dev/null 2>&1)
   file=$work/chain.raw
@@ -65,8 +65,8 @@ elif ((heavy > 0)); then
   if [[ -s "$dir/blockchain.raw" ]]; then
     echo "reusing the heavy chain in $dir" >&2
   else
-    echo "building a heavy chain of $heavy transactions in $dir (build-heavy-chain, a few minutes)..." >&2
-    NETNS=$NS "$shared/tools/build-heavy-chain" "$dir" "$heavy" >&2
+    echo "building a heavy chain of $heavy transactions in $dir (bench/lab.sh buildheavy, a few minutes)..." >&2
+    NETNS=$NS "$LAB" buildheavy "$dir" "$heavy" >&2
   fi
   [[ -f "$dir/summary.txt" ]] && grep -E '^(seed|blocks|txs|inputs|outputs)=' "$dir/summary.txt" | paste -sd' ' >&2
   file=$dir/blockchain.raw

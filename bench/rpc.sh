@@ -59,9 +59,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-shared=${GONERO_SHARED:-$root/../shared}
 NS=${GONERO_NETNS:-gonero-bench}
-LAB=$shared/tools/monerod-lab
+LAB=$here/lab.sh
 
 # ---- options -------------------------------------------------------------------------------------
 duration=10 warmup=2 conns_list="16 64" profile=0 nice_level=0 cpus_mode=split port_base=38590 wait_idle=60 retries=2
@@ -125,8 +124,8 @@ declare -A ceiling_measured=() # connection counts whose ceiling was measured (i
 answer_size=0
 
 # cleanup stops everything this script started, whatever way it ends (normal exit, error, Ctrl-C).
-# monerod runs in its own session (monerod-lab uses setsid), so it never sees our Ctrl-C: stop it
-# through its pid file even if monerod-lab was interrupted before printing the pid.
+# monerod runs in its own session (bench/lab.sh starts it with setsid), so it never sees our Ctrl-C: stop it
+# through its pid file even if bench/lab.sh was interrupted before printing the pid.
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
@@ -177,7 +176,6 @@ preflight() {
     command -v "$t" >/dev/null || die "'$t' not found (monerod and its tools: apt-get install -y monero)"
   done
   command -v wrk >/dev/null || die "wrk not found: apt-get install -y wrk"
-  [[ -x $LAB ]] || die "monerod-lab not found at $LAB (set GONERO_SHARED)"
   [[ -n $gonerod_bin ]] || command -v go >/dev/null || die "go not found (or pass --gonerod BIN)"
   command -v go >/dev/null || die "go not found (it builds bench/rpc/benchtool)"
   if ((profile)); then

@@ -4,7 +4,7 @@
 # Usage: bench/wallet-endpoints.sh [-d SECONDS] [-c "1 8"] [--chain DIR] [--gonerod BIN] [--port-base N]
 #   -d SECONDS     measured duration of each run (default 10); a 2 s warm-up precedes it
 #   -c "LIST"      concurrent keep-alive clients (default "1 8")
-#   --chain DIR    a chain built by shared/tools/build-heavy-chain: DIR/blockchain.raw and monerod's
+#   --chain DIR    a chain built by bench/lab.sh buildheavy: DIR/blockchain.raw and monerod's
 #                  stopped data dir DIR/node1 (default /tmp/heavy/h2000: 2,000 varied transactions)
 #   --gonerod BIN  benchmark this gonerod binary instead of building ./cmd/gonerod
 #   --port-base N  ports N (monerod p2p), N+1 (monerod rpc), N+2 (gonerod rpc) (default 38690)
@@ -33,9 +33,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-shared=${GONERO_SHARED:-$root/../shared}
 NS=${GONERO_NETNS:-gonero-wbench}
-LAB=$shared/tools/monerod-lab
+LAB=$here/lab.sh
 
 duration=10 warmup=2 conns_list="1 8" chain_dir=/tmp/heavy/h2000 gonerod_bin= port_base=38690 cpus_mode=split
 kinds=(getblocks getouts distribution)
@@ -62,11 +61,11 @@ done
 server_pin=() client_pin=()
 if [[ $cpus_mode == split ]]; then
   (($(nproc) >= 2)) || die "--cpus split needs 2 CPUs"
-  server_pin=(taskset -c 0) client_pin=(taskset -c 1) # inherited: monerod-lab's monerod is pinned too
+  server_pin=(taskset -c 0) client_pin=(taskset -c 1) # inherited: bench/lab.sh's monerod is pinned too
 fi
 read -r -a conns <<<"$conns_list"
 for c in "${conns[@]}"; do [[ $c =~ ^[1-9][0-9]*$ ]] && ((c <= 64)) || die "-c: '$c' is not a client count (1..64)"; done
-[[ -f $chain_dir/blockchain.raw && -d $chain_dir/node1 ]] || die "$chain_dir needs blockchain.raw and node1/ (shared/tools/build-heavy-chain)"
+[[ -f $chain_dir/blockchain.raw && -d $chain_dir/node1 ]] || die "$chain_dir needs blockchain.raw and node1/ (bench/lab.sh buildheavy DIR)"
 chain_dir=$(cd "$chain_dir" && pwd)
 m_p2p=$port_base m_rpc=$((port_base + 1)) g_rpc=$((port_base + 2)) c_rpc=$((port_base + 3))
 
@@ -97,7 +96,6 @@ in_ns() { ip netns exec "$NS" "$@"; }
 (($(id -u) == 0)) || die "needs root (network namespace)"
 for t in ip monerod curl jq wrk xxd; do command -v "$t" >/dev/null || die "'$t' not found"; done
 [[ -n $gonerod_bin ]] || command -v go >/dev/null || die "go not found (or pass --gonerod BIN)"
-[[ -x $LAB ]] || die "monerod-lab not found at $LAB (set GONERO_SHARED)"
 if ! ip netns list | awk '{print $1}' | grep -qx "$NS"; then
   ip netns add "$NS" || die "cannot create namespace $NS"
   made_ns=1

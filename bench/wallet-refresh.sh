@@ -4,9 +4,9 @@
 # Usage: bench/wallet-refresh.sh [-n RUNS] [--chain DIR]... [--no-build] [--heavy-txs N] [--gonerod BIN]
 #   -n RUNS         timed refreshes per daemon and chain, interleaved gonerod/monerod (default 3; the median is
 #                   reported)
-#   --chain DIR     a chain made by shared/tools/build-regtest-chain or build-heavy-chain (DIR/blockchain.raw,
-#                   DIR/node1, DIR/wallets); repeatable. Default: a new build-regtest-chain chain (the largest
-#                   that tool makes, 300 blocks) and a new build-heavy-chain chain of --heavy-txs transactions
+#   --chain DIR     a chain made by bench/lab.sh buildchain or buildheavy (DIR/blockchain.raw,
+#                   DIR/node1, DIR/wallets); repeatable. Default: a new buildchain chain (300 blocks) and a new
+#                   buildheavy chain of --heavy-txs transactions
 #                   (default 2000), both built here in a temp dir (about 1 + 5 minutes)
 #   --gonerod BIN   benchmark this gonerod binary instead of building ./cmd/gonerod
 #
@@ -25,7 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-shared=$(cd ../shared && pwd)
+LAB=$(pwd)/bench/lab.sh
 
 runs=3
 chains=()
@@ -73,11 +73,11 @@ fi
 go build -o "$work/waitproxy" ./bench/waitproxy
 
 if ((${#chains[@]} == 0)); then
-  echo "building a regtest chain (build-regtest-chain, ~1 min)" >&2
-  (cd "$work" && NETNS=$NS "$shared/tools/build-regtest-chain" "$work/small" 38781 38780 38783 38784 >"$work/small.log" 2>&1) \
+  echo "building a regtest chain (bench/lab.sh buildchain, ~1 min)" >&2
+  (NETNS=$NS "$LAB" buildchain "$work/small" >"$work/small.log" 2>&1) \
     || { tail -20 "$work/small.log" >&2; exit 1; }
-  echo "building a heavy chain of $heavy_txs transactions (build-heavy-chain, ~5 min)" >&2
-  (cd "$work" && NETNS=$NS "$shared/tools/build-heavy-chain" "$work/heavy" "$heavy_txs" 38800 >"$work/heavy.log" 2>&1) \
+  echo "building a heavy chain of $heavy_txs transactions (bench/lab.sh buildheavy, ~5 min)" >&2
+  (NETNS=$NS "$LAB" buildheavy "$work/heavy" "$heavy_txs" >"$work/heavy.log" 2>&1) \
     || { tail -20 "$work/heavy.log" >&2; exit 1; }
   chains=("$work/small" "$work/heavy")
 fi
@@ -137,7 +137,7 @@ for chain in "${chains[@]}"; do
   inns "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" --offline --log-level warn \
     --rpc-bind-port "$gport" >"$work/gonerod.log" 2>&1 &
   gpid=$!; pids+=("$gpid")
-  mpid=$(NETNS=$NS "$shared/tools/monerod-lab" start -d "$work/m" -r "$mport" -p $((mport + 1)))
+  mpid=$(NETNS=$NS "$LAB" start -d "$work/m" -r "$mport" -p $((mport + 1)))
   pids+=("$mpid")
   wait_rpc "$gport" "$gpid" gonerod
   ginfo=$(rpc "$gport" get_info); minfo=$(rpc "$mport" get_info)
@@ -190,6 +190,6 @@ for chain in "${chains[@]}"; do
   echo "  runs: gonerod ${gtimes[*]} (waits ${gwaits[*]}); monerod ${mtimes[*]} (waits ${mwaits[*]}); wallet $wallet sees height/balance $want" >&2
   pkill -f -- "-listen 127.0.0.1:$gproxy" >/dev/null 2>&1 || true; pkill -f -- "-listen 127.0.0.1:$mproxy" >/dev/null 2>&1 || true
   stop_port "$gport"
-  NETNS=$NS "$shared/tools/monerod-lab" stop "$mpid" >/dev/null 2>&1 || true
+  NETNS=$NS "$LAB" stop "$mpid" >/dev/null 2>&1 || true
   port=$((port + 10))
 done

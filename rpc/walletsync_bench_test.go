@@ -22,7 +22,7 @@ func benchWalletSync(b *testing.B, path string, bodies func(n *testNode) [][]byt
 		file = "/tmp/heavy/h2000/blockchain.raw"
 	}
 	if _, err := os.Stat(file); err != nil {
-		b.Skipf("no heavy chain at %s (shared/tools/build-heavy-chain)", file)
+		b.Skipf("no heavy chain at %s (bench/lab.sh buildheavy /tmp/heavy/h2000)", file)
 	}
 	node := startNode(b, file, nil)
 	h := pathHandlers[path]

@@ -2,7 +2,7 @@
 # Installs what gonero needs to build and test, only when it is missing:
 # librandomx-dev (cgo RandomX), monero (reference monerod and tools for the
 # cross-checks), monero-tests (Keccak/tree-hash/difficulty vectors), curl,
-# iproute2 (network namespaces), python3 (used by the shared tools), nginx and
+# iproute2 (network namespaces), python3 (used by some bench scripts), nginx and
 # haproxy (the deployment test runs deploy/'s configurations).
 set -euo pipefail
 need=()

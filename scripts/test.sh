@@ -24,6 +24,9 @@ if ! command -v staticcheck >/dev/null && [[ ! -x "$(go env GOPATH)/bin/staticch
 fi
 PATH="$(go env GOPATH)/bin:$PATH" staticcheck ./...
 
+step "standalone (a copy of the repository, nothing outside it)"
+scripts/standalone.sh
+
 step "build"
 go build ./...
 go test -count=1 -run '^$' ./... >/dev/null   # compile every test binary while the module proxy is reachable
@@ -39,20 +42,14 @@ if [[ $(id -u) -eq 0 ]]; then
   # first on the PATH: every cross-check, the chain builders and the wallets run it; Debian 12's
   # monero-wallet-rpc stays at /usr/bin for the tests of older wallets.
   step "reference monerod"
-  latest=$(../shared/tools/monero-latest)
-  system_path=$PATH
+  latest=$(scripts/monero-reference.sh)
   export PATH="$latest:$PATH"
   monerod --version
   if [[ -z "${GONERO_FRESH_CHAIN:-}" ]]; then
-    step "fresh regtest chain (build-regtest-chain, in namespace $NS)"
+    step "fresh regtest chain (monerodlab buildchain, in namespace $NS)"
     GONERO_FRESH_CHAIN=$(mktemp -d /tmp/gonero-fresh-chain.XXXXXX)
     trap 'rm -rf "$GONERO_FRESH_CHAIN"' EXIT
-    tools=$(cd ../shared/tools && pwd)
-    # run from the chain's directory: monero-blockchain-export drops its log in the working directory
-    # Built with Debian 12's monerod and wallet (the PATH before the reference was put first): the chain builder
-    # drives monero-wallet-rpc without the flag a 0.18.4+ wallet needs on regtest. The chain and monerod's store
-    # are the same for either release.
-    (cd "$GONERO_FRESH_CHAIN" && PATH=$system_path NETNS=$NS "$tools/build-regtest-chain" "$GONERO_FRESH_CHAIN" 28481 28480 28483 28484) \
+    GOPROXY=off "${inns[@]}" go run ./internal/monerodlab/cmd/monerodlab buildchain "$GONERO_FRESH_CHAIN" \
       >"$GONERO_FRESH_CHAIN.log" 2>&1 || { cat "$GONERO_FRESH_CHAIN.log"; exit 1; }
     tail -1 "$GONERO_FRESH_CHAIN.log"
     export GONERO_FRESH_CHAIN

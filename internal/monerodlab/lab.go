@@ -270,7 +270,7 @@ func DecodeResult(who, method string, body []byte, result any) error {
 const AliceAddress = "43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS"
 
 // StartMonerodDirect starts an offline regtest monerod with an empty chain
-// and the given extra flags (e.g. --fixed-difficulty 20, which monerod-lab
+// and the given extra flags (e.g. --fixed-difficulty 20, which StartMonerod
 // fixes at 1). It runs as a child of the test, which Require has checked
 // runs inside the loopback-only namespace, and is killed when the test ends.
 func (l *Lab) StartMonerodDirect(t testing.TB, extra ...string) *Monerod {

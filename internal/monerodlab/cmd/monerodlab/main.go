@@ -7,6 +7,8 @@
 //	monerodlab stop PID|DATA_DIR [GRACE_SECONDS]     SIGTERM, SIGKILL after the grace period (default 60)
 //	monerodlab rpc PORT METHOD [PARAMS_JSON]         a JSON-RPC call to 127.0.0.1:PORT, the answer on stdout
 //	monerodlab buildchain DIR                        a regtest chain (monerodlab.BuildChain) in DIR
+//	monerodlab buildheavy DIR [TXS]                  a transaction-heavy chain (monerodlab.BuildHeavyChain)
+//	                                                 in DIR; WALLETS, PARALLEL and SEED in the environment
 //
 // start options: -d/--data-dir DIR (required), -r/--rpc-port N (18481),
 // -p/--p2p-port N (18480), -t/--timeout SECONDS (120), --online,
@@ -46,13 +48,15 @@ func main() {
 	switch cmd {
 	case "stop":
 		err = stop(args)
-	case "start", "rpc", "buildchain":
+	case "start", "rpc", "buildchain", "buildheavy":
 		enterNetNS()
 		switch cmd {
 		case "start":
 			err = start(args)
 		case "rpc":
 			err = rpc(args)
+		case "buildheavy":
+			err = buildHeavy(args)
 		default:
 			err = buildChain(args)
 		}
@@ -66,7 +70,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: monerodlab start [options] [-- monerod args] | stop PID|DATA_DIR [GRACE] | rpc PORT METHOD [PARAMS] | buildchain DIR")
+	fmt.Fprintln(os.Stderr, "usage: monerodlab start [options] [-- monerod args] | stop PID|DATA_DIR [GRACE] | rpc PORT METHOD [PARAMS] | buildchain DIR | buildheavy DIR [TXS]")
 	os.Exit(2)
 }
 
@@ -252,5 +256,43 @@ func buildChain(args []string) error {
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
 	_, err := monerodlab.BuildChain(ctx, args[0], os.Stdout)
+	return err
+}
+
+func buildHeavy(args []string) error {
+	if len(args) < 1 || len(args) > 2 {
+		usage()
+	}
+	var o monerodlab.HeavyOptions
+	num := func(s, what string) (int, error) {
+		if s == "" {
+			return 0, nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("%s: %q is not a number", what, s)
+		}
+		return n, nil
+	}
+	var err error
+	if len(args) == 2 {
+		if o.Txs, err = num(args[1], "TXS"); err != nil {
+			return err
+		}
+	}
+	if o.Wallets, err = num(os.Getenv("WALLETS"), "WALLETS"); err != nil {
+		return err
+	}
+	if o.Parallel, err = num(os.Getenv("PARALLEL"), "PARALLEL"); err != nil {
+		return err
+	}
+	seed, err := num(os.Getenv("SEED"), "SEED")
+	if err != nil {
+		return err
+	}
+	o.Seed = uint64(seed)
+	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer cancel()
+	_, err = monerodlab.BuildHeavyChain(ctx, args[0], o, os.Stdout)
 	return err
 }
