@@ -1,7 +1,8 @@
 // Package docrefs holds a test that keeps the code's comments pointing at
-// documentation that exists: every "docs/NAME.md" a comment names must be a
+// documentation that exists: every "docs/<name>.md" a comment names must be a
 // file of this repository, every "§N.M" must follow such a name on the same
-// comment line, and the section must be a heading of that file.
+// comment line, and the section must be a heading of that file. It also
+// checks the relative links of README.md, CONTRIBUTING.md and docs/.
 package docrefs
 
 import (
@@ -127,7 +128,7 @@ func checkLine(line string, lookup func(string) map[string]bool) (n int, problem
 		}
 	}
 	for _, m := range section.FindAllStringSubmatchIndex(line, -1) {
-		// The section belongs to the nearest docs/NAME.md before it.
+		// The section belongs to the nearest docs/<name>.md before it.
 		ref := ""
 		for _, d := range docAt {
 			if d[1] <= m[0] {
@@ -136,7 +137,7 @@ func checkLine(line string, lookup func(string) map[string]bool) (n int, problem
 		}
 		num := line[m[2]:m[3]]
 		if ref == "" {
-			problems = append(problems, fmt.Sprintf("§%s names no docs/NAME.md before it on the line: %q", num, strings.TrimSpace(line)))
+			problems = append(problems, fmt.Sprintf("§%s names no docs/<name>.md before it on the line: %q", num, strings.TrimSpace(line)))
 			continue
 		}
 		if s := lookup(ref); s != nil && !s[num] {
@@ -171,4 +172,81 @@ func TestCheckLine(t *testing.T) {
 			t.Errorf("%q: problems %q, want ok=%v", tc.line, problems, tc.ok)
 		}
 	}
+}
+
+var (
+	mdLink    = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	mdHeading = regexp.MustCompile(`^#+\s+(.*)$`)
+	slugDrop  = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+)
+
+// slug is the anchor GitHub gives a heading: lower case, punctuation dropped,
+// spaces turned into hyphens.
+func slug(heading string) string {
+	s := strings.ToLower(strings.TrimSpace(heading))
+	s = slugDrop.ReplaceAllString(s, "")
+	return strings.ReplaceAll(s, " ", "-")
+}
+
+// anchors returns the heading anchors of a markdown file.
+func anchors(t *testing.T, path string) map[string]bool {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	inCode := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "```") {
+			inCode = !inCode
+		}
+		if m := mdHeading.FindStringSubmatch(line); m != nil && !inCode {
+			out[slug(m[1])] = true
+		}
+	}
+	return out
+}
+
+// TestMarkdownLinksResolve checks that every relative link of the README, the
+// contributing guide and docs/ names a file of the repository, and a heading
+// of it when the link has an anchor.
+func TestMarkdownLinksResolve(t *testing.T) {
+	root := repoRoot(t)
+	files, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, filepath.Join(root, "README.md"), filepath.Join(root, "CONTRIBUTING.md"))
+	links := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, f)
+		for _, m := range mdLink.FindAllStringSubmatch(string(b), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			links++
+			path, anchor, _ := strings.Cut(target, "#")
+			dest := f
+			if path != "" {
+				dest = filepath.Join(filepath.Dir(f), path)
+			}
+			st, err := os.Stat(dest)
+			if err != nil {
+				t.Errorf("%s: link %s: %v", rel, target, err)
+				continue
+			}
+			if anchor != "" && !st.IsDir() && strings.HasSuffix(dest, ".md") && !anchors(t, dest)[anchor] {
+				t.Errorf("%s: link %s: no heading with that anchor", rel, target)
+			}
+		}
+	}
+	if links == 0 {
+		t.Fatal("no links found")
+	}
+	t.Logf("%d relative links", links)
 }
