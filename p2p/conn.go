@@ -16,7 +16,7 @@ import (
 	"github.com/gonero/gonero/portable"
 )
 
-// connState is cryptonote_connection_context::state (p2p-levin.md §9.1).
+// connState is cryptonote_connection_context::state (docs/p2p-levin.md §9.1).
 type connState int32
 
 const (
@@ -336,7 +336,7 @@ func (c *conn) respond(command uint32, rc levin.ReturnCode, p interface{ ToSecti
 	return c.write(levin.Message{Kind: levin.KindResponse, Command: command, ReturnCode: rc, Body: body})
 }
 
-// idle timeouts, as monerod's connection timer (§1): short until the
+// idle timeouts, as monerod's connection timer (docs/p2p-levin.md §1): short until the
 // handshake is done, long afterwards (timed syncs every 60 s keep a healthy
 // connection alive).
 const (

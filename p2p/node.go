@@ -4,7 +4,7 @@
 // the chain through chain.AddBlock like every other block.
 //
 // The behaviour follows monerod v0.18 (net_node.inl,
-// cryptonote_protocol_handler.inl) as summarised in shared/docs/p2p-levin.md;
+// cryptonote_protocol_handler.inl) as summarised in docs/p2p-levin.md;
 // section numbers in comments refer to that document.
 package p2p
 
@@ -425,7 +425,7 @@ func (n *Node) connections() []*conn {
 	return out
 }
 
-// connectLoop is monerod's connections_maker (§6.6): every second, keep the
+// connectLoop is monerod's connections_maker (docs/p2p-levin.md §6.6): every second, keep the
 // exclusive (or priority) nodes connected and fill the outgoing slots.
 func (n *Node) connectLoop() {
 	defer n.wg.Done()
@@ -506,7 +506,7 @@ func (n *Node) makeConnections() {
 	}
 }
 
-// Timeouts of §11.
+// Timeouts of docs/p2p-levin.md §11.
 const (
 	connectTimeout          = 5 * time.Second
 	handshakeInvokeTimeout  = 5 * time.Second
@@ -543,7 +543,7 @@ func (n *Node) dial(addr string) {
 			return
 		}
 		c := newConn(n, nc, false, netAddress(ap))
-		// Large messages are allowed once the handshake is sent (§2.4);
+		// Large messages are allowed once the handshake is sent (docs/p2p-levin.md §2.4);
 		// set before the reading goroutine starts.
 		c.rd.Limit = levin.MaxPacketSize
 		n.addConn(c)
@@ -555,7 +555,7 @@ func (n *Node) dial(addr string) {
 	}()
 }
 
-// Connections implements rpc.Peers: get_connections (§10).
+// Connections implements rpc.Peers: get_connections (docs/p2p-levin.md §10).
 func (n *Node) Connections() []rpc.Connection {
 	now := n.now()
 	var out []rpc.Connection
@@ -615,7 +615,7 @@ func (c *conn) info(now time.Time) rpc.Connection {
 	}
 }
 
-// Counts implements rpc.Peers (§9.4).
+// Counts implements rpc.Peers (docs/p2p-levin.md §9.4).
 func (n *Node) Counts() (incoming, outgoing, white, grey uint64) {
 	for _, c := range n.connections() {
 		switch {
@@ -632,7 +632,7 @@ func (n *Node) Counts() (incoming, outgoing, white, grey uint64) {
 // Offline implements rpc.Peers.
 func (n *Node) Offline() bool { return n.cfg.Offline }
 
-// Synchronized implements rpc.Peers: monerod's sticky flag (§8.5).
+// Synchronized implements rpc.Peers: monerod's sticky flag (docs/p2p-levin.md §8.5).
 func (n *Node) Synchronized() bool { return n.synchronized.Load() }
 
 // TargetHeight implements rpc.Peers: 0 once synchronized, else the
@@ -675,7 +675,7 @@ func (n *Node) target() uint64 {
 
 // setSynchronized is on_connection_synchronized.
 func (n *Node) setSynchronized() {
-	// Never while the chain is inside the block-hash list (§8.5).
+	// Never while the chain is inside the block-hash list (docs/p2p-levin.md §8.5).
 	if n.chain.InBlockHashArea(n.chain.Height()) {
 		return
 	}

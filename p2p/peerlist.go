@@ -15,7 +15,7 @@ import (
 	"github.com/gonero/gonero/portable"
 )
 
-// Peer-list limits (§9.2, §11).
+// Peer-list limits (docs/p2p-levin.md §9.2, §11).
 const (
 	whiteLimit          = 1000 // P2P_LOCAL_WHITE_PEERLIST_LIMIT
 	greyLimit           = 5000 // P2P_LOCAL_GRAY_PEERLIST_LIMIT
@@ -27,7 +27,7 @@ const (
 )
 
 // reachable is the address filter of the peer lists: loopback, private and
-// unspecified addresses are never stored or handed out (§6.3, §9.2).
+// unspecified addresses are never stored or handed out (docs/p2p-levin.md §6.3, §9.2).
 func reachable(ip netip.Addr) bool {
 	return ip.IsValid() && !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsUnspecified() &&
 		!ip.IsLinkLocalUnicast() && !ip.IsMulticast()
@@ -38,7 +38,7 @@ type peerRecord struct {
 	LastSeen time.Time
 }
 
-// peerList is the public zone's white and grey lists (§9.2).
+// peerList is the public zone's white and grey lists (docs/p2p-levin.md §9.2).
 type peerList struct {
 	file string
 
@@ -181,7 +181,7 @@ func (p *peerList) randomWhite(n int) []portable.PeerlistEntry {
 
 // candidates picks up to n addresses to dial: newest white peers first
 // while fewer than 70 % of the slots would be white, then grey ones
-// (§9.3, simplified: the pick among the newest white peers is uniform).
+// (docs/p2p-levin.md §9.3, simplified: the pick among the newest white peers is uniform).
 // Like monerod it skips addresses that failed within the hour and takes
 // at most one peer per host and per IPv4 /24 (IPv6 /64), counting the
 // hosts in used (already connected) and adding its picks to used, so that
@@ -387,7 +387,7 @@ func (p *peerList) save() error {
 }
 
 // banList counts fails per host and bans a host that reached
-// failsBeforeBan (§6.2): for banDuration it is neither accepted nor
+// failsBeforeBan (docs/p2p-levin.md §6.2): for banDuration it is neither accepted nor
 // dialled. IPv6 hosts count per /64 (one subscriber's allocation, as recent
 // monerod groups them). Fails older than failForget are forgotten, and both
 // maps stay bounded however many addresses misbehave.
