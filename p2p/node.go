@@ -493,12 +493,26 @@ func (n *Node) connectLoop() {
 }
 
 func (n *Node) makeConnections() {
+	// connected: outgoing connections and dials by address; peers: every
+	// connection's peer id and host (monerod's is_peer_used); subnets: the
+	// IPv4 /24s of every connection, which peer selection spreads over.
+	type peerHost struct {
+		id uint64
+		ip netip.Addr
+	}
 	connected := map[string]bool{}
-	used := map[netip.Prefix]bool{}
+	peers := map[peerHost]bool{}
+	subnets := map[netip.Prefix]bool{}
 	out := 0
 	for _, c := range n.connections() {
-		host, subnet := hostKeys(c.addr.IP)
-		used[host], used[subnet] = true, true
+		if s, ok := ipv4Subnet(c.addr.IP); ok {
+			subnets[s] = true
+		}
+		c.mu.Lock()
+		if c.handshaked {
+			peers[peerHost{c.remote.PeerID, c.addr.IP.Unmap()}] = true
+		}
+		c.mu.Unlock()
 		if !c.inbound {
 			connected[c.addr.String()] = true
 			out++
@@ -508,8 +522,9 @@ func (n *Node) makeConnections() {
 	for a := range n.dialing {
 		connected[a] = true
 		if ap, err := netip.ParseAddrPort(a); err == nil {
-			host, subnet := hostKeys(ap.Addr())
-			used[host], used[subnet] = true, true
+			if s, ok := ipv4Subnet(ap.Addr()); ok {
+				subnets[s] = true
+			}
 		}
 	}
 	n.mu.Unlock()
@@ -535,14 +550,16 @@ func (n *Node) makeConnections() {
 			out++
 		}
 	}
+	skip := func(e portable.PeerlistEntry) bool {
+		return e.ID == n.peerID || peers[peerHost{e.ID, e.Address.IP.Unmap()}] ||
+			connected[e.Address.String()] || n.bans.banned(e.Address.IP, n.now())
+	}
 	dialled := 0
-	for _, e := range n.peers.candidates(int(n.maxOut.Load())-out, n.now(), used) {
+	for _, e := range n.peers.candidates(int(n.maxOut.Load())-out, n.now(), subnets, skip) {
 		a := e.Address.String()
-		if !connected[a] && !n.bans.banned(e.Address.IP, n.now()) {
-			n.dial(a)
-			connected[a] = true
-			dialled++
-		}
+		n.dial(a)
+		connected[a] = true
+		dialled++
 	}
 	// Nothing to dial and slots free: "Failed to connect to any, trying
 	// seeds". (monerod dials synchronously and asks the seeds when the
