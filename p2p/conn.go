@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -75,6 +76,11 @@ type conn struct {
 	ping    bool                // a short-lived ping-back connection
 	addr    portable.NetAddress // the remote end
 	started time.Time
+	// limitKey is what an incoming connection counts under for
+	// --max-connections-per-ip; admitted says it is still counted
+	// (Node.admitIncoming, releaseIncoming).
+	limitKey netip.Prefix
+	admitted atomic.Bool
 
 	rd *levin.Reader
 

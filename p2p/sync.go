@@ -526,11 +526,21 @@ func (n *Node) requestSpan(c *conn, s *span) error {
 func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 	c.mu.Lock()
 	requested, start := c.sync.requested, c.sync.requestedStart
+	entryStart, entryIDs := c.sync.entryStart, c.sync.entryIDs
 	c.sync.requested = nil
 	c.mu.Unlock()
 	if len(requested) == 0 {
 		return misbehaved(1, "objects out of the blue")
 	}
+	// announced is the id the peer's last chain entry lists at height h
+	// (monerod's get_expected_hash).
+	announced := func(h uint64) (cryptonote.Hash, bool) {
+		if h < entryStart || h-entryStart >= uint64(len(entryIDs)) {
+			return cryptonote.Hash{}, false
+		}
+		return entryIDs[h-entryStart], true
+	}
+	var previous cryptonote.Hash
 	if len(resp.Blocks) != len(requested) {
 		return misbehaved(1, "%d blocks returned for %d requested", len(resp.Blocks), len(requested))
 	}
@@ -547,6 +557,30 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 		id, err := blk.ID()
 		if err != nil {
 			return misbehaved(1, "block %d of the response: %w", i, err)
+		}
+		// The blocks must be the chain the peer announced (monero
+		// ed70c1622): each at the height its coinbase names, where the
+		// peer's chain entry lists it, the first linking to the entry's
+		// block below it and each next to the one before. (monerod drops
+		// such a peer without counting a fail; here, like every other
+		// bad span, it counts one.)
+		gen, ok := coinbaseGen(blk)
+		if !ok {
+			return misbehaved(1, "block %s: its miner tx has not exactly one gen input", id)
+		}
+		if a, ok := announced(gen.Height); !ok || a != id {
+			return misbehaved(1, "sent invalid chain: block %s at height %d is not the chain entry's block there", id, gen.Height)
+		}
+		if i == 0 {
+			if a, ok := announced(gen.Height - 1); gen.Height == 0 || !ok || a != blk.PrevID {
+				return misbehaved(1, "sent invalid chain: block %s at height %d does not follow the chain entry's block below it", id, gen.Height)
+			}
+		} else if blk.PrevID != previous {
+			return misbehaved(1, "sent invalid chain: block %s does not follow block %s", id, previous)
+		}
+		previous = id
+		if gen.Height != start+uint64(i) {
+			return misbehaved(1, "sent invalid chain: block %d of a span from height %d is at height %d", i, start, gen.Height)
 		}
 		if id != requested[i] {
 			return misbehaved(1, "block %s returned where %s was requested", id, requested[i])
@@ -577,6 +611,16 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 		n.prepare(s)
 	}
 	return n.requestMissing(c)
+}
+
+// coinbaseGen is the gen input of a block whose miner tx has exactly one
+// input, of that type.
+func coinbaseGen(blk *cryptonote.Block) (cryptonote.TxInGen, bool) {
+	if len(blk.MinerTx.Inputs) != 1 {
+		return cryptonote.TxInGen{}, false
+	}
+	g, ok := blk.MinerTx.Inputs[0].(cryptonote.TxInGen)
+	return g, ok
 }
 
 // blockFault turns a rejected block into the peer's fault, scored as
