@@ -4,7 +4,8 @@
 #                monerod-lab's regtest chains, RPC on 127.0.0.1:18081)
 #   make test  - everything CI checks: format, vet, staticcheck, unit tests,
 #                cross-checks against monerod, short fuzz runs
-# Both install missing system packages with apt-get (as root) first.
+# Both install missing system packages with apt-get (as root) first; `make build`
+# needs only Go, a C compiler and librandomx-dev, and names what is missing.
 
 GO        ?= go
 DATA_DIR  ?= ./data
@@ -16,7 +17,7 @@ MINING_INTERVAL ?= 5s
 .PHONY: run test build deps clean
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh build
 
 build: deps
 	$(GO) build -o $(BIN) ./cmd/gonerod
@@ -24,7 +25,8 @@ build: deps
 run: build
 	$(BIN) --regtest --offline --fixed-difficulty 1 --data-dir $(DATA_DIR) --start-mining $(MINING_ADDRESS) --mining-interval $(MINING_INTERVAL)
 
-test: deps
+test:
+	@scripts/deps.sh test
 	@scripts/test.sh
 
 clean:

@@ -20,7 +20,7 @@
 #                         exit: one sample store per era (--sample-blocks blocks each, shaped as mainnet's blocks of
 #                         that era through scalegen -era-offset, -scale 1), its allocated pages per block, weighted
 #                         by the era's length up to each height of --sizes and to 3,090,000 (Feb 2024, where monerod's
-#                         full LMDB was about 180 GB: shared/docs/mainnet.md §5.4)
+#                         full LMDB was about 180 GB: docs/mainnet.md §5.4)
 #   --sample-blocks N     blocks per era sample of --extrapolate (default 2000)
 #   --port N              gonerod's RPC port (default 38710)
 #   --nice N              run gonerod, wrk and the store measurement at this nice value (default 0; negative needs

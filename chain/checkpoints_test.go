@@ -97,7 +97,7 @@ func regtestAt(t *testing.T, cfg Config) *Chain {
 	return c
 }
 
-// §2.2 with a test table on regtest: a main-chain block at a checkpoint
+// docs/mainnet.md §2.2 with a test table on regtest: a main-chain block at a checkpoint
 // height must carry its id; an alternative block at or below the newest
 // checkpoint passed is refused (and height 0 always), above it accepted,
 // so a heavier fork reorganises the chain only above the checkpoint.
@@ -204,7 +204,7 @@ func ids(blocks []*cryptonote.Block) []cryptonote.Hash {
 	return out
 }
 
-// §7.2.4: with a list covering the chain, blocks whose ids a chain entry
+// docs/mainnet.md §7.2, item 4: with a list covering the chain, blocks whose ids a chain entry
 // proved are added without computing their proof of work (a hasher that
 // fails every block is never called); a block with another id at a proved
 // height is refused; heights without a proved id, and every block when fast

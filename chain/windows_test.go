@@ -46,7 +46,7 @@ func addAt(c *Chain, ts uint64) error {
 	return err
 }
 
-// docDifficulty is chain-format.md §7 computed from the store with big ints.
+// docDifficulty is docs/chain-format.md §7 computed from the store with big ints.
 func docDifficulty(t *testing.T, db *chaindb.DB, h uint64) *big.Int {
 	var metas []chaindb.BlockMeta
 	start := uint64(1)
@@ -106,7 +106,7 @@ func docMedianTS(db *chaindb.DB, h uint64) (uint64, bool) {
 // whose hashes meet any difficulty), restarted at heights that rebuild the
 // in-memory windows from the store: every stored difficulty and the
 // next-block figures at the 60-, 100- and 735-block window boundaries equal
-// an independent big-integer reading of chain-format.md §7, and a timestamp
+// an independent big-integer reading of docs/chain-format.md §7, and a timestamp
 // one below the median is refused at every boundary.
 func TestLongChainWindowsAndRestarts(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "chain.db")

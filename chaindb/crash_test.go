@@ -42,7 +42,9 @@ func runCrashChild(path string) {
 		os.Exit(2)
 	}
 	fmt.Println("open")
-	rng := rand.New(rand.NewPCG(uint64(os.Getpid()), 0))
+	seed := uint64(os.Getpid())
+	fmt.Fprintln(os.Stderr, "child: write sizes from seed", seed)
+	rng := rand.New(rand.NewPCG(seed, 0))
 	for {
 		var height uint64
 		if err := db.View(func(r *Reader) error { height, err = r.Height(); return err }); err != nil {

@@ -25,7 +25,7 @@ func TestNextDifficultyMainnet(t *testing.T) {
 		t.Fatalf("csv covers %d..%d", first, last)
 	}
 
-	samples := map[uint64]string{ // test-vectors.md §5.2
+	samples := map[uint64]string{ // docs/test-vectors.md §5.2
 		3000735: "327896041388",
 		3001000: "320441365962",
 		3001999: "320290239748",
@@ -170,7 +170,7 @@ func TestNextDifficultyEdges(t *testing.T) {
 	NextDifficulty([]uint64{1, 2}, []u128.U128{one}, 120)
 }
 
-// refNextDifficulty is §7 written with math/big, to cross-check the 192-bit
+// refNextDifficulty is docs/chain-format.md §7 written with math/big, to cross-check the 192-bit
 // arithmetic on values the chain data never reaches.
 func refNextDifficulty(ts []uint64, cd []*big.Int, target uint64) *big.Int {
 	if len(ts) > DifficultyWindow {

@@ -14,7 +14,7 @@ func TestCheckVersion(t *testing.T) {
 		major, minor uint8
 		err          error
 	}{
-		// Real headers (test-vectors §3).
+		// Real headers (docs/test-vectors.md §3).
 		{params.Mainnet, 0, 1, 0, nil}, // genesis: minor 0 votes for 1
 		{params.Mainnet, 123, 1, 0, nil},
 		{params.Mainnet, 912345, 1, 2, nil}, // voting for v2 early

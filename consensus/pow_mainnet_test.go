@@ -43,7 +43,7 @@ func mainnetBlockBlob(t *testing.T, file string) []byte {
 
 // TestMainnetCryptoNightBlocks: the real pre-RandomX mainnet blocks held in
 // testdata/mainnet hash, through BlockPoWHash, to the PoW hashes
-// captured from monerod by Cuprate (test-vectors.md: genesis, 202609,
+// captured from monerod by Cuprate (docs/test-vectors.md: genesis, 202609,
 // 1731606), and meet the difficulty monerod reported for them where a
 // captured header gives it (123, 912345). Their ids are checked first, so
 // the hashing blob is the real one. monerod's own calc_pow is compared on

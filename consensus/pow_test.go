@@ -33,7 +33,7 @@ func hashOf(x *big.Int) [32]byte {
 }
 
 func TestCheckPoWHashRealBlock(t *testing.T) {
-	// Mainnet 2751506 (test-vectors §3): RandomX hash and its difficulty.
+	// Mainnet 2751506 (docs/test-vectors.md §3): RandomX hash and its difficulty.
 	pow := hash32(t, "10b473b5d097d6bfa0656616951840724dfe38c6fb9c4adf8158800300000000")
 	if !CheckPoWHash(pow, u128.From64(313732272488)) {
 		t.Error("block 2751506 must satisfy its own difficulty")
@@ -120,7 +120,7 @@ func reverse(h [32]byte) []byte {
 }
 
 func TestSeedHeight(t *testing.T) {
-	cases := []struct{ h, seed, next uint64 }{ // test-vectors §5.4
+	cases := []struct{ h, seed, next uint64 }{ // docs/test-vectors.md §5.4
 		{1, 0, 0}, {2048, 0, 0}, {2048 + 64 - 64, 0, 0}, {2112, 0, 2048}, {2113, 2048, 2048},
 		{4160, 2048, 4096}, {4161, 4096, 4096},
 		{1978433, 1978368, 1978368},

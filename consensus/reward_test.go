@@ -14,9 +14,9 @@ func TestBaseReward(t *testing.T) {
 		version   uint8
 		want      uint64
 	}{
-		{"genesis", 0, 1, 17592186044415},                               // test-vectors §5.1
+		{"genesis", 0, 1, 17592186044415},                               // docs/test-vectors.md §5.1
 		{"regtest block 1", 17592186044415, 16, 35184338534400},         // MRS regtest block
-		{"v16 from zero", 0, 16, 35184372088831},                        // §5.1 penalty example's base
+		{"v16 from zero", 0, 16, 35184372088831},                        // docs/test-vectors.md §5.1 penalty example's base
 		{"monero unit test", 2756434948434199641, 1, 14963444829249},    // tests/unit_tests/block_reward.cpp
 		{"v1 tail", MoneySupply - ((1 << 20) + 1), 1, 300000000000},     // same file, handles_max
 		{"v1 tail at supply", MoneySupply, 1, 300000000000},             //
@@ -32,7 +32,7 @@ func TestBaseReward(t *testing.T) {
 	}
 }
 
-// Mainnet blocks 1..3 (weights 383, 382 from test-vectors §3; block 3's weight
+// Mainnet blocks 1..3 (weights 383, 382 from docs/test-vectors.md §3; block 3's weight
 // is irrelevant below the full reward zone), accumulating the supply.
 func TestMainnetFirstRewards(t *testing.T) {
 	generated := AddGeneratedCoins(0, 17592186044415) // genesis
@@ -50,7 +50,7 @@ func TestMainnetFirstRewards(t *testing.T) {
 }
 
 func TestBlockRewardPenalty(t *testing.T) {
-	// test-vectors §5.1: base 35184372088831, M = 300000, W = 400000.
+	// docs/test-vectors.md §5.1: base 35184372088831, M = 300000, W = 400000.
 	if r, err := BlockReward(300000, 400000, 0, 16); err != nil || r != 31274997412294 {
 		t.Errorf("penalty example: %d, %v", r, err)
 	}

@@ -221,7 +221,7 @@ func TestBulletproofClawbackTable(t *testing.T) {
 		plus   bool
 		want   uint64
 	}{
-		{[]int{10}, true, 3430}, // BP+ with 11 outputs (padded 16): test-vectors.md §9.1
+		{[]int{10}, true, 3430}, // BP+ with 11 outputs (padded 16): docs/test-vectors.md §4, formula docs/chain-format.md §9.1
 		{[]int{7}, false, 0},    // 2 outputs: no clawback
 		{[]int{8}, false, (368*4 - 32*(9+2*8)) * 4 / 5},
 		{[]int{9}, false, (368*8 - 32*(9+2*9)) * 4 / 5},

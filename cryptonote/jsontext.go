@@ -7,7 +7,7 @@ import (
 
 // jsonText reproduces monero's json_archive in indented mode, which renders
 // the `json` field of getblock and tx_json/as_json. It is not a JSON library:
-// its quirks are part of the output clients parse as text (chain-format.md §12):
+// its quirks are part of the output clients parse as text (docs/chain-format.md §12):
 // ", " before every field but the first (so lines end in a space), and a
 // single "inner array size" register that decides whether "]" gets its own
 // line, overwritten by every array begun — including nested ones.

@@ -183,7 +183,7 @@ func TestMainnetTxFiles(t *testing.T) {
 	}
 }
 
-// Weights, blob sizes and ids from test-vectors.md §4 (type 3 rows).
+// Weights, blob sizes and ids from docs/test-vectors.md §4 (type 3 rows).
 func TestTxWeightsFromVectors(t *testing.T) {
 	want := map[string]uint64{
 		"84d48dc11ec91950f8b70a85af9db91fe0c8abef71ef5db08304f7344b99ea66": 2743,

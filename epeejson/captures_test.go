@@ -398,7 +398,7 @@ func TestCapturedRequestsParse(t *testing.T) {
 // otherwise unchanged answer, must give the answer's exact bytes (strings with
 // escapes, -5, 18446744073709551615, true, {"a":1}, [1,2], 1.5, 0.1, 1e3 →
 // 1000, 1e300 → 1e+300, -0.0 → -0, 3.141592653589793238 → 3.14159). Which id
-// monerod uses is the envelope's rule (rpc-semantics.md §3.2), restated here
+// monerod uses is the envelope's rule (docs/rpc-semantics.md §3.2), restated here
 // only to pick the expected value: 0 after a parse error, a missing method or
 // a non-string jsonrpc; the request id, or "" when absent, for -32601; else
 // the request id, or 0 when absent.

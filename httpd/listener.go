@@ -320,7 +320,7 @@ const tlsHandshakeRecord = 0x16
 // notTLSAnswer is sent to a client that opens with a TLS handshake: plain
 // bytes that are not a TLS record, so that the client's handshake fails at
 // once ("wrong version number") and a wallet in --daemon-ssl autodetect
-// reconnects in plain HTTP (wallet-rpc.md §2.1). Waiting instead for a line
+// reconnects in plain HTTP (docs/wallet-rpc.md §2.1). Waiting instead for a line
 // end that a ClientHello never contains would hold the wallet until its
 // handshake timed out.
 var notTLSAnswer = []byte("HTTP/1.1 400 Bad Request\r\nServer: Epee-based\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")

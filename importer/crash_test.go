@@ -116,7 +116,9 @@ func TestKillDuringImportThenResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("kill times from seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 7))
 	const runs = 8
 	midImport := 0
 	for run := 0; run < runs; run++ {

@@ -23,7 +23,7 @@ const (
 
 // CommandMaxBodySize is the per-command body ceiling monerod applies on top
 // of the connection limit (cryptonote_connection_context::get_max_bytes,
-// §2.4); commands without one get math.MaxUint64.
+// docs/p2p-levin.md §2.4); commands without one get math.MaxUint64.
 func CommandMaxBodySize(command uint32) uint64 {
 	switch command {
 	case CommandHandshake, CommandTimedSync:

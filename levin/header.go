@@ -4,7 +4,7 @@
 //
 // The rules come from contrib/epee/include/net/levin_base.h,
 // levin_protocol_handler_async.h and src/cryptonote_protocol/levin_notify.cpp
-// as summarised in shared/docs/p2p-levin.md §2. Everything a hostile peer
+// as summarised in docs/p2p-levin.md §2. Everything a hostile peer
 // controls is checked before it is used: the signature as soon as its 8 bytes
 // are in, the body size against the connection and per-command limits before
 // any body memory is taken, and body memory grows only as bytes actually
@@ -26,7 +26,7 @@ const HeaderSize = 33
 // ProtocolVersion is LEVIN_PROTOCOL_VER_1, the only version monerod sends.
 const ProtocolVersion uint32 = 1
 
-// Connection-wide body size limits (levin_base.h, §2.4). monerod allows
+// Connection-wide body size limits (levin_base.h, docs/p2p-levin.md §2.4). monerod allows
 // MaxPacketSizeBeforeHandshake until the handshake is done (on an outbound
 // connection: as soon as the handshake invoke is sent; inbound: after a
 // handshake request was processed) and MaxPacketSize afterwards.
@@ -69,7 +69,7 @@ const (
 	ReturnErrFormat            ReturnCode = -7 // LEVIN_ERROR_FORMAT
 )
 
-// Kind is how a receiver classifies a bucket (§2.3).
+// Kind is how a receiver classifies a bucket (docs/p2p-levin.md §2.3).
 type Kind uint8
 
 // Message kinds. KindFragment is a header-level kind only: ReadMessage

@@ -27,7 +27,7 @@ func unhex(t testing.TB, s string) []byte {
 // emptyStorage is a portable-storage blob with an empty root section.
 var emptyStorage = []byte{0x01, 0x11, 0x01, 0x01, 0x01, 0x01, 0x02, 0x01, 0x01, 0x00}
 
-// TestPingExample checks shared/docs/p2p-levin.md §2.7 (observed against
+// TestPingExample checks docs/p2p-levin.md §2.7 (observed against
 // monerod) byte for byte: the ping request we send and monerod's answer.
 func TestPingExample(t *testing.T) {
 	request := unhex(t, `
@@ -72,7 +72,7 @@ func TestPingExample(t *testing.T) {
 	}
 }
 
-// TestHandshakeHeaderExample checks the levin header of the §5.1 worked
+// TestHandshakeHeaderExample checks the levin header of the docs/p2p-levin.md §5.1 worked
 // example (a 262-byte handshake invoke).
 func TestHandshakeHeaderExample(t *testing.T) {
 	want := unhex(t, `01 21 01 01 01 01 01 01 | 06 01 00 00 00 00 00 00 | 01 | e9 03 00 00 | 00 00 00 00 | 01 00 00 00 | 01 00 00 00`)
@@ -123,7 +123,7 @@ func sameMessage(a, b Message) bool {
 	return a.Kind == b.Kind && a.Command == b.Command && a.ReturnCode == b.ReturnCode && bytes.Equal(a.Body, b.Body)
 }
 
-// TestKind follows the handle_recv decision order of §2.3.
+// TestKind follows the handle_recv decision order of docs/p2p-levin.md §2.3.
 func TestKind(t *testing.T) {
 	cases := []struct {
 		flags  Flags

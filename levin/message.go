@@ -15,7 +15,7 @@ type Message struct {
 	Body       []byte     // portable-storage blob; empty in monerod's error responses
 }
 
-// header returns the bucket header monerod would send for m (§2.3 table):
+// header returns the bucket header monerod would send for m (docs/p2p-levin.md §2.3 table):
 // requests have m_have_to_return_data = 1 and the request flag, notifications
 // 0 and the request flag, responses 0 and the response flag.
 func (m Message) header() (Header, error) {
@@ -100,7 +100,7 @@ func NewReader(r io.Reader, limit uint64) *Reader {
 //
 // Noise buckets are read and discarded, fragments are collected until the
 // END fragment and the message inside is returned (levin_base.cpp,
-// §2.6). Errors: io.EOF when the stream ends cleanly between messages (and
+// docs/p2p-levin.md §2.6). Errors: io.EOF when the stream ends cleanly between messages (and
 // outside a fragment sequence); io.ErrUnexpectedEOF when it ends inside a
 // header, a body or a fragment sequence; ErrBadSignature, ErrBadHeader,
 // ErrBadProtocolVersion (*VersionError), ErrTooLarge (*SizeError) and
@@ -162,7 +162,7 @@ func (r *Reader) readHeader() (Header, error) {
 	return parseHeaderFields(r.hdr[:])
 }
 
-// fragment handles one fragment bucket (§2.6 receiving side). ok reports
+// fragment handles one fragment bucket (docs/p2p-levin.md §2.6 receiving side). ok reports
 // that it completed a message.
 //
 // The buffered fragments count against the connection limit together with

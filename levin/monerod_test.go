@@ -61,7 +61,7 @@ func TestMonerodP2P(t *testing.T) {
 	}
 
 	// invoke sends a request and returns the response, answering or
-	// dropping whatever monerod sends in between (§6.1: a 1007 invoke or a
+	// dropping whatever monerod sends in between (docs/p2p-levin.md §6.1: a 1007 invoke or a
 	// 2010 notification may come first).
 	invoke := func(command uint32, req interface{ ToSection() portable.Section }) levin.Message {
 		t.Helper()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -16,7 +17,7 @@ import (
 	"github.com/gonero/gonero/portable"
 )
 
-// connState is cryptonote_connection_context::state (p2p-levin.md §9.1).
+// connState is cryptonote_connection_context::state (docs/p2p-levin.md §9.1).
 type connState int32
 
 const (
@@ -75,6 +76,11 @@ type conn struct {
 	ping    bool                // a short-lived ping-back connection
 	addr    portable.NetAddress // the remote end
 	started time.Time
+	// limitKey is what an incoming connection counts under for
+	// --max-connections-per-ip; admitted says it is still counted
+	// (Node.admitIncoming, releaseIncoming).
+	limitKey netip.Prefix
+	admitted atomic.Bool
 
 	rd *levin.Reader
 
@@ -336,7 +342,7 @@ func (c *conn) respond(command uint32, rc levin.ReturnCode, p interface{ ToSecti
 	return c.write(levin.Message{Kind: levin.KindResponse, Command: command, ReturnCode: rc, Body: body})
 }
 
-// idle timeouts, as monerod's connection timer (§1): short until the
+// idle timeouts, as monerod's connection timer (docs/p2p-levin.md §1): short until the
 // handshake is done, long afterwards (timed syncs every 60 s keep a healthy
 // connection alive).
 const (

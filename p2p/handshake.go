@@ -15,7 +15,7 @@ const maxPeersInHandshake = 250
 // peerListSaveInterval is how often monerod writes p2pstate.bin.
 const peerListSaveInterval = 30 * time.Minute
 
-// nodeData is what this node says about itself in a handshake (§4.3).
+// nodeData is what this node says about itself in a handshake (docs/p2p-levin.md §4.3).
 func (n *Node) nodeData() portable.NodeData {
 	return portable.NodeData{
 		NetworkID:    n.chain.Network().NetworkID(),
@@ -25,7 +25,7 @@ func (n *Node) nodeData() portable.NodeData {
 	}
 }
 
-// syncData is CORE_SYNC_DATA for the current top (§4.4).
+// syncData is CORE_SYNC_DATA for the current top (docs/p2p-levin.md §4.4).
 func (n *Node) syncData() portable.CoreSyncData {
 	top, height := n.chain.Top(), n.chain.Height()
 	return portable.CoreSyncData{
@@ -38,7 +38,7 @@ func (n *Node) syncData() portable.CoreSyncData {
 	}
 }
 
-// handshakeOut runs the outgoing handshake (§6.1, §6.3).
+// handshakeOut runs the outgoing handshake (docs/p2p-levin.md §6.1, §6.3).
 func (n *Node) handshakeOut(c *conn) error {
 	defer close(c.handshaken)
 	resp, err := n.invokeHandshake(c)
@@ -77,7 +77,7 @@ func (n *Node) requestSupportFlags(c *conn) {
 	c.mu.Unlock()
 }
 
-// processSyncData is process_payload_sync_data (§6.4). A returned error
+// processSyncData is process_payload_sync_data (docs/p2p-levin.md §6.4). A returned error
 // drops the peer.
 func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) error {
 	st := c.getState()
@@ -144,7 +144,7 @@ func (n *Node) afterHandshake(c *conn) {
 	}
 }
 
-// handleInvoke answers the admin commands (§5); anything else gets -6.
+// handleInvoke answers the admin commands (docs/p2p-levin.md §5); anything else gets -6.
 func (c *conn) handleInvoke(m levin.Message) error {
 	n := c.node
 	switch m.Command {
@@ -185,7 +185,7 @@ func (c *conn) handleInvoke(m levin.Message) error {
 	return c.respond(m.Command, levin.ReturnErrHandlerNotDefined, nil)
 }
 
-// handshakeIn handles an incoming handshake (§6.2).
+// handshakeIn handles an incoming handshake (docs/p2p-levin.md §6.2).
 func (n *Node) handshakeIn(c *conn, req portable.HandshakeRequest) error {
 	if req.NodeData.NetworkID != n.chain.Network().NetworkID() {
 		return misbehaved(1, "handshake from another network (id %x)", req.NodeData.NetworkID)
@@ -228,7 +228,7 @@ func (n *Node) handshakeIn(c *conn, req portable.HandshakeRequest) error {
 	return nil
 }
 
-// peersToSend draws up to 250 white peers not yet sent on c (§5.1, §5.2).
+// peersToSend draws up to 250 white peers not yet sent on c (docs/p2p-levin.md §5.1, §5.2).
 func (n *Node) peersToSend(c *conn) []portable.PeerlistEntry {
 	all := n.peers.randomWhite(maxPeersInHandshake)
 	c.mu.Lock()
@@ -271,7 +271,7 @@ func (n *Node) pingBack(c *conn, nd portable.NodeData) {
 }
 
 // timedSyncLoop sends COMMAND_TIMED_SYNC to every handshaked connection
-// every 60 s (§6.5).
+// every 60 s (docs/p2p-levin.md §6.5).
 func (n *Node) timedSyncLoop() {
 	defer n.wg.Done()
 	t := time.NewTicker(n.cfg.TimedSyncInterval)

@@ -347,7 +347,7 @@ func TestBanAfterTenFails(t *testing.T) {
 }
 
 // The sparse chain history has monerod's offsets: 1…11 from the top, then
-// doubling gaps, then genesis (p2p-levin.md §8.1).
+// doubling gaps, then genesis (docs/p2p-levin.md §8.1).
 func TestShortChainHistory(t *testing.T) {
 	tn := hostileNode(t)
 	height := tn.chain.Height()
@@ -380,7 +380,7 @@ func TestShortChainHistory(t *testing.T) {
 }
 
 // monerod sends its chain request right behind its handshake response
-// (p2p-levin.md §6.1). Arriving in one TCP segment, the request must be
+// (docs/p2p-levin.md §6.1). Arriving in one TCP segment, the request must be
 // handled after the response, not refused as coming before the handshake.
 func TestChainRequestRightAfterHandshakeResponse(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -32,7 +32,7 @@ func monerodGetInfo(t testing.TB, m *monerodlab.Monerod) monerodInfo {
 // sameChain asks gonero and monerod for every header and block, by height
 // and by hash, and requires identical answers. getlastblockheader is
 // compared too when both nodes count themselves synchronized (before that
-// each answers BUSY, p2p-levin.md §8.5).
+// each answers BUSY, docs/p2p-levin.md §8.5).
 func sameChain(t *testing.T, tn *testNode, m *monerodlab.Monerod, from uint64) {
 	t.Helper()
 	height := tn.chain.Height()
@@ -178,7 +178,7 @@ func TestSyncFromMonerodThenFollow(t *testing.T) {
 	}
 
 	// monerod counts itself synchronized only after a handshake that shows a
-	// peer at its own height (p2p-levin.md §6.4): the first one showed gonero
+	// peer at its own height (docs/p2p-levin.md §6.4): the first one showed gonero
 	// at height 1. Restarting gonero's P2P node (its chain kept) gives it that
 	// handshake, after which monerod mines.
 	if monerodGetInfo(t, m).Synchronized {

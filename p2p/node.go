@@ -4,7 +4,7 @@
 // the chain through chain.AddBlock like every other block.
 //
 // The behaviour follows monerod v0.18 (net_node.inl,
-// cryptonote_protocol_handler.inl) as summarised in shared/docs/p2p-levin.md;
+// cryptonote_protocol_handler.inl) as summarised in docs/p2p-levin.md;
 // section numbers in comments refer to that document.
 package p2p
 
@@ -102,6 +102,9 @@ type Node struct {
 	wg     sync.WaitGroup
 	ln     net.Listener
 
+	// inbound counts the incoming connections for the limits at accept.
+	inbound inboundCounts
+
 	mu      sync.Mutex
 	closing bool // set by Close: no new connections
 	conns   map[*conn]struct{}
@@ -183,7 +186,7 @@ func New(cfg Config) (*Node, error) {
 		cfg.BlockDownloadMaxSize = DefaultBlockDownloadMaxSize
 	}
 	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
-		conns: map[*conn]struct{}{}, dialing: map[string]bool{},
+		conns: map[*conn]struct{}{}, dialing: map[string]bool{}, inbound: inboundCounts{per: map[netip.Prefix]int{}},
 		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: cfg.Pool, dandelion: newDandelion(),
 		queue: newBlockQueue(), prep: make(chan prepJob, prepQueueLen)}
 	if n.pool == nil {
@@ -312,45 +315,92 @@ func (n *Node) acceptLoop() {
 		}
 		ap, _ := netip.ParseAddrPort(nc.RemoteAddr().String())
 		addr := netAddress(ap)
-		if reason := n.refuseIncoming(ap.Addr()); reason != "" {
+		key, reason := n.admitIncoming(ap.Addr())
+		if reason != "" {
 			n.log.Debug("incoming connection refused", "addr", addr, "why", reason)
 			_ = nc.Close()
 			continue
 		}
 		c := newConn(n, nc, true, addr)
+		c.limitKey = key
+		c.admitted.Store(true)
 		n.addConn(c)
 	}
 }
 
-// refuseIncoming says why an incoming connection from ip is refused.
-func (n *Node) refuseIncoming(ip netip.Addr) string {
+// inboundCounts counts the incoming connections, in all and per limit key
+// (connLimitKey), so that an accept is admitted or refused in O(1): monerod
+// 0.18.5.3 checks --in-peers and --max-connections-per-ip when it accepts
+// a connection (is_host_limit, monero 0cd74568d), before any handshake.
+type inboundCounts struct {
+	mu    sync.Mutex
+	total int
+	per   map[netip.Prefix]int
+}
+
+// connLimitKey is what --max-connections-per-ip counts connections by: the
+// host, except that a public IPv6 address counts for its whole /64 (monero
+// f277d328c: is_same_p2p_connection_limit_host). Loopback, unspecified,
+// multicast, link-local, site-local and unique-local IPv6 addresses count
+// for themselves, and an IPv4-mapped one as its IPv4 address.
+func connLimitKey(ip netip.Addr) netip.Prefix {
+	ip = ip.Unmap()
+	if ip.Is6() && groupIPv6By64(ip) {
+		p, _ := ip.Prefix(64)
+		return p
+	}
+	return netip.PrefixFrom(ip, ip.BitLen())
+}
+
+// groupIPv6By64 is monero's should_group_ipv6_by_prefix.
+func groupIPv6By64(ip netip.Addr) bool {
+	b := ip.As16()
+	siteLocal := b[0] == 0xfe && b[1]&0xc0 == 0xc0 // fec0::/10
+	uniqueLocal := b[0]&0xfe == 0xfc               // fc00::/7
+	return !ip.IsUnspecified() && !ip.IsLoopback() && !ip.IsMulticast() &&
+		!ip.IsLinkLocalUnicast() && !siteLocal && !uniqueLocal && !ip.Is4In6()
+}
+
+// admitIncoming says why an incoming connection from ip is refused, or
+// admits it ("") and counts it under the returned key until
+// releaseIncoming. monerod's order: ban, --in-peers, then the per-host
+// limit.
+func (n *Node) admitIncoming(ip netip.Addr) (netip.Prefix, string) {
 	if n.bans.banned(ip.Unmap(), n.now()) {
-		return "banned"
+		return netip.Prefix{}, "banned"
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	in, fromIP := 0, 0
-	for c := range n.conns {
-		if c.inbound {
-			in++
-			if c.addr.IP == ip.Unmap() {
-				fromIP++
-			}
-		}
+	key := connLimitKey(ip)
+	n.inbound.mu.Lock()
+	defer n.inbound.mu.Unlock()
+	if maxIn := n.maxIn.Load(); maxIn >= 0 && int64(n.inbound.total) >= maxIn {
+		return key, "--in-peers reached"
 	}
-	if maxIn := n.maxIn.Load(); maxIn >= 0 && int64(in) >= maxIn {
-		return "--in-peers reached"
+	if n.inbound.per[key] >= n.cfg.MaxConnectionsPerIP {
+		return key, "--max-connections-per-ip reached"
 	}
-	if fromIP >= n.cfg.MaxConnectionsPerIP {
-		return "--max-connections-per-ip reached"
+	n.inbound.total++
+	n.inbound.per[key]++
+	return key, ""
+}
+
+// releaseIncoming uncounts an admitted incoming connection (once).
+func (n *Node) releaseIncoming(c *conn) {
+	if !c.admitted.CompareAndSwap(true, false) {
+		return
 	}
-	return ""
+	n.inbound.mu.Lock()
+	defer n.inbound.mu.Unlock()
+	n.inbound.total--
+	if n.inbound.per[c.limitKey]--; n.inbound.per[c.limitKey] <= 0 {
+		delete(n.inbound.per, c.limitKey)
+	}
 }
 
 func (n *Node) addConn(c *conn) {
 	n.mu.Lock()
 	if n.closing {
 		n.mu.Unlock()
+		n.releaseIncoming(c)
 		c.close(ErrClosed)
 		return
 	}
@@ -396,6 +446,7 @@ func (n *Node) dropConn(c *conn, err error) {
 	_, ok := n.conns[c]
 	delete(n.conns, c)
 	n.mu.Unlock()
+	n.releaseIncoming(c)
 	var pe *peerError
 	banned := ok && errors.As(err, &pe) && n.bans.fail(c.addr.IP, pe.score, n.now())
 	c.close(err)
@@ -425,7 +476,7 @@ func (n *Node) connections() []*conn {
 	return out
 }
 
-// connectLoop is monerod's connections_maker (§6.6): every second, keep the
+// connectLoop is monerod's connections_maker (docs/p2p-levin.md §6.6): every second, keep the
 // exclusive (or priority) nodes connected and fill the outgoing slots.
 func (n *Node) connectLoop() {
 	defer n.wg.Done()
@@ -442,12 +493,26 @@ func (n *Node) connectLoop() {
 }
 
 func (n *Node) makeConnections() {
+	// connected: outgoing connections and dials by address; peers: every
+	// connection's peer id and host (monerod's is_peer_used); subnets: the
+	// IPv4 /24s of every connection, which peer selection spreads over.
+	type peerHost struct {
+		id uint64
+		ip netip.Addr
+	}
 	connected := map[string]bool{}
-	used := map[netip.Prefix]bool{}
+	peers := map[peerHost]bool{}
+	subnets := map[netip.Prefix]bool{}
 	out := 0
 	for _, c := range n.connections() {
-		host, subnet := hostKeys(c.addr.IP)
-		used[host], used[subnet] = true, true
+		if s, ok := ipv4Subnet(c.addr.IP); ok {
+			subnets[s] = true
+		}
+		c.mu.Lock()
+		if c.handshaked {
+			peers[peerHost{c.remote.PeerID, c.addr.IP.Unmap()}] = true
+		}
+		c.mu.Unlock()
 		if !c.inbound {
 			connected[c.addr.String()] = true
 			out++
@@ -457,8 +522,9 @@ func (n *Node) makeConnections() {
 	for a := range n.dialing {
 		connected[a] = true
 		if ap, err := netip.ParseAddrPort(a); err == nil {
-			host, subnet := hostKeys(ap.Addr())
-			used[host], used[subnet] = true, true
+			if s, ok := ipv4Subnet(ap.Addr()); ok {
+				subnets[s] = true
+			}
 		}
 	}
 	n.mu.Unlock()
@@ -484,14 +550,16 @@ func (n *Node) makeConnections() {
 			out++
 		}
 	}
+	skip := func(e portable.PeerlistEntry) bool {
+		return e.ID == n.peerID || peers[peerHost{e.ID, e.Address.IP.Unmap()}] ||
+			connected[e.Address.String()] || n.bans.banned(e.Address.IP, n.now())
+	}
 	dialled := 0
-	for _, e := range n.peers.candidates(int(n.maxOut.Load())-out, n.now(), used) {
+	for _, e := range n.peers.candidates(int(n.maxOut.Load())-out, n.now(), subnets, skip) {
 		a := e.Address.String()
-		if !connected[a] && !n.bans.banned(e.Address.IP, n.now()) {
-			n.dial(a)
-			connected[a] = true
-			dialled++
-		}
+		n.dial(a)
+		connected[a] = true
+		dialled++
 	}
 	// Nothing to dial and slots free: "Failed to connect to any, trying
 	// seeds". (monerod dials synchronously and asks the seeds when the
@@ -506,7 +574,7 @@ func (n *Node) makeConnections() {
 	}
 }
 
-// Timeouts of §11.
+// Timeouts of docs/p2p-levin.md §11.
 const (
 	connectTimeout          = 5 * time.Second
 	handshakeInvokeTimeout  = 5 * time.Second
@@ -543,7 +611,7 @@ func (n *Node) dial(addr string) {
 			return
 		}
 		c := newConn(n, nc, false, netAddress(ap))
-		// Large messages are allowed once the handshake is sent (§2.4);
+		// Large messages are allowed once the handshake is sent (docs/p2p-levin.md §2.4);
 		// set before the reading goroutine starts.
 		c.rd.Limit = levin.MaxPacketSize
 		n.addConn(c)
@@ -555,7 +623,7 @@ func (n *Node) dial(addr string) {
 	}()
 }
 
-// Connections implements rpc.Peers: get_connections (§10).
+// Connections implements rpc.Peers: get_connections (docs/p2p-levin.md §10).
 func (n *Node) Connections() []rpc.Connection {
 	now := n.now()
 	var out []rpc.Connection
@@ -615,7 +683,7 @@ func (c *conn) info(now time.Time) rpc.Connection {
 	}
 }
 
-// Counts implements rpc.Peers (§9.4).
+// Counts implements rpc.Peers (docs/p2p-levin.md §9.4).
 func (n *Node) Counts() (incoming, outgoing, white, grey uint64) {
 	for _, c := range n.connections() {
 		switch {
@@ -632,7 +700,7 @@ func (n *Node) Counts() (incoming, outgoing, white, grey uint64) {
 // Offline implements rpc.Peers.
 func (n *Node) Offline() bool { return n.cfg.Offline }
 
-// Synchronized implements rpc.Peers: monerod's sticky flag (§8.5).
+// Synchronized implements rpc.Peers: monerod's sticky flag (docs/p2p-levin.md §8.5).
 func (n *Node) Synchronized() bool { return n.synchronized.Load() }
 
 // TargetHeight implements rpc.Peers: 0 once synchronized, else the
@@ -675,7 +743,7 @@ func (n *Node) target() uint64 {
 
 // setSynchronized is on_connection_synchronized.
 func (n *Node) setSynchronized() {
-	// Never while the chain is inside the block-hash list (§8.5).
+	// Never while the chain is inside the block-hash list (docs/p2p-levin.md §8.5).
 	if n.chain.InBlockHashArea(n.chain.Height()) {
 		return
 	}

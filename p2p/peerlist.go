@@ -15,7 +15,7 @@ import (
 	"github.com/gonero/gonero/portable"
 )
 
-// Peer-list limits (§9.2, §11).
+// Peer-list limits (docs/p2p-levin.md §9.2, §11).
 const (
 	whiteLimit          = 1000 // P2P_LOCAL_WHITE_PEERLIST_LIMIT
 	greyLimit           = 5000 // P2P_LOCAL_GRAY_PEERLIST_LIMIT
@@ -27,7 +27,7 @@ const (
 )
 
 // reachable is the address filter of the peer lists: loopback, private and
-// unspecified addresses are never stored or handed out (§6.3, §9.2).
+// unspecified addresses are never stored or handed out (docs/p2p-levin.md §6.3, §9.2).
 func reachable(ip netip.Addr) bool {
 	return ip.IsValid() && !ip.IsLoopback() && !ip.IsPrivate() && !ip.IsUnspecified() &&
 		!ip.IsLinkLocalUnicast() && !ip.IsMulticast()
@@ -38,7 +38,7 @@ type peerRecord struct {
 	LastSeen time.Time
 }
 
-// peerList is the public zone's white and grey lists (§9.2).
+// peerList is the public zone's white and grey lists (docs/p2p-levin.md §9.2).
 type peerList struct {
 	file string
 
@@ -179,79 +179,179 @@ func (p *peerList) randomWhite(n int) []portable.PeerlistEntry {
 	return out[:min(n, len(out))]
 }
 
-// candidates picks up to n addresses to dial: newest white peers first
-// while fewer than 70 % of the slots would be white, then grey ones
-// (§9.3, simplified: the pick among the newest white peers is uniform).
-// Like monerod it skips addresses that failed within the hour and takes
-// at most one peer per host and per IPv4 /24 (IPv6 /64), counting the
-// hosts in used (already connected) and adding its picks to used, so that
-// one operator cannot fill every slot.
-func (p *peerList) candidates(n int, now time.Time, used map[netip.Prefix]bool) []portable.PeerlistEntry {
+// candidates picks up to n addresses to dial, as monerod 0.18.5.3's
+// connections_maker fills its outgoing slots one
+// make_new_connection_from_peerlist call at a time (monero 2879885e3):
+// first white peers while fewer than 70 % of the slots would be white, then
+// grey ones (docs/p2p-levin.md §9.3). Each call
+//
+//   - takes the list newest first with one entry per host: of several
+//     ports of one IP only the most recently seen counts, so that a peer
+//     cannot win weight by announcing many ports;
+//   - spreads over IPv4 /24s: in a random order it keeps the first entry of
+//     every /24 not yet occupied by a connection (subnets, which the picks
+//     extend), and puts those back newest first; when that leaves nothing
+//     it takes the whole list. IPv6 addresses (other than IPv4-mapped ones)
+//     are not grouped;
+//   - takes at most 20 of them from the white list (all from the grey),
+//     and picks one: from the white list favouring the newest
+//     (fixedProbabilityIndex), from the grey uniformly;
+//   - makes up to 3 such picks, a pick that is already connected or picked
+//     (skip, or this round's picks), or failed within the hour, costing one.
+//
+// A round ends when a call finds nothing. skip (nil: none) is monerod's
+// is_peer_used and is_remote_host_allowed.
+func (p *peerList) candidates(n int, now time.Time, subnets map[netip.Prefix]bool, skip func(portable.PeerlistEntry) bool) []portable.PeerlistEntry {
 	if n <= 0 {
 		return nil
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	usable := func(list []portable.PeerlistEntry) []portable.PeerlistEntry {
-		out := list[:0]
+	white := oneEntryPerHost(sortedByLastSeen(p.white))
+	grey := oneEntryPerHost(sortedByLastSeen(p.grey))
+	failed := map[string]bool{}
+	for _, list := range [][]seenEntry{white, grey} {
 		for _, e := range list {
-			if t, ok := p.failedAt[e.Address.String()]; ok && now.Sub(t) < failedAddrForget {
-				continue
+			k := e.Address.String()
+			if t, ok := p.failedAt[k]; ok && now.Sub(t) < failedAddrForget {
+				failed[k] = true
 			}
-			out = append(out, e)
 		}
-		return out
 	}
-	white := usable(sortedByLastSeen(p.white))
-	if len(white) > whiteCandidateRange {
-		white = white[:whiteCandidateRange]
-	}
-	rand.Shuffle(len(white), func(i, j int) { white[i], white[j] = white[j], white[i] })
-	grey := usable(sortedByLastSeen(p.grey))
-	rand.Shuffle(len(grey), func(i, j int) { grey[i], grey[j] = grey[j], grey[i] })
-	wantWhite := (n*70 + 99) / 100
+	p.mu.Unlock()
+
 	var out []portable.PeerlistEntry
-	take := func(list []portable.PeerlistEntry, limit int) {
-		for _, e := range list {
-			if len(out) >= limit {
-				return
+	picked := map[string]bool{}
+	pick := func(list []seenEntry, isWhite bool) bool {
+		tried := map[uint64]bool{}
+		for range candidatePasses {
+			filtered := pickable(list, subnets, tried, isWhite)
+			if len(filtered) == 0 {
+				return false
 			}
-			host, subnet := hostKeys(e.Address.IP)
-			if used[host] || used[subnet] {
+			var e portable.PeerlistEntry
+			if isWhite {
+				e = filtered[fixedProbabilityIndex(len(filtered)-1)]
+			} else {
+				e = filtered[rand.IntN(len(filtered))]
+			}
+			tried[e.ID] = true
+			k := e.Address.String()
+			if picked[k] || failed[k] || skip != nil && skip(e) {
 				continue
 			}
-			used[host], used[subnet] = true, true
+			picked[k] = true
+			if s, ok := ipv4Subnet(e.Address.IP); ok {
+				subnets[s] = true
+			}
 			out = append(out, e)
+			return true
 		}
+		return false
 	}
-	take(white, wantWhite)
-	take(grey, n)
+	wantWhite := (n*70 + 99) / 100
+	for len(out) < wantWhite && pick(white, true) {
+	}
+	for len(out) < n && pick(grey, false) {
+	}
 	return out
 }
 
-// hostKeys are the keys one connection occupies: its host, and its IPv4
-// /24 or IPv6 /64.
-func hostKeys(ip netip.Addr) (host, subnet netip.Prefix) {
-	ip = ip.Unmap()
-	bits := 64
-	if ip.Is4() {
-		bits = 24
-	}
-	host = netip.PrefixFrom(ip, ip.BitLen())
-	subnet, _ = ip.Prefix(bits)
-	return host, subnet
+// candidatePasses is how many picks one make_new_connection_from_peerlist
+// call makes before it gives up.
+const candidatePasses = 3
+
+// seenEntry is a peer-list entry with when it was last seen.
+type seenEntry struct {
+	portable.PeerlistEntry
+	seen time.Time
 }
 
-func sortedByLastSeen(m map[string]*peerRecord) []portable.PeerlistEntry {
-	rs := make([]*peerRecord, 0, len(m))
+// oneEntryPerHost keeps the first entry (in list order) of every IP.
+func oneEntryPerHost(list []seenEntry) []seenEntry {
+	hosts := map[netip.Addr]bool{}
+	out := list[:0]
+	for _, e := range list {
+		ip := e.Address.IP.Unmap()
+		if hosts[ip] {
+			continue
+		}
+		hosts[ip] = true
+		out = append(out, e)
+	}
+	return out
+}
+
+// pickable is the list one pick chooses from: one entry per IPv4 /24 not in
+// subnets, chosen at random and ordered newest first; the whole list when
+// that is empty; never an entry whose id was tried; at most
+// whiteCandidateRange entries from the white list.
+func pickable(list []seenEntry, subnets map[netip.Prefix]bool, tried map[uint64]bool, isWhite bool) []portable.PeerlistEntry {
+	occupied := make(map[netip.Prefix]bool, len(subnets))
+	for s := range subnets {
+		occupied[s] = true
+	}
+	var spread []seenEntry
+	for _, i := range rand.Perm(len(list)) {
+		e := list[i]
+		if s, ok := ipv4Subnet(e.Address.IP); ok {
+			if occupied[s] {
+				continue
+			}
+			occupied[s] = true
+		}
+		spread = append(spread, e)
+	}
+	sort.SliceStable(spread, func(i, j int) bool { return spread[i].seen.After(spread[j].seen) })
+	limit := len(list)
+	if isWhite {
+		limit = whiteCandidateRange
+	}
+	var out []portable.PeerlistEntry
+	take := func(from []seenEntry) {
+		for _, e := range from {
+			if len(out) >= limit {
+				return
+			}
+			if !tried[e.ID] {
+				out = append(out, e.PeerlistEntry)
+			}
+		}
+	}
+	take(spread)
+	if len(out) == 0 {
+		take(list)
+	}
+	return out
+}
+
+// fixedProbabilityIndex is monerod's get_random_index_with_fixed_probability:
+// an index in [0, maxIndex] that favours the low ones (x³ of a uniform x).
+func fixedProbabilityIndex(maxIndex int) int {
+	if maxIndex <= 0 {
+		return 0
+	}
+	m := uint64(maxIndex)
+	x := rand.Uint64N(16*m + 1)
+	return int(x * x * x / (m * m * 16 * 16 * 16))
+}
+
+// ipv4Subnet is the /24 of an IPv4 (or IPv4-mapped) address; IPv6
+// addresses have none for peer selection.
+func ipv4Subnet(ip netip.Addr) (netip.Prefix, bool) {
+	ip = ip.Unmap()
+	if !ip.Is4() {
+		return netip.Prefix{}, false
+	}
+	s, _ := ip.Prefix(24)
+	return s, true
+}
+
+func sortedByLastSeen(m map[string]*peerRecord) []seenEntry {
+	out := make([]seenEntry, 0, len(m))
 	for _, r := range m {
-		rs = append(rs, r)
+		out = append(out, seenEntry{r.Entry, r.LastSeen})
 	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].LastSeen.After(rs[j].LastSeen) })
-	out := make([]portable.PeerlistEntry, len(rs))
-	for i, r := range rs {
-		out[i] = r.Entry
-	}
+	sort.Slice(out, func(i, j int) bool { return out[i].seen.After(out[j].seen) })
 	return out
 }
 
@@ -387,7 +487,7 @@ func (p *peerList) save() error {
 }
 
 // banList counts fails per host and bans a host that reached
-// failsBeforeBan (§6.2): for banDuration it is neither accepted nor
+// failsBeforeBan (docs/p2p-levin.md §6.2): for banDuration it is neither accepted nor
 // dialled. IPv6 hosts count per /64 (one subscriber's allocation, as recent
 // monerod groups them). Fails older than failForget are forgotten, and both
 // maps stay bounded however many addresses misbehave.

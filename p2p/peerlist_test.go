@@ -63,7 +63,7 @@ func TestPeerListRulesAndPersistence(t *testing.T) {
 	if got := q.randomWhite(10); len(got) != 1 || got[0].Address.String() != "1.1.1.1:18080" || got[0].ID != 7 {
 		t.Fatalf("reloaded white list %+v", got)
 	}
-	if got := q.candidates(12, now, map[netip.Prefix]bool{}); len(got) != 2 {
+	if got := q.candidates(12, now, map[netip.Prefix]bool{}, nil); len(got) != 2 {
 		t.Fatalf("%d dial candidates from 1 white and 1 grey peer", len(got))
 	}
 	for _, bad := range []string{"{", `{"version":99}`, strings.Repeat(" ", maxStateFileSize+10)} {
@@ -118,38 +118,129 @@ func TestBanList(t *testing.T) {
 	}
 }
 
-// Dial candidates skip addresses that failed within the hour and take one
-// peer per host and per /24, so that one operator cannot fill every slot.
-func TestCandidatesSkipFailedAndShareNoHost(t *testing.T) {
+// Dial candidates skip addresses that failed within the hour, and take one
+// port per host: of a host announced on many ports only the port seen
+// last is a candidate (monero 2879885e3).
+func TestCandidatesSkipFailedAndOnePortPerHost(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	p := newPeerList("")
 	dead := entry("8.8.8.8:18080", 1)
 	p.addWhite(dead, now)
 	p.failed(dead.Address.String(), now)
-	var list []portable.PeerlistEntry
 	for port := 20000; port < 20050; port++ {
-		list = append(list, entry("9.9.9.9:"+strconv.Itoa(port), uint64(port)))
+		p.merge([]portable.PeerlistEntry{entry("9.9.9.9:"+strconv.Itoa(port), uint64(port))}, now.Add(time.Duration(port-20000)*time.Second))
 	}
-	list = append(list, entry("9.9.9.10:18080", 2), entry("1.1.1.1:18080", 3))
-	p.merge(list, now)
-	got := p.candidates(12, now.Add(time.Minute), map[netip.Prefix]bool{})
-	if len(got) != 2 {
-		t.Fatalf("%d candidates, want 2 (one of 9.9.9.0/24, and 1.1.1.1): %+v", len(got), got)
-	}
-	for _, e := range got {
-		if e.Address.String() == dead.Address.String() {
-			t.Fatal("a peer that failed a minute ago is a candidate again")
+	p.merge([]portable.PeerlistEntry{entry("9.9.9.10:18080", 2), entry("1.1.1.1:18080", 3)}, now)
+	for range 20 {
+		got := p.candidates(12, now.Add(time.Minute), map[netip.Prefix]bool{}, nil)
+		addrs := map[string]bool{}
+		for _, e := range got {
+			addrs[e.Address.String()] = true
+		}
+		if len(got) != 3 || !addrs["9.9.9.9:20049"] || !addrs["9.9.9.10:18080"] || !addrs["1.1.1.1:18080"] {
+			t.Fatalf("candidates %v; want 9.9.9.9 on the port seen last, 9.9.9.10 and 1.1.1.1, and not the peer that failed a minute ago", addrs)
 		}
 	}
-	if got := p.candidates(12, now.Add(2*time.Hour), map[netip.Prefix]bool{}); len(got) != 3 {
-		t.Fatalf("after the hour: %d candidates, want 3", len(got))
+	if got := p.candidates(12, now.Add(2*time.Hour), map[netip.Prefix]bool{}, nil); len(got) != 4 {
+		t.Fatalf("after the hour: %d candidates, want 4", len(got))
 	}
-	used := map[netip.Prefix]bool{}
-	host, subnet := hostKeys(netip.MustParseAddr("1.1.1.7"))
-	used[host], used[subnet] = true, true
-	for _, e := range p.candidates(12, now.Add(time.Minute), used) {
+	// A candidate the node already uses (skip) is not dialled again.
+	got := p.candidates(12, now.Add(time.Minute), map[netip.Prefix]bool{}, func(e portable.PeerlistEntry) bool {
+		return e.Address.IP == netip.MustParseAddr("1.1.1.1")
+	})
+	for _, e := range got {
 		if e.Address.IP == netip.MustParseAddr("1.1.1.1") {
-			t.Fatal("a candidate in the /24 of a connected peer")
+			t.Fatal("a skipped peer is a candidate")
+		}
+	}
+}
+
+func addrsOf(list []portable.PeerlistEntry) map[string]bool {
+	out := map[string]bool{}
+	for _, e := range list {
+		out[e.Address.String()] = true
+	}
+	return out
+}
+
+// Candidates spread over IPv4 /24s (monero 2879885e3): while another /24
+// has a candidate, no two picks share one, nor does a pick share the /24 of
+// a connection; only when every candidate's /24 is taken does a pick go to
+// a taken /24. IPv6 addresses are not grouped.
+func TestCandidatesSpreadOverSubnets(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	p := newPeerList("")
+	var list []portable.PeerlistEntry
+	for i := 1; i <= 10; i++ {
+		list = append(list, entry("1.1.1."+strconv.Itoa(i)+":18080", uint64(i)))
+	}
+	list = append(list, entry("2.2.2.2:18080", 20), entry("3.3.3.3:18080", 30),
+		entry("[2606:4700::1]:18080", 40), entry("[2606:4700::2]:18080", 41))
+	p.merge(list, now)
+	for range 30 {
+		got := addrsOf(p.candidates(5, now, map[netip.Prefix]bool{}, nil))
+		in111 := 0
+		for a := range got {
+			if strings.HasPrefix(a, "1.1.1.") {
+				in111++
+			}
+		}
+		if len(got) != 5 || in111 != 1 || !got["2.2.2.2:18080"] || !got["3.3.3.3:18080"] ||
+			!got["[2606:4700::1]:18080"] || !got["[2606:4700::2]:18080"] {
+			t.Fatalf("5 candidates %v; want one of 1.1.1.0/24, 2.2.2.2, 3.3.3.3 and both IPv6 peers of one /64", got)
+		}
+		subnets := map[netip.Prefix]bool{netip.MustParsePrefix("2.2.2.0/24"): true}
+		got = addrsOf(p.candidates(4, now, subnets, nil))
+		if len(got) != 4 || got["2.2.2.2:18080"] || !got["3.3.3.3:18080"] {
+			t.Fatalf("4 candidates with 2.2.2.0/24 connected: %v", got)
+		}
+		if !subnets[netip.MustParsePrefix("3.3.3.0/24")] {
+			t.Fatal("a pick's /24 is not marked taken")
+		}
+	}
+	// One /24 only: the picks fall back to it.
+	q := newPeerList("")
+	q.merge(list[:4], now)
+	for range 30 {
+		if got := addrsOf(q.candidates(3, now, map[netip.Prefix]bool{}, nil)); len(got) != 3 {
+			t.Fatalf("3 slots and 4 peers of one /24: %v", got)
+		}
+	}
+}
+
+// From the white list a pick takes one of the 20 newest candidates,
+// favouring the newest: monerod's get_random_index_with_fixed_probability
+// gives index 0 of 20 with probability 114/305 (x < 114 of x uniform in
+// [0, 304]), a uniform pick 1/20; 300 picks give the newest about 112 times
+// (standard deviation 8) where a uniform pick gives it 15.
+func TestWhiteCandidatesFavourNewest(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	p := newPeerList("")
+	for i := range 30 {
+		p.addWhite(entry("5.5."+strconv.Itoa(i)+".1:18080", uint64(i+1)), now.Add(time.Duration(i)*time.Second))
+	}
+	newest := 0
+	for range 300 {
+		got := p.candidates(1, now, map[netip.Prefix]bool{}, nil)
+		if len(got) != 1 {
+			t.Fatalf("%d candidates for one slot", len(got))
+		}
+		i, _ := strconv.Atoi(strings.Split(got[0].Address.String(), ".")[2])
+		if i < 10 {
+			t.Fatalf("picked %s, not one of the 20 newest white peers", got[0].Address)
+		}
+		if i == 29 {
+			newest++
+		}
+	}
+	if newest < 60 {
+		t.Fatalf("the newest white peer picked %d times of 300; want about 112", newest)
+	}
+	for m := range 25 {
+		for range 50 {
+			if i := fixedProbabilityIndex(m); i < 0 || i > max(m, 0) {
+				t.Fatalf("fixedProbabilityIndex(%d) = %d", m, i)
+			}
 		}
 	}
 }

@@ -1,6 +1,6 @@
 package p2p
 
-// The serving side of pruning (mainnet.md §4.4, p2p-levin.md §8.2): what a
+// The serving side of pruning (docs/mainnet.md §4.4, docs/p2p-levin.md §8.2): what a
 // pruned node announces, how it answers chain and object requests.
 
 import (

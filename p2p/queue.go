@@ -10,7 +10,7 @@ import (
 )
 
 // Limits of the shared block queue (block_queue.cpp,
-// cryptonote_protocol_handler.inl; mainnet.md §5.2).
+// cryptonote_protocol_handler.inl; docs/mainnet.md §5.2).
 const (
 	// standbySpans and DefaultBlockDownloadMaxSize: a connection pauses
 	// while the queue holds at least this many spans and bytes.

@@ -16,7 +16,7 @@ import (
 	"github.com/gonero/gonero/txpool"
 )
 
-// Limits of the CryptoNote protocol (§7, §8, §11).
+// Limits of the CryptoNote protocol (docs/p2p-levin.md §7, §8, §11).
 const (
 	maxObjectRequest      = 100         // CURRENCY_PROTOCOL_MAX_OBJECT_REQUEST_COUNT
 	chainIDsPerResponse   = 10_000      // BLOCKS_IDS_SYNCHRONIZING_DEFAULT_COUNT
@@ -26,7 +26,7 @@ const (
 	maxIdleChainEntries   = 3           // chain entries without progress before the peer is dropped (gonero's)
 )
 
-// syncState is a connection's part in chain synchronisation (§8.6).
+// syncState is a connection's part in chain synchronisation (docs/p2p-levin.md §8.6).
 type syncState struct {
 	wantChain   bool // the peer's top is unknown: request its chain after the handshake
 	inTimedSync bool
@@ -62,7 +62,7 @@ func (n *Node) spanSize() int {
 	return 20
 }
 
-// shortChainHistory is Blockchain::get_short_chain_history (§8.1): the 11
+// shortChainHistory is Blockchain::get_short_chain_history (docs/p2p-levin.md §8.1): the 11
 // newest main-chain ids, then ids at doubling distances, then genesis.
 func shortChainHistory(r *chaindb.Reader, height uint64) ([][32]byte, error) {
 	var ids [][32]byte
@@ -127,7 +127,7 @@ func (n *Node) requestChain(c *conn) error {
 	return c.notify(levin.NotifyRequestChain, portable.RequestChain{BlockIDs: ids})
 }
 
-// handleNotification handles the CryptoNote protocol (§7).
+// handleNotification handles the CryptoNote protocol (docs/p2p-levin.md §7).
 func (c *conn) handleNotification(m levin.Message) error {
 	n := c.node
 	c.mu.Lock()
@@ -198,7 +198,7 @@ func (c *conn) handleNotification(m levin.Message) error {
 	return nil
 }
 
-// serveChain answers NOTIFY_REQUEST_CHAIN (find_blockchain_supplement, §8.2).
+// serveChain answers NOTIFY_REQUEST_CHAIN (find_blockchain_supplement, docs/p2p-levin.md §8.2).
 func (n *Node) serveChain(c *conn, req portable.RequestChain) error {
 	genesis := n.chain.Network().GenesisID()
 	if len(req.BlockIDs) == 0 || req.BlockIDs[len(req.BlockIDs)-1] != genesis {
@@ -257,7 +257,7 @@ func (n *Node) serveChain(c *conn, req portable.RequestChain) error {
 }
 
 // serveObjects answers NOTIFY_REQUEST_GET_OBJECTS with main-chain blocks
-// and their transactions (§7.4, §7.5).
+// and their transactions (docs/p2p-levin.md §7.4, §7.5).
 func (n *Node) serveObjects(c *conn, req portable.RequestGetObjects) error {
 	if len(req.Blocks) > maxObjectRequest {
 		return misbehaved(1, "request for %d blocks (at most %d)", len(req.Blocks), maxObjectRequest)
@@ -321,7 +321,7 @@ func blockEntry(r *chaindb.Reader, id cryptonote.Hash, prune bool) (portable.Blo
 	return e, true, nil
 }
 
-// handleChainEntry checks a NOTIFY_RESPONSE_CHAIN_ENTRY (§8.3) and starts
+// handleChainEntry checks a NOTIFY_RESPONSE_CHAIN_ENTRY (docs/p2p-levin.md §8.3) and starts
 // downloading what we lack.
 func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error {
 	c.mu.Lock()
@@ -412,7 +412,7 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 	return n.requestMissing(c)
 }
 
-// requestMissing is request_missing_objects (§8.6) over the shared block
+// requestMissing is request_missing_objects (docs/p2p-levin.md §8.6) over the shared block
 // queue: pause while the queue is full; else reserve the next span of the
 // peer's needed blocks no other connection holds, or take over a stalled
 // span, or ask for more of the peer's chain, or end syncing with c.
@@ -520,17 +520,27 @@ func (n *Node) requestSpan(c *conn, s *span) error {
 	return c.notify(levin.NotifyRequestGetObjects, portable.RequestGetObjects{Blocks: ids})
 }
 
-// handleObjects checks a NOTIFY_RESPONSE_GET_OBJECTS (§8.4) against the
+// handleObjects checks a NOTIFY_RESPONSE_GET_OBJECTS (docs/p2p-levin.md §8.4) against the
 // span asked for and queues its blocks; the writer adds them in height
 // order once verified (writeLoop).
 func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 	c.mu.Lock()
 	requested, start := c.sync.requested, c.sync.requestedStart
+	entryStart, entryIDs := c.sync.entryStart, c.sync.entryIDs
 	c.sync.requested = nil
 	c.mu.Unlock()
 	if len(requested) == 0 {
 		return misbehaved(1, "objects out of the blue")
 	}
+	// announced is the id the peer's last chain entry lists at height h
+	// (monerod's get_expected_hash).
+	announced := func(h uint64) (cryptonote.Hash, bool) {
+		if h < entryStart || h-entryStart >= uint64(len(entryIDs)) {
+			return cryptonote.Hash{}, false
+		}
+		return entryIDs[h-entryStart], true
+	}
+	var previous cryptonote.Hash
 	if len(resp.Blocks) != len(requested) {
 		return misbehaved(1, "%d blocks returned for %d requested", len(resp.Blocks), len(requested))
 	}
@@ -547,6 +557,30 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 		id, err := blk.ID()
 		if err != nil {
 			return misbehaved(1, "block %d of the response: %w", i, err)
+		}
+		// The blocks must be the chain the peer announced (monero
+		// ed70c1622): each at the height its coinbase names, where the
+		// peer's chain entry lists it, the first linking to the entry's
+		// block below it and each next to the one before. (monerod drops
+		// such a peer without counting a fail; here, like every other
+		// bad span, it counts one.)
+		gen, ok := coinbaseGen(blk)
+		if !ok {
+			return misbehaved(1, "block %s: its miner tx has not exactly one gen input", id)
+		}
+		if a, ok := announced(gen.Height); !ok || a != id {
+			return misbehaved(1, "sent invalid chain: block %s at height %d is not the chain entry's block there", id, gen.Height)
+		}
+		if i == 0 {
+			if a, ok := announced(gen.Height - 1); gen.Height == 0 || !ok || a != blk.PrevID {
+				return misbehaved(1, "sent invalid chain: block %s at height %d does not follow the chain entry's block below it", id, gen.Height)
+			}
+		} else if blk.PrevID != previous {
+			return misbehaved(1, "sent invalid chain: block %s does not follow block %s", id, previous)
+		}
+		previous = id
+		if gen.Height != start+uint64(i) {
+			return misbehaved(1, "sent invalid chain: block %d of a span from height %d is at height %d", i, start, gen.Height)
 		}
 		if id != requested[i] {
 			return misbehaved(1, "block %s returned where %s was requested", id, requested[i])
@@ -579,6 +613,16 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 	return n.requestMissing(c)
 }
 
+// coinbaseGen is the gen input of a block whose miner tx has exactly one
+// input, of that type.
+func coinbaseGen(blk *cryptonote.Block) (cryptonote.TxInGen, bool) {
+	if len(blk.MinerTx.Inputs) != 1 {
+		return cryptonote.TxInGen{}, false
+	}
+	g, ok := blk.MinerTx.Inputs[0].(cryptonote.TxInGen)
+	return g, ok
+}
+
 // blockFault turns a rejected block into the peer's fault, scored as
 // monerod scores it: a block failing proof of work bans at once.
 func blockFault(err error) error {
@@ -597,7 +641,7 @@ func blockFault(err error) error {
 }
 
 // handleNewBlock handles NOTIFY_NEW_FLUFFY_BLOCK (and NOTIFY_NEW_BLOCK,
-// which v0.18.4 treats the same way) (§7.8).
+// which v0.18.4 treats the same way) (docs/p2p-levin.md §7.8).
 func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 	if c.getState() != stateNormal || !n.synchronized.Load() {
 		return nil
@@ -687,7 +731,7 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 	return nil
 }
 
-// serveMissingTxs answers NOTIFY_REQUEST_FLUFFY_MISSING_TX (§7.9).
+// serveMissingTxs answers NOTIFY_REQUEST_FLUFFY_MISSING_TX (docs/p2p-levin.md §7.9).
 func (n *Node) serveMissingTxs(c *conn, req portable.RequestFluffyMissingTx) error {
 	var e portable.BlockCompleteEntry
 	var found bool
@@ -904,7 +948,7 @@ func (n *Node) relayBlock(blob []byte, except *conn) {
 	}
 }
 
-// syncWatchdog drops syncing peers that stopped answering (§8.7): no reply
+// syncWatchdog drops syncing peers that stopped answering (docs/p2p-levin.md §8.7): no reply
 // to a 2006 or 2003 within SyncTimeout. The connection maker redials
 // exclusive and priority nodes.
 func (n *Node) syncWatchdog() {

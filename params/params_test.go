@@ -8,7 +8,7 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 )
 
-// test-vectors.md §2: the mainnet genesis blob, byte for byte.
+// docs/test-vectors.md §2: the mainnet genesis blob, byte for byte.
 const mainnetGenesisHex = "010000000000000000000000000000000000000000000000000000000000000000000010270000" +
 	"013c01ff0001ffffffffffff03029b2e4c0281c0b02e7c53291a94d1d0cbff8883f8024f51" +
 	"42ee494ffbbd08807121017767aafcde9be00dcfd098715ebcf7f410daebc582fda69d24a28e" +
@@ -117,7 +117,7 @@ func TestVersionAt(t *testing.T) {
 		want   uint8
 	}{
 		{Mainnet, 0, 1}, {Mainnet, 1, 1}, {Mainnet, 1009826, 1}, {Mainnet, 1009827, 2},
-		{Mainnet, 1545999, 6}, {Mainnet, 1546000, 7}, // test-vectors §3: 6.6 then 7.7
+		{Mainnet, 1545999, 6}, {Mainnet, 1546000, 7}, // docs/test-vectors.md §3: 6.6 then 7.7
 		{Mainnet, 1978432, 11}, {Mainnet, 1978433, 12},
 		{Mainnet, 2688887, 14}, {Mainnet, 2688888, 15},
 		{Mainnet, 2689607, 15}, {Mainnet, 2689608, 16}, {Mainnet, 3195020, 16}, {Mainnet, ^uint64(0), 16},
@@ -141,7 +141,7 @@ func TestVersionAt(t *testing.T) {
 			}
 		}
 	}
-	// The table per chain-format.md §10.2, column by column.
+	// The table per docs/chain-format.md §10.2, column by column.
 	mainnet := []uint64{1, 1009827, 1141317, 1220516, 1288616, 1400000, 1546000, 1685555, 1686275, 1788000, 1788720, 1978433, 2210000, 2210720, 2688888, 2689608}
 	testnet := []uint64{1, 624634, 800500, 801219, 802660, 971400, 1057027, 1057058, 1057778, 1154318, 1155038, 1308737, 1543939, 1544659, 1982800, 1983520}
 	stagenet := []uint64{1, 32000, 33000, 34000, 35000, 36000, 37000, 176456, 177176, 269000, 269720, 454721, 675405, 676125, 1151000, 1151720}
@@ -182,7 +182,7 @@ func TestCheckpoints(t *testing.T) {
 			t.Errorf("%s genesis checkpoint %+v disagrees with GenesisID %s", n, cp, n.GenesisID())
 		}
 	}
-	// Facts of test-vectors.md §3 that come from other sources than the
+	// Facts of docs/test-vectors.md §3 that come from other sources than the
 	// checkpoint file (block ids recomputed from blobs, RPC captures).
 	known := map[uint64]struct {
 		id      string

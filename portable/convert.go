@@ -6,7 +6,7 @@ import (
 )
 
 // asUint converts v for an unsigned C++ field whose largest value is max,
-// following epee's portable_storage_val_converters.h (§3.5): any integer type
+// following epee's portable_storage_val_converters.h (docs/p2p-levin.md §3.5): any integer type
 // is accepted when the value fits (negative or too large: ErrOutOfRange); a
 // string of decimal digits only for a uint64_t field (boost::lexical_cast,
 // which throws on overflow); everything else throws (ErrWrongType). The

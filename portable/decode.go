@@ -90,7 +90,7 @@ func (d *decoder) fail(err error) error { return &DecodeError{Offset: d.off, Err
 
 func (d *decoder) left() int { return len(d.data) - d.off }
 
-// varint reads a size marker (§3.2): the low two bits of the first byte
+// varint reads a size marker (docs/p2p-levin.md §3.2): the low two bits of the first byte
 // give the width (1, 2, 4 or 8 bytes), the little-endian value of that
 // width shifted right by two is the number. Non-minimal widths are
 // accepted, as monerod does.

@@ -7,7 +7,7 @@
 // storages/portable_storage_from_bin.h, portable_storage_to_bin.h,
 // portable_storage_val_converters.h, levin_abstract_invoke2.h and
 // serialization/keyvalue_serialization*.h, as summarised in
-// shared/docs/p2p-levin.md §3–§5:
+// docs/p2p-levin.md §3–§5:
 //
 //   - A blob is a 9-byte header (01 11 01 01 01 01 02 01 01) and one root
 //     section. A section is a size-marker count of entries; an entry is a

@@ -7,11 +7,11 @@ import (
 	"strconv"
 )
 
-// The P2P types of shared/docs/p2p-levin.md §4 and the payloads of the admin
-// commands of §5, with monerod's field names.
+// The P2P types of docs/p2p-levin.md §4 and the payloads of the admin
+// commands of docs/p2p-levin.md §5, with monerod's field names.
 //
 // ToSection writes what monerod's KV_SERIALIZE maps write (keyvalue_
-// serialization*.h, §3.5): entries sorted by name, each field with its exact
+// serialization*.h, docs/p2p-levin.md §3.5): entries sorted by name, each field with its exact
 // C++ type code, empty arrays and KV_SERIALIZE_OPT fields equal to their
 // default (0 for every field here) omitted, plain KV_SERIALIZE scalars always
 // present.
@@ -45,7 +45,7 @@ const (
 	AddressTor  AddressType = 4
 )
 
-// NetAddress is epee::net_utils::network_address (§4.1): an object with a
+// NetAddress is epee::net_utils::network_address (docs/p2p-levin.md §4.1): an object with a
 // uint8 "type" and an "addr" object whose entries depend on the type.
 type NetAddress struct {
 	Type AddressType
@@ -170,7 +170,7 @@ func (a *NetAddress) FromSection(s Section) error {
 	return nil
 }
 
-// PeerlistEntry is peerlist_entry (§4.2), the element of local_peerlist_new.
+// PeerlistEntry is peerlist_entry (docs/p2p-levin.md §4.2), the element of local_peerlist_new.
 type PeerlistEntry struct {
 	Address           NetAddress // adr
 	ID                uint64     // id
@@ -232,7 +232,7 @@ func (p *PeerlistEntry) FromSection(s Section) error {
 	return nil
 }
 
-// NodeData is basic_node_data, the node_data object of a handshake (§4.3).
+// NodeData is basic_node_data, the node_data object of a handshake (docs/p2p-levin.md §4.3).
 type NodeData struct {
 	NetworkID         [16]byte // network_id, a UUID sent as its 16 raw bytes
 	MyPort            uint32   // my_port; 0 = do not ping me back
@@ -295,7 +295,7 @@ func (n *NodeData) FromSection(s Section) error {
 }
 
 // CoreSyncData is CORE_SYNC_DATA, the payload_data object of handshakes and
-// timed syncs (§4.4).
+// timed syncs (docs/p2p-levin.md §4.4).
 type CoreSyncData struct {
 	CurrentHeight             uint64   // current_height: top block height + 1
 	CumulativeDifficulty      uint64   // cumulative_difficulty: low 64 bits

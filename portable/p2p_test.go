@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// pingResponseBody is monerod's ping answer of shared/docs/p2p-levin.md §2.7
+// pingResponseBody is monerod's ping answer of docs/p2p-levin.md §2.7
 // (observed).
 func pingResponseBody(t testing.TB) []byte {
 	return docHex(t, `
@@ -19,7 +19,7 @@ func pingResponseBody(t testing.TB) []byte {
 		06 "status"   0a  08 "O" "K"`)
 }
 
-// handshakeExample is the 262-byte handshake request body of §5.1, accepted
+// handshakeExample is the 262-byte handshake request body of docs/p2p-levin.md §5.1, accepted
 // by monerod, whose own response had the identical structure (observed).
 func handshakeExample(t testing.TB) []byte {
 	return docHex(t, `
@@ -69,7 +69,7 @@ func TestPingExamples(t *testing.T) {
 	if again, _ := Encode(s); !bytes.Equal(again, body) {
 		t.Fatal("generic re-encoding differs")
 	}
-	// The request body of §2.7 is an empty object, as is 1007's.
+	// The request body of docs/p2p-levin.md §2.7 is an empty object, as is 1007's.
 	for _, p := range []interface{ ToSection() Section }{PingRequest{}, SupportFlagsRequest{}} {
 		if b, err := Marshal(p); err != nil || !bytes.Equal(b, docHex(t, header+" 00")) {
 			t.Errorf("%T: % x %v", p, b, err)
@@ -257,7 +257,7 @@ func TestP2PRoundTrips(t *testing.T) {
 	}
 }
 
-// TestOmittedFields checks the write rules of §4.2–§4.4 and §5.
+// TestOmittedFields checks the write rules of docs/p2p-levin.md §4.2–§4.4 and §5.
 func TestOmittedFields(t *testing.T) {
 	names := func(s Section) string {
 		var b bytes.Buffer
@@ -331,7 +331,7 @@ func TestOmittedFields(t *testing.T) {
 }
 
 // TestLoadingRules checks how FromSection treats values monerod converts,
-// ignores or rejects (§3.5).
+// ignores or rejects (docs/p2p-levin.md §3.5).
 func TestLoadingRules(t *testing.T) {
 	obj := func(entries ...Entry) Value { return NewObject(Section{Entries: entries}) }
 	sec := func(entries ...Entry) Section { return Section{Entries: entries} }

@@ -43,7 +43,7 @@ var quotedOrWord = regexp.MustCompile(`"[^"]*"|[^\s"]+`)
 
 const header = "01 11 01 01 01 01 02 01 01"
 
-// TestVarintExamples checks every example of §3.2 both ways, the width
+// TestVarintExamples checks every example of docs/p2p-levin.md §3.2 both ways, the width
 // boundaries, and that non-minimal widths are accepted on read.
 func TestVarintExamples(t *testing.T) {
 	cases := []struct {
@@ -88,7 +88,7 @@ func TestVarintExamples(t *testing.T) {
 	}
 }
 
-// allTypes is a canonical blob holding every type code of §3.4, as scalar
+// allTypes is a canonical blob holding every type code of docs/p2p-levin.md §3.4, as scalar
 // and as array, plus nested objects; names sorted.
 func allTypes() Section {
 	nested := Section{Entries: []Entry{{"x", NewUint8(1)}, {"y", NewObject(Section{Entries: []Entry{{"z", NewString("deep")}}})}}}

@@ -8,7 +8,7 @@ import (
 )
 
 // The CryptoNote protocol payloads (NOTIFY_* 2001–2010,
-// cryptonote_protocol_defs.h; shared/docs/p2p-levin.md §7), written and
+// cryptonote_protocol_defs.h; docs/p2p-levin.md §7), written and
 // loaded by the same rules as the admin payloads in p2p.go.
 
 // HashSize is the size of a block or transaction hash.

@@ -90,7 +90,7 @@ func (w *Writer) FieldBool(name string, v bool)     { w.Field(name, TypeBool); w
 func (w *Writer) FieldBlob(name string, b []byte)   { w.Field(name, TypeString); w.Blob(b) }
 func (w *Writer) FieldString(name, s string)        { w.Field(name, TypeString); w.String(s) }
 
-// AppendVarint appends n as a size marker of the smallest width (§3.2), as
+// AppendVarint appends n as a size marker of the smallest width (docs/p2p-levin.md §3.2), as
 // monerod writes them. n must be below 2^62 (no count or length comes near).
 func AppendVarint(b []byte, n uint64) []byte {
 	switch {

@@ -1,5 +1,5 @@
 // Bulletproof range-proof verification (RingCT types 3, 4 and 5), batched
-// as monerod's bulletproof_VERIFY(vector) does: tx-verification.md §3.10.
+// as monerod's bulletproof_VERIFY(vector) does: docs/tx-verification.md §3.10.
 
 package ringct
 

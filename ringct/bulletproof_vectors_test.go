@@ -29,7 +29,7 @@ var (
 )
 
 // realTxs loads every RingCT transaction of the repository's test data that
-// carries Bulletproofs or Bulletproofs+ (see tx-verification.md §5.2).
+// carries Bulletproofs or Bulletproofs+ (see docs/tx-verification.md §5.2).
 func realTxs(t testing.TB) []realTx {
 	t.Helper()
 	dir := testutil.Path(t, "testdata")

@@ -1,5 +1,5 @@
 // Bulletproof+ range-proof verification (RingCT type 6), batched as
-// monerod's bulletproof_plus_VERIFY(vector) does: tx-verification.md §3.11.
+// monerod's bulletproof_plus_VERIFY(vector) does: docs/tx-verification.md §3.11.
 
 package ringct
 

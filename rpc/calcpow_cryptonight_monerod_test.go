@@ -24,7 +24,7 @@ import (
 //
 // Both start from the same empty regtest chain: a CryptoNight calc_pow uses
 // neither the chain nor a seed. monerod-0.18.0's CryptoNight-R JIT aborts on
-// this machine (mainnet.md §1.7), so its interpreter is forced. monerod exits
+// this machine (docs/mainnet.md §1.7), so its interpreter is forced. monerod exits
 // on a version-7 blob shorter than 43 bytes; no such request is sent.
 func TestCalcPowCryptoNightMatchesMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)

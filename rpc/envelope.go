@@ -14,7 +14,7 @@ import (
 const maxBatch = 256
 
 // serveJSONRPC answers POST /json_rpc as monerod's epee dispatcher does
-// (rpc-semantics.md §3.1), plus JSON-RPC 2.0 batches.
+// (docs/rpc-semantics.md §3.1), plus JSON-RPC 2.0 batches.
 func (s *Server) serveJSONRPC(req *httpd.Request) httpd.Response {
 	if s.timers == nil {
 		resp, _ := s.answerJSONRPC(req)

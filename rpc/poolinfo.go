@@ -332,8 +332,11 @@ func flushTxpool(c *call) (func(*epeejson.Writer), *Error) {
 	status := statusOK
 	var ids []cryptonote.Hash
 	if len(texts) == 0 {
-		if c.server.pool != nil {
-			ids = c.server.pool.Hashes()
+		// Everything, in monerod's table order: the order the removals
+		// are reported in to wallets asking /getblocks.bin for the pool's
+		// changes.
+		for _, e := range c.server.visiblePool(false) {
+			ids = append(ids, e.ID)
 		}
 	} else {
 		failed := false

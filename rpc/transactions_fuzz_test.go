@@ -19,7 +19,7 @@ var txsMethods = []string{"hard_fork_info", "get_version", "get_fee_estimate", "
 
 // Any body sent to the family's endpoints, on either listener, gets a 200
 // with an epee JSON object or monerod's 400, never a panic. Seeds: the
-// requests wallets send (wallet-rpc.md §4.4, §4.7, §4.9) and bad ones.
+// requests wallets send (docs/wallet-rpc.md §4.4, §4.7, §4.9) and bad ones.
 func FuzzTransactionsEndpoints(f *testing.F) {
 	tx := "9c5e2ecae27bf24a6579310a1a6bf259cca359dc56938587105727dc0925dd21"
 	for _, seed := range []string{

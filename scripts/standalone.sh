@@ -12,7 +12,7 @@ fail() { echo "standalone: $*" >&2; exit 1; }
 # 1. No code, test or script refers to the shared tree. The READMEs under
 #    testdata/ were copied as they were and may name its notes and tools.
 mapfile -t files < <(git ls-files --cached --others --exclude-standard | grep -v '^testdata/' | grep -v '^scripts/standalone\.sh$')
-hits=$(grep -nIE '\.\./shared|/work/shared|GONERO_SHARED|shared/(tools|testdata)' "${files[@]}" 2>/dev/null || true)
+hits=$(grep -nIE '\.\./shared|/work/shared|GONERO_SHARED|shared/(tools|testdata|docs)' "${files[@]}" 2>/dev/null || true)
 [[ -z $hits ]] || fail "references to the shared tree remain:"$'\n'"$hits"
 
 # 2. A copy with no shared/ above it.

@@ -175,8 +175,10 @@ func TestStalledSubscriber(t *testing.T) {
 	if dropped == 0 {
 		t.Fatal("nothing dropped for the subscriber that never reads")
 	}
-	if slowest > 500*time.Millisecond { // a blocked call would never return; this allows for GC and a busy machine
-		t.Fatalf("a ChainMain call took %v", slowest)
+	// Liveness, not speed (speed is for benchmarks): a call blocked on the
+	// subscriber that never reads would never return.
+	if slowest > 10*time.Second {
+		t.Fatalf("a ChainMain call took %v: it waited on a subscriber", slowest)
 	}
 }
 

@@ -14,7 +14,7 @@
 // blocks on top while the benchmark reads (the writer inside gonerod).
 //
 // The shapes follow mainnet's eras, taking the synthetic height as a mainnet
-// height (shared/docs/mainnet.md §5.4): v1 transactions with clear amounts
+// height (docs/mainnet.md §5.4): v1 transactions with clear amounts
 // and small rings below 1,220,516, RingCT with range signatures and MLSAGs
 // to 1,685,555, Bulletproofs to 2,210,000, CLSAGs to 2,689,608, then
 // Bulletproofs+ with view tags and ring 16, where the transaction count of a

@@ -6,7 +6,7 @@
 //	wsload -check -url URL1 -url2 URL2 ...   (the same requests to both; the answers must be byte-identical)
 //	wsload -dump N -kind ...                 (N request bodies, hex, one per line, for wrk and bench/rpc/rpc.lua)
 //
-// Kinds, as a wallet sends them (shared/docs/wallet-rpc.md §4):
+// Kinds, as a wallet sends them (docs/wallet-rpc.md §4):
 //   - getblocks: /getblocks.bin from genesis (block_ids = [genesis]), prune true.
 //   - getouts: /get_outs.bin of 150 random amount-0 outputs, get_txid false
 //     (each request draws new ones; the seed is fixed, so both nodes get the

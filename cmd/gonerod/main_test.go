@@ -22,7 +22,12 @@ import (
 func buildGonerod(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "gonerod")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	args := []string{"build", "-o", bin}
+	if os.Getenv("GONERO_RACE") != "" {
+		// make test: the node under test runs with the race detector.
+		args = append(args, "-race")
+	}
+	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -32,7 +32,7 @@ import (
 // enough that a wrong nonce fails CryptoNight v0 with probability 15/16.
 const privateNetDifficulty = 16
 
-// The acceptance test (mainnet.md §7.4), a private testnet from
+// The acceptance test (docs/mainnet.md §7.4), a private testnet from
 // genesis: monerod mines HF 1 blocks offline (major 1, CryptoNight v0 at
 // difficulty 16, v1 coinbase with decomposed outputs), restarts online,
 // and gonerod syncs the chain over P2P verifying every block including its

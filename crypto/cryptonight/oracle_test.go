@@ -28,7 +28,7 @@ type oracleCase struct {
 
 // monerodHashes runs hash-tests on cases with a dummy expected hash: it
 // prints each mismatching input's actual hash, which makes it an oracle for
-// any input (mainnet.md §1.7). Its CryptoNight-R JIT aborts on this machine,
+// any input (docs/mainnet.md §1.7). Its CryptoNight-R JIT aborts on this machine,
 // so the interpreter is forced (MONERO_USE_CNV4_JIT=0).
 // It runs beside the Go side, so it reports failures as errors rather than
 // through t.

@@ -12,7 +12,7 @@ import (
 // TestSqrtV2Edges is hash-tests' variant2_int_sqrt self-test: the three fixed
 // points, then both sides of the step where the result goes from i-1 to i,
 // for every 83rd i (monerod's sampling for its slow reference) and the
-// listed edges of mainnet.md §7.1.
+// listed edges of docs/mainnet.md §7.1.
 func TestSqrtV2Edges(t *testing.T) {
 	for _, c := range [][2]uint64{
 		{0, 0}, {1 << 63, 1930543745}, {^uint64(0), 3558067407},

@@ -114,8 +114,22 @@ const (
 // opened and refreshed.
 func (l *Lab) OpenWallet(t testing.TB, c *Chain, name string, daemonPort int) *WalletRPC {
 	t.Helper()
-	w := l.StartWalletRPC(t, daemonPort)
-	for _, f := range []string{name, name + ".keys"} {
+	return openWallet(t, l.StartWalletRPC(t, daemonPort), c, name, name, name+".keys")
+}
+
+// OpenOldWallet is OpenWallet in Debian 12's monero-wallet-rpc 0.18.0.0
+// (StartOldWalletRPC), which still makes transactions with an unlock time:
+// the pool rule of 0.18.4 refusing them needs such a transaction. It gets
+// the keys file alone (a newer wallet's cache may not load in it) and
+// rebuilds its view by refreshing.
+func (l *Lab) OpenOldWallet(t testing.TB, c *Chain, name string, daemonPort int) *WalletRPC {
+	t.Helper()
+	return openWallet(t, l.StartOldWalletRPC(t, daemonPort), c, name, name+".keys")
+}
+
+func openWallet(t testing.TB, w *WalletRPC, c *Chain, name string, files ...string) *WalletRPC {
+	t.Helper()
+	for _, f := range files {
 		data, err := os.ReadFile(filepath.Join(c.Dir, "wallets", f))
 		if err != nil {
 			t.Fatalf("wallet %s: %v", name, err)

@@ -6,7 +6,7 @@ import (
 )
 
 func TestHexMatchesMonerodWideFields(t *testing.T) {
-	// wide_cumulative_difficulty values monerod prints (test-vectors.md, regtest README).
+	// wide_cumulative_difficulty values monerod prints (docs/test-vectors.md, regtest README).
 	cases := []struct {
 		v    U128
 		want string

@@ -199,8 +199,8 @@ func pin(version string, groups int, sum string) Release {
 	return r
 }
 
-// MainnetReleases are the mainnet lists of the v0.18 releases (mainnet.md
-// §2.3), oldest first. Each is a prefix of the next.
+// MainnetReleases are the mainnet lists of the v0.18 releases
+// (docs/mainnet.md §2.3), oldest first. Each is a prefix of the next.
 var MainnetReleases = []Release{
 	pin("v0.18.0.0", 5198, "e9371004b9f6be59921b27bc81e28b4715845ade1c6d16891d5c455f72e21365"),
 	pin("v0.18.3.4", 6246, "8ada865350270fd008397684d978dac75ea4029a8a1ffcaa9975c43be119ec19"),

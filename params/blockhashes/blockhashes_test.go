@@ -16,7 +16,7 @@ import (
 )
 
 // monerodList extracts the v0.18.0.0 mainnet list embedded in the installed
-// monerod (mainnet.md §2.3: search for the LE group count 5198 and take the
+// monerod (docs/mainnet.md §2.3: search for the LE group count 5198 and take the
 // 332,676-byte candidate with the pinned SHA-256), and checks that exactly
 // one candidate matches.
 func monerodList(t *testing.T) []byte {
