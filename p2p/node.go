@@ -26,8 +26,8 @@ import (
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/portable"
-	"github.com/gonero/gonero/rpc"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -556,16 +556,16 @@ func (n *Node) dial(addr string) {
 }
 
 // Connections implements rpc.Peers: get_connections (§10).
-func (n *Node) Connections() []rpc.Connection {
+func (n *Node) Connections() []peerinfo.Connection {
 	now := n.now()
-	var out []rpc.Connection
+	var out []peerinfo.Connection
 	for _, c := range n.connections() {
 		out = append(out, c.info(now))
 	}
 	return out
 }
 
-func (c *conn) info(now time.Time) rpc.Connection {
+func (c *conn) info(now time.Time) peerinfo.Connection {
 	c.mu.Lock()
 	remote, height, seed := c.remote, c.remoteHeight, c.pruningSeed
 	c.mu.Unlock()
@@ -586,7 +586,7 @@ func (c *conn) info(now time.Time) rpc.Connection {
 	}
 	ip := c.addr.IP
 	host := ip.String()
-	return rpc.Connection{
+	return peerinfo.Connection{
 		Address:           c.addr.String(),
 		AddressType:       uint64(c.addr.Type),
 		AvgDownload:       avg(recv),
@@ -654,8 +654,6 @@ func (n *Node) BusySyncing() bool { return n.adding.Load() > 0 }
 
 // TxPoolSize implements rpc.Peers.
 func (n *Node) TxPoolSize() uint64 { return uint64(n.pool.Len()) }
-
-var _ rpc.Peers = (*Node)(nil)
 
 // target is the sync target: the highest chain height the connected
 // peers report. It is computed from the live connections, so a peer that
