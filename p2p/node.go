@@ -88,6 +88,10 @@ type Config struct {
 	BlockSyncSize int
 	// Progress, if not nil, hears every span the writer added.
 	Progress func(SyncProgress)
+
+	// beforeHandle, if not nil, sees every message a connection is about
+	// to handle: tests make a handler panic with it.
+	beforeHandle func(levin.Message)
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.
@@ -128,6 +132,9 @@ type Node struct {
 	// blocksFromPeers counts the blocks peers gave that the chain stored
 	// (BlocksFromPeers).
 	blocksFromPeers atomic.Uint64
+	// handlerPanics counts the panics recovered below a connection's
+	// goroutines (HandlerPanics).
+	handlerPanics atomic.Uint64
 	// syncMu lets one connection at a time add downloaded blocks, as
 	// monerod's sync lock does.
 	syncMu sync.Mutex
