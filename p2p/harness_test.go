@@ -63,7 +63,7 @@ func startTestNode(t testing.TB, exportFile string, cfg Config) *testNode {
 	tn.db, tn.chain = newTestChain(t, tn.dir, exportFile)
 	tn.startP2P(cfg)
 	// generateblocks' blocks are relayed to peers, as gonerod wires it.
-	mnr := miner.New(tn.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce,
+	mnr := miner.New(tn.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce(),
 		Mined: func(blob []byte) { tn.node.RelayBlock(blob) }})
 	srv, err := rpc.New(rpc.Config{Chain: tn.chain, Peers: tn, DataDir: tn.dir, Version: "test",
 		Main: httpd.Config{Addr: "127.0.0.1:0"}, Miner: mnr})
@@ -78,6 +78,7 @@ func startTestNode(t testing.TB, exportFile string, cfg Config) *testNode {
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 		<-done
+		_ = mnr.Stop()
 		if tn.node != nil {
 			_ = tn.node.Close()
 		}

@@ -25,10 +25,10 @@ import (
 	"github.com/gonero/gonero/txpool"
 )
 
-// GenerateBlocksExtraNonce is the extra nonce of the miner transactions
-// generateblocks mines: monerod's generateblocks asks for a template with
-// reserve_size 1, one zero byte.
-var GenerateBlocksExtraNonce = []byte{0}
+// GenerateBlocksExtraNonce is the extra nonce (miner.Options.ExtraNonce)
+// of the miner that mines generateblocks' blocks as monerod does: its
+// generateblocks asks for a template with reserve_size 1, one zero byte.
+func GenerateBlocksExtraNonce() []byte { return []byte{0} }
 
 // renderedBlockCacheBytes bounds the memory of rendered getblock answers.
 const renderedBlockCacheBytes = 64 << 20
@@ -40,9 +40,10 @@ type Config struct {
 	// Pool is the transaction pool sendrawtransaction adds to; nil: a node
 	// without a pool refuses transactions.
 	Pool *txpool.Pool
-	// Miner mines generateblocks' blocks; nil: a miner of the server's own
-	// (gonerod shares one with --start-mining so that blocks are mined one
-	// at a time).
+	// Miner mines generateblocks' blocks and the loop /start_mining starts
+	// (with GenerateBlocksExtraNonce, as monerod's). It is required, and
+	// its owner stops it: the server only uses it (gonerod shares it with
+	// --start-mining, so that blocks are mined one at a time).
 	Miner   *miner.Miner
 	DataDir string // for get_info free_space
 	Version string // get_info version
@@ -118,7 +119,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Miner == nil {
-		cfg.Miner = miner.New(cfg.Chain, miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Logger: cfg.Logger})
+		return nil, errors.New("rpc: Config.Miner is required")
 	}
 	s := &Server{miner: cfg.Miner, pool: cfg.Pool,
 		chain: cfg.Chain, store: cfg.Chain.Store(), network: cfg.Chain.Network(), peers: cfg.Peers,
@@ -178,10 +179,11 @@ func (s *Server) Serve() error {
 	return first
 }
 
-// Shutdown stops accepting and waits for in-flight requests.
+// Shutdown stops accepting and waits for in-flight requests. A
+// generateblocks in progress gives up at its next nonce; a mining loop
+// /start_mining began goes on until the miner's owner stops it.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.stopMining()     // a generateblocks in progress gives up at its next nonce
-	_ = s.miner.Stop() // and a loop /start_mining began ends
+	s.stopMining()
 	var errs []error
 	for _, l := range s.listeners {
 		errs = append(errs, l.Shutdown(ctx))
