@@ -338,7 +338,7 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 		var changes txpool.PoolChanges
 		if s.pool != nil {
 			changes = s.pool.Changes(int64(in.PoolInfoSince), !req.Restricted, maxTxs,
-				func(a, b txpool.Entry) int { return hash32Less(a.ID, b.ID) })
+				func(a, b txpool.Entry) int { return cryptonote.CompareHash32(a.ID, b.ID) })
 		}
 		pool = &changes
 	}
