@@ -19,6 +19,7 @@ import (
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/boundedcache"
 	"github.com/gonero/gonero/internal/u128"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/params/blockhashes"
@@ -69,7 +70,7 @@ type Chain struct {
 	// signatures passed, for the pool and the blocks that follow it.
 	verified verifiedCache
 	// pow holds proof-of-work hashes computed ahead (PrecomputePoW).
-	pow powCache
+	pow *boundedcache.Cache[powKey, [32]byte]
 
 	mu sync.Mutex // held by the writer; guards everything below
 	// main is the main chain's view: its top, height and rule windows.
@@ -92,7 +93,7 @@ func Open(store chaindb.Store, cfg Config) (*Chain, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	c := &Chain{cfg: cfg, store: store, checkpoints: enforcedCheckpoints(cfg)}
+	c := &Chain{cfg: cfg, store: store, checkpoints: enforcedCheckpoints(cfg), pow: newPoWCache()}
 	c.mu.Lock()
 	err := c.load()
 	if err == nil {

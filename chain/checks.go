@@ -180,7 +180,7 @@ func (c *Chain) checkPoW(r *chaindb.Reader, v *chainView, blk *cryptonote.Block,
 		key.seed = cryptonote.Hash{}
 	}
 	key.id, _ = blk.ID() // computed before check got here
-	pow, ok := c.pow.take(key)
+	pow, ok := c.pow.Take(key)
 	if !ok {
 		if pow, err = consensus.BlockPoWHash(c.cfg.PoW, height, blk.MajorVersion, seed, blk.HashingBlob()); err != nil {
 			return err

@@ -1,10 +1,9 @@
 package chain
 
 import (
-	"sync"
-
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/boundedcache"
 )
 
 // powKey names one proof-of-work computation: the block (its id fixes the
@@ -20,36 +19,13 @@ type powKey struct {
 // queues' worth of spans (monerod keeps its prepared hashes per batch).
 const powCacheMax = 20_000
 
-// powCache holds PoW hashes computed ahead of AddBlock (PrecomputePoW),
-// each used once. It only ever holds hashes this process computed, so a
-// hit gives the verdict the writer would compute itself.
-type powCache struct {
-	mu     sync.Mutex
-	hashes map[powKey][32]byte
-}
-
-func (p *powCache) put(k powKey, h [32]byte) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.hashes == nil {
-		p.hashes = make(map[powKey][32]byte)
-	}
-	if len(p.hashes) >= powCacheMax {
-		// Hashes for spans that never got added (a peer dropped, a fork
-		// lost): start again rather than grow.
-		clear(p.hashes)
-	}
-	p.hashes[k] = h
-}
-
-func (p *powCache) take(k powKey) ([32]byte, bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	h, ok := p.hashes[k]
-	if ok {
-		delete(p.hashes, k)
-	}
-	return h, ok
+// newPoWCache holds PoW hashes computed ahead of AddBlock (PrecomputePoW),
+// each taken once. It only ever holds hashes this process computed, so a
+// hit gives the verdict the writer would compute itself. Hashes for spans
+// that never got added (a peer dropped, a fork lost) are evicted rather
+// than grow it.
+func newPoWCache() *boundedcache.Cache[powKey, [32]byte] {
+	return boundedcache.New[powKey, [32]byte](powCacheMax, 0, nil)
 }
 
 // PrecomputePoW computes the proof-of-work hash blk would have at height
@@ -81,6 +57,6 @@ func (c *Chain) PrecomputePoW(blk *cryptonote.Block, height uint64, seed crypton
 	if err != nil {
 		return err
 	}
-	c.pow.put(powKey{id: id, height: height, seed: seed}, h)
+	c.pow.Put(powKey{id: id, height: height, seed: seed}, h)
 	return nil
 }

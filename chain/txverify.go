@@ -55,7 +55,7 @@ type txCheck struct {
 
 // grandfathered reports the two MLSAG transactions mainnet admits late.
 func grandfathered(net params.Network, id cryptonote.Hash) bool {
-	return net == params.Mainnet && consensus.GrandfatheredMLSAG[id]
+	return net == params.Mainnet && consensus.IsGrandfatheredMLSAG(id)
 }
 
 // checkTxNonInput applies the rules a transaction of a block passes before

@@ -3,7 +3,9 @@ package consensus
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
@@ -311,19 +313,40 @@ func VerifyTxSignatures(tx *cryptonote.Transaction, rings [][]RingOutput) error 
 	return sigErr("unsupported RingCT type %d", rv.Type)
 }
 
-// parallel runs f(0..n−1) on up to n goroutines and returns the error of the
-// lowest index that failed.
+// parallel runs f(0..n−1) and returns the error of the lowest index that
+// failed. At most GOMAXPROCS goroutines run f, taking the indices in
+// order: a transaction's inputs are CPU-bound checks, so more goroutines
+// only add memory, and a transaction with thousands of inputs must not
+// start thousands. Once an index failed no higher one is started; every
+// lower one was already taken, so the lowest failing index is the same as
+// if all had run.
 func parallel(n int, f func(i int) error) error {
-	if n == 1 {
-		return f(0)
+	workers := min(n, runtime.GOMAXPROCS(0))
+	if workers <= 1 {
+		for i := range n {
+			if err := f(i); err != nil {
+				return err
+			}
+		}
+		return nil
 	}
 	errs := make([]error, n)
+	var next atomic.Int64
+	var failed atomic.Bool
 	var wg sync.WaitGroup
-	for i := range n {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = f(i)
+			for !failed.Load() {
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if errs[i] = f(i); errs[i] != nil {
+					failed.Store(true)
+				}
+			}
 		}()
 	}
 	wg.Wait()

@@ -394,13 +394,17 @@ func CheckRctType(rv *cryptonote.RctSig, hf uint8, grandfathered bool) error {
 	return nil
 }
 
-// GrandfatheredMLSAG are the two mainnet transactions of RingCT type ≤ 4
+// grandfatheredMLSAG are the two mainnet transactions of RingCT type ≤ 4
 // that entered blocks after hard fork 13 (they were in the pool before the
 // fork).
-var GrandfatheredMLSAG = map[cryptonote.Hash]bool{
+var grandfatheredMLSAG = map[cryptonote.Hash]bool{
 	cryptonote.MustParseHash("c5151944f0583097ba0c88cd0f43e7fabb3881278aa2f73b3b0a007c5d34e910"): true,
 	cryptonote.MustParseHash("6f2f117cde6fbcf8d4a6ef8974fcac744726574ac38cf25d3322c996b21edd4c"): true,
 }
+
+// IsGrandfatheredMLSAG says whether id is one of the two mainnet
+// transactions of RingCT type ≤ 4 allowed after hard fork 13.
+func IsGrandfatheredMLSAG(id cryptonote.Hash) bool { return grandfatheredMLSAG[id] }
 
 // IsDecomposedAmount is is_valid_decomposed_amount: d·10^k with d in 1..9
 // and k in 0..18, or 10^19.

@@ -7,7 +7,7 @@ import (
 )
 
 func BenchmarkHashToEC(b *testing.B) {
-	key := H.Bytes()
+	key := h.Bytes()
 	for b.Loop() {
 		HashToEC(key)
 	}
@@ -25,7 +25,7 @@ func BenchmarkCheckKeyImage(b *testing.B) {
 }
 
 func BenchmarkDecodePoint(b *testing.B) {
-	key := H.Bytes()
+	key := h.Bytes()
 	for b.Loop() {
 		DecodePoint(key)
 	}

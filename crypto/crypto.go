@@ -126,8 +126,12 @@ func GenerateKeyImage(pub []byte, sec *edwards25519.Scalar) ([32]byte, error) {
 	return [32]byte(new(edwards25519.Point).ScalarMult(sec, hp).Bytes()), nil
 }
 
-// H is the second Pedersen generator, for amounts (rctTypes.h).
-var H = mustPoint("8b655970153799af2aeadc9ff1add0ea6c7251d54154cfa92c173a0dd39c1f94")
+// h is the second Pedersen generator, for amounts (rctTypes.h). It is
+// unexported so that no caller can change it under every commitment.
+var h = mustPoint("8b655970153799af2aeadc9ff1add0ea6c7251d54154cfa92c173a0dd39c1f94")
+
+// H returns a copy of the second Pedersen generator, for amounts.
+func H() *edwards25519.Point { return new(edwards25519.Point).Set(h) }
 
 // ScalarFromUint64 is d2h: the amount as a little-endian scalar.
 func ScalarFromUint64(v uint64) *edwards25519.Scalar {
@@ -141,13 +145,13 @@ func ScalarFromUint64(v uint64) *edwards25519.Scalar {
 
 // ScalarMultH is scalarmultH(d2h(amount)): amount·H.
 func ScalarMultH(amount uint64) *edwards25519.Point {
-	return new(edwards25519.Point).VarTimeMultiScalarMult([]*edwards25519.Scalar{ScalarFromUint64(amount)}, []*edwards25519.Point{H})
+	return new(edwards25519.Point).VarTimeMultiScalarMult([]*edwards25519.Scalar{ScalarFromUint64(amount)}, []*edwards25519.Point{h})
 }
 
 // ZeroCommit is zeroCommit(amount) = G + amount·H: the commitment of a
 // pre-RingCT ring member and of every v2 coinbase output.
 func ZeroCommit(amount uint64) [32]byte {
-	p := new(edwards25519.Point).VarTimeDoubleScalarBaseMult(ScalarFromUint64(amount), H, scalarOne)
+	p := new(edwards25519.Point).VarTimeDoubleScalarBaseMult(ScalarFromUint64(amount), h, scalarOne)
 	return [32]byte(p.Bytes())
 }
 

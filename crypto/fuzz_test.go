@@ -9,7 +9,7 @@ import (
 func FuzzPrimitives(f *testing.F) {
 	f.Add(make([]byte, 32))
 	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80})
-	f.Add(H.Bytes())
+	f.Add(h.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := DecodePoint(b)
 		if err == nil && string(p.Bytes()) != string(b) {

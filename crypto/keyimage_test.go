@@ -84,12 +84,12 @@ func TestZeroCommit(t *testing.T) {
 	}
 	c := mustDecode(t, func() []byte { c := ZeroCommit(1000); return c[:] }())
 	c.Subtract(c, edwards25519.NewGeneratorPoint())
-	h1000 := new(edwards25519.Point).ScalarMult(ScalarFromUint64(1000), H)
+	h1000 := new(edwards25519.Point).ScalarMult(ScalarFromUint64(1000), h)
 	if c.Equal(h1000) != 1 {
 		t.Fatal("zeroCommit(1000) − G ≠ 1000·H")
 	}
 	// The largest amount, against a constant-time multiplication.
-	max := new(edwards25519.Point).ScalarMult(ScalarFromUint64(1<<64-1), H)
+	max := new(edwards25519.Point).ScalarMult(ScalarFromUint64(1<<64-1), h)
 	max.Add(max, edwards25519.NewGeneratorPoint())
 	if got := ZeroCommit(1<<64 - 1); got != [32]byte(max.Bytes()) {
 		t.Fatalf("zeroCommit(2^64−1) = %x", got)

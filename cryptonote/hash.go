@@ -1,6 +1,7 @@
 package cryptonote
 
 import (
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 
@@ -18,6 +19,24 @@ func (h Hash) String() string { return hex.EncodeToString(h[:]) }
 
 // IsZero reports whether every byte is zero.
 func (h Hash) IsZero() bool { return h == Hash{} }
+
+// CompareHash32 is monerod's LMDB compare_hash32, the order of its tables
+// keyed by a hash (the transaction pool, the alternative blocks), which
+// its RPC and ZMQ lists follow: the hash as eight little-endian 32-bit
+// words, the last most significant. It returns -1, 0 or +1.
+func CompareHash32(a, b Hash) int {
+	for n := 7; n >= 0; n-- {
+		x := binary.LittleEndian.Uint32(a[4*n:])
+		y := binary.LittleEndian.Uint32(b[4*n:])
+		if x != y {
+			if x < y {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
 
 // ParseHash decodes exactly 64 hex digits (either case).
 func ParseHash(s string) (Hash, error) {

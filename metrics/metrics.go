@@ -33,6 +33,12 @@ type SyncCounter interface {
 	BlocksFromPeers() uint64
 }
 
+// PanicCounter is a Peers that recovers panics below its connections
+// and counts them (p2p.Node).
+type PanicCounter interface {
+	HandlerPanics() uint64
+}
+
 // Pool is what the metrics read from the transaction pool at scrape time.
 type Pool interface {
 	Stats() (count int, bytes uint64)
@@ -136,6 +142,11 @@ func (m *Metrics) Watch(src Sources) {
 			m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gonero_blocks_synced_total",
 				Help: "Blocks received from peers (synced or announced) that the chain stored; rate() is the sync rate."},
 				func() float64 { return float64(sc.BlocksFromPeers()) }))
+		}
+		if pc, ok := p.(PanicCounter); ok {
+			m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gonero_p2p_panics_total",
+				Help: "Panics recovered while handling a peer's messages; each dropped its peer. Any is a bug."},
+				func() float64 { return float64(pc.HandlerPanics()) }))
 		}
 	}
 	if p := src.Pool; p != nil {

@@ -257,6 +257,7 @@ func (fakePeers) Counts() (uint64, uint64, uint64, uint64) { return 2, 3, 0, 0 }
 func (fakePeers) Synchronized() bool                       { return true }
 func (fakePeers) TargetHeight() uint64                     { return 0 }
 func (fakePeers) BlocksFromPeers() uint64                  { return 7 }
+func (fakePeers) HandlerPanics() uint64                    { return 1 }
 
 // Scraped 2,000 times the listener does not grow the heap, serves
 // /metrics only, and hangs up on a client that never finishes its head.
@@ -299,7 +300,7 @@ func TestScrapeLoop(t *testing.T) {
 	}
 	body := scrape()
 	for _, want := range []string{`gonero_peers{direction="in"} 2`, `gonero_peers{direction="out"} 3`, "gonero_synchronized 1",
-		"gonero_blocks_synced_total 7", `gonero_rpc_requests_total{method="/get_height"} 1`, "go_goroutines", "process_resident_memory_bytes",
+		"gonero_blocks_synced_total 7", "gonero_p2p_panics_total 1", `gonero_rpc_requests_total{method="/get_height"} 1`, "go_goroutines", "process_resident_memory_bytes",
 		`gonero_build_info{version="test"} 1`, "# HELP gonero_chain_height_blocks"} {
 		if want == "# HELP gonero_chain_height_blocks" {
 			if strings.Contains(body, want) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -370,10 +371,7 @@ func (c *conn) readLoop() {
 			}
 			return
 		}
-		c.handling.Lock()
-		err = c.handle(m)
-		c.handling.Unlock()
-		if err != nil {
+		if err := c.handleRecovering(m); err != nil {
 			c.node.dropConn(c, err)
 			return
 		}
@@ -391,6 +389,49 @@ func isWireError(err error) bool {
 	}
 	return false
 }
+
+// handleRecovering handles m under c.handling and turns a panic in its
+// handlers into an error, so that a bug one peer's message reaches costs
+// that connection, not the node (httpd recovers per request likewise).
+func (c *conn) handleRecovering(m levin.Message) (err error) {
+	c.handling.Lock()
+	defer c.handling.Unlock()
+	defer c.recoverPanic(&err)
+	if h := c.node.cfg.beforeHandle; h != nil {
+		h(m)
+	}
+	return c.handle(m)
+}
+
+// errHandlerPanic is why a connection whose handler panicked was dropped.
+// It is not a peerError: the fault is the node's, so the host is not
+// scored towards a ban.
+var errHandlerPanic = errors.New("p2p: a handler panicked")
+
+// recoverPanic, deferred on a connection's goroutine, recovers a panic:
+// it logs it with its stack, counts it (HandlerPanics) and sets *err (if
+// err is not nil) to an error that drops the connection, or else drops
+// the connection itself. Locks the panicking code held without a defer
+// stay held, which can stall that connection, not the recovering node.
+func (c *conn) recoverPanic(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	c.node.handlerPanics.Add(1)
+	c.node.log.Error("panic below a peer connection: dropping the peer", "conn", c, "panic", r, "stack", string(debug.Stack()))
+	e := fmt.Errorf("%w: %v", errHandlerPanic, r)
+	if err != nil {
+		*err = e
+		return
+	}
+	c.node.dropConn(c, e)
+}
+
+// HandlerPanics is how many panics below peer connections the node has
+// recovered since the start, each dropping its peer: the metrics'
+// gonero_p2p_panics_total.
+func (n *Node) HandlerPanics() uint64 { return n.handlerPanics.Load() }
 
 // handle dispatches one message. A returned error drops the connection.
 func (c *conn) handle(m levin.Message) error {

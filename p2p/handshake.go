@@ -38,9 +38,11 @@ func (n *Node) syncData() portable.CoreSyncData {
 	}
 }
 
-// handshakeOut runs the outgoing handshake (docs/p2p-levin.md §6.1, §6.3).
-func (n *Node) handshakeOut(c *conn) error {
+// handshakeOut runs the outgoing handshake (docs/p2p-levin.md §6.1, §6.3). It
+// handles the peer's answer on the dialling goroutine, so it recovers a panic too.
+func (n *Node) handshakeOut(c *conn) (err error) {
 	defer close(c.handshaken)
+	defer c.recoverPanic(&err)
 	resp, err := n.invokeHandshake(c)
 	if err != nil {
 		return err
@@ -310,6 +312,8 @@ func (n *Node) timedSyncLoop() {
 }
 
 func (n *Node) timedSync(c *conn) {
+	// Its answer is handled here rather than on the reader: recover here too.
+	defer c.recoverPanic(nil)
 	defer func() {
 		c.mu.Lock()
 		c.sync.inTimedSync = false

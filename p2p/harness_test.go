@@ -18,6 +18,7 @@ import (
 	"github.com/gonero/gonero/importer"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/rpc"
 )
 
@@ -62,7 +63,7 @@ func startTestNode(t testing.TB, exportFile string, cfg Config) *testNode {
 	tn.db, tn.chain = newTestChain(t, tn.dir, exportFile)
 	tn.startP2P(cfg)
 	// generateblocks' blocks are relayed to peers, as gonerod wires it.
-	mnr := miner.New(tn.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce,
+	mnr := miner.New(tn.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce(),
 		Mined: func(blob []byte) { tn.node.RelayBlock(blob) }})
 	srv, err := rpc.New(rpc.Config{Chain: tn.chain, Peers: tn, DataDir: tn.dir, Version: "test",
 		Main: httpd.Config{Addr: "127.0.0.1:0"}, Miner: mnr})
@@ -77,6 +78,7 @@ func startTestNode(t testing.TB, exportFile string, cfg Config) *testNode {
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 		<-done
+		_ = mnr.Stop()
 		if tn.node != nil {
 			_ = tn.node.Close()
 		}
@@ -111,19 +113,19 @@ func (tn *testNode) startP2P(cfg Config) {
 }
 
 // The RPC server asks the current P2P node (which startP2P may replace).
-func (tn *testNode) Connections() []rpc.Connection { return tn.node.Connections() }
+func (tn *testNode) Connections() []peerinfo.Connection { return tn.node.Connections() }
 func (tn *testNode) Counts() (uint64, uint64, uint64, uint64) {
 	return tn.node.Counts()
 }
-func (tn *testNode) Offline() bool                            { return tn.node.Offline() }
-func (tn *testNode) Synchronized() bool                       { return tn.node.Synchronized() }
-func (tn *testNode) TargetHeight() uint64                     { return tn.node.TargetHeight() }
-func (tn *testNode) BusySyncing() bool                        { return tn.node.BusySyncing() }
-func (tn *testNode) TxPoolSize() uint64                       { return tn.node.TxPoolSize() }
-func (tn *testNode) PeerLists() (white, grey []rpc.PeerEntry) { return tn.node.PeerLists() }
-func (tn *testNode) Bans(now time.Time) []rpc.Ban             { return tn.node.Bans(now) }
-func (tn *testNode) Ban(p netip.Prefix, until time.Time)      { tn.node.Ban(p, until) }
-func (tn *testNode) Unban(p netip.Prefix)                     { tn.node.Unban(p) }
+func (tn *testNode) Offline() bool                                 { return tn.node.Offline() }
+func (tn *testNode) Synchronized() bool                            { return tn.node.Synchronized() }
+func (tn *testNode) TargetHeight() uint64                          { return tn.node.TargetHeight() }
+func (tn *testNode) BusySyncing() bool                             { return tn.node.BusySyncing() }
+func (tn *testNode) TxPoolSize() uint64                            { return tn.node.TxPoolSize() }
+func (tn *testNode) PeerLists() (white, grey []peerinfo.PeerEntry) { return tn.node.PeerLists() }
+func (tn *testNode) Bans(now time.Time) []peerinfo.Ban             { return tn.node.Bans(now) }
+func (tn *testNode) Ban(p netip.Prefix, until time.Time)           { tn.node.Ban(p, until) }
+func (tn *testNode) Unban(p netip.Prefix)                          { tn.node.Unban(p) }
 func (tn *testNode) BannedUntil(ip netip.Addr, now time.Time) (time.Time, bool) {
 	return tn.node.BannedUntil(ip, now)
 }
@@ -196,4 +198,4 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-func (tn *testNode) SyncSpans(h uint64) ([]rpc.SyncSpan, string) { return tn.node.SyncSpans(h) }
+func (tn *testNode) SyncSpans(h uint64) ([]peerinfo.SyncSpan, string) { return tn.node.SyncSpans(h) }

@@ -26,8 +26,8 @@ import (
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/portable"
-	"github.com/gonero/gonero/rpc"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -88,6 +88,10 @@ type Config struct {
 	BlockSyncSize int
 	// Progress, if not nil, hears every span the writer added.
 	Progress func(SyncProgress)
+
+	// beforeHandle, if not nil, sees every message a connection is about
+	// to handle: tests make a handler panic with it.
+	beforeHandle func(levin.Message)
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.
@@ -131,6 +135,9 @@ type Node struct {
 	// blocksFromPeers counts the blocks peers gave that the chain stored
 	// (BlocksFromPeers).
 	blocksFromPeers atomic.Uint64
+	// handlerPanics counts the panics recovered below a connection's
+	// goroutines (HandlerPanics).
+	handlerPanics atomic.Uint64
 	// syncMu lets one connection at a time add downloaded blocks, as
 	// monerod's sync lock does.
 	syncMu sync.Mutex
@@ -624,16 +631,16 @@ func (n *Node) dial(addr string) {
 }
 
 // Connections implements rpc.Peers: get_connections (docs/p2p-levin.md §10).
-func (n *Node) Connections() []rpc.Connection {
+func (n *Node) Connections() []peerinfo.Connection {
 	now := n.now()
-	var out []rpc.Connection
+	var out []peerinfo.Connection
 	for _, c := range n.connections() {
 		out = append(out, c.info(now))
 	}
 	return out
 }
 
-func (c *conn) info(now time.Time) rpc.Connection {
+func (c *conn) info(now time.Time) peerinfo.Connection {
 	c.mu.Lock()
 	remote, height, seed := c.remote, c.remoteHeight, c.pruningSeed
 	c.mu.Unlock()
@@ -654,7 +661,7 @@ func (c *conn) info(now time.Time) rpc.Connection {
 	}
 	ip := c.addr.IP
 	host := ip.String()
-	return rpc.Connection{
+	return peerinfo.Connection{
 		Address:           c.addr.String(),
 		AddressType:       uint64(c.addr.Type),
 		AvgDownload:       avg(recv),
@@ -722,8 +729,6 @@ func (n *Node) BusySyncing() bool { return n.adding.Load() > 0 }
 
 // TxPoolSize implements rpc.Peers.
 func (n *Node) TxPoolSize() uint64 { return uint64(n.pool.Len()) }
-
-var _ rpc.Peers = (*Node)(nil)
 
 // target is the sync target: the highest chain height the connected
 // peers report. It is computed from the live connections, so a peer that

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/portable"
-	"github.com/gonero/gonero/rpc"
 )
 
 // The operator's controls the RPC reaches through rpc.Peers: the peer
@@ -19,7 +19,7 @@ import (
 // by-address order. A white entry's last_seen is when the node last met the
 // peer; a grey entry's is what was learned with it (0 from peers, which
 // monerod zeroes too).
-func (n *Node) PeerLists() (white, grey []rpc.PeerEntry) {
+func (n *Node) PeerLists() (white, grey []peerinfo.PeerEntry) {
 	p := n.peers
 	p.mu.Lock()
 	for _, r := range p.white {
@@ -38,8 +38,8 @@ func (n *Node) PeerLists() (white, grey []rpc.PeerEntry) {
 	return white, grey
 }
 
-func peerEntry(e portable.PeerlistEntry) rpc.PeerEntry {
-	return rpc.PeerEntry{ID: e.ID, Addr: netip.AddrPortFrom(e.Address.IP, e.Address.Port), LastSeen: e.LastSeen,
+func peerEntry(e portable.PeerlistEntry) peerinfo.PeerEntry {
+	return peerinfo.PeerEntry{ID: e.ID, Addr: netip.AddrPortFrom(e.Address.IP, e.Address.Port), LastSeen: e.LastSeen,
 		PruningSeed: e.PruningSeed, RPCPort: e.RPCPort, RPCCreditsPerHash: e.RPCCreditsPerHash}
 }
 
@@ -47,7 +47,7 @@ func peerEntry(e portable.PeerlistEntry) rpc.PeerEntry {
 // IPv4 hosts by their address as monerod holds it (a uint32 in network
 // byte order read on a little-endian machine: the last octet weighs most),
 // IPv6 hosts by their bytes; the same host by port.
-func comparePeerAddrs(a, b rpc.PeerEntry) int {
+func comparePeerAddrs(a, b peerinfo.PeerEntry) int {
 	x, y := a.Addr.Addr().Unmap(), b.Addr.Addr().Unmap()
 	if x.Is4() != y.Is4() {
 		if x.Is4() {
@@ -82,22 +82,22 @@ func cmpUint(a, b uint32) int {
 
 // Bans implements rpc.Peers: the hosts banned at now (for misbehaviour or
 // by the operator), then the subnets.
-func (n *Node) Bans(now time.Time) []rpc.Ban {
+func (n *Node) Bans(now time.Time) []peerinfo.Ban {
 	b := n.bans
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var hosts, subnets []rpc.Ban
+	var hosts, subnets []peerinfo.Ban
 	for p, until := range b.until {
 		if now.Before(until) {
-			hosts = append(hosts, rpc.Ban{Prefix: p, Until: until})
+			hosts = append(hosts, peerinfo.Ban{Prefix: p, Until: until})
 		}
 	}
 	for p, until := range b.subnets {
 		if now.Before(until) {
-			subnets = append(subnets, rpc.Ban{Prefix: p, Until: until})
+			subnets = append(subnets, peerinfo.Ban{Prefix: p, Until: until})
 		}
 	}
-	byText := func(a, b rpc.Ban) int {
+	byText := func(a, b peerinfo.Ban) int {
 		switch x, y := banHost(a.Prefix), banHost(b.Prefix); {
 		case x < y:
 			return -1
@@ -108,7 +108,7 @@ func (n *Node) Bans(now time.Time) []rpc.Ban {
 	}
 	// monerod keeps its hosts in a map keyed by their text.
 	slices.SortFunc(hosts, byText)
-	slices.SortFunc(subnets, func(a, b rpc.Ban) int {
+	slices.SortFunc(subnets, func(a, b peerinfo.Ban) int {
 		if c := cmpUint(ipv4LE(a.Prefix.Addr()), ipv4LE(b.Prefix.Addr())); c != 0 {
 			return c
 		}

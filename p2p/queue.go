@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gonero/gonero/cryptonote"
-	"github.com/gonero/gonero/rpc"
+	"github.com/gonero/gonero/peerinfo"
 )
 
 // Limits of the shared block queue (block_queue.cpp,
@@ -300,7 +300,7 @@ func (q *blockQueue) release(height uint64, known func(cryptonote.Hash) bool) {
 
 // spanInfo lists the spans for sync_info, speed relative to the fastest
 // connection as block_queue::get_speed computes it.
-func (q *blockQueue) spanInfo() []rpc.SyncSpan {
+func (q *blockQueue) spanInfo() []peerinfo.SyncSpan {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	speeds := map[*conn]float64{}
@@ -318,7 +318,7 @@ func (q *blockQueue) spanInfo() []rpc.SyncSpan {
 	for _, v := range speeds {
 		best = max(best, v)
 	}
-	out := make([]rpc.SyncSpan, 0, len(q.spans))
+	out := make([]peerinfo.SyncSpan, 0, len(q.spans))
 	for _, s := range q.spans {
 		who := s.origin
 		if s.received() {
@@ -328,7 +328,7 @@ func (q *blockQueue) spanInfo() []rpc.SyncSpan {
 		if v, ok := speeds[who]; ok && v > 0 && best > 0 {
 			speed = v / best
 		}
-		out = append(out, rpc.SyncSpan{StartBlockHeight: s.start, NBlocks: uint64(len(s.ids)),
+		out = append(out, peerinfo.SyncSpan{StartBlockHeight: s.start, NBlocks: uint64(len(s.ids)),
 			ConnectionID: hexID(who.id), Rate: uint32(s.rate + 0.5), Speed: uint32(100*speed + 0.5),
 			Size: uint64(s.size), RemoteAddress: who.addr.String()})
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
-	"github.com/gonero/gonero/rpc"
+	"github.com/gonero/gonero/peerinfo"
 )
 
 // DefaultPrepBlocksThreads is monerod's --prep-blocks-threads default.
@@ -221,6 +221,6 @@ func (n *Node) wakeStandby() {
 
 // SyncSpans implements rpc.SyncQueue: the block queue's spans and overview
 // for sync_info.
-func (n *Node) SyncSpans(height uint64) ([]rpc.SyncSpan, string) {
+func (n *Node) SyncSpans(height uint64) ([]peerinfo.SyncSpan, string) {
 	return n.queue.spanInfo(), n.queue.overview(height)
 }

@@ -114,8 +114,8 @@ func genesisBlock(txHex string, nonce uint32) []byte {
 
 func (n Network) cfg() *config { return &configs[n] }
 
-// Networks lists every network, for iteration.
-var Networks = []Network{Mainnet, Testnet, Stagenet, Regtest}
+// Networks lists every network, for iteration (a new slice each call).
+func Networks() []Network { return []Network{Mainnet, Testnet, Stagenet, Regtest} }
 
 // String is the network type as get_info's "nettype" prints it:
 // "mainnet", "testnet", "stagenet" or "fakechain".

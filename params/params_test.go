@@ -105,8 +105,8 @@ func TestNetworkFacts(t *testing.T) {
 	if Network(9).String() != "unknown" {
 		t.Error("out-of-range network should print as unknown")
 	}
-	if len(Networks) != 4 {
-		t.Errorf("Networks has %d entries", len(Networks))
+	if len(Networks()) != 4 {
+		t.Errorf("Networks has %d entries", len(Networks()))
 	}
 }
 
@@ -130,7 +130,7 @@ func TestVersionAt(t *testing.T) {
 			t.Errorf("%s.VersionAt(%d) = %d, want %d", c.net, c.height, got, c.want)
 		}
 	}
-	for _, n := range Networks {
+	for _, n := range Networks() {
 		if n.NewestVersion() != 16 {
 			t.Errorf("%s newest version %d, want 16", n, n.NewestVersion())
 		}

@@ -14,7 +14,7 @@ import (
 // regtest; callers get copies.
 func TestSeedNodesShape(t *testing.T) {
 	hosts := map[Network][]string{}
-	for _, n := range Networks {
+	for _, n := range Networks() {
 		s := n.SeedNodes()
 		if n == Regtest {
 			if len(s.DNS)+len(s.IP)+len(s.Tor)+len(s.I2P) != 0 {

@@ -12,7 +12,7 @@ import (
 
 // h2 is monerod's table H2: h2[i] = 2^i·H.
 var h2 = func() (t [64]edwards25519.Point) {
-	t[0].Set(crypto.H)
+	t[0].Set(crypto.H())
 	for i := 1; i < 64; i++ {
 		t[i].Add(&t[i-1], &t[i-1])
 	}

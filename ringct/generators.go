@@ -105,7 +105,7 @@ func parallel(n int, f func(int)) {
 }
 
 func exponent(buf []byte, salt string, n uint64) *curve.EdwardsPoint {
-	buf = append(buf[:0], crypto.H.Bytes()...)
+	buf = append(buf[:0], crypto.H().Bytes()...)
 	buf = append(buf, salt...)
 	buf = cryptonote.AppendVarint(buf, n)
 	h := crypto.Keccak256(buf)
@@ -270,7 +270,7 @@ func (b *batch) add(s *edwards25519.Scalar, p *curve.EdwardsPoint) {
 
 var (
 	voiG = mustVoi(edwards25519.NewGeneratorPoint())
-	voiH = mustVoi(crypto.H)
+	voiH = mustVoi(crypto.H())
 )
 
 // isZero evaluates the sum of all terms and reports whether it is the

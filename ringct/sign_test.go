@@ -18,7 +18,7 @@ func randomPoint() [32]byte {
 
 // commit is m·G + a·H.
 func commit(m, a *edwards25519.Scalar) [32]byte {
-	p := new(edwards25519.Point).VarTimeDoubleScalarBaseMult(a, crypto.H, m)
+	p := new(edwards25519.Point).VarTimeDoubleScalarBaseMult(a, crypto.H(), m)
 	return [32]byte(p.Bytes())
 }
 

@@ -10,12 +10,13 @@ import (
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/peerinfo"
 )
 
 // Peers is what the RPC asks the P2P layer: small, so the RPC knows nothing
 // of P2P internals. NoPeers serves a node without P2P.
 type Peers interface {
-	Connections() []Connection
+	Connections() []peerinfo.Connection
 	// Counts: incoming and outgoing connections, white and grey peer-list sizes.
 	Counts() (incoming, outgoing, white, grey uint64)
 	Offline() bool
@@ -27,9 +28,9 @@ type Peers interface {
 
 	// The operator's controls (monerod's node_server): the peer lists,
 	// the ban list, the connection limits and the traffic counters.
-	PeerLists() (white, grey []PeerEntry)
+	PeerLists() (white, grey []peerinfo.PeerEntry)
 	// Bans lists the bans in force at now: hosts, then IPv4 subnets.
-	Bans(now time.Time) []Ban
+	Bans(now time.Time) []peerinfo.Ban
 	// Ban bans a host (a single-address prefix) or an IPv4 subnet until
 	// until, dropping its connections and its peer-list entries; Unban
 	// lifts such a ban.
@@ -48,36 +49,19 @@ type Peers interface {
 	Traffic() (packetsIn, bytesIn, packetsOut, bytesOut uint64)
 }
 
-// PeerEntry is one peer-list entry as /get_peer_list reports it.
-type PeerEntry struct {
-	ID                uint64
-	Addr              netip.AddrPort
-	LastSeen          int64 // unix seconds; 0: never (grey entries)
-	PruningSeed       uint32
-	RPCPort           uint16
-	RPCCreditsPerHash uint32
-}
-
-// Ban is one ban of the P2P ban list: a host (a prefix of its full
-// length, or an IPv6 /64) or an IPv4 subnet, until a whole second.
-type Ban struct {
-	Prefix netip.Prefix
-	Until  time.Time
-}
-
 // NoPeers is the truth for a node that runs no P2P: it is offline, so (like
 // monerod --offline) it counts as synchronized, with no peers and no pool.
 type NoPeers struct{}
 
-func (NoPeers) Connections() []Connection                        { return nil }
+func (NoPeers) Connections() []peerinfo.Connection               { return nil }
 func (NoPeers) Counts() (incoming, outgoing, white, grey uint64) { return 0, 0, 0, 0 }
 func (NoPeers) Offline() bool                                    { return true }
 func (NoPeers) Synchronized() bool                               { return true }
 func (NoPeers) TargetHeight() uint64                             { return 0 }
 func (NoPeers) BusySyncing() bool                                { return false }
 func (NoPeers) TxPoolSize() uint64                               { return 0 }
-func (NoPeers) PeerLists() (white, grey []PeerEntry)             { return nil, nil }
-func (NoPeers) Bans(time.Time) []Ban                             { return nil }
+func (NoPeers) PeerLists() (white, grey []peerinfo.PeerEntry)    { return nil, nil }
+func (NoPeers) Bans(time.Time) []peerinfo.Ban                    { return nil }
 func (NoPeers) Ban(netip.Prefix, time.Time)                      {}
 func (NoPeers) Unban(netip.Prefix)                               {}
 func (NoPeers) BannedUntil(netip.Addr, time.Time) (time.Time, bool) {
@@ -87,36 +71,8 @@ func (NoPeers) MaxPeers() (out, in int64)                                  { ret
 func (NoPeers) SetMaxPeers(out, in int64)                                  {}
 func (NoPeers) Traffic() (packetsIn, bytesIn, packetsOut, bytesOut uint64) { return 0, 0, 0, 0 }
 
-// Connection is one peer connection as get_connections reports it.
-type Connection struct {
-	Address           string
-	AddressType       uint64
-	AvgDownload       uint64
-	AvgUpload         uint64
-	ConnectionID      string
-	CurrentDownload   uint64
-	CurrentUpload     uint64
-	Height            uint64
-	Host              string
-	Incoming          bool
-	IP                string
-	LiveTime          uint64
-	LocalIP           bool
-	Localhost         bool
-	PeerID            string
-	Port              string // monerod prints the port as a string
-	PruningSeed       uint64
-	RecvCount         uint64
-	RecvIdleTime      uint64
-	RPCCreditsPerHash uint64
-	RPCPort           uint64
-	SendCount         uint64
-	SendIdleTime      uint64
-	State             string
-	SupportFlags      uint64
-}
-
-func (c *Connection) write(w *epeejson.Writer) {
+// writeConnection writes c as get_connections and sync_info show it.
+func writeConnection(w *epeejson.Writer, c *peerinfo.Connection) {
 	w.BeginObject()
 	w.KeyString("address", c.Address)
 	w.KeyUint("address_type", c.AddressType)

@@ -456,7 +456,7 @@ func getConnections(c *call) (func(*epeejson.Writer), *Error) {
 			w.Key("connections")
 			w.BeginArray()
 			for i := range conns {
-				conns[i].write(w)
+				writeConnection(w, &conns[i])
 			}
 			w.EndArray()
 		}

@@ -498,7 +498,7 @@ func getAlternateChains(c *call) (func(*epeejson.Writer), *Error) {
 		if err != nil {
 			return errInternal("can't produce valid response.")
 		}
-		slices.SortFunc(metas, func(a, b chaindb.BlockMeta) int { return hash32Less(a.Hash, b.Hash) })
+		slices.SortFunc(metas, func(a, b chaindb.BlockMeta) int { return cryptonote.CompareHash32(a.Hash, b.Hash) })
 		byHash := make(map[cryptonote.Hash]*chaindb.BlockMeta, len(metas))
 		hasChild := make(map[cryptonote.Hash]bool, len(metas))
 		for i := range metas {
@@ -556,7 +556,7 @@ func writePlain(res func(w *epeejson.Writer)) httpd.Response {
 }
 
 // serveAltBlocksHashes is /get_alt_blocks_hashes: the ids of every
-// alternative block, in monerod's table order (hash32Less).
+// alternative block, in monerod's table order (cryptonote.CompareHash32).
 func (s *Server) serveAltBlocksHashes(req *httpd.Request) httpd.Response {
 	p, ok := plainParams(req)
 	if !ok {
@@ -576,7 +576,7 @@ func (s *Server) serveAltBlocksHashes(req *httpd.Request) httpd.Response {
 		s.log.Error("alternative blocks", "err", err)
 		return httpd.Response{Status: 500, ContentType: "text/plain", Close: true}
 	}
-	slices.SortFunc(ids, hash32Less)
+	slices.SortFunc(ids, cryptonote.CompareHash32)
 	return writePlain(func(w *epeejson.Writer) {
 		w.BeginObject()
 		if len(ids) > 0 { // monerod omits an empty array

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/peerinfo"
 )
 
 // The operator and explorer endpoints: peers, bans, limits, logging, the
@@ -199,7 +200,7 @@ func syncInfo(c *call) (func(*epeejson.Writer), *Error) {
 	target := s.peers.TargetHeight()
 	seed := s.nextNeededPruningSeed(height, peers)
 	// A node without a block queue shows monerod's answer for an empty one.
-	var spans []SyncSpan
+	var spans []peerinfo.SyncSpan
 	overview := "[]"
 	if q, ok := s.peers.(SyncQueue); ok {
 		spans, overview = q.SyncSpans(height)
@@ -210,13 +211,13 @@ func syncInfo(c *call) (func(*epeejson.Writer), *Error) {
 		w.KeyUint("height", height)
 		w.KeyUint("next_needed_pruning_seed", uint64(seed))
 		w.KeyString("overview", overview)
-		writeList(w, "peers", peers, func(w *epeejson.Writer, p *Connection) {
+		writeList(w, "peers", peers, func(w *epeejson.Writer, p *peerinfo.Connection) {
 			w.BeginObject()
 			w.Key("info")
-			p.write(w)
+			writeConnection(w, p)
 			w.EndObject()
 		})
-		writeList(w, "spans", spans, func(w *epeejson.Writer, sp *SyncSpan) {
+		writeList(w, "spans", spans, func(w *epeejson.Writer, sp *peerinfo.SyncSpan) {
 			w.BeginObject()
 			w.KeyString("connection_id", sp.ConnectionID)
 			w.KeyUint("nblocks", sp.NBlocks)
@@ -235,21 +236,11 @@ func syncInfo(c *call) (func(*epeejson.Writer), *Error) {
 	}, nil
 }
 
-// SyncSpan is one span of the block queue (sync_info's spans): blocks
-// start_block_height and on, reserved for or received from a connection;
-// rate in bytes/s, speed in percent of the fastest connection's, size the
-// received bytes (0 while requested).
-type SyncSpan struct {
-	StartBlockHeight, NBlocks, Size uint64
-	ConnectionID, RemoteAddress     string
-	Rate, Speed                     uint32
-}
-
 // SyncQueue is what a P2P node with a block queue adds to Peers: the
 // queue's spans and overview (block_queue::get_overview) for a chain of
 // height blocks.
 type SyncQueue interface {
-	SyncSpans(height uint64) ([]SyncSpan, string)
+	SyncSpans(height uint64) ([]peerinfo.SyncSpan, string)
 }
 
 // nextNeededPruningSeed is cryptonote_protocol_handler's
@@ -257,7 +248,7 @@ type SyncQueue interface {
 // the node wants (none near the tip of the chain its peers announce; with
 // no peer the chain is taken as endless), or the one after it when enough
 // synchronizing peers already serve that stripe and few the next.
-func (s *Server) nextNeededPruningSeed(height uint64, conns []Connection) uint32 {
+func (s *Server) nextNeededPruningSeed(height uint64, conns []peerinfo.Connection) uint32 {
 	target := uint64(0)
 	for i := range conns {
 		target = max(target, conns[i].Height)
@@ -293,7 +284,7 @@ func getBans(c *call) (func(*epeejson.Writer), *Error) {
 	now := time.Now()
 	bans := c.server.peers.Bans(now)
 	return okAnswer(statusOK, func(w *epeejson.Writer) {
-		writeList(w, "bans", bans, func(w *epeejson.Writer, b *Ban) {
+		writeList(w, "bans", bans, func(w *epeejson.Writer, b *peerinfo.Ban) {
 			var host string
 			var ip uint64
 			if b.Prefix.IsSingleIP() {
@@ -527,14 +518,14 @@ func rpcAccessAccount(c *call) (func(*epeejson.Writer), *Error) {
 // servePeerLists reads the peer lists /get_peer_list reports: without
 // include_blocked, entries of banned hosts are left out. gonero has one
 // (public) zone, so public_only changes nothing.
-func (s *Server) peerLists(includeBlocked bool) (white, grey []PeerEntry) {
+func (s *Server) peerLists(includeBlocked bool) (white, grey []peerinfo.PeerEntry) {
 	white, grey = s.peers.PeerLists()
 	if includeBlocked {
 		return white, grey
 	}
 	now := time.Now()
-	keep := func(list []PeerEntry) []PeerEntry {
-		return slices.DeleteFunc(list, func(e PeerEntry) bool {
+	keep := func(list []peerinfo.PeerEntry) []peerinfo.PeerEntry {
+		return slices.DeleteFunc(list, func(e peerinfo.PeerEntry) bool {
 			_, b := s.peers.BannedUntil(e.Addr.Addr(), now)
 			return b
 		})
@@ -583,11 +574,11 @@ func (s *Server) serveGetPublicNodes(req *httpd.Request) httpd.Response {
 		return badRequest()
 	}
 	wl, gl := s.peerLists(includeBlocked)
-	public := func(list []PeerEntry, want bool) []PeerEntry {
+	public := func(list []peerinfo.PeerEntry, want bool) []peerinfo.PeerEntry {
 		if !want {
 			return nil
 		}
-		return slices.DeleteFunc(list, func(e PeerEntry) bool { return e.RPCPort == 0 })
+		return slices.DeleteFunc(list, func(e peerinfo.PeerEntry) bool { return e.RPCPort == 0 })
 	}
 	wl, gl = public(wl, white), public(gl, gray)
 	return plainAnswer(func(w *epeejson.Writer) {

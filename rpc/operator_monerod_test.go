@@ -61,7 +61,7 @@ func startOpsNode(t *testing.T, exportFile string, peers []string) *opsNode {
 		t.Fatal(err)
 	}
 	n := &opsNode{chain: c, node: node, stopped: make(chan struct{})}
-	mnr := miner.New(c, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce, Pool: pool})
+	mnr := miner.New(c, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce(), Pool: pool})
 	srv, err := rpc.New(rpc.Config{Chain: c, Peers: node, Pool: pool, DataDir: dir, Version: "test", Miner: mnr,
 		Main: httpd.Config{Addr: "127.0.0.1:0"}, Restricted: &httpd.Config{Addr: "127.0.0.1:0"},
 		Stop: func() { close(n.stopped) }})
@@ -76,6 +76,7 @@ func startOpsNode(t *testing.T, exportFile string, peers []string) *opsNode {
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 		<-done
+		_ = mnr.Stop()
 		_ = node.Close()
 		db.Close()
 	})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/peerinfo"
 )
 
 // Request decoding and answer writing of the operator and explorer
@@ -200,7 +201,7 @@ func parseHost(s string) (netip.Addr, bool) {
 // writePeer writes one get_peer_list entry (struct peer): rpc_port,
 // rpc_credits_per_hash and pruning_seed are KV_SERIALIZE_OPT, which epee
 // leaves out when they hold their default (0).
-func writePeer(w *epeejson.Writer, e *PeerEntry) {
+func writePeer(w *epeejson.Writer, e *peerinfo.PeerEntry) {
 	a := e.Addr.Addr().Unmap()
 	var ip uint64
 	host := a.String()
@@ -225,7 +226,7 @@ func writePeer(w *epeejson.Writer, e *PeerEntry) {
 }
 
 // writePublicNode writes one get_public_nodes entry (struct public_node).
-func writePublicNode(w *epeejson.Writer, e *PeerEntry) {
+func writePublicNode(w *epeejson.Writer, e *peerinfo.PeerEntry) {
 	w.BeginObject()
 	w.KeyString("host", e.Addr.Addr().Unmap().String())
 	w.KeyUint("last_seen", uint64(e.LastSeen))

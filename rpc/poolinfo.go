@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"encoding/binary"
 	"encoding/hex"
 	"slices"
 	"time"
@@ -41,22 +40,6 @@ func reportedRelayed(e *txpool.Entry) bool {
 	return e.Relayed || e.Source == txpool.SourceBlock
 }
 
-// hash32Less is the order of monerod's pool table (LMDB compare_hash32):
-// the id as eight little-endian uint32 words, compared from the last.
-func hash32Less(a, b cryptonote.Hash) int {
-	for n := 7; n >= 0; n-- {
-		x := binary.LittleEndian.Uint32(a[4*n:])
-		y := binary.LittleEndian.Uint32(b[4*n:])
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
-}
-
 // visiblePool is the pool as a listener sees it, in monerod's table order:
 // a restricted listener does not see transactions kept back from relaying
 // or in their Dandelion++ stem phase (relay_category::broadcasted).
@@ -71,7 +54,7 @@ func (s *Server) visiblePool(restricted bool) []txpool.Entry {
 			out = append(out, e)
 		}
 	}
-	slices.SortFunc(out, func(a, b txpool.Entry) int { return hash32Less(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b txpool.Entry) int { return cryptonote.CompareHash32(a.ID, b.ID) })
 	return out
 }
 

@@ -15,9 +15,5 @@ func (s *Server) forgetCachedAnswers() {
 		}
 	}
 	c.mu.Unlock()
-	b := &s.ws().blocks
-	b.mu.Lock()
-	clear(b.m)
-	b.bytes = 0
-	b.mu.Unlock()
+	s.ws().blocks.Clear()
 }

@@ -77,14 +77,11 @@ func startNodeWith(t testing.TB, o nodeOptions) *testNode {
 	if o.pool {
 		pool = txpool.NewForChain(c, txpool.Options{})
 	}
-	var mnr *miner.Miner
-	if o.minerClock != nil || pool != nil {
-		opts := miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Now: o.minerClock}
-		if pool != nil { // a nil *Pool in the interface would be a non-nil TxSource
-			opts.Pool = pool
-		}
-		mnr = miner.New(c, opts)
+	opts := miner.Options{ExtraNonce: GenerateBlocksExtraNonce(), Now: o.minerClock}
+	if pool != nil { // a nil *Pool in the interface would be a non-nil TxSource
+		opts.Pool = pool
 	}
+	mnr := miner.New(c, opts)
 	srv, err := New(Config{Chain: c, Peers: o.peers, Pool: pool, DataDir: dir, Version: "test", Miner: mnr,
 		Main: httpd.Config{Addr: "127.0.0.1:0"}, Restricted: &httpd.Config{Addr: "127.0.0.1:0"}, Instrument: o.instrument})
 	if err != nil {
@@ -101,6 +98,7 @@ func startNodeWith(t testing.TB, o nodeOptions) *testNode {
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
 		}
+		_ = mnr.Stop()
 		pow.Close()
 		db.Close()
 	})

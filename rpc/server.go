@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,18 +19,23 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/internal/boundedcache"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/txpool"
 )
 
-// GenerateBlocksExtraNonce is the extra nonce of the miner transactions
-// generateblocks mines: monerod's generateblocks asks for a template with
-// reserve_size 1, one zero byte.
-var GenerateBlocksExtraNonce = []byte{0}
+// GenerateBlocksExtraNonce is the extra nonce (miner.Options.ExtraNonce)
+// of the miner that mines generateblocks' blocks as monerod does: its
+// generateblocks asks for a template with reserve_size 1, one zero byte.
+func GenerateBlocksExtraNonce() []byte { return []byte{0} }
 
-// renderedBlockCacheBytes bounds the memory of rendered getblock answers.
-const renderedBlockCacheBytes = 64 << 20
+// renderedBlockCacheBytes bounds the memory of rendered getblock answers;
+// powCacheEntries the proof-of-work hashes kept.
+const (
+	renderedBlockCacheBytes = 64 << 20
+	powCacheEntries         = 4096
+)
 
 // Config configures the RPC server.
 type Config struct {
@@ -40,9 +44,10 @@ type Config struct {
 	// Pool is the transaction pool sendrawtransaction adds to; nil: a node
 	// without a pool refuses transactions.
 	Pool *txpool.Pool
-	// Miner mines generateblocks' blocks; nil: a miner of the server's own
-	// (gonerod shares one with --start-mining so that blocks are mined one
-	// at a time).
+	// Miner mines generateblocks' blocks and the loop /start_mining starts
+	// (with GenerateBlocksExtraNonce, as monerod's). It is required, and
+	// its owner stops it: the server only uses it (gonerod shares it with
+	// --start-mining, so that blocks are mined one at a time).
 	Miner   *miner.Miner
 	DataDir string // for get_info free_space
 	Version string // get_info version
@@ -100,8 +105,14 @@ type Server struct {
 	mainHTTP  *httpd.Server
 	restrHTTP *httpd.Server
 
-	cache        blockCache
-	pow          powCache
+	// cache holds rendered blocks by id (a block's blob, json and tx ids
+	// depend on its id alone, so entries never go stale), bounded in bytes.
+	cache *boundedcache.Cache[cryptonote.Hash, *renderedBlock]
+	// pow remembers proof-of-work hashes (RandomX costs ~20 ms per
+	// block), keyed by block id and seed id: a block's hash depends on
+	// both, and the seed is the main chain's, which a reorganisation can
+	// change.
+	pow          *boundedcache.Cache[[2]cryptonote.Hash, [32]byte]
 	ops          operatorState
 	wsync        walletSync  // walletsync.go
 	answers      answerCache // fastpath.go
@@ -118,7 +129,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Miner == nil {
-		cfg.Miner = miner.New(cfg.Chain, miner.Options{ExtraNonce: GenerateBlocksExtraNonce, Logger: cfg.Logger})
+		return nil, errors.New("rpc: Config.Miner is required")
 	}
 	s := &Server{miner: cfg.Miner, pool: cfg.Pool,
 		chain: cfg.Chain, store: cfg.Chain.Store(), network: cfg.Chain.Network(), peers: cfg.Peers,
@@ -129,8 +140,8 @@ func New(cfg Config) (*Server, error) {
 		s.timers = newEndpointTimers(cfg.Instrument)
 	}
 	s.ops.init(&cfg)
-	s.cache.init(renderedBlockCacheBytes)
-	s.pow.init(4096)
+	s.cache = boundedcache.New[cryptonote.Hash](renderedBlockCacheBytes, renderedBlockCacheBytes/4, (*renderedBlock).size)
+	s.pow = boundedcache.New[[2]cryptonote.Hash, [32]byte](powCacheEntries, 0, nil)
 	routes := s.routes()
 	add := func(c httpd.Config) (*httpd.Server, error) {
 		if c.Logger == nil {
@@ -178,10 +189,11 @@ func (s *Server) Serve() error {
 	return first
 }
 
-// Shutdown stops accepting and waits for in-flight requests.
+// Shutdown stops accepting and waits for in-flight requests. A
+// generateblocks in progress gives up at its next nonce; a mining loop
+// /start_mining began goes on until the miner's owner stops it.
 func (s *Server) Shutdown(ctx context.Context) error {
-	s.stopMining()     // a generateblocks in progress gives up at its next nonce
-	_ = s.miner.Stop() // and a loop /start_mining began ends
+	s.stopMining()
 	var errs []error
 	for _, l := range s.listeners {
 		errs = append(errs, l.Shutdown(ctx))
@@ -264,47 +276,10 @@ type renderedBlock struct {
 	txHashes []string
 }
 
-// blockCache holds rendered blocks by id (a block's blob, json and tx ids
-// depend on its id alone, so entries never go stale), bounded in bytes;
-// eviction is arbitrary (map order), cheap and good enough for a hot set.
-type blockCache struct {
-	mu       sync.Mutex
-	maxBytes int
-	bytes    int
-	m        map[cryptonote.Hash]*renderedBlock
-}
-
-func (c *blockCache) init(maxBytes int) {
-	c.maxBytes, c.m = maxBytes, make(map[cryptonote.Hash]*renderedBlock)
-}
-
 func (r *renderedBlock) size() int { return len(r.blobHex) + len(r.json) + 64*len(r.txHashes) + 64 }
 
-func (c *blockCache) get(id cryptonote.Hash) *renderedBlock {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[id]
-}
-
-func (c *blockCache) put(id cryptonote.Hash, r *renderedBlock) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.m[id]; ok || r.size() > c.maxBytes/4 {
-		return
-	}
-	for k, old := range c.m {
-		if c.bytes+r.size() <= c.maxBytes {
-			break
-		}
-		delete(c.m, k)
-		c.bytes -= old.size()
-	}
-	c.m[id] = r
-	c.bytes += r.size()
-}
-
 func (s *Server) renderBlock(b *blockAt) (*renderedBlock, *Error) {
-	if r := s.cache.get(b.meta.Hash); r != nil {
+	if r, ok := s.cache.Get(b.meta.Hash); ok {
 		return r, nil
 	}
 	blk, err := cryptonote.ParseBlock(b.blob)
@@ -322,47 +297,25 @@ func (s *Server) renderBlock(b *blockAt) (*renderedBlock, *Error) {
 	for _, h := range blk.TxHashes {
 		r.txHashes = append(r.txHashes, h.String())
 	}
-	s.cache.put(b.meta.Hash, r)
+	s.cache.Put(b.meta.Hash, r)
 	return r, nil
 }
-
-// powCache remembers proof-of-work hashes (RandomX costs ~20 ms per block),
-// keyed by block id and seed id: a block's hash depends on both, and the
-// seed is the main chain's, which a reorganisation can change.
-type powCache struct {
-	mu  sync.Mutex
-	max int
-	m   map[[2]cryptonote.Hash][32]byte
-}
-
-func (c *powCache) init(max int) { c.max, c.m = max, make(map[[2]cryptonote.Hash][32]byte) }
 
 // blockPoWHash computes a block's PoW hash (get_block_longhash).
 func (s *Server) blockPoWHash(job *powJob) ([32]byte, error) {
 	key := [2]cryptonote.Hash{job.id, job.seed}
-	s.pow.mu.Lock()
-	h, ok := s.pow.m[key]
-	s.pow.mu.Unlock()
-	if ok {
+	if h, ok := s.pow.Get(key); ok {
 		return h, nil
 	}
 	hasher := s.chain.PoW()
 	if hasher == nil {
-		return h, errors.New("no proof-of-work hasher configured")
+		return [32]byte{}, errors.New("no proof-of-work hasher configured")
 	}
 	h, err := consensus.BlockPoWHash(hasher, job.height, job.major, job.seed, job.hashingBlob)
 	if err != nil {
 		return h, err
 	}
-	s.pow.mu.Lock()
-	if len(s.pow.m) >= s.pow.max {
-		for k := range s.pow.m {
-			delete(s.pow.m, k)
-			break
-		}
-	}
-	s.pow.m[key] = h
-	s.pow.mu.Unlock()
+	s.pow.Put(key, h)
 	return h, nil
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/internal/boundedcache"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/txpool"
@@ -69,8 +70,9 @@ func internalError() httpd.Response {
 // block_complete_entry and its output indexes are immutable for a block
 // id) and the cumulative RingCT output counts per height.
 type walletSync struct {
-	once   sync.Once
-	blocks syncBlockCache
+	once sync.Once
+	// blocks keeps encoded blocks by syncKey, bounded in bytes.
+	blocks *boundedcache.Cache[syncKey, *syncBlock]
 	rct    rctCounts
 	// dist holds encoded /get_output_distribution.bin answers by request
 	// and top block id (distributionKey).
@@ -80,7 +82,7 @@ type walletSync struct {
 
 func (s *Server) ws() *walletSync {
 	s.wsync.once.Do(func() {
-		s.wsync.blocks.init(syncBlockCacheBytes)
+		s.wsync.blocks = boundedcache.New[syncKey](syncBlockCacheBytes, syncBlockCacheBytes/8, (*syncBlock).bytes)
 		s.wsync.dist = make(map[string][]byte)
 	})
 	return &s.wsync
@@ -108,44 +110,6 @@ type syncBlock struct {
 
 func (b *syncBlock) bytes() int { return len(b.entry) + len(b.indices) + 64 }
 
-// syncBlockCache keeps encoded blocks by syncKey, bounded in bytes;
-// eviction is arbitrary (map order), which is cheap and good enough when
-// the hot set (the recent blocks every wallet asks for) fits.
-type syncBlockCache struct {
-	mu       sync.Mutex
-	maxBytes int
-	bytes    int
-	m        map[syncKey]*syncBlock
-}
-
-func (c *syncBlockCache) init(maxBytes int) {
-	c.maxBytes, c.m = maxBytes, make(map[syncKey]*syncBlock)
-}
-
-func (c *syncBlockCache) get(k syncKey) *syncBlock {
-	c.mu.Lock()
-	b := c.m[k]
-	c.mu.Unlock()
-	return b
-}
-
-func (c *syncBlockCache) put(k syncKey, b *syncBlock) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.m[k]; ok || b.bytes() > c.maxBytes/8 {
-		return
-	}
-	for old, ob := range c.m {
-		if c.bytes+b.bytes() <= c.maxBytes {
-			break
-		}
-		delete(c.m, old)
-		c.bytes -= ob.bytes()
-	}
-	c.m[k] = b
-	c.bytes += b.bytes()
-}
-
 // syncBlockAt returns the encoded block at height h of the snapshot.
 func (s *Server) syncBlockAt(r *chaindb.Reader, h uint64, prune, noMinerTx bool) (*syncBlock, error) {
 	meta, err := r.MetaByHeight(h)
@@ -154,14 +118,14 @@ func (s *Server) syncBlockAt(r *chaindb.Reader, h uint64, prune, noMinerTx bool)
 	}
 	ws := s.ws()
 	k := syncKey{id: meta.Hash, prune: prune, noMinerTx: noMinerTx}
-	if b := ws.blocks.get(k); b != nil {
+	if b, ok := ws.blocks.Get(k); ok {
 		return b, nil
 	}
 	b, err := encodeSyncBlock(r, h, &meta, prune, noMinerTx)
 	if err != nil {
 		return nil, err
 	}
-	ws.blocks.put(k, b)
+	ws.blocks.Put(k, b)
 	return b, nil
 }
 
@@ -338,7 +302,7 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 		var changes txpool.PoolChanges
 		if s.pool != nil {
 			changes = s.pool.Changes(int64(in.PoolInfoSince), !req.Restricted, maxTxs,
-				func(a, b txpool.Entry) int { return hash32Less(a.ID, b.ID) })
+				func(a, b txpool.Entry) int { return cryptonote.CompareHash32(a.ID, b.ID) })
 		}
 		pool = &changes
 	}

@@ -1,7 +1,6 @@
 package zmqpub
 
 import (
-	"encoding/binary"
 	"slices"
 
 	"github.com/gonero/gonero/chain"
@@ -156,7 +155,7 @@ func intermediateMinerData(c *chain.Chain, added []chain.AddedBlock, i int, fina
 			m.TxBacklog = append(m.TxBacklog, BacklogEntry{ID: tx.ID(), Weight: tx.Weight(len(blob)), Fee: consensus.TxFee(tx)})
 		}
 	}
-	slices.SortFunc(m.TxBacklog, func(a, b BacklogEntry) int { return poolOrder(a.ID, b.ID) })
+	slices.SortFunc(m.TxBacklog, func(a, b BacklogEntry) int { return cryptonote.CompareHash32(a.ID, b.ID) })
 	return m
 }
 
@@ -170,22 +169,6 @@ func backlog(pool *txpool.Pool) []BacklogEntry {
 			out = append(out, BacklogEntry{ID: e.ID, Weight: e.Weight, Fee: e.Fee})
 		}
 	}
-	slices.SortFunc(out, func(a, b BacklogEntry) int { return poolOrder(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b BacklogEntry) int { return cryptonote.CompareHash32(a.ID, b.ID) })
 	return out
-}
-
-// poolOrder is LMDB's compare_hash32 on the txpool table: the hash as
-// eight little-endian 32-bit words, the last most significant.
-func poolOrder(a, b cryptonote.Hash) int {
-	for n := 7; n >= 0; n-- {
-		x := binary.LittleEndian.Uint32(a[4*n:])
-		y := binary.LittleEndian.Uint32(b[4*n:])
-		if x != y {
-			if x < y {
-				return -1
-			}
-			return 1
-		}
-	}
-	return 0
 }

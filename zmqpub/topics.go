@@ -1,6 +1,9 @@
 package zmqpub
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The topics of monerod 0.18 (src/rpc/zmq_pub.cpp), in its order: within
 // one event a subscriber to several topics gets the full message first.
@@ -12,8 +15,11 @@ const (
 	topicMinimalTxpool = "json-minimal-txpool_add"
 )
 
-// Topics lists every topic published.
-var Topics = []string{topicFullChain, topicMinimalChain, topicMinerData, topicFullTxpool, topicMinimalTxpool}
+// topics lists every topic published, in the order of their topicBits.
+var topics = []string{topicFullChain, topicMinimalChain, topicMinerData, topicFullTxpool, topicMinimalTxpool}
+
+// Topics returns every topic published (a copy).
+func Topics() []string { return slices.Clone(topics) }
 
 type topicBit uint32
 
@@ -33,7 +39,7 @@ const (
 // messages rendered for another one.
 func interestOf(prefix string) topicBit {
 	var bits topicBit
-	for i, t := range Topics {
+	for i, t := range topics {
 		if strings.HasPrefix(t, prefix) {
 			bits |= 1 << i
 		}

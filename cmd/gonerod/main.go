@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"time"
 
@@ -183,14 +184,26 @@ func signalContext() (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(context.Background())
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
+	// stopped ends the watching goroutine, which would otherwise wait for
+	// a signal after the node stopped.
+	stopped := make(chan struct{})
 	go func() {
-		<-ch
+		select {
+		case <-ch:
+		case <-stopped:
+			return
+		}
 		cancel()
-		<-ch
+		select {
+		case <-ch:
+		case <-stopped:
+			return
+		}
 		fmt.Fprintln(os.Stderr, "second signal: exiting now")
 		os.Exit(130)
 	}()
-	return ctx, func() { signal.Stop(ch); cancel() }
+	var once sync.Once
+	return ctx, func() { once.Do(func() { signal.Stop(ch); close(stopped); cancel() }) }
 }
 
 func newRootCommand() *cobra.Command { return newRootCommandFor(&options{}) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"os"
@@ -23,31 +24,73 @@ import (
 	"github.com/gonero/gonero/txpool"
 )
 
-// runNode opens the chain and serves RPC until SIGINT or SIGTERM.
+// runNode opens the chain and serves RPC until SIGINT or SIGTERM (or
+// /stop_daemon, or the RPC failing), then stops every part of the node.
 func runNode(o *options) error {
-	log, logLevel, err := newLevelLogger(o.logLevel)
+	ctx, stop := signalContext()
+	defer stop()
+	// /stop_daemon ends the node as SIGTERM does.
+	ctx, stopByRPC := context.WithCancel(ctx)
+	defer stopByRPC()
+	nd, err := launchNode(o, stopByRPC)
 	if err != nil {
 		return err
+	}
+	var served error
+	select {
+	case <-nd.rpcDone:
+		served = nd.rpcErr
+	case <-ctx.Done():
+		nd.log.Info("shutting down")
+	}
+	return errors.Join(served, nd.parts.stop())
+}
+
+// runningNode is a started node: its parts, to stop, and its RPC server,
+// whose end (rpcDone, then rpcErr) ends the node.
+type runningNode struct {
+	log     *slog.Logger
+	parts   *lifecycle
+	rpcDone chan struct{}
+	rpcErr  error
+}
+
+// launchNode starts the node's parts in order: the chain store, pruning,
+// the pool, the ZMQ publisher, P2P, the miner, the RPC server, the
+// metrics listener, and --start-mining's loop. Each part that started is
+// registered with its stop, so that stopping (or a start that fails
+// midway) stops them in the reverse order: no part outlives one it uses.
+// stopNode is what /stop_daemon calls.
+func launchNode(o *options, stopNode func()) (_ *runningNode, err error) {
+	log, logLevel, err := newLevelLogger(o.logLevel)
+	if err != nil {
+		return nil, err
 	}
 	main, restricted, err := o.rpcConfigs()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := o.zmq.check(); err != nil {
-		return err
+		return nil, err
 	}
 	network, err := o.network()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	miningTo, err := o.miningAddress(network)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	metricsAddr, err := o.metricsAddr()
 	if err != nil {
-		return err
+		return nil, err
 	}
+	parts := &lifecycle{log: log}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, parts.stop())
+		}
+	}()
 	// The registry exists before the chain so that it hears every block;
 	// without a metrics listener there is neither registry nor hook.
 	var mtr *metrics.Metrics
@@ -59,14 +102,14 @@ func runNode(o *options) error {
 	}
 	n, err := openNode(o, log, blockObserver)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer n.close()
-	pruneCtx, stopPruning := context.WithCancel(context.Background())
-	defer stopPruning()
-	if err := o.prune.start(pruneCtx, n.db, log); err != nil {
-		return err
+	parts.started("chain store", func() error { n.close(); return nil })
+	stopPruning, err := o.prune.start(n.db, log)
+	if err != nil {
+		return nil, err
 	}
+	parts.started("pruning", func() error { stopPruning(); return nil })
 	if main.Addr == "" {
 		main.Addr = net.JoinHostPort(o.rpcBindIP, strconv.Itoa(int(n.net.RPCPort())))
 	}
@@ -80,7 +123,7 @@ func runNode(o *options) error {
 		stored, err = r.PoolTxs()
 		return err
 	}); err != nil {
-		return err
+		return nil, err
 	}
 	if len(stored) > 0 {
 		kept := pool.Load(stored)
@@ -89,33 +132,37 @@ func runNode(o *options) error {
 	// The ZMQ publisher follows the chain after the pool does.
 	zmqPub, err := o.zmq.start(n.chain, pool, log)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if zmqPub != nil {
-		defer zmqPub.Close()
+		parts.started("ZMQ publisher", zmqPub.Close)
 	}
 	peers, err := o.p2p.startP2P(n.chain, pool, n.net, o.dataDir, log)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer func() {
+	parts.started("P2P", func() error {
 		if err := peers.Close(); err != nil {
-			log.Warn("saving the peer lists", "err", err)
+			return fmt.Errorf("saving the peer lists: %w", err)
 		}
-	}()
+		return nil
+	})
 	// One miner for generateblocks and --start-mining: blocks are mined one
 	// at a time, each on the top the other left, and announced to peers.
-	mnr := miner.New(n.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce, Logger: log,
+	// It stops after the RPC (which can start its loop) and before P2P and
+	// the store (which a block it mines reaches).
+	mnr := miner.New(n.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce(), Logger: log,
 		Mined: peers.RelayBlock, Synchronized: peers.Synchronized, Pool: pool, Interval: o.miningInterval})
-	ctx, stop := signalContext()
-	defer stop()
-	// /stop_daemon ends the node as SIGTERM does.
-	ctx, stopByRPC := context.WithCancel(ctx)
-	defer stopByRPC()
+	parts.started("miner", func() error {
+		if err := mnr.Stop(); err != nil && !errors.Is(err, miner.ErrNotMining) {
+			return err
+		}
+		return nil
+	})
 	rpcCfg := rpc.Config{
 		Chain: n.chain, Peers: peers, Pool: pool, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
 		LogLevel: logLevel, Main: main, Restricted: restricted, Miner: mnr,
-		Stop:   func() { log.Info("stop requested over RPC"); stopByRPC() },
+		Stop:   func() { log.Info("stop requested over RPC"); stopNode() },
 		Pruner: storePruner{n.db},
 	}
 	if mtr != nil {
@@ -123,56 +170,91 @@ func runNode(o *options) error {
 	}
 	srv, err := rpc.New(rpcCfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	nd := &runningNode{log: log, parts: parts, rpcDone: make(chan struct{})}
+	serving := false // set once the RPC's Serve runs (below)
+	parts.started("RPC", func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		err := srv.Shutdown(ctx)
+		if serving {
+			<-nd.rpcDone
+		}
+		return err
+	})
 	if mtr != nil {
 		mtr.Watch(metrics.Sources{Chain: n.chain, Peers: peers, Pool: pool, StorePath: o.storePath(n.net), Version: Version})
 		ms, err := metrics.Listen(metricsAddr, mtr, log)
 		if err != nil {
-			_ = srv.Shutdown(context.Background())
-			return fmt.Errorf("metrics listener %s: %w", metricsAddr, err)
+			return nil, fmt.Errorf("metrics listener %s: %w", metricsAddr, err)
 		}
 		log.Info("metrics listening", "addr", ms.Addr().String())
+		metricsDone := make(chan struct{})
 		go func() {
+			defer close(metricsDone)
 			if err := ms.Serve(); err != nil {
 				log.Error("metrics listener", "err", err)
 			}
 		}()
-		defer func() {
+		parts.started("metrics listener", func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			_ = ms.Shutdown(ctx)
-		}()
+			err := ms.Shutdown(ctx)
+			<-metricsDone
+			return err
+		})
 	}
+	// The RPC serves once the metrics listen, so that a client the RPC
+	// answers finds the metrics too.
+	serving = true
+	go func() {
+		nd.rpcErr = srv.Serve()
+		close(nd.rpcDone)
+	}()
 	top := n.chain.Top()
 	log.Info("node running", "network", n.net, "store", o.storePath(n.net), "height", n.chain.Height(), "top", top.Hash,
 		"rpc", srv.MainAddr(), "restricted_rpc", srv.RestrictedAddr(), "p2p", peers.Addr())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve() }()
 	if miningTo != nil {
 		// The loop /start_mining starts too: mining_status reports it and
-		// /stop_mining stops it, as monerod's --start-mining.
+		// /stop_mining stops it, as monerod's --start-mining. The miner's
+		// stop (registered above) ends it.
 		if err := mnr.Start(*miningTo, runtime.NumCPU(), false, false); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	select {
-	case err := <-served:
-		stop()
-		_ = mnr.Stop()
-		return err
-	case <-ctx.Done():
+	return nd, nil
+}
+
+// lifecycle is the node's started parts, in the order they started.
+type lifecycle struct {
+	log   *slog.Logger
+	parts []startedPart
+}
+
+type startedPart struct {
+	name string
+	stop func() error
+}
+
+// started registers a part that started and how to stop it.
+func (l *lifecycle) started(name string, stop func() error) {
+	l.parts = append(l.parts, startedPart{name, stop})
+}
+
+// stop stops every part, the last started first, even if one fails to
+// stop; it returns their errors.
+func (l *lifecycle) stop() error {
+	var errs []error
+	for i := len(l.parts) - 1; i >= 0; i-- {
+		p := l.parts[i]
+		if err := p.stop(); err != nil {
+			l.log.Warn("stopping "+p.name, "err", err)
+			errs = append(errs, fmt.Errorf("stopping %s: %w", p.name, err))
+		}
 	}
-	log.Info("shutting down")
-	// The miner stops first (a nonce search in progress is abandoned), so
-	// that no block is being added while the store closes.
-	_ = mnr.Stop()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return err
-	}
-	return <-served
+	l.parts = nil
+	return errors.Join(errs...)
 }
 
 // metricsAddr is the metrics listener's address, "" when

@@ -31,19 +31,20 @@ func (p *pruneOptions) addFlags(f *pflag.FlagSet) {
 const pruningInterval = 5 * time.Hour
 
 // start is core::init's pruning step: prune an unpruned store (or bring a
-// pruned one up to date), then keep pruning until ctx ends. A store that is
-// pruned already is kept pruned even without --prune-blockchain, as
-// monerod's LMDB does (its incremental pruning runs whenever a seed is set).
-func (p *pruneOptions) start(ctx context.Context, db *chaindb.DB, log *slog.Logger) error {
+// pruned one up to date), then keep pruning until stop is called (stop
+// returns once no pruning runs). A store that is pruned already is kept
+// pruned even without --prune-blockchain, as monerod's LMDB does (its
+// incremental pruning runs whenever a seed is set).
+func (p *pruneOptions) start(db *chaindb.DB, log *slog.Logger) (stop func(), err error) {
 	if p.stripe > pruning.Stripes {
-		return errors.New("--prune-blockchain-stripe must be 1-8")
+		return nil, errors.New("--prune-blockchain-stripe must be 1-8")
 	}
 	mode := chaindb.PruneUpdate
 	if p.prune {
 		mode = chaindb.PruneAll
 		var seed uint32
 		if err := db.View(func(r *chaindb.Reader) (err error) { seed, err = r.PruningSeed(); return }); err != nil {
-			return err
+			return nil, err
 		}
 		if seed != 0 {
 			mode = chaindb.PruneUpdate
@@ -53,13 +54,16 @@ func (p *pruneOptions) start(ctx context.Context, db *chaindb.DB, log *slog.Logg
 	}
 	res, err := db.Prune(mode, p.stripe)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if res.Seed == 0 {
-		return nil
+		return func() {}, nil
 	}
 	log.Info("blockchain pruned", "pruning_seed", res.Seed, "stripe", pruning.StripeOf(res.Seed), "txs", res.PrunedTxs, "bytes", res.Bytes)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		t := time.NewTicker(pruningInterval)
 		defer t.Stop()
 		for {
@@ -75,7 +79,7 @@ func (p *pruneOptions) start(ctx context.Context, db *chaindb.DB, log *slog.Logg
 			}
 		}
 	}()
-	return nil
+	return func() { cancel(); <-done }, nil
 }
 
 // storePruner is prune_blockchain's view of the store.

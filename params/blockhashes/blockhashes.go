@@ -17,6 +17,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/gonero/gonero/cryptonote"
 )
@@ -199,9 +200,9 @@ func pin(version string, groups int, sum string) Release {
 	return r
 }
 
-// MainnetReleases are the mainnet lists of the v0.18 releases
+// mainnetReleases are the mainnet lists of the v0.18 releases
 // (docs/mainnet.md §2.3), oldest first. Each is a prefix of the next.
-var MainnetReleases = []Release{
+var mainnetReleases = []Release{
 	pin("v0.18.0.0", 5198, "e9371004b9f6be59921b27bc81e28b4715845ade1c6d16891d5c455f72e21365"),
 	pin("v0.18.3.4", 6246, "8ada865350270fd008397684d978dac75ea4029a8a1ffcaa9975c43be119ec19"),
 	pin("v0.18.4.0", 6593, "e3087cc643a8cb9e2f0a1e54e87f67f087a72e41701b469f5dfed39fd484ca4a"),
@@ -214,12 +215,15 @@ var MainnetReleases = []Release{
 	pin("v0.18.5.3 (Debian)", 7372, "4871b67b077087affd07094be0f70bfd0d4e4105df126646e0a7524fe02b1d5d"),
 }
 
+// MainnetReleases returns a copy of the pinned mainnet lists, oldest first.
+func MainnetReleases() []Release { return slices.Clone(mainnetReleases) }
+
 // PinnedRelease returns the release whose mainnet list data are, if any.
 // monerod accepts only its own release's list and ignores any other data;
 // gonero accepts the list of any known release, no other.
 func PinnedRelease(data []byte) (Release, bool) {
 	sum := sha256.Sum256(data)
-	for _, r := range MainnetReleases {
+	for _, r := range mainnetReleases {
 		if r.SHA256 == sum {
 			return r, true
 		}
@@ -232,7 +236,7 @@ func PinnedRelease(data []byte) (Release, bool) {
 // place where a pinned release's group count starts exactly 4 + 64·N bytes
 // with that release's SHA-256. It returns a copy.
 func FindRelease(data []byte) ([]byte, Release, bool) {
-	for _, r := range MainnetReleases {
+	for _, r := range mainnetReleases {
 		size := 4 + r.Groups*recordSize
 		var count [4]byte
 		binary.LittleEndian.PutUint32(count[:], uint32(r.Groups))

@@ -77,8 +77,8 @@ func TestMonerodEmbeddedList(t *testing.T) {
 		t.Fatal("a 5197-group prefix was taken for a known release")
 	}
 	// Every pin's group count is consistent with the file size rule.
-	for i, r := range blockhashes.MainnetReleases {
-		if i > 0 && r.Groups <= blockhashes.MainnetReleases[i-1].Groups {
+	for i, r := range blockhashes.MainnetReleases() {
+		if i > 0 && r.Groups <= blockhashes.MainnetReleases()[i-1].Groups {
 			t.Fatalf("releases out of order at %s", r.Version)
 		}
 	}
@@ -112,7 +112,7 @@ func TestWeightGroupsAgainstNewerList(t *testing.T) {
 	if len(groups) != 390 || gIdx[0] != 5567 || gIdx[len(gIdx)-1] != 5956 {
 		t.Fatalf("%d complete groups %d … %d, mainnet.md §2.3 counts 390 (5567 … 5956)", len(groups), gIdx[0], gIdx[len(gIdx)-1])
 	}
-	if v0180 := blockhashes.MainnetReleases[0]; uint64(v0180.Groups) > gIdx[0] {
+	if v0180 := blockhashes.MainnetReleases()[0]; uint64(v0180.Groups) > gIdx[0] {
 		t.Fatal("the v0.18.0.0 list would cover the CSV")
 	}
 	path := os.Getenv("GONERO_BLOCK_HASHES_FILE")
