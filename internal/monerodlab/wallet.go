@@ -24,7 +24,8 @@ type WalletRPC struct {
 // daemonPort on 127.0.0.1 (any port will do for calls that need no daemon,
 // such as validate_address), with a wallet directory of its own. Like
 // build-regtest-chain it runs offline-safe: --no-dns (no DNS lookups for
-// OpenAlias or checkpoints), loopback RPC, no login. It is a child of the
+// OpenAlias or checkpoints), loopback RPC, no login, and
+// --allow-mismatched-daemon-version (monero-wallet-rpc 0.18.4 and later). It is a child of the
 // test, which Require has checked runs inside the loopback-only namespace,
 // and it is stopped when the test ends.
 func (l *Lab) StartWalletRPC(t testing.TB, daemonPort int) *WalletRPC {
@@ -36,7 +37,11 @@ func (l *Lab) StartWalletRPC(t testing.TB, daemonPort int) *WalletRPC {
 	args := []string{"--daemon-address", "127.0.0.1:" + strconv.Itoa(daemonPort), "--trusted-daemon",
 		"--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", strconv.Itoa(w.Port), "--disable-rpc-login",
 		"--wallet-dir", w.Dir, "--shared-ringdb-dir", filepath.Join(w.Dir, "ringdb"),
-		"--log-file", filepath.Join(w.Dir, "wallet-rpc.log"), "--log-level", "0", "--non-interactive", "--no-dns"}
+		"--log-file", filepath.Join(w.Dir, "wallet-rpc.log"), "--log-level", "0", "--non-interactive", "--no-dns",
+		// The wallet is a mainnet wallet on a regtest chain: since 0.18.4
+		// wallet2 refuses blocks whose version mainnet would not have at
+		// their height (v16 at height 1) unless told otherwise.
+		"--allow-mismatched-daemon-version"}
 	stop := startChild(t, w.Dir, "monero-wallet-rpc", args, 20*time.Second, 60*time.Second,
 		func() bool { return w.Call("get_version", nil, nil) == nil })
 	t.Cleanup(stop)
