@@ -510,3 +510,39 @@ func TestOperatorCommandsLogin(t *testing.T) {
 		}
 	}
 }
+
+// sync_info with a peer: gonerod dials monerod (whose only exclusive node
+// listens nowhere), both at the same height. Neither peer was ever ahead,
+// so monerod's target height stays 0 and it takes the chain as endless for
+// the next needed pruning seed: "Next needed pruning seed: 1" at height
+// 300, on both sides. The lines before the peer list are compared (the
+// peer lists describe different connections).
+func TestSyncInfoWithPeerMatchesMonerod(t *testing.T) {
+	lab := monerodlab.Require(t)
+	fresh := lab.FreshChain(t)
+	bin := buildGonerod(t)
+	data := t.TempDir()
+	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
+		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(freePort(t)))
+	g := startGonerod(t, bin, data, "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(m.P2PPort))
+	waitFor(t, 60*time.Second, "the nodes connected at the same top", func() bool {
+		gi, mi := g.info(t), monerodInfo(t, m)
+		return gi.Height == mi.Height && gi.TopHash == mi.TopHash && gi.Outgoing == 1 && mi.Incoming == 1
+	})
+	p := &opsPair{t: t, bin: bin, monerodData: t.TempDir(), mPort: m.RPCPort, gPort: g.rpcPort}
+	theirs, ours := p.run("", "sync_info")
+	head := func(out string) string {
+		h, _, _ := strings.Cut(out, "Remote Host ")
+		return h
+	}
+	mh, gh := head(normalise(theirs.stdout, true)), head(normalise(ours.stdout, false))
+	if mh != gh || theirs.code != ours.code {
+		t.Errorf("sync_info: monerod (%d)\n%s\ngonerod (%d)\n%s", theirs.code, mh, ours.code, gh)
+	}
+	if !strings.Contains(mh, "Next needed pruning seed: ") {
+		t.Errorf("monerod printed no pruning seed line: the test does not test it:\n%s", mh)
+	}
+}
