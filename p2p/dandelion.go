@@ -46,16 +46,19 @@ func newDandelion() *dandelion {
 }
 
 // stem returns the stem peer for transactions from source, or nil when
-// they are to be fluffed (a fluff epoch, or no stem peer). outs lists the
-// current stem candidates; it is asked when an epoch starts and when the
-// mapped peer went away (update_channels).
+// they are to be fluffed (a fluff epoch, or no stem peer). This node's own
+// transactions (source nil: relay_method::local) go on a stem even in a
+// fluff epoch, as monerod 0.18.5's dandelionpp_notify sends them (0.18.0
+// fluffed them then). outs lists the current stem candidates; it is asked
+// when an epoch starts and when the mapped peer went away
+// (update_channels).
 func (d *dandelion) stem(now time.Time, source *conn, outs func() []*conn) *conn {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.started || !now.Before(d.epochEnd) {
 		d.newEpoch(now, outs())
 	}
-	if d.fluffing {
+	if d.fluffing && source != nil {
 		return nil
 	}
 	// As dandelionpp_notify: two tries, the channels updated after a miss.

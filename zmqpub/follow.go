@@ -17,21 +17,28 @@ import (
 // as monerod's has). Nothing is gathered while no subscriber wants it.
 func (p *Publisher) Follow(c *chain.Chain, pool *txpool.Pool) {
 	c.OnMainChainChange(func(ch chain.MainChainChange) { p.chainChanged(c, pool, ch) })
+	publish := func(e *txpool.Entry) {
+		p.TxpoolAdd([]TxEvent{{Tx: e.Tx, ID: e.ID, BlobSize: uint64(len(e.Blob)), Weight: e.Weight, Fee: e.Fee}})
+	}
 	pool.OnAdd(func(e *txpool.Entry) {
 		if publishesTxpoolAdd(e) {
-			p.TxpoolAdd([]TxEvent{{Tx: e.Tx, ID: e.ID, BlobSize: uint64(len(e.Blob)), Weight: e.Weight, Fee: e.Fee}})
+			publish(e)
 		}
 	})
+	pool.OnBroadcast(publish)
 }
 
-// publishesTxpoolAdd is core::handle_incoming_txs' condition
-// (matches_category(tx_relay, relay_category::legacy)). Surprising but so
-// in monerod 0.18: a transaction sent to /sendrawtransaction to be relayed
-// (relay_method::local) or arriving on a Dandelion++ stem is never
-// published, not even once it is fluffed later; one sent with do_not_relay
-// (relay_method::none) or arriving fluffed is. Transactions a popped block
-// returns to the pool are not published either (they do not go through
-// handle_incoming_txs).
+// publishesTxpoolAdd is core::add_new_tx's condition in monerod 0.18.5
+// (matches_category(tvc.m_relay, relay_category::legacy)) for a
+// transaction entering the pool: one sent with do_not_relay
+// (relay_method::none) or arriving fluffed is published at once; one sent
+// to /sendrawtransaction to be relayed (relay_method::local) or arriving
+// on a Dandelion++ stem is published when it becomes public instead (the
+// pool's OnBroadcast: core::on_transactions_relayed publishes what
+// set_relayed reports just broadcasted), and so is one sent with
+// do_not_relay once relay_tx releases it: published twice, surprising but
+// so. Transactions a popped block returns to the pool are never published
+// (Blockchain::pop_block_from_blockchain adds them to the pool directly).
 func publishesTxpoolAdd(e *txpool.Entry) bool {
 	switch e.Source {
 	case txpool.SourceRPC:
