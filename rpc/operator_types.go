@@ -341,10 +341,11 @@ func strtol(s string) (n int64, rest string, ok bool) {
 	return n, s[i:], true
 }
 
-// Default P2P rate limits in kB/s (P2P_DEFAULT_LIMIT_RATE_UP/DOWN).
+// Default P2P rate limits in kB/s (P2P_DEFAULT_LIMIT_RATE_UP/DOWN of
+// monerod 0.18.5; 0.18.0's were 2048 and 8192).
 const (
-	defaultLimitUp   = 2048
-	defaultLimitDown = 8192
+	defaultLimitUp   = 8192
+	defaultLimitDown = 32768
 )
 
 // Pruning constants (cryptonote_config.h), for next_needed_pruning_seed.
