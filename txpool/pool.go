@@ -113,6 +113,8 @@ type Pool struct {
 	listeners []func(*Entry)
 	// broadcasters hear entries become Broadcasted after they entered.
 	broadcasters []func(*Entry)
+	// notFromPool is NotFromPool's answer for the latest chain change.
+	notFromPool [][]*cryptonote.Transaction
 	// relayers hear relay requests for transactions already in the pool
 	// (relay_tx); fluff says the transaction was already public.
 	relayers []func(e *Entry, fluff bool)

@@ -51,20 +51,32 @@ func publishesTxpoolAdd(e *txpool.Entry) bool {
 
 // chainChanged is what Blockchain::handle_block_to_main_chain and
 // switch_to_alternative_blockchain notify. For each block that joins the
-// main chain: the miner data on top of it, then the block. After a
+// main chain: txpool_add for its transactions that did not come from the
+// pool (monerod 0.18.5 publishes those, in one message, before the
+// block's other notifications), the miner data on top of it, then the
+// block. After a
 // reorganisation monerod then sends, surprisingly, the miner data of the
 // new top once more and every block of the new chain a second time (its
 // handle_block_to_main_chain ignores the notify=false it is given during
 // the switch). Popping blocks alone (pop_blocks) sends nothing.
 func (p *Publisher) chainChanged(c *chain.Chain, pool *txpool.Pool, ch chain.MainChainChange) {
-	if len(ch.Added) == 0 || !(p.wants(bitFullChain|bitMinimalChain) || p.WantsMinerData()) {
+	if len(ch.Added) == 0 || !(p.wants(bitFullChain|bitMinimalChain|bitFullTxpool|bitMinimalTxpool) || p.WantsMinerData()) {
 		return
 	}
 	var final *MinerData
 	if p.WantsMinerData() {
 		final = finalMinerData(c, pool)
 	}
+	notFromPool := pool.NotFromPool()
 	for i := range ch.Added {
+		if i < len(notFromPool) && len(notFromPool[i]) > 0 {
+			events := make([]TxEvent, len(notFromPool[i]))
+			for j, tx := range notFromPool[i] {
+				blob := tx.Serialize()
+				events[j] = TxEvent{Tx: tx, ID: tx.ID(), BlobSize: uint64(len(blob)), Weight: tx.Weight(len(blob)), Fee: consensus.TxFee(tx)}
+			}
+			p.TxpoolAdd(events)
+		}
 		if final != nil {
 			if i == len(ch.Added)-1 {
 				p.MinerData(final)

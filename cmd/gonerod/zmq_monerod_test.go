@@ -616,3 +616,56 @@ func (g *gonerod) sentAs(t *testing.T) string {
 	}
 	return "fluff"
 }
+
+// TestZMQTxFromBlock: a transaction that reaches a node inside a block
+// (not through its pool) is published by monerod 0.18.5 with the block,
+// txpool_add before the block's miner data and chain_main. gonerod dials
+// monerod. A goes to gonerod alone (do_not_relay) and into a block gonerod
+// mines, which monerod receives; B goes to monerod alone and into a block
+// monerod mines, which gonerod receives. Each receiver must publish the
+// sender's txpool_add messages for the transaction, then the sender's
+// messages for the block.
+func TestZMQTxFromBlock(t *testing.T) {
+	p := startZMQPair(t, func(m *monerodlab.Monerod) []string {
+		return []string{"--add-exclusive-node", "127.0.0.1:" + strconv.Itoa(m.P2PPort)}
+	}, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(freePort(t)))
+	waitFor(t, 60*time.Second, "both nodes synchronized at the same top", func() bool {
+		gi, mi := p.g.info(t), monerodInfo(t, p.m)
+		return gi.Synchronized && mi.Synchronized && gi.Height == mi.Height && gi.TopHash == mi.TopHash && gi.Outgoing == 1
+	})
+	w := p.lab.OpenWallet(t, p.fresh, "alice", p.m.RPCPort)
+	for _, tc := range []struct {
+		name                 string
+		sender, receiver     *zmqSub
+		send                 func(hex string) map[string]any
+		mine                 func(string, any, any) error
+		senderPost, recvPost func(string, []byte) ([]byte, error)
+	}{
+		{"A, gonerod's block", p.gs, p.ms, func(hex string) map[string]any { return p.g.sendRawTx(t, hex, true) }, p.g.call, p.g.post, p.m.Post},
+		{"B, monerod's block", p.ms, p.gs, func(hex string) map[string]any { return monerodSendRawTx(t, p.m, hex, true) }, p.m.Call, p.m.Post, p.g.post},
+	} {
+		tx := p.walletTx(w)
+		if answer := tc.send(tx.Hex); answer["status"] != "OK" {
+			t.Fatalf("%s: sendrawtransaction: %v", tc.name, answer)
+		}
+		sent := tc.sender.collect(2, 10*time.Second)
+		if len(sent) != 2 || !strings.Contains(sent[1], `"id":"`+tx.Hash+`"`) {
+			t.Fatalf("%s: the sender published %s", tc.name, topicsOf(sent))
+		}
+		if got := tc.receiver.drain(1500 * time.Millisecond); len(got) != 0 {
+			t.Fatalf("%s: the receiver published %s before the block", tc.name, topicsOf(got))
+		}
+		blk := p.mine(tc.mine, 1)[0]
+		waitFor(t, 60*time.Second, "the block on both nodes", func() bool {
+			gi, mi := p.g.info(t), monerodInfo(t, p.m)
+			return gi.TopHash == blk && mi.TopHash == blk
+		})
+		block := tc.sender.collect(3, 10*time.Second)
+		got := tc.receiver.collect(5, 10*time.Second)
+		compareMessages(t, tc.name+": the receiver's messages", got, append(sent, block...))
+		if slices.Contains(poolHashes(t, tc.recvPost), tx.Hash) || slices.Contains(poolHashes(t, tc.senderPost), tx.Hash) {
+			t.Errorf("%s: the transaction is still in a pool", tc.name)
+		}
+		p.compare(tc.name + ": after")
+	}
+}
