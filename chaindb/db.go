@@ -228,7 +228,8 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 	old := false
 	switch version {
 	case schemaVersion, schemaVersionPruned:
-	case schemaVersionNoIndexes, schemaVersionHashKeyedBlobs, schemaVersionHashKeyedBlobsPruned:
+	case schemaVersionNoIndexes, schemaVersionHashKeyedBlobs, schemaVersionHashKeyedBlobsPruned,
+		schemaVersionNoMinerTxs, schemaVersionNoMinerTxsPruned:
 		old = true
 	default:
 		return &ErrSchemaVersion{Path: db.path, Found: version, Want: schemaVersion}

@@ -45,6 +45,9 @@ type blockIndexes struct {
 	outputs   []OutputEntry // Index not yet set
 	txs       []derivedTx
 	keyImages []cryptonote.Key
+	// minerV1: the miner tx is of version 1 (txs[0] is it): miner_txs
+	// indexes it.
+	minerV1 bool
 }
 
 // invalidBlob is the error of a record whose blobs do not parse or disagree
@@ -75,6 +78,7 @@ func deriveIndexes(rec *BlockRecord) (*blockIndexes, error) {
 	if err := bi.addTx(&blk.MinerTx, rec.Meta.MinerTxHash, "Meta.MinerTxHash", true); err != nil {
 		return nil, err
 	}
+	bi.minerV1 = blk.MinerTx.Version < 2
 	seen := map[cryptonote.Key]struct{}{}
 	for i := range rec.Txs {
 		field := fmt.Sprintf("Txs[%d]", i)
@@ -147,6 +151,7 @@ type indexPlan struct {
 	keyImages []kv // spent_keys
 	txOutputs []kv // tx_outputs
 	rct       kv   // rct_counts
+	minerTxs  []kv // miner_txs: the v1 miner tx, if it is one
 	counts    []countChange
 }
 
@@ -218,6 +223,9 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 		}
 	}
 	plan.rct = kv{heightKey(bi.height), encodeU64(before + inBlock[0])}
+	if bi.minerV1 {
+		plan.minerTxs = []kv{{bytes.Clone(bi.txs[0].hash[:]), height}}
+	}
 	return plan, nil
 }
 
@@ -270,6 +278,7 @@ func (plan *indexPlan) byBucket() []bucketKVs {
 		{bucketSpentKeys, plan.keyImages},
 		{bucketTxOutputs, plan.txOutputs},
 		{bucketRctCounts, []kv{plan.rct}},
+		{bucketMinerTxs, plan.minerTxs},
 	}
 }
 

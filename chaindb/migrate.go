@@ -1,20 +1,25 @@
 package chaindb
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/gonero/gonero/cryptonote"
 )
 
 // errNeedsUpgrade is check's answer for a store of an older schema this
 // build upgrades: 1 (no transaction-verification indexes, tx blobs keyed by
-// hash), 2 and 3 (tx blobs keyed by hash; 3 pruned).
+// hash), 2 and 3 (tx blobs keyed by hash, no miner_txs; 3 pruned), 4 and 5
+// (no miner_txs; 5 pruned).
 var errNeedsUpgrade = errors.New("chaindb: store of an older schema")
 
-// upgrade brings a store of schema 1, 2 or 3 to this build's layout: tx
-// blobs regrouped per block (migrateBlobs), then for schema 1 the indexes
-// built (migrateIndexes). Each step is resumable, and the schema version is
+// upgrade brings a store of schema 1 to 5 to this build's layout: tx blobs
+// regrouped per block (migrateBlobs, schemas 1-3), then for schema 1 the
+// indexes built (migrateIndexes), for the others the miner_txs index
+// (migrateMinerTxs). Each step is resumable, and the schema version is
 // written last, so a crash anywhere leaves a store the next Open upgrades.
 func (db *DB) upgrade(progress func(done, total uint64)) error {
 	var version uint32
@@ -31,8 +36,11 @@ func (db *DB) upgrade(progress func(done, total uint64)) error {
 	if version == schemaVersionNoIndexes {
 		return db.migrateIndexes(progress)
 	}
+	if err := db.migrateMinerTxs(version, progress); err != nil {
+		return err
+	}
 	target := schemaVersion
-	if version == schemaVersionHashKeyedBlobsPruned {
+	if version == schemaVersionHashKeyedBlobsPruned || version == schemaVersionNoMinerTxsPruned {
 		target = schemaVersionPruned
 	}
 	return db.update(func(tx *bolt.Tx) error {
@@ -178,6 +186,68 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 	})
 	if err != nil {
 		return fail(err)
+	}
+	return nil
+}
+
+// migrateMinerTxs builds bucket miner_txs (schema version 6) from the
+// main chain's blocks: it drops whatever an interrupted run left, then
+// indexes each block's miner tx of version 1, in batches. It reads the
+// block blobs alone (a v1 miner tx is never pruned).
+func (db *DB) migrateMinerTxs(version uint32, progress func(done, total uint64)) error {
+	fail := func(err error) error {
+		return fmt.Errorf("chaindb: upgrade %s from schema %d: index the version-1 miner transactions: %w", db.path, version, err)
+	}
+	var height uint64
+	err := db.update(func(tx *bolt.Tx) error {
+		if tx.Bucket(bucketMinerTxs) != nil {
+			if err := tx.DeleteBucket(bucketMinerTxs); err != nil {
+				return fmt.Errorf("drop bucket %s: %w", bucketMinerTxs, err)
+			}
+		}
+		if _, err := tx.CreateBucket(bucketMinerTxs); err != nil {
+			return fmt.Errorf("create bucket %s: %w", bucketMinerTxs, err)
+		}
+		var err error
+		height, err = (&Reader{tx: tx}).Height()
+		return err
+	})
+	if err != nil {
+		return fail(err)
+	}
+	for from := uint64(0); from < height; from += migrateBatch {
+		to := min(height, from+migrateBatch)
+		err := db.update(func(tx *bolt.Tx) error {
+			r := &Reader{tx: tx}
+			b := tx.Bucket(bucketMinerTxs)
+			for h := from; h < to; h++ {
+				blob, err := r.BlockBlob(h)
+				if err != nil {
+					return err
+				}
+				meta, err := r.MetaByHeight(h)
+				if err != nil {
+					return err
+				}
+				blk, err := cryptonote.ParseBlock(blob)
+				if err != nil {
+					return corrupt(bucketBlockBlobs, heightKey(h), err)
+				}
+				if blk.MinerTx.Version >= 2 {
+					continue
+				}
+				if err := b.Put(bytes.Clone(meta.MinerTxHash[:]), encodeU64(h)); err != nil {
+					return fmt.Errorf("put %s: %w", bucketMinerTxs, err)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fail(err)
+		}
+		if progress != nil {
+			progress(to, height)
+		}
 	}
 	return nil
 }

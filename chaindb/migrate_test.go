@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/gonero/gonero/cryptonote"
 )
 
 // downgrade turns a closed store into the schema-1 layout: tx blobs keyed
@@ -149,7 +151,8 @@ func TestMigrationFromSchema2And3(t *testing.T) {
 		if tc.interrupted {
 			start = 140
 		}
-		if wantCalls := int((height - start + 69) / 70); len(calls) != wantCalls || calls[len(calls)-1] != [2]uint64{height, height} {
+		// The blobs' batches, then migrateMinerTxs' over the whole chain.
+		if wantCalls := int((height-start+69)/70 + (height+69)/70); len(calls) != wantCalls || calls[len(calls)-1] != [2]uint64{height, height} {
 			t.Fatalf("%s: progress calls %v", tc.name, calls)
 		}
 		err = db.View(func(r *Reader) error {
@@ -282,4 +285,91 @@ func setBlockTxBlob(t *testing.T, path string, h uint64, i int, blob []byte) {
 		blobs[i] = blob
 		return b.Put(heightKey(h), encodeBlockTxBlobs(blobs))
 	})
+}
+
+// TestMigrationFromSchema4And5 upgrades stores without miner_txs (schema 4,
+// and 5 once pruned), also with a bucket an interrupted upgrade left half
+// built: the stores equal those this build writes, the genesis block's
+// version-1 miner tx is found by its hash, and they work on.
+func TestMigrationFromSchema4And5(t *testing.T) {
+	c := regtest(t)
+	old := migrateBatch
+	migrateBatch = 70
+	defer func() { migrateBatch = old }()
+	for _, tc := range []struct {
+		name        string
+		pruned      bool
+		interrupted bool
+	}{{"schema 4", false, false}, {"schema 5 (pruned)", true, false}, {"schema 4 interrupted", false, true}} {
+		db, path := openTemp(t)
+		db.bolt.NoSync = true
+		version, wantVersion := schemaVersionNoMinerTxs, schemaVersion
+		if tc.pruned {
+			appendSynth(t, db, 1, 0, pruneChainHeight)
+			if res, err := db.Prune(PruneAll, 1); err != nil || res.PrunedTxs == 0 {
+				t.Fatalf("prune: %+v %v", res, err)
+			}
+			version, wantVersion = schemaVersionNoMinerTxsPruned, schemaVersionPruned
+		} else {
+			appendAll(t, db, c.recs)
+		}
+		var genesisMiner cryptonote.Hash
+		var minerTxs int
+		_ = db.View(func(r *Reader) error {
+			m, err := r.MetaByHeight(0)
+			genesisMiner = m.MinerTxHash
+			minerTxs = r.tx.Bucket(bucketMinerTxs).Stats().KeyN
+			return err
+		})
+		if minerTxs == 0 && !tc.pruned { // the synthetic chain's are version 2
+			t.Fatalf("%s: this build indexed no version-1 miner tx", tc.name)
+		}
+		want := dump(t, db)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		rawUpdate(t, path, func(tx *bolt.Tx) error {
+			if tc.interrupted {
+				// Half built, with an entry no block makes.
+				if err := tx.Bucket(bucketMinerTxs).Put(make([]byte, 32), encodeU64(7)); err != nil {
+					return err
+				}
+			} else if err := tx.DeleteBucket(bucketMinerTxs); err != nil {
+				return err
+			}
+			return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(version))
+		})
+		db, err := Open(path, Options{Network: testNetwork})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if d := diffDumps(dump(t, db), want); d != "" {
+			t.Fatalf("%s: upgraded store differs from one this build wrote:%s", tc.name, d)
+		}
+		err = db.View(func(r *Reader) error {
+			v, err := decodeU32(r.tx.Bucket(bucketInfo).Get(infoSchemaVersion))
+			if err == nil && v != wantVersion {
+				return fmt.Errorf("schema version %d, want %d", v, wantVersion)
+			}
+			if err != nil || tc.pruned { // the regtest chain's genesis has one
+				return err
+			}
+			if h, err := r.MinerTxHeight(genesisMiner); err != nil || h != 0 {
+				return fmt.Errorf("the genesis miner tx: height %d, %v", h, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !tc.pruned {
+			if _, err := db.PopTop(); err != nil {
+				t.Fatal(err)
+			}
+			checkMatchesFresh(t, db)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -215,6 +215,21 @@ func (r *Reader) TxLocation(hash cryptonote.Hash) (TxLocation, error) {
 	return loc, nil
 }
 
+// MinerTxHeight returns the height of the main-chain block whose miner tx
+// is hash, for a miner tx of version 1 (miner_txs; a version-2 one is found
+// through its first output: TxOutputIndexes, then Output(0, …)).
+func (r *Reader) MinerTxHeight(hash cryptonote.Hash) (uint64, error) {
+	v := r.tx.Bucket(bucketMinerTxs).Get(hash[:])
+	if v == nil {
+		return 0, notFoundf("no version-1 miner tx %s on the main chain", hash)
+	}
+	h, err := decodeU64(v)
+	if err != nil {
+		return 0, corrupt(bucketMinerTxs, hash[:], err)
+	}
+	return h, nil
+}
+
 // TxCount returns the number of non-coinbase txs on the main chain
 // (get_info's tx_count).
 func (r *Reader) TxCount() (uint64, error) {

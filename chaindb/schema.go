@@ -5,7 +5,7 @@ package chaindb
 // parses stored bytes, so a layout change is a change to this file (and to
 // schemaVersion) only.
 //
-// Schema version 4. All buckets sit at the root of the bbolt file.
+// Schema version 6. All buckets sit at the root of the bbolt file.
 //
 //	bucket         key                    value
 //	-------------  ---------------------  ------------------------------------------------
@@ -43,6 +43,15 @@ package chaindb
 //	tx_outputs     32-byte tx hash        u32 count, then count × u64 amount index, one
 //	                                      per output in tx order (miner txs included)
 //	rct_counts     u64 height (BE)        u64 amount-0 outputs from genesis through that block
+//	miner_txs      32-byte tx hash        u64 height, for each main-chain block whose miner
+//	                                      tx is of version 1 (added in schema version 6)
+//
+// A version-2 miner tx is found through its first output (amount 0, whose
+// entry names its height); a version-1 one files its outputs under their
+// amounts, which its hash does not tell, hence miner_txs (the genesis
+// block's, and on mainnet, testnet and stagenet those before RingCT).
+// Schema versions 4 and 5 are 6 and 7 without it; Open builds it for them
+// (migrate.go).
 //
 // The transaction pool, kept so that it survives a restart as monerod's
 // does (its entries are verified again when the pool loads them):
@@ -102,13 +111,20 @@ import (
 )
 
 // schemaVersion is written at creation and must match at Open.
-const schemaVersion uint32 = 4
+const schemaVersion uint32 = 6
 
 // schemaVersionPruned is schemaVersion's layout once the store is pruned
 // (bucketTxPrunableHash exists and v2 transaction blobs outside the seed's
 // stripes are pruned); Prune writes it, and only builds that read pruned
 // records open such a store.
-const schemaVersionPruned uint32 = 5
+const schemaVersionPruned uint32 = 7
+
+// Schema versions 4 and 5 are 6 and 7 without bucket miner_txs; Open
+// builds it (migrate.go).
+const (
+	schemaVersionNoMinerTxs       uint32 = 4
+	schemaVersionNoMinerTxsPruned uint32 = 5
+)
 
 // schemaVersionNoIndexes is the layout without the transaction-verification
 // indexes; Open upgrades such a store by building them (migrate.go).
@@ -137,6 +153,7 @@ var (
 	bucketSpentKeys    = []byte("spent_keys")
 	bucketTxOutputs    = []byte("tx_outputs")
 	bucketRctCounts    = []byte("rct_counts")
+	bucketMinerTxs     = []byte("miner_txs")
 	bucketTxPool       = []byte("txpool")
 
 	// bucketTxPrunableHash is created by the first Prune (prune.go).
@@ -152,14 +169,14 @@ var allBuckets = [][]byte{
 	bucketInfo, bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs,
 	bucketBlockHeights, bucketBlockTxBlobs, bucketTxLocations, bucketAltBlocks,
 	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts,
-	bucketTxPool,
+	bucketTxPool, bucketMinerTxs,
 }
 
-// indexBuckets are the buckets schema version 2 added; they hold nothing
-// but what indexes.go derives from the main chain's blocks, so a migration
-// can drop and rebuild them.
+// indexBuckets are the buckets schema versions 2 and 6 added; they hold
+// nothing but what indexes.go derives from the main chain's blocks, so a
+// migration can drop and rebuild them.
 var indexBuckets = [][]byte{
-	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts,
+	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts, bucketMinerTxs,
 }
 
 // appendOrderedBuckets are the buckets whose keys grow with the chain

@@ -205,8 +205,7 @@ func (x *Ctl) PrintCN(args []string) bool {
 		rpcStatus
 		Connections []struct {
 			Incoming        bool   `json:"incoming"`
-			IP              string `json:"ip"`
-			Port            string `json:"port"`
+			Address         string `json:"address"`
 			AddressType     uint8  `json:"address_type"`
 			SSL             bool   `json:"ssl"`
 			PeerID          string `json:"peer_id"`
@@ -228,8 +227,14 @@ func (x *Ctl) PrintCN(args []string) bool {
 	if !x.method("get_connections", empty{}, &r, "Unsuccessful") {
 		return true
 	}
+	// The host column fits the longest address (monerod 0.18.5; 0.18.0's
+	// was 30 wide and showed ip:port): at least 15, else 8 more than it.
+	hostWidth := 15
+	for _, c := range r.Connections {
+		hostWidth = max(hostWidth, 8+len(c.Address))
+	}
 	// The header's std::endl plus the writer's own newline leave an empty line.
-	x.msg(setw("Remote Host", 30) + setw("Type", 8) + setw("SSL", 6) + setw("Peer id", 20) + setw("Support Flags", 20) +
+	x.msg(setw("Remote Host", hostWidth) + setw("Type", 8) + setw("SSL", 6) + setw("Peer id", 20) + setw("Support Flags", 20) +
 		setw("Recv/Sent (inactive,sec)", 30) + setw("State", 25) + setw("Livetime(sec)", 20) + setw("Down (kB/s)", 12) +
 		setw("Down(now)", 14) + setw("Up (kB/s)", 10) + setw("Up(now)", 13) + "\n")
 	types := map[uint8]string{1: "IPv4", 2: "IPv6", 3: "I2P", 4: "Tor"}
@@ -238,12 +243,12 @@ func (x *Ctl) PrintCN(args []string) bool {
 		if c.Incoming {
 			addr = "INC "
 		}
-		addr += c.IP + ":" + c.Port
+		addr += c.Address
 		typ, ok := types[c.AddressType]
 		if !ok {
 			typ = "invalid"
 		}
-		line := setw(addr, 30) + setw(typ, 8) + setw(map[bool]string{true: "yes", false: "no"}[c.SSL], 6) + setw(c.PeerID, 20) +
+		line := setw(addr, hostWidth) + setw(typ, 8) + setw(map[bool]string{true: "yes", false: "no"}[c.SSL], 6) + setw(c.PeerID, 20) +
 			setw(strconv.FormatUint(uint64(c.SupportFlags), 10), 20) +
 			setw(fmt.Sprintf("%d(%d)/%d(%d)", c.RecvCount, c.RecvIdleTime, c.SendCount, c.SendIdleTime), 30) +
 			setw(c.State, 25) + setw(strconv.FormatUint(c.LiveTime, 10), 20) + setw(strconv.FormatUint(c.AvgDownload, 10), 12) +

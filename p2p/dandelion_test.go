@@ -75,6 +75,10 @@ func TestDandelionStems(t *testing.T) {
 	if s := fluff.stem(now, srcX, false, func() []*conn { return []*conn{testConn()} }); s != nil {
 		t.Fatal("a stem in a fluff epoch")
 	}
+	// This node's own transactions go on a stem all the same.
+	if s := fluff.stem(now, nil, true, func() []*conn { return []*conn{testConn()} }); s == nil {
+		t.Fatal("this node's transaction fluffed in a fluff epoch")
+	}
 	if !fluff.epochEnd.After(now.Add(dandelionMinEpoch - time.Second)) {
 		t.Fatalf("epoch ends %v after it started", fluff.epochEnd.Sub(now))
 	}

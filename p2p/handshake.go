@@ -117,6 +117,7 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 		}
 		return nil
 	}
+	n.raiseCoreTarget(d.CurrentHeight, true)
 	if d.CurrentHeight >= target {
 		n.log.Info("synchronization started", "peer", c, "our_height", height, "peer_height", d.CurrentHeight)
 	}

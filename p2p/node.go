@@ -130,6 +130,9 @@ type Node struct {
 	traffic struct{ packetsIn, bytesIn, packetsOut, bytesOut atomic.Uint64 }
 
 	synchronized atomic.Bool
+	// coreTarget is monerod's core target height (see CoreTargetHeight).
+	coreTargetMu sync.Mutex
+	coreTarget   uint64
 	// adding counts goroutines adding synced blocks (get_info busy_syncing).
 	adding atomic.Int32
 	// blocksFromPeers counts the blocks peers gave that the chain stored
@@ -460,6 +463,7 @@ func (n *Node) dropConn(c *conn, err error) {
 	if !ok {
 		return
 	}
+	n.lowerCoreTarget()
 	switch {
 	case pe != nil:
 		n.log.Info("peer dropped", "conn", c, "err", err)
@@ -717,6 +721,52 @@ func (n *Node) TargetHeight() uint64 {
 		return 0
 	}
 	return n.target()
+}
+
+// CoreTargetHeight is monerod's core::get_target_blockchain_height, which
+// sync_info's next needed pruning seed is computed from: 0 until a peer
+// announces a chain this node does not have, higher than this node's
+// (or than the target already); raised by such announcements and by
+// chain entries and blocks claiming more; lowered, when a connection
+// closes, to the highest height the other connections reported (0 with
+// none). Unlike TargetHeight it is not 0 once synchronized, and a peer
+// at or below this node's height never raises it.
+func (n *Node) CoreTargetHeight() uint64 {
+	n.coreTargetMu.Lock()
+	defer n.coreTargetMu.Unlock()
+	return n.coreTarget
+}
+
+// raiseCoreTarget is set_target_blockchain_height(h) where monerod calls
+// it when h exceeds the target; with orHeight, a target of 0 counts as
+// this node's height (process_payload_sync_data).
+func (n *Node) raiseCoreTarget(h uint64, orHeight bool) {
+	n.coreTargetMu.Lock()
+	defer n.coreTargetMu.Unlock()
+	t := n.coreTarget
+	if t == 0 && orHeight {
+		t = n.chain.Height()
+	}
+	if h > t {
+		n.coreTarget = h
+	}
+}
+
+// lowerCoreTarget is on_connection_close's: the target falls to the
+// highest height the remaining handshaken connections reported.
+func (n *Node) lowerCoreTarget() {
+	var t uint64
+	for _, c := range n.connections() {
+		if c.getState() == stateBeforeHandshake {
+			continue
+		}
+		c.mu.Lock()
+		t = max(t, c.remoteHeight)
+		c.mu.Unlock()
+	}
+	n.coreTargetMu.Lock()
+	n.coreTarget = min(n.coreTarget, t)
+	n.coreTargetMu.Unlock()
 }
 
 // BlocksFromPeers is how many blocks received from peers (while syncing

@@ -390,6 +390,7 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 	entry := entryIDs[:len(resp.BlockIDs)]
 	last := resp.BlockIDs[len(resp.BlockIDs)-1]
 	lastHeight := resp.StartHeight + uint64(len(resp.BlockIDs)) - 1
+	n.raiseCoreTarget(resp.TotalHeight, false)
 	c.mu.Lock()
 	c.remoteHeight = max(c.remoteHeight, resp.TotalHeight)
 	// A peer whose chain entries bring nothing new and get no further
@@ -604,6 +605,7 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 		}
 		blocks[i] = p
 	}
+	n.raiseCoreTarget(resp.CurrentBlockchainHeight, false)
 	c.mu.Lock()
 	c.remoteHeight = max(c.remoteHeight, resp.CurrentBlockchainHeight)
 	c.mu.Unlock()

@@ -243,15 +243,28 @@ type SyncQueue interface {
 	SyncSpans(height uint64) ([]peerinfo.SyncSpan, string)
 }
 
+// coreTargeter is what a P2P node adds to Peers for the pruning seed:
+// monerod's core target height (0: unknown), which stays 0 while no peer
+// announced a chain above this node's.
+type coreTargeter interface {
+	CoreTargetHeight() uint64
+}
+
 // nextNeededPruningSeed is cryptonote_protocol_handler's
 // get_next_needed_pruning_stripe().second: the stripe of the next block
-// the node wants (none near the tip of the chain its peers announce; with
-// no peer the chain is taken as endless), or the one after it when enough
-// synchronizing peers already serve that stripe and few the next.
+// the node wants (none near the tip of the core target, the chain taken as
+// endless while the target is 0: with no peer, and with peers none of
+// which was ever ahead), or the one after it when enough synchronizing
+// peers already serve that stripe and few the next. A node without
+// coreTargeter takes its peers' highest height as the target.
 func (s *Server) nextNeededPruningSeed(height uint64, conns []peerinfo.Connection) uint32 {
 	target := uint64(0)
-	for i := range conns {
-		target = max(target, conns[i].Height)
+	if ct, ok := s.peers.(coreTargeter); ok {
+		target = ct.CoreTargetHeight()
+	} else {
+		for i := range conns {
+			target = max(target, conns[i].Height)
+		}
 	}
 	if target == 0 {
 		target = maxBlockNumber

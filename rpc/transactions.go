@@ -3,6 +3,7 @@ package rpc
 import (
 	"encoding/hex"
 	"errors"
+	"fmt"
 
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
@@ -50,10 +51,10 @@ type chainTx struct {
 }
 
 // findChainTx looks a transaction up on the main chain: a block's
-// transaction by its blob, a miner transaction through its first output
-// (the store indexes miner transactions' outputs, not their blobs).
-// Miner transactions without RingCT outputs (v1, before fork 4) are not
-// found that way: the store files their outputs under their amounts.
+// transaction by its blob, a miner transaction of version 2 through its
+// first output (the store indexes miner transactions' outputs, not their
+// blobs), one of version 1 (the genesis block's, those before RingCT)
+// through the store's miner_txs index.
 func findChainTx(r *chaindb.Reader, id cryptonote.Hash) (*chainTx, error) {
 	indices, err := r.TxOutputIndexes(id)
 	if err != nil {
@@ -84,6 +85,12 @@ func findChainTx(r *chaindb.Reader, id cryptonote.Hash) (*chainTx, error) {
 	case !errors.Is(err, chaindb.ErrNotFound):
 		return nil, err
 	}
+	switch height, err := r.MinerTxHeight(id); {
+	case err == nil:
+		return minerTxAt(r, id, height, indices)
+	case !errors.Is(err, chaindb.ErrNotFound):
+		return nil, err
+	}
 	if len(indices) == 0 {
 		return nil, nil
 	}
@@ -97,7 +104,12 @@ func findChainTx(r *chaindb.Reader, id cryptonote.Hash) (*chainTx, error) {
 	if out.TxHash != id {
 		return nil, nil
 	}
-	blk, err := r.BlockBlob(out.Height)
+	return minerTxAt(r, id, out.Height, indices)
+}
+
+// minerTxAt is the miner transaction id of the main-chain block at height.
+func minerTxAt(r *chaindb.Reader, id cryptonote.Hash, height uint64, indices []uint64) (*chainTx, error) {
+	blk, err := r.BlockBlob(height)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +117,10 @@ func findChainTx(r *chaindb.Reader, id cryptonote.Hash) (*chainTx, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &chainTx{tx: &b.MinerTx, height: out.Height, indices: indices}, nil
+	if b.MinerTx.ID() != id {
+		return nil, fmt.Errorf("rpc: the miner tx of block %d is %s, not %s as the store's index says", height, b.MinerTx.ID(), id)
+	}
+	return &chainTx{tx: &b.MinerTx, height: height, indices: indices}, nil
 }
 
 // fill sets an entry's blob members as monerod does: the split form

@@ -78,6 +78,12 @@ type Entry struct {
 	// DoubleSpendSeen: a later transaction tried to spend one of this
 	// one's key images (tx_memory_pool::mark_double_spend).
 	DoubleSpendSeen bool
+	// Broadcasted: the transaction is public, as far as this node knows:
+	// it came fluffed from a peer or back from a popped block, or this
+	// node fluffed it (monerod's relay_category::broadcasted, relay
+	// methods fluff and block). It never goes back to false; OnBroadcast
+	// hears it become true.
+	Broadcasted bool
 }
 
 // FeePerWeight orders entries for mining.
@@ -105,6 +111,10 @@ type Pool struct {
 	bytes     uint64 // the entries' blob sizes (Stats)
 	observer  Observer
 	listeners []func(*Entry)
+	// broadcasters hear entries become Broadcasted after they entered.
+	broadcasters []func(*Entry)
+	// notFromPool is NotFromPool's answer for the latest chain change.
+	notFromPool [][]*cryptonote.Transaction
 	// relayers hear relay requests for transactions already in the pool
 	// (relay_tx); fluff says the transaction was already public.
 	relayers []func(e *Entry, fluff bool)
@@ -157,6 +167,17 @@ func New(v Verifier, opts Options) *Pool {
 func (p *Pool) OnAdd(fn func(*Entry)) {
 	p.mu.Lock()
 	p.listeners = append(p.listeners, fn)
+	p.unlock()
+}
+
+// OnBroadcast registers fn to be called (outside the pool's lock) when a
+// pool transaction becomes Broadcasted after it entered the pool: fluffed
+// by this node, at once or when its Dandelion++ embargo ran out, or seen
+// fluffed while in its stem phase (tx_memory_pool::set_relayed's
+// just_broadcasted).
+func (p *Pool) OnBroadcast(fn func(*Entry)) {
+	p.mu.Lock()
+	p.broadcasters = append(p.broadcasters, fn)
 	p.unlock()
 }
 
@@ -214,7 +235,9 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 	p.observe(nil)
 	e := &Entry{ID: id, Tx: tx, Blob: append([]byte(nil), blob...), Fee: fee, Weight: weight,
 		Received: p.now(), Source: opts.Source, DoNotRelay: opts.DoNotRelay, KeptByBlock: keptByBlock,
-		ArrivedOnStem: opts.Stem}
+		ArrivedOnStem: opts.Stem,
+		// One loaded back at start-up was relayed before, or never will be.
+		Broadcasted: keptByBlock || (opts.Source == SourceP2P && !opts.Stem) || (opts.loading && !opts.DoNotRelay)}
 	p.insert(e)
 	p.changes.trackAdded(id, e.Received.Unix())
 	p.prune()
@@ -509,12 +532,33 @@ func (p *Pool) Select(maxWeight uint64) []*Entry {
 // (which ends a Dandelion++ stem phase).
 func (p *Pool) MarkRelayed(id cryptonote.Hash) {
 	p.mu.Lock()
-	defer p.unlock()
-	if e, ok := p.txs[id]; ok {
+	e, ok := p.txs[id]
+	if ok {
 		wasPublic := e.public()
 		e.Relayed, e.LastRelayed = true, p.now()
 		e.Stem, e.EmbargoUntil = false, time.Time{}
 		p.trackPublic(e, wasPublic)
+	}
+	p.broadcast(e)
+}
+
+// broadcast makes the entries Broadcasted and releases the lock, then
+// tells the broadcasters about those that were not (nil entries are
+// skipped).
+func (p *Pool) broadcast(entries ...*Entry) {
+	var news []*Entry
+	for _, e := range entries {
+		if e != nil && !e.Broadcasted {
+			e.Broadcasted = true
+			news = append(news, e)
+		}
+	}
+	fns := slices.Clone(p.broadcasters)
+	p.unlock()
+	for _, e := range news {
+		for _, fn := range fns {
+			fn(e)
+		}
 	}
 }
 
@@ -545,7 +589,6 @@ func (p *Pool) StemPhase(id cryptonote.Hash) (inPool, stem bool) {
 // (get_relayable_transactions for relay_method::stem).
 func (p *Pool) EmbargoExpired() []*Entry {
 	p.mu.Lock()
-	defer p.unlock()
 	now := p.now()
 	var out []*Entry
 	for _, e := range p.sorted() {
@@ -557,6 +600,7 @@ func (p *Pool) EmbargoExpired() []*Entry {
 			out = append(out, e)
 		}
 	}
+	p.broadcast(out...)
 	return out
 }
 

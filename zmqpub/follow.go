@@ -16,21 +16,28 @@ import (
 // as monerod's has). Nothing is gathered while no subscriber wants it.
 func (p *Publisher) Follow(c *chain.Chain, pool *txpool.Pool) {
 	c.OnMainChainChange(func(ch chain.MainChainChange) { p.chainChanged(c, pool, ch) })
+	publish := func(e *txpool.Entry) {
+		p.TxpoolAdd([]TxEvent{{Tx: e.Tx, ID: e.ID, BlobSize: uint64(len(e.Blob)), Weight: e.Weight, Fee: e.Fee}})
+	}
 	pool.OnAdd(func(e *txpool.Entry) {
 		if publishesTxpoolAdd(e) {
-			p.TxpoolAdd([]TxEvent{{Tx: e.Tx, ID: e.ID, BlobSize: uint64(len(e.Blob)), Weight: e.Weight, Fee: e.Fee}})
+			publish(e)
 		}
 	})
+	pool.OnBroadcast(publish)
 }
 
-// publishesTxpoolAdd is core::handle_incoming_txs' condition
-// (matches_category(tx_relay, relay_category::legacy)). Surprising but so
-// in monerod 0.18: a transaction sent to /sendrawtransaction to be relayed
-// (relay_method::local) or arriving on a Dandelion++ stem is never
-// published, not even once it is fluffed later; one sent with do_not_relay
-// (relay_method::none) or arriving fluffed is. Transactions a popped block
-// returns to the pool are not published either (they do not go through
-// handle_incoming_txs).
+// publishesTxpoolAdd is core::add_new_tx's condition in monerod 0.18.5
+// (matches_category(tvc.m_relay, relay_category::legacy)) for a
+// transaction entering the pool: one sent with do_not_relay
+// (relay_method::none) or arriving fluffed is published at once; one sent
+// to /sendrawtransaction to be relayed (relay_method::local) or arriving
+// on a Dandelion++ stem is published when it becomes public instead (the
+// pool's OnBroadcast: core::on_transactions_relayed publishes what
+// set_relayed reports just broadcasted), and so is one sent with
+// do_not_relay once relay_tx releases it: published twice, surprising but
+// so. Transactions a popped block returns to the pool are never published
+// (Blockchain::pop_block_from_blockchain adds them to the pool directly).
 func publishesTxpoolAdd(e *txpool.Entry) bool {
 	switch e.Source {
 	case txpool.SourceRPC:
@@ -43,20 +50,32 @@ func publishesTxpoolAdd(e *txpool.Entry) bool {
 
 // chainChanged is what Blockchain::handle_block_to_main_chain and
 // switch_to_alternative_blockchain notify. For each block that joins the
-// main chain: the miner data on top of it, then the block. After a
+// main chain: txpool_add for its transactions that did not come from the
+// pool (monerod 0.18.5 publishes those, in one message, before the
+// block's other notifications), the miner data on top of it, then the
+// block. After a
 // reorganisation monerod then sends, surprisingly, the miner data of the
 // new top once more and every block of the new chain a second time (its
 // handle_block_to_main_chain ignores the notify=false it is given during
 // the switch). Popping blocks alone (pop_blocks) sends nothing.
 func (p *Publisher) chainChanged(c *chain.Chain, pool *txpool.Pool, ch chain.MainChainChange) {
-	if len(ch.Added) == 0 || !(p.wants(bitFullChain|bitMinimalChain) || p.WantsMinerData()) {
+	if len(ch.Added) == 0 || !(p.wants(bitFullChain|bitMinimalChain|bitFullTxpool|bitMinimalTxpool) || p.WantsMinerData()) {
 		return
 	}
 	var final *MinerData
 	if p.WantsMinerData() {
 		final = finalMinerData(c, pool)
 	}
+	notFromPool := pool.NotFromPool()
 	for i := range ch.Added {
+		if i < len(notFromPool) && len(notFromPool[i]) > 0 {
+			events := make([]TxEvent, len(notFromPool[i]))
+			for j, tx := range notFromPool[i] {
+				blob := tx.Serialize()
+				events[j] = TxEvent{Tx: tx, ID: tx.ID(), BlobSize: uint64(len(blob)), Weight: tx.Weight(len(blob)), Fee: consensus.TxFee(tx)}
+			}
+			p.TxpoolAdd(events)
+		}
 		if final != nil {
 			if i == len(ch.Added)-1 {
 				p.MinerData(final)

@@ -245,9 +245,11 @@ func (j *jsonBuf) writeOutput(o *cryptonote.TxOut) {
 	j.endObject()
 }
 
-// writeRct is toJsonValue(rct::rctSig). Surprising but so in monerod: the
-// CLSAG signatures of types 5 and 6 are not written at all, and an empty
-// "mlsags" array stands where they would be.
+// writeRct is toJsonValue(rct::rctSig, prune) of monerod 0.18.5: the
+// CLSAG signatures of types 5 and 6 under "clsags", after "mlsags" (0.18.0
+// wrote none), and no "prunable" object at all for a pruned transaction
+// (one whose prunable part is absent here; 0.18.0 wrote the base's pseudo
+// outputs of type 2 there).
 func (j *jsonBuf) writeRct(tx *cryptonote.Transaction) {
 	var rv cryptonote.RctSig
 	if tx.Rct != nil {
@@ -270,7 +272,8 @@ func (j *jsonBuf) writeRct(tx *cryptonote.Transaction) {
 		j.mUint("fee", rv.TxnFee)
 	}
 	p := rv.Prunable
-	if p == nil {
+	pruned := p == nil
+	if pruned {
 		p = &cryptonote.RctPrunable{}
 	}
 	// rctSig::get_pseudo_outs: the base's for RctTypeSimple, else the
@@ -279,7 +282,7 @@ func (j *jsonBuf) writeRct(tx *cryptonote.Transaction) {
 	if rv.Type == cryptonote.RctTypeSimple {
 		pseudo = rv.PseudoOuts
 	}
-	if len(p.Bulletproofs) > 0 || len(p.BulletproofsPlus) > 0 || len(p.RangeSigs) > 0 || len(p.MGs) > 0 || len(pseudo) > 0 {
+	if !pruned && (len(p.Bulletproofs) > 0 || len(p.BulletproofsPlus) > 0 || len(p.RangeSigs) > 0 || len(p.MGs) > 0 || len(pseudo) > 0) {
 		j.key("prunable")
 		j.startObject()
 		j.key("range_proofs")
@@ -354,6 +357,18 @@ func (j *jsonBuf) writeRct(tx *cryptonote.Transaction) {
 			j.endArray()
 			j.valueDone()
 			j.mHex("cc", m.Cc[:])
+			j.endObject()
+		}
+		j.endArray()
+		j.valueDone()
+		j.key("clsags")
+		j.startArray()
+		for i := range p.CLSAGs {
+			c := &p.CLSAGs[i]
+			j.startObject()
+			j.mKeys("s", c.S)
+			j.mHex("c1", c.C1[:])
+			j.mHex("D", c.D[:])
 			j.endObject()
 		}
 		j.endArray()

@@ -510,3 +510,64 @@ func TestOperatorCommandsLogin(t *testing.T) {
 		}
 	}
 }
+
+// sync_info and print_cn with a peer: gonerod dials monerod (whose only exclusive node
+// listens nowhere), both at the same height. Neither peer was ever ahead,
+// so monerod's target height stays 0 and it takes the chain as endless for
+// the next needed pruning seed: "Next needed pruning seed: 1" at height
+// 300, on both sides. The lines before the peer list are compared (the
+// peer lists describe different connections).
+func TestOpsWithPeerMatchMonerod(t *testing.T) {
+	lab := monerodlab.Require(t)
+	fresh := lab.FreshChain(t)
+	bin := buildGonerod(t)
+	data := t.TempDir()
+	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
+		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
+	}
+	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(freePort(t)))
+	g := startGonerod(t, bin, data, "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(m.P2PPort))
+	waitFor(t, 60*time.Second, "the nodes connected at the same top", func() bool {
+		gi, mi := g.info(t), monerodInfo(t, m)
+		return gi.Height == mi.Height && gi.TopHash == mi.TopHash && gi.Outgoing == 1 && mi.Incoming == 1
+	})
+	p := &opsPair{t: t, bin: bin, monerodData: t.TempDir(), mPort: m.RPCPort, gPort: g.rpcPort}
+	theirs, ours := p.run("", "sync_info")
+	head := func(out string) string {
+		h, _, _ := strings.Cut(out, "Remote Host ")
+		return h
+	}
+	mh, gh := head(normalise(theirs.stdout, true)), head(normalise(ours.stdout, false))
+	if mh != gh || theirs.code != ours.code {
+		t.Errorf("sync_info: monerod (%d)\n%s\ngonerod (%d)\n%s", theirs.code, mh, ours.code, gh)
+	}
+	if !strings.Contains(mh, "Next needed pruning seed: ") {
+		t.Errorf("monerod printed no pruning seed line: the test does not test it:\n%s", mh)
+	}
+
+	// print_cn: the host column is as wide as the longest address needs
+	// (0.18.5). The headers are compared, and in each node's rows the
+	// type column must start under the header's; the rest of the rows
+	// (peer id, counts, times) are each node's own.
+	theirs, ours = p.run("", "print_cn")
+	columns := func(who, out string) (header string, rows int) {
+		for _, l := range strings.Split(out, "\n") {
+			switch {
+			case strings.HasPrefix(l, "Remote Host"):
+				header = l
+			case strings.HasPrefix(l, "INC ") || strings.HasPrefix(l, "OUT "):
+				rows++
+				if at, want := strings.Index(l, " IPv4 ")+1, strings.Index(header, "Type"); at != want {
+					t.Errorf("print_cn, %s: the type column of %q starts at %d, the header's at %d", who, l, at, want)
+				}
+			}
+		}
+		return header, rows
+	}
+	mHeader, mRows := columns("monerod", normalise(theirs.stdout, true))
+	gHeader, gRows := columns("gonerod", normalise(ours.stdout, false))
+	if mHeader != gHeader || mRows != 1 || gRows != 1 {
+		t.Errorf("print_cn: monerod (%d rows)\n%s\ngonerod (%d rows)\n%s", mRows, theirs.stdout, gRows, ours.stdout)
+	}
+}
