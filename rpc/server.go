@@ -155,7 +155,7 @@ func New(cfg Config) (*Server, error) {
 			for _, l := range s.listeners {
 				_ = l.Shutdown(context.Background())
 			}
-			return nil, fmt.Errorf("RPC listener %s: %w", c.Addr, err)
+			return nil, fmt.Errorf("rpc: listener %s: %w", c.Addr, err)
 		}
 		s.listeners = append(s.listeners, h)
 		return h, nil

@@ -270,7 +270,7 @@ func (p *Publisher) serve(c net.Conn) {
 func handshake(c net.Conn) (zc *zmq4.Conn, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			zc, err = nil, fmt.Errorf("zmq: handshake: %v", r)
+			zc, err = nil, fmt.Errorf("handshake: %v", r)
 		}
 	}()
 	return zmq4.Open(c, null.Security(), zmq4.XPub, zmq4.SocketIdentity(nil), true, nil)

@@ -25,7 +25,7 @@ const (
 	MaxFrame = 64 << 10
 )
 
-var errFrameTooBig = errors.New("zmq: frame bigger than the limit")
+var errFrameTooBig = errors.New("frame bigger than the limit")
 
 // frameScanner follows a subscriber's byte stream and refuses a frame
 // whose declared size exceeds the limit before anything reads its body:
@@ -58,7 +58,7 @@ func (s *frameScanner) scan(p []byte) error {
 			f := p[0]
 			p = p[1:]
 			if f&flagsReserved != 0 {
-				return fmt.Errorf("zmq: reserved frame flags %#x", f)
+				return fmt.Errorf("reserved frame flags %#x", f)
 			}
 			s.size, s.sizeBytes = 0, 0
 			if f&flagLong != 0 {
@@ -128,7 +128,7 @@ func readMessage(r *bufio.Reader, limit int) (message, error) {
 			return m, err
 		}
 		if f&flagsReserved != 0 {
-			return m, fmt.Errorf("zmq: reserved frame flags %#x", f)
+			return m, fmt.Errorf("reserved frame flags %#x", f)
 		}
 		var size uint64
 		if f&flagLong != 0 {

@@ -1,0 +1,166 @@
+package p2p
+
+import (
+	"errors"
+	"time"
+
+	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/txpool"
+)
+
+// handleNewTxs is handle_notify_new_transactions: every transaction goes
+// through the pool's full verification; one that fails drops the peer (as
+// monerod drops it, without a fail towards a ban), unless its refusal is no
+// offence of the peer (consensus.IsNoDropOffense: a fee too low, a pool-only
+// rule, a key image another pool transaction spends; monerod 0.18.2.2 on),
+// which only leaves that transaction out. The new ones go on as
+// they came: fluffed ones to every other peer, stem ones through
+// Dandelion++ (relayStem). A transaction the pool holds in its stem phase
+// counts as new when it comes fluffed, and when it comes on a stem again
+// (a loop: monerod fluffs it then), so it is fluffed.
+func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
+	seen := make(map[cryptonote.Hash]bool, len(nt.Txs))
+	for _, b := range nt.Txs {
+		h := cryptonote.Keccak256(b)
+		if seen[h] {
+			// monerod 0.18.3.0 on (commit 1924c170d) drops the peer,
+			// without a fail towards a ban.
+			return misbehaved(0, "the same transaction twice in one message")
+		}
+		seen[h] = true
+	}
+	if c.getState() != stateNormal || !n.synchronized.Load() {
+		return nil
+	}
+	n.log.Debug("new transactions from peer", "conn", c, "txs", len(nt.Txs), "stem", nt.Stem)
+	var stem, fluff []*txpool.Entry
+	for _, b := range nt.Txs {
+		e, err := n.pool.Add(b, txpool.AddOptions{Source: txpool.SourceP2P, Stem: nt.Stem})
+		switch {
+		case errors.Is(err, txpool.ErrAlreadyInPool):
+			if _, inStem := n.pool.StemPhase(e.ID); inStem {
+				fluff = append(fluff, e)
+			}
+			continue
+		case errors.Is(err, txpool.ErrAlreadyInChain):
+			continue
+		case consensus.IsNoDropOffense(err):
+			n.log.Debug("transaction from peer refused", "conn", c, "err", err)
+			continue
+		case err != nil:
+			return misbehaved(0, "transaction verification failed: %w", err)
+		}
+		if nt.Stem {
+			stem = append(stem, e)
+		} else {
+			fluff = append(fluff, e)
+		}
+	}
+	if len(stem) > 0 {
+		n.relayStem(stem, c, false)
+	}
+	if len(fluff) > 0 {
+		n.relayFluff(fluff, c)
+	}
+	return nil
+}
+
+// relayStem is dandelionpp_notify: the transactions go to the source's
+// stem peer with dandelionpp_fluff false, their embargo set; without a stem
+// peer, or in a fluff epoch unless they are this node's own (local), they
+// are fluffed instead.
+func (n *Node) relayStem(entries []*txpool.Entry, source *conn, local bool) {
+	if peer := n.dandelion.stem(n.now(), source, local, n.stemCandidates); peer != nil {
+		msg := portable.NewTransactions{Stem: true}
+		for _, e := range entries {
+			msg.Txs = append(msg.Txs, e.Blob)
+			// Marked before the send: the stem peer may hand it straight
+			// back (a loop), and must then find it in its stem phase.
+			n.pool.MarkStem(e.ID, n.now().Add(n.dandelion.embargo()))
+		}
+		if err := peer.notify(levin.NotifyNewTransactions, msg); err == nil {
+			n.log.Debug("transactions sent on a Dandelion++ stem", "txs", len(entries), "to", peer)
+			return
+		}
+		n.dropConn(peer, errors.New("p2p: could not queue transactions for a stem peer"))
+	}
+	n.relayFluff(entries, source)
+}
+
+// stemCandidates are the outgoing connections whose peer is at least as
+// high as this node (levin_notify.cpp get_out_connections).
+func (n *Node) stemCandidates() []*conn {
+	height := n.chain.Height()
+	var outs []*conn
+	for _, c := range n.connections() {
+		c.mu.Lock()
+		ok := !c.inbound && !c.ping && c.handshaked && c.remoteHeight >= height
+		c.mu.Unlock()
+		if ok {
+			outs = append(outs, c)
+		}
+	}
+	return outs
+}
+
+// relayFluff marks the transactions fluffed and hands them to every
+// synchronised peer but the source, dandelionpp_fluff set.
+func (n *Node) relayFluff(entries []*txpool.Entry, except *conn) {
+	msg := portable.NewTransactions{}
+	for _, e := range entries {
+		n.pool.MarkRelayed(e.ID)
+		msg.Txs = append(msg.Txs, e.Blob)
+	}
+	for _, c := range n.connections() {
+		if c == except || c.getState() != stateNormal {
+			continue
+		}
+		if err := c.notify(levin.NotifyNewTransactions, msg); err != nil {
+			n.dropConn(c, err)
+		}
+	}
+}
+
+// relayLocal relays a transaction sendrawtransaction added (unless asked
+// not to) through Dandelion++, as monerod relays its relay_method::local
+// transactions: always on a stem while there is a stem peer, even in a
+// fluff epoch. Registered with the pool.
+func (n *Node) relayLocal(e *txpool.Entry) {
+	if e.Source != txpool.SourceRPC || e.DoNotRelay {
+		return
+	}
+	n.relayStem([]*txpool.Entry{e}, nil, true)
+}
+
+// relayAgain relays a pool transaction relay_tx asked for: fluffed when it
+// was already public (relay_method::fluff), else as a local transaction,
+// through Dandelion++ (relay_method::local).
+func (n *Node) relayAgain(e *txpool.Entry, fluff bool) {
+	if fluff {
+		n.relayFluff([]*txpool.Entry{e}, nil)
+		return
+	}
+	n.relayStem([]*txpool.Entry{e}, nil, true)
+}
+
+// embargoLoop fluffs the stem-phase transactions whose embargo ran out
+// (core::relay_txpool_transactions, run from monerod's idle loop).
+func (n *Node) embargoLoop() {
+	defer n.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+		if expired := n.pool.EmbargoExpired(); len(expired) > 0 {
+			n.log.Debug("Dandelion++ embargo over: fluffing", "txs", len(expired))
+			n.relayFluff(expired, nil)
+		}
+	}
+}
