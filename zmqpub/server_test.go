@@ -140,12 +140,17 @@ func TestStalledSubscriber(t *testing.T) {
 	// messages, a tenth of its queue) before the next: what is tested is
 	// that the stalled one never holds it up, not how fast it reads on a
 	// machine busy with -race.
+	// The deadlines are generous: on a machine starved of CPU (a niced
+	// run beside a full test suite) the reader can stall for seconds; a
+	// reader held up by the stalled subscriber would never get its batch.
 	var got atomic.Int64
-	received := make(chan int)
+	var readerDone atomic.Bool
+	received := make(chan int, 1)
 	go func() {
+		defer readerDone.Store(true)
 		n := 0
 		for range batches * perBatch {
-			_ = good.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			_ = good.c.SetReadDeadline(time.Now().Add(60 * time.Second))
 			if _, err := good.zc.RecvMsg(); err != nil {
 				break
 			}
@@ -163,7 +168,7 @@ func TestStalledSubscriber(t *testing.T) {
 			slowest = max(slowest, time.Since(began))
 		}
 		p.Flush()
-		for deadline := time.Now().Add(10 * time.Second); got.Load() < int64((b+1)*perBatch) && time.Now().Before(deadline); {
+		for deadline := time.Now().Add(60 * time.Second); got.Load() < int64((b+1)*perBatch) && !readerDone.Load() && time.Now().Before(deadline); {
 			time.Sleep(time.Millisecond)
 		}
 	}
