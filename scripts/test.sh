@@ -62,12 +62,14 @@ fi
 
 # Every package runs under the race detector but those of the opt-out list (race_plain), each package once:
 # - cryptography: single-threaded bulk hashing and curve arithmetic, 5-10x slower under the detector, no goroutines;
+# - importer: one reader feeding the chain (whose concurrency the chain package's tests check under the detector);
+#   its crash tests import whole chains again and again, 30x slower under the detector;
 # - cmd/gonerod: its tests drive the gonerod binary, which they build with -race themselves (GONERO_RACE=1), so the
 #   node's own concurrency is checked while the test binary, which only waits on processes, runs plainly.
 # Tests that are single-threaded bulk work inside a checked package (race_skip) run plainly instead: under the detector
 # TestPruneInPlace's 9,700-block store costs minutes and exercises no concurrency.
 race_skip='^(TestPruneInPlace)$'
-race_plain='/(crypto|crypto/cryptonight|crypto/cryptonight/internal/[a-z0-9]+|ringct|cmd/gonerod)$'
+race_plain='/(crypto|crypto/cryptonight|crypto/cryptonight/internal/[a-z0-9]+|ringct|importer|cmd/gonerod)$'
 mapfile -t race_pkgs < <(go list ./... | grep -vE "$race_plain")
 mapfile -t plain_pkgs < <(go list ./... | grep -E "$race_plain" || true)
 export GONERO_RACE=1
