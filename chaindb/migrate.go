@@ -136,13 +136,8 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 			return fmt.Errorf("create bucket %s: %w", bucketTxPool, err)
 		}
 		for _, name := range indexBuckets {
-			if tx.Bucket(name) != nil {
-				if err := tx.DeleteBucket(name); err != nil {
-					return fmt.Errorf("drop bucket %s: %w", name, err)
-				}
-			}
-			if _, err := tx.CreateBucket(name); err != nil {
-				return fmt.Errorf("create bucket %s: %w", name, err)
+			if err := recreateBucket(tx, name); err != nil {
+				return err
 			}
 		}
 		var err error
@@ -200,13 +195,8 @@ func (db *DB) migrateMinerTxs(version uint32, progress func(done, total uint64))
 	}
 	var height uint64
 	err := db.update(func(tx *bolt.Tx) error {
-		if tx.Bucket(bucketMinerTxs) != nil {
-			if err := tx.DeleteBucket(bucketMinerTxs); err != nil {
-				return fmt.Errorf("drop bucket %s: %w", bucketMinerTxs, err)
-			}
-		}
-		if _, err := tx.CreateBucket(bucketMinerTxs); err != nil {
-			return fmt.Errorf("create bucket %s: %w", bucketMinerTxs, err)
+		if err := recreateBucket(tx, bucketMinerTxs); err != nil {
+			return err
 		}
 		var err error
 		height, err = (&Reader{tx: tx}).Height()
@@ -290,4 +280,18 @@ func regroupBlobs(tx *bolt.Tx, from, to uint64) error {
 		}
 	}
 	return tx.Bucket(bucketInfo).Put(infoBlobUpgradeNext, encodeU64(to))
+}
+
+// recreateBucket empties an index about to be rebuilt: a rebuild that an
+// interruption cut short starts again from nothing.
+func recreateBucket(tx *bolt.Tx, name []byte) error {
+	if tx.Bucket(name) != nil {
+		if err := tx.DeleteBucket(name); err != nil {
+			return fmt.Errorf("drop bucket %s: %w", name, err)
+		}
+	}
+	if _, err := tx.CreateBucket(name); err != nil {
+		return fmt.Errorf("create bucket %s: %w", name, err)
+	}
+	return nil
 }

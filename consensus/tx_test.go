@@ -3,7 +3,9 @@ package consensus
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
+	"strings"
 	"testing"
 
 	"filippo.io/edwards25519"
@@ -413,5 +415,12 @@ func TestFlagsReason(t *testing.T) {
 	// core_rpc_server.cpp on_send_raw_tx (0.18.3.4 on) texts for the pool-only rules.
 	if got := (FlagFeeTooLow | FlagTxExtraTooBig | FlagNonzeroUnlockTime).Reason(); got != "fee too low, tx-extra too big, tx unlock time is not zero" {
 		t.Errorf("reason %q", got)
+	}
+	// The answer fields, in monerod's order; every flag has one.
+	if got := strings.Join((FlagNonzeroUnlockTime | FlagLowMixin).Fields(), ","); got != "low_mixin,nonzero_unlock_time" {
+		t.Errorf("fields %q", got)
+	}
+	if n := len(AllTxFlags.Fields()); n != bits.OnesCount16(uint16(AllTxFlags)) || n != 10 {
+		t.Errorf("%d fields for all flags", n)
 	}
 }

@@ -27,21 +27,23 @@ const (
 	FlagNonzeroUnlockTime
 )
 
-// reasons are core_rpc_server.cpp on_send_raw_tx's texts, in its order.
+// reasons are core_rpc_server.cpp on_send_raw_tx's texts and the answer
+// fields that report each flag, in its order.
 var reasons = []struct {
-	flag TxFlags
-	text string
+	flag  TxFlags
+	text  string
+	field string
 }{
-	{FlagLowMixin, "bad ring size"},
-	{FlagDoubleSpend, "double spend"},
-	{FlagInvalidInput, "invalid input"},
-	{FlagInvalidOutput, "invalid output"},
-	{FlagTooBig, "too big"},
-	{FlagOverspend, "overspend"},
-	{FlagFeeTooLow, "fee too low"},
-	{FlagTooFewOutputs, "too few outputs"},
-	{FlagTxExtraTooBig, "tx-extra too big"},
-	{FlagNonzeroUnlockTime, "tx unlock time is not zero"},
+	{FlagLowMixin, "bad ring size", "low_mixin"},
+	{FlagDoubleSpend, "double spend", "double_spend"},
+	{FlagInvalidInput, "invalid input", "invalid_input"},
+	{FlagInvalidOutput, "invalid output", "invalid_output"},
+	{FlagTooBig, "too big", "too_big"},
+	{FlagOverspend, "overspend", "overspend"},
+	{FlagFeeTooLow, "fee too low", "fee_too_low"},
+	{FlagTooFewOutputs, "too few outputs", "too_few_outputs"},
+	{FlagTxExtraTooBig, "tx-extra too big", "tx_extra_too_big"},
+	{FlagNonzeroUnlockTime, "tx unlock time is not zero", "nonzero_unlock_time"},
 }
 
 // Reason is the "reason" string monerod builds from the flags: the texts
@@ -55,6 +57,22 @@ func (f TxFlags) Reason() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Fields names the send_raw_transaction answer fields the flags set
+// (low_mixin, double_spend, ...), in monerod's order.
+func (f TxFlags) Fields() []string {
+	var out []string
+	for _, r := range reasons {
+		if f&r.flag != 0 {
+			out = append(out, r.field)
+		}
+	}
+	return out
+}
+
+// AllTxFlags is every flag, in monerod's order.
+const AllTxFlags = FlagLowMixin | FlagDoubleSpend | FlagInvalidInput | FlagInvalidOutput | FlagTooBig |
+	FlagOverspend | FlagFeeTooLow | FlagTooFewOutputs | FlagTxExtraTooBig | FlagNonzeroUnlockTime
 
 // TxError is a transaction refused by a rule. Rule names the rule in a few
 // words (monerod's log wording where it has one), Flags what monerod's

@@ -73,32 +73,10 @@ func blockReason(err error) string {
 	return reasonOther
 }
 
-// txFlagReasons are monerod's verification flags (send_raw_transaction's
-// reasons) in its order; a refusal is counted under its first flag.
-var txFlagReasons = []struct {
-	flag   consensus.TxFlags
-	reason string
-}{
-	{consensus.FlagLowMixin, "low_mixin"},
-	{consensus.FlagDoubleSpend, "double_spend"},
-	{consensus.FlagInvalidInput, "invalid_input"},
-	{consensus.FlagInvalidOutput, "invalid_output"},
-	{consensus.FlagTooBig, "too_big"},
-	{consensus.FlagOverspend, "overspend"},
-	{consensus.FlagFeeTooLow, "fee_too_low"},
-	{consensus.FlagTooFewOutputs, "too_few_outputs"},
-	{consensus.FlagTxExtraTooBig, "tx_extra_too_big"},
-	{consensus.FlagNonzeroUnlockTime, "nonzero_unlock_time"},
-}
-
 // TxRefusalReasons are the values of gonero_transactions_refused_total's
 // reason label.
 func TxRefusalReasons() []string {
-	out := make([]string, 0, len(txFlagReasons)+4)
-	for _, r := range txFlagReasons {
-		out = append(out, r.reason)
-	}
-	return append(out, "already_in_pool", "already_in_chain", "verification_failed", reasonOther)
+	return append(consensus.AllTxFlags.Fields(), "already_in_pool", "already_in_chain", "verification_failed", reasonOther)
 }
 
 // txReason names why the pool refused a transaction.
@@ -109,12 +87,9 @@ func txReason(err error) string {
 	case errors.Is(err, txpool.ErrAlreadyInChain):
 		return "already_in_chain"
 	}
-	if flags := consensus.FlagsOf(err); flags != 0 {
-		for _, r := range txFlagReasons {
-			if flags&r.flag != 0 {
-				return r.reason
-			}
-		}
+	// A refusal is counted under its first flag, in monerod's order.
+	if fields := consensus.FlagsOf(err).Fields(); len(fields) > 0 {
+		return fields[0]
 	}
 	var te *consensus.TxError
 	if errors.As(err, &te) {

@@ -15,24 +15,6 @@ import (
 	"github.com/gonero/gonero/txpool"
 )
 
-// monerodFlagNames are send_raw_transaction's verdict fields for
-// consensus.TxFlags (core_rpc_server.cpp on_send_raw_tx, 0.18.3.4 on).
-var monerodFlagNames = []struct {
-	flag consensus.TxFlags
-	name string
-}{
-	{consensus.FlagLowMixin, "low_mixin"},
-	{consensus.FlagDoubleSpend, "double_spend"},
-	{consensus.FlagInvalidInput, "invalid_input"},
-	{consensus.FlagInvalidOutput, "invalid_output"},
-	{consensus.FlagTooBig, "too_big"},
-	{consensus.FlagOverspend, "overspend"},
-	{consensus.FlagFeeTooLow, "fee_too_low"},
-	{consensus.FlagTooFewOutputs, "too_few_outputs"},
-	{consensus.FlagTxExtraTooBig, "tx_extra_too_big"},
-	{consensus.FlagNonzeroUnlockTime, "nonzero_unlock_time"},
-}
-
 // The pool-only rules of monerod 0.18.3.4 on (tx_memory_pool::add_tx): a tx
 // extra over MAX_TX_EXTRA_SIZE (1060 bytes) and a non-zero unlock time are
 // refused, after the fee and before the pool's key images and the
@@ -168,9 +150,9 @@ func TestPoolOnlyRulesMatchMonerod(t *testing.T) {
 			t.Fatalf("%s: monerod: %v", c.name, err)
 		}
 		var theirs []string
-		for _, f := range monerodFlagNames {
-			if b, _ := ans[f.name].(bool); b {
-				theirs = append(theirs, f.name)
+		for _, name := range consensus.AllTxFlags.Fields() {
+			if b, _ := ans[name].(bool); b {
+				theirs = append(theirs, name)
 			}
 		}
 		theirStatus, _ := ans["status"].(string)
@@ -180,12 +162,7 @@ func TestPoolOnlyRulesMatchMonerod(t *testing.T) {
 		_, err = node.pool.Add(c.blob, txpool.AddOptions{Source: txpool.SourceRPC, DoNotRelay: true})
 		if err != nil {
 			ourStatus = "Failed"
-			flags := consensus.FlagsOf(err)
-			for _, f := range monerodFlagNames {
-				if flags&f.flag != 0 {
-					ours = append(ours, f.name)
-				}
-			}
+			ours = consensus.FlagsOf(err).Fields()
 		}
 		if c.want != "" && !slices.Contains(theirs, c.want) || c.want == "" && theirStatus != "OK" {
 			t.Errorf("%s: monerod answered %s %v, the case expects %q", c.name, theirStatus, theirs, c.want)
