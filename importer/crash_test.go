@@ -27,17 +27,20 @@ func TestImportChild(t *testing.T) {
 	}
 	c, db := openChain(t, dir, 1)
 	defer db.Close()
-	if _, err := Import(context.Background(), c, os.Getenv("GONERO_IMPORT_FILE"), 0, announceBegin{}); err != nil {
+	if _, err := Import(context.Background(), c, os.Getenv("GONERO_IMPORT_FILE"), 0, announceProgress{}); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// announceBegin tells the parent (on stdout) the moment the import starts.
-type announceBegin struct{}
+// announceProgress tells the parent (on stdout) when the import starts and
+// each height it adds, so the parent kills it at a chosen point of the
+// import rather than after a guessed time (a guess missed the import on a
+// machine faster or slower than when it was measured).
+type announceProgress struct{}
 
-func (announceBegin) Begin(from, total uint64) { fmt.Println("begin") }
-func (announceBegin) Added(uint64)             {}
-func (announceBegin) End()                     {}
+func (announceProgress) Begin(from, total uint64) { fmt.Println("begin") }
+func (announceProgress) Added(h uint64)           { fmt.Printf("added %d\n", h) }
+func (announceProgress) End()                     {}
 
 // storeDigest hashes everything a store answers: every block's metadata,
 // blob, tx hashes and tx blobs and locations, and the counters.
@@ -105,7 +108,7 @@ func TestKillDuringImportThenResume(t *testing.T) {
 	file := testutil.Path(t, "testdata", "regtest", "blockchain.raw")
 	refDir := t.TempDir()
 	ref, refDB := openChain(t, refDir, 1)
-	refRes, err := Import(context.Background(), ref, file, 0, nil)
+	_, err := Import(context.Background(), ref, file, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,14 +135,26 @@ func TestKillDuringImportThenResume(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Wait for the import to begin, then kill it at a random moment
-		// within four fifths of the time a whole import took (a child may
-		// run a little faster than the reference did).
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		// Wait for the import to reach a random height in its first three
+		// quarters, then kill it up to a millisecond later, so kills land
+		// at any point of a block's commit.
+		target := 2 + rng.Uint64N(refHeight*3/4)
+		r := bufio.NewReader(stdout)
+		line, _ := r.ReadString('\n')
 		if line != "begin\n" {
 			t.Fatalf("run %d: child said %q", run, line)
 		}
-		time.Sleep(time.Duration(rng.Int64N(int64(refRes.Elapsed) * 4 / 5)))
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				break // the child ended before the target: the digest check below still holds
+			}
+			var h uint64
+			if _, err := fmt.Sscanf(line, "added %d", &h); err == nil && h >= target {
+				break
+			}
+		}
+		time.Sleep(time.Duration(rng.Int64N(int64(time.Millisecond))))
 		_ = cmd.Process.Signal(syscall.SIGKILL)
 		_, _ = cmd.Process.Wait()
 		db, err := chaindb.Open(filepath.Join(dir, "chain.db"), chaindb.Options{Network: "fakechain"})
