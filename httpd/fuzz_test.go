@@ -2,10 +2,13 @@ package httpd
 
 import (
 	"bytes"
+	"encoding/hex"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,3 +70,81 @@ func FuzzServeConn(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseFingerprint: --rpc-ssl-allowed-fingerprints values never panic
+// the parser, and what it accepts prints back (Fingerprint's form) to the
+// same 32 bytes.
+func FuzzParseFingerprint(f *testing.F) {
+	f.Add(Fingerprint([]byte("x")))
+	f.Add("ab:cd")
+	f.Add("A:B")
+	f.Add(" 00 11 ")
+	f.Fuzz(func(t *testing.T, s string) {
+		fp, err := ParseFingerprint(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseFingerprint(fingerprintHex(fp))
+		if err != nil || again != fp {
+			t.Fatalf("%q parsed to %x, which does not parse back: %v", s, fp, err)
+		}
+	})
+}
+
+func fingerprintHex(fp [FingerprintSize]byte) string {
+	var b bytes.Buffer
+	for i, x := range fp {
+		if i > 0 {
+			b.WriteByte(':')
+		}
+		b.WriteString(strings.ToUpper(hex.EncodeToString([]byte{x})))
+	}
+	return b.String()
+}
+
+// FuzzTLSSniff feeds arbitrary first bytes to an autodetect listener's
+// connection: the decision never panics, agrees with epee's is_ssl on the
+// first 9 bytes, and a connection taken for plain HTTP reads back exactly
+// the bytes sent (nothing the sniffing consumed is lost).
+func FuzzTLSSniff(f *testing.F) {
+	f.Add([]byte("POST /json_rpc HTTP/1.1\r\nHost: x\r\n\r\n"))
+	f.Add([]byte{0x16, 0x03, 0x01, 0x00, 0x10, 0x01, 0x00, 0x00, 0x0c, 0x03, 0x03})
+	f.Add([]byte{0x16, 0x03, 0x01})
+	f.Add([]byte{0x16})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		isTLS, done := sniff(data)
+		switch {
+		case len(data) == 0 || (data[0] == 0x16 && len(data) < sslMagicSize):
+			if done {
+				t.Fatalf("% x decided early", data)
+			}
+			return
+		case !done:
+			t.Fatalf("% x undecided", data)
+		case isTLS != LooksLikeTLS(data[:min(len(data), sslMagicSize)]):
+			t.Fatalf("% x: sniff says TLS %v, is_ssl disagrees", data, isTLS)
+		}
+		if isTLS {
+			return
+		}
+		ln := &tlsListener{mode: TLSAutodetect, timeout: time.Second}
+		c := &tlsConn{Conn: &bytesConn{r: bytes.NewReader(data)}, ln: ln, deadline: time.Now().Add(time.Second)}
+		got, err := io.ReadAll(c)
+		c.Close()
+		if err != nil || !bytes.Equal(got, data) {
+			t.Fatalf("plain connection read %q (%v), sent %q", got, err, data)
+		}
+	})
+}
+
+// bytesConn is a connection whose client sent r and then closed.
+type bytesConn struct {
+	net.Conn
+	r *bytes.Reader
+}
+
+func (c *bytesConn) Read(p []byte) (int, error)       { return c.r.Read(p) }
+func (c *bytesConn) Close() error                     { return nil }
+func (c *bytesConn) SetDeadline(time.Time) error      { return nil }
+func (c *bytesConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *bytesConn) SetWriteDeadline(time.Time) error { return nil }

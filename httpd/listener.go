@@ -68,7 +68,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		cc := &countedConn{Conn: c, ln: l, key: key}
 		if l.admit(key, cc) {
 			if l.sndBuf > 0 {
-				if tc, ok := c.(*net.TCPConn); ok {
+				if tc, ok := c.(interface{ SetWriteBuffer(int) error }); ok {
 					_ = tc.SetWriteBuffer(l.sndBuf)
 				}
 			}

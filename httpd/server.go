@@ -33,8 +33,11 @@
 //     first-response and 300 s/1800 s idle limits.
 //   - A public IPv6 client counts per /64 for the per-IP connection limit;
 //     monerod counts each address.
-//   - A connection opening with a TLS handshake gets a plain "400" and is
-//     closed: gonerod has no TLS (monerod answers the handshake).
+//   - With TLS disabled (Config.TLS), a connection opening with a TLS
+//     handshake gets a plain "400" and is closed, so that a wallet in
+//     --daemon-ssl autodetect falls back to plain HTTP at once.
+//   - TLS (tls.go, docs/tls.md) differs from epee's in the details
+//     listed in docs/tls.md §5.
 //   - Digest authentication additionally requires the credential's "uri"
 //     to be the request target (RFC 2617 section 3.2.2.5), ignores unknown
 //     directives (RFC 7616) and accepts only the algorithms it advertises.
@@ -154,6 +157,8 @@ type Config struct {
 	// negative value none.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	Logger                                                    *slog.Logger // nil: slog.Default()
+	// TLS is --rpc-ssl and its certificates (tls.go); nil: plain HTTP.
+	TLS *TLS
 }
 
 // Login is the user name and password of HTTP digest authentication.
@@ -308,6 +313,9 @@ func (s *Server) Listen() error {
 	inner, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
 		return err
+	}
+	if s.cfg.TLS.on() {
+		inner = newTLSListener(inner, s.cfg.TLS)
 	}
 	sndBuf := 0
 	if s.cfg.ResponseSoftLimit < DefaultResponseSoftLimit {
