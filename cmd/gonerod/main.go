@@ -56,6 +56,8 @@ type options struct {
 	rpcMaxConnectionsPerPublicIP  int
 	rpcMaxConnectionsPerPrivateIP int
 	rpcResponseSoftLimit          int64
+	// --rpc-ssl and its certificates (tls.go).
+	tls tlsOptions
 
 	// --metrics-bind-ip/--metrics-bind-port: Prometheus metrics on a
 	// listener of their own (port 0: off).
@@ -249,6 +251,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	rf.IntVar(&o.rpcMaxConnectionsPerPublicIP, "rpc-max-connections-per-public-ip", httpd.DefaultMaxConnectionsPerPublicIP, "max RPC connections per public IP (an IPv6 client per /64)")
 	rf.IntVar(&o.rpcMaxConnectionsPerPrivateIP, "rpc-max-connections-per-private-ip", httpd.DefaultMaxConnectionsPerPrivateIP, "max RPC connections per private or loopback IP")
 	rf.Int64Var(&o.rpcResponseSoftLimit, "rpc-response-soft-limit", httpd.DefaultResponseSoftLimit, "max bytes of RPC answers a connection may have queued unread")
+	o.tls.addFlags(rf)
 	rf.StringVar(&o.metricsBindIP, "metrics-bind-ip", "127.0.0.1", "IP the Prometheus metrics listener binds to")
 	rf.Uint16Var(&o.metricsBindPort, "metrics-bind-port", 0, "serve Prometheus metrics at /metrics on this port (0: no metrics listener)")
 	o.p2p.addFlags(rf)

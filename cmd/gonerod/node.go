@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -84,6 +85,16 @@ func launchNode(o *options, stopNode func()) (_ *runningNode, err error) {
 	metricsAddr, err := o.metricsAddr()
 	if err != nil {
 		return nil, err
+	}
+	// TLS of both RPC listeners; a generated certificate is kept beside
+	// the chain, as monerod keeps its own.
+	rpcTLS, err := o.tls.config(filepath.Join(o.dataDir, network.DataSubdir()), log)
+	if err != nil {
+		return nil, err
+	}
+	main.TLS = rpcTLS
+	if restricted != nil {
+		restricted.TLS = rpcTLS
 	}
 	parts := &lifecycle{log: log}
 	defer func() {
