@@ -12,6 +12,7 @@ package monerodlab
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -180,6 +181,19 @@ func newClient(timeout time.Duration) *http.Client { return &http.Client{Timeout
 // ends. nodeDir may be "" for an empty chain.
 func (l *Lab) StartMonerod(t testing.TB, nodeDir string, extra ...string) *Monerod {
 	t.Helper()
+	return l.startMonerod(t, nodeDir, nil, extra...)
+}
+
+// StartMonerodTLS is StartMonerod for a monerod whose extra --rpc-ssl
+// flags make its RPC TLS-only: probe is how to reach it (e.g. with the
+// client certificate it asks for).
+func (l *Lab) StartMonerodTLS(t testing.TB, nodeDir string, probe *tls.Config, extra ...string) *Monerod {
+	t.Helper()
+	return l.startMonerod(t, nodeDir, probe, extra...)
+}
+
+func (l *Lab) startMonerod(t testing.TB, nodeDir string, probe *tls.Config, extra ...string) *Monerod {
+	t.Helper()
 	data := t.TempDir()
 	if nodeDir != "" {
 		if out, err := exec.Command("cp", "-a", nodeDir+"/.", data).CombinedOutput(); err != nil {
@@ -188,7 +202,7 @@ func (l *Lab) StartMonerod(t testing.TB, nodeDir string, extra ...string) *Moner
 		os.Remove(filepath.Join(data, "monerod.pid"))
 	}
 	m := &Monerod{DataDir: data, RPCPort: FreePort(t), P2PPort: FreePort(t), lab: l, client: newClient(60 * time.Second)}
-	cfg := NodeConfig{DataDir: data, RPCPort: m.RPCPort, P2PPort: m.P2PPort}
+	cfg := NodeConfig{DataDir: data, RPCPort: m.RPCPort, P2PPort: m.P2PPort, ProbeTLS: probe}
 	for _, a := range extra {
 		switch {
 		case a == "--online":

@@ -3,6 +3,7 @@ package monerodlab
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -44,6 +45,9 @@ type NodeConfig struct {
 	LogLevel   int
 	// Extra are further monerod arguments, last.
 	Extra []string
+	// ProbeTLS, when set, is how StartNode's readiness probe speaks TLS
+	// to an RPC port that Extra's --rpc-ssl flags made TLS-only.
+	ProbeTLS *tls.Config
 }
 
 // Args is monerod's command line for c.
@@ -249,6 +253,10 @@ func StartNode(c NodeConfig, detach bool, readyTimeout time.Duration) (*Process,
 	os.Remove(pidFile)
 	client := &http.Client{Timeout: 3 * time.Second}
 	url := fmt.Sprintf("http://127.0.0.1:%d/get_height", c.RPCPort)
+	if c.ProbeTLS != nil {
+		client.Transport = &http.Transport{TLSClientConfig: c.ProbeTLS}
+		url = fmt.Sprintf("https://127.0.0.1:%d/get_height", c.RPCPort)
+	}
 	p, err := StartProcess(c.DataDir, "monerod.stdout", "monerod", args, detach, readyTimeout, func() bool {
 		resp, err := client.Post(url, "application/json", nil)
 		if err != nil {
