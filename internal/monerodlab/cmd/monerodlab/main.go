@@ -13,7 +13,8 @@
 // start options: -d/--data-dir DIR (required), -r/--rpc-port N (18481),
 // -p/--p2p-port N (18480), -t/--timeout SECONDS (120), --online,
 // --restricted, --fresh, --network regtest|testnet|stagenet|mainnet,
-// --fixed-difficulty N, --zmq-pub ADDR, --zmq-rpc-port N.
+// --fixed-difficulty N, --zmq-pub ADDR, --zmq-rpc-port N, --tls (the
+// readiness probe speaks TLS, for monerod args with --rpc-ssl enabled).
 //
 // The namespace is GONERO_NETNS, else NETNS, else gonero-test. The
 // reference tools are taken from the PATH.
@@ -22,6 +23,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -151,8 +153,12 @@ func start(args []string) error {
 	fs.Uint64Var(&fixed, "fixed-difficulty", 0, "fixed difficulty (default 1 on regtest, none elsewhere)")
 	fs.StringVar(&c.ZMQPub, "zmq-pub", "", "publish ZMQ there (e.g. tcp://127.0.0.1:28485)")
 	fs.IntVar(&c.ZMQRPCPort, "zmq-rpc-port", 0, "ZMQ RPC port (default RPC port + 1000)")
+	probeTLS := fs.Bool("tls", false, "probe the RPC over TLS (any certificate): for monerod args with --rpc-ssl enabled")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *probeTLS {
+		c.ProbeTLS = &tls.Config{InsecureSkipVerify: true}
 	}
 	c.FixedDifficulty = fixed
 	c.Extra = fs.Args()
