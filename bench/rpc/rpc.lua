@@ -10,6 +10,10 @@
 --   HEIGHTS      chain height N: the height-taking methods rotate over heights 0..N-1
 --   HASHES_FILE  getblockheaderbyhash rotates over the block hashes in this file (one per line)
 --
+-- RPC_CLOSE=1 in the environment adds "Connection: close" to every request: the server closes the
+-- connection after each answer and wrk opens a new one (TCP and, for an https:// URL, a full TLS
+-- handshake) per request (bench/tls.sh).
+--
 -- Every request is formatted once in init(), so request() only hands out a prepared string and the
 -- client spends as little CPU as possible (it shares the machine with the server it measures).
 -- done() prints one machine-readable line that bench/rpc.sh parses:
@@ -72,12 +76,20 @@ function read_hex_lines(path)
   return list
 end
 
+local close = os.getenv("RPC_CLOSE") == "1"
+
+-- with adds "Connection: close" to a request's headers when RPC_CLOSE asks for it.
+local function with(headers)
+  if close then headers["Connection"] = "close" end
+  return headers
+end
+
 function init(args)
   local method = args[1] or "get_info"
   if method:sub(1, 1) == "/" then
-    local headers, b = { ["Content-Type"] = "application/json" }, "{}"
+    local headers, b = with({ ["Content-Type"] = "application/json" }), "{}"
     if method:sub(-4) == ".bin" then
-      headers = {}
+      headers = with({})
       local file = args[4] or error("rpc.lua: " .. method .. " needs a body file")
       if file:sub(-4) == ".hex" then
         -- one body per line, in hex: requests rotate over them
@@ -104,7 +116,7 @@ function init(args)
   else
     keys = { false } -- methods without parameters: one request
   end
-  local headers = { ["Content-Type"] = "application/json" }
+  local headers = with({ ["Content-Type"] = "application/json" })
   requests = {}
   for i, k in ipairs(keys) do
     requests[i] = wrk.format("POST", "/json_rpc", headers, body(method, k))
