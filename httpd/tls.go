@@ -295,15 +295,6 @@ func (c *tlsConn) SetWriteBuffer(n int) error {
 	return nil
 }
 
-// ConnectionState is the TLS state of a TLS connection (ok false for a
-// plain one or before the handshake).
-func (c *tlsConn) ConnectionState() (tls.ConnectionState, bool) {
-	if tc, ok := c.active.(*tls.Conn); ok {
-		return tc.ConnectionState(), true
-	}
-	return tls.ConnectionState{}, false
-}
-
 // replayConn reads the bytes autodetect consumed before the connection's.
 type replayConn struct {
 	net.Conn
