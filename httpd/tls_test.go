@@ -470,3 +470,19 @@ func TestGenerateCertificate(t *testing.T) {
 		t.Errorf("fingerprint: %v", err)
 	}
 }
+
+// TestTLSTooLarge: a request over the limit gets its 413 over TLS too
+// (the half-close before hanging up is TLS's close_notify).
+func TestTLSTooLarge(t *testing.T) {
+	s, _ := tlsServer(t, TLSAutodetect, ClientVerify{}, Config{MaxRequestBytes: 1000})
+	c := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	resp, err := c.Post("https://"+s.Addr().String()+"/json_rpc", "application/json", bytes.NewReader(make([]byte, 5000)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 413 {
+		t.Fatalf("status %d, want 413", resp.StatusCode)
+	}
+	waitFor(t, "the connection closed", func() bool { return s.OpenConnections() == 0 })
+}
