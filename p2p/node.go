@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"os"
 	"runtime"
 	"strconv"
 	"sync"
@@ -39,6 +40,15 @@ type Config struct {
 	Pool *txpool.Pool
 	// ListenAddr is host:port for incoming connections ("" = none).
 	ListenAddr string
+	// UseIPv6 is --p2p-use-ipv6: IPv6 peers are dialled (monerod's
+	// connect resolves IPv4 only without it) and ListenAddrIPv6, if set,
+	// is listened on too (an IPv6-only socket); IgnoreIPv4
+	// (--p2p-ignore-ipv4) lets the node run when ListenAddr cannot be
+	// bound but ListenAddrIPv6 can. As monerod: an IPv6 bind failure is
+	// logged, and fatal only when the IPv4 one failed too.
+	UseIPv6        bool
+	ListenAddrIPv6 string
+	IgnoreIPv4     bool
 	// MyPort is the port advertised in handshakes (my_port); 0 = "do not
 	// connect back" (--hide-my-port). Usually the listening port.
 	MyPort uint32
@@ -88,6 +98,15 @@ type Config struct {
 	BlockSyncSize int
 	// Progress, if not nil, hears every span the writer added.
 	Progress func(SyncProgress)
+	// BanListFile is --ban-list ("" = none): read at New (an error there
+	// fails New) and watched every BanListPoll (DefaultBanListPoll).
+	BanListFile string
+	BanListPoll time.Duration
+	// DNSBlocklist is --enable-dns-blocklist: TXT looks up the blocklist
+	// names (dnsblocklist.go). The caller enables it on mainnet only, as
+	// monerod does.
+	DNSBlocklist bool
+	TXT          TXTLookup
 
 	// beforeHandle, if not nil, sees every message a connection is about
 	// to handle: tests make a handler panic with it.
@@ -148,6 +167,17 @@ type Node struct {
 	queue *blockQueue
 	// prep feeds downloaded blocks to the verifying workers.
 	prep chan prepJob
+	// banStats count the ban-list file's reloads (banlistfile.go);
+	// banListSeen is the file as first read.
+	banStats struct {
+		entries                        atomic.Int64
+		reloads, reloadErrors, dropped atomic.Uint64
+	}
+	banListSeen os.FileInfo
+	// dnsBlock counts the DNS blocklist's updates (dnsblocklist.go).
+	dnsBlock dnsBlockStats
+	// listeners are the listening sockets: IPv4 (ln) and IPv6 (ln6).
+	ln6 net.Listener
 }
 
 // New prepares a node; Start runs it.
@@ -232,6 +262,19 @@ func New(cfg Config) (*Node, error) {
 		_, _ = rand.Read(b[:])
 		n.peers.addWhite(portable.PeerlistEntry{Address: netAddress(ap), ID: binary.LittleEndian.Uint64(b[:])}, time.Time{})
 	}
+	// The ban list comes after the peer lists, whose entries it evicts.
+	if cfg.BanListFile != "" {
+		list, fi, err := readBanList(cfg.BanListFile)
+		if err != nil {
+			return nil, err
+		}
+		n.banListSeen = fi
+		n.applyBanList(list)
+		n.banStats.entries.Store(int64(len(list)))
+		if n.cfg.BanListPoll <= 0 {
+			n.cfg.BanListPoll = DefaultBanListPoll
+		}
+	}
 	return n, nil
 }
 
@@ -256,17 +299,26 @@ func netAddress(ap netip.AddrPort) portable.NetAddress {
 // Start listens and starts dialling; it returns once the listener is bound.
 func (n *Node) Start() error {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
+	// The ban list also bans RPC clients, offline too.
+	if n.cfg.BanListFile != "" {
+		n.wg.Add(1)
+		go n.watchBanList(n.banListSeen)
+	}
 	if n.cfg.Offline {
 		return nil
 	}
-	if n.cfg.ListenAddr != "" {
-		ln, err := net.Listen("tcp", n.cfg.ListenAddr)
-		if err != nil {
-			return fmt.Errorf("p2p: listen: %w", err)
+	if err := n.listen(); err != nil {
+		return err
+	}
+	for _, ln := range []net.Listener{n.ln, n.ln6} {
+		if ln != nil {
+			n.wg.Add(1)
+			go n.acceptLoop(ln)
 		}
-		n.ln = ln
+	}
+	if n.cfg.DNSBlocklist && n.cfg.TXT != nil {
 		n.wg.Add(1)
-		go n.acceptLoop()
+		go n.dnsBlocklistLoop()
 	}
 	n.wg.Add(4)
 	go n.connectLoop()
@@ -276,12 +328,21 @@ func (n *Node) Start() error {
 	return nil
 }
 
-// Addr is the bound listening address (nil when not listening).
+// Addr is the bound listening address (nil when not listening); with
+// IPv6 alone, the IPv6 one.
 func (n *Node) Addr() net.Addr {
 	if n.ln == nil {
-		return nil
+		return n.AddrIPv6()
 	}
 	return n.ln.Addr()
+}
+
+// AddrIPv6 is the bound IPv6 listening address (nil when none).
+func (n *Node) AddrIPv6() net.Addr {
+	if n.ln6 == nil {
+		return nil
+	}
+	return n.ln6.Addr()
 }
 
 // PeerID is this run's peer id.
@@ -292,8 +353,10 @@ func (n *Node) Close() error {
 	if n.cancel != nil {
 		n.cancel()
 	}
-	if n.ln != nil {
-		_ = n.ln.Close()
+	for _, ln := range []net.Listener{n.ln, n.ln6} {
+		if ln != nil {
+			_ = ln.Close()
+		}
 	}
 	n.mu.Lock()
 	n.closing = true
@@ -307,10 +370,10 @@ func (n *Node) Close() error {
 
 func (n *Node) now() time.Time { return time.Now() }
 
-func (n *Node) acceptLoop() {
+func (n *Node) acceptLoop(ln net.Listener) {
 	defer n.wg.Done()
 	for {
-		nc, err := n.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			if n.ctx.Err() != nil {
 				return
@@ -597,7 +660,7 @@ const (
 // dial connects to addr and handshakes, in the background.
 func (n *Node) dial(addr string) {
 	ap, err := parseAddr(addr)
-	if err != nil || n.bans.banned(ap.Addr().Unmap(), n.now()) {
+	if err != nil || n.bans.banned(ap.Addr().Unmap(), n.now()) || !n.cfg.UseIPv6 && ap.Addr().Unmap().Is6() {
 		return
 	}
 	n.mu.Lock()
