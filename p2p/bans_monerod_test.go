@@ -31,7 +31,9 @@ const banListText = "# test bans\n\n127.0.6.1\n 127.0.7.0/24   # a subnet\n127.0
 func rpcFrom(src, rpcAddr, path string, body []byte) ([]byte, error) {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
 	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) { return d.DialContext(ctx, network, addr) }}}
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return d.DialContext(ctx, network, addr)
+		}}}
 	resp, err := c.Post("http://"+rpcAddr+path, "application/octet-stream", bytes.NewReader(body))
 	if err != nil {
 		return nil, err
