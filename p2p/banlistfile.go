@@ -174,3 +174,19 @@ func (n *Node) BanListStats() BanListStats {
 func (n *Node) RemoteHostAllowed(ip netip.Addr) bool {
 	return !n.bans.banned(ip.Unmap(), n.now())
 }
+
+// BanStats are the node's ban figures (the metrics).
+func (n *Node) BanStats() peerinfo.BanStats {
+	var hosts, subnets int
+	for _, b := range n.Bans(n.now()) {
+		if b.Prefix.IsSingleIP() {
+			hosts++
+		} else {
+			subnets++
+		}
+	}
+	l := n.BanListStats()
+	return peerinfo.BanStats{Hosts: hosts, Subnets: subnets, ListEntries: l.Entries, ListReloads: l.Reloads,
+		ListReloadErrors: l.ReloadErrors, ListDropped: l.DroppedByList,
+		DNSUpdates: n.dnsBlock.updates.Load(), DNSFailures: n.dnsBlock.failures.Load()}
+}

@@ -626,7 +626,8 @@ func (n *Node) makeConnections() {
 	}
 	skip := func(e portable.PeerlistEntry) bool {
 		return e.ID == n.peerID || peers[peerHost{e.ID, e.Address.IP.Unmap()}] ||
-			connected[e.Address.String()] || n.bans.banned(e.Address.IP, n.now())
+			connected[e.Address.String()] || n.bans.banned(e.Address.IP, n.now()) ||
+			!n.cfg.UseIPv6 && e.Address.IP.Unmap().Is6() // monerod connects over IPv4 only without --p2p-use-ipv6
 	}
 	dialled := 0
 	for _, e := range n.peers.candidates(int(n.maxOut.Load())-out, n.now(), subnets, skip) {
