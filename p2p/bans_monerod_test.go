@@ -153,10 +153,13 @@ func TestBansMatchMonerod(t *testing.T) {
 
 // startFilteredRPC serves tn's RPC with the node's bans as its
 // connection filter, as gonerod wires it.
-func startFilteredRPC(t *testing.T, tn *testNode) string {
+func startFilteredRPC(t *testing.T, tn *testNode) string { return startRPCWith(t, tn, false) }
+
+func startRPCWith(t *testing.T, tn *testNode, disableRPCBan bool) string {
 	t.Helper()
 	srv, err := rpc.New(rpc.Config{Chain: tn.chain, Peers: tn, DataDir: tn.dir, Version: "test",
-		Main: httpd.Config{Addr: "127.0.0.1:0", Allow: tn.node.RemoteHostAllowed}, Miner: miner.New(tn.chain, miner.Options{})})
+		Main: httpd.Config{Addr: "127.0.0.1:0", Allow: tn.node.RemoteHostAllowed}, Miner: miner.New(tn.chain, miner.Options{}),
+		DisableRPCBan: disableRPCBan})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,4 +172,18 @@ func startFilteredRPC(t *testing.T, tn *testNode) string {
 		<-done
 	})
 	return srv.MainAddr()
+}
+
+// --disable-rpc-ban: failed requests never ban their client.
+func TestDisableRPCBan(t *testing.T) {
+	tn := startTestNode(t, "", Config{})
+	addr := startRPCWith(t, tn, true)
+	for i := range 8 {
+		if _, err := rpcFrom("127.0.9.1", addr, "/gethashes.bin", gethashesFailing(t)); err != nil {
+			t.Fatalf("failed request %d refused: %v", i+1, err)
+		}
+	}
+	if bans := tn.node.Bans(time.Now()); len(bans) != 0 {
+		t.Fatalf("bans %v", bans)
+	}
 }
