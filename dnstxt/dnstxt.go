@@ -38,7 +38,7 @@ const (
 
 // BuildQuery is a TXT query for name with id: recursion desired, and
 // EDNS0 with the DO bit and the AD bit set, which asks a validating
-// resolver to say whether the answer is DNSSEC-secure (RFC 6840 §5.7).
+// resolver to say whether the answer is DNSSEC-secure (RFC 6840, section 5.7).
 func BuildQuery(id uint16, name string) ([]byte, error) {
 	name = strings.TrimSuffix(name, ".")
 	if name == "" || len(name) > maxName-2 {

@@ -11,7 +11,7 @@ import (
 	"github.com/gonero/gonero/peerinfo"
 )
 
-// The --ban-list file (monerod's node_server::handle_command_line): its
+// The --ban-list file (docs/ipv6-and-bans.md §3; monerod's node_server::handle_command_line): its
 // hosts and IPv4 subnets are banned for ever (until time_t's maximum).
 // Beyond monerod, the node watches the file: when its modification time or
 // size changes it is read again, bans its new version leaves out are

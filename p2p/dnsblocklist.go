@@ -11,7 +11,7 @@ import (
 	"github.com/gonero/gonero/peerinfo"
 )
 
-// The DNS blocklist (--enable-dns-blocklist; monerod's
+// The DNS blocklist (docs/ipv6-and-bans.md §4; --enable-dns-blocklist; monerod's
 // node_server::update_dns_blocklist and dns_utils'
 // load_txt_records_from_dns): every 7000 s the TXT records of seven
 // blocklist names are fetched; each name's answer counts only when its

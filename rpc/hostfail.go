@@ -8,7 +8,7 @@ import (
 	"github.com/gonero/gonero/httpd"
 )
 
-// RPC fail scores (monerod's core_rpc_server::add_host_fail): a failed
+// RPC fail scores (docs/ipv6-and-bans.md §5; core_rpc_server::add_host_fail): a failed
 // /getblocks.bin or /gethashes.bin (a chain the node cannot place) adds 1
 // to its client's score; past rpcFailsBeforeBan (RPC_IP_FAILS_BEFORE_BLOCK)
 // the host is banned as a P2P misbehaver is, for 24 hours
