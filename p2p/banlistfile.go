@@ -88,9 +88,16 @@ func (n *Node) applyBanList(list []netip.Prefix) (added, lifted, dropped int) {
 			lifted++
 		}
 	}
+	// New entries, and listed ones whose for-ever ban is gone (set_bans
+	// lifted or shortened it since): the file, when it changes, is the
+	// truth again.
 	var fresh []netip.Prefix
 	for p := range want {
-		if !b.listed[p] {
+		cur, ok := b.subnets[p]
+		if p.IsSingleIP() {
+			cur, ok = b.until[p]
+		}
+		if !b.listed[p] || !ok || cur != banForever {
 			b.listed[p] = true
 			fresh = append(fresh, p)
 		}
@@ -103,12 +110,19 @@ func (n *Node) applyBanList(list []netip.Prefix) (added, lifted, dropped int) {
 }
 
 // watchBanList polls the ban-list file's modification time and size and
-// applies a changed version.
+// applies a changed version once it has settled: a change is read only
+// when a second look, one poll later, finds the same time and size, so
+// that a file an editor is still writing in place (empty or half
+// written for a moment) is not applied, which would lift its bans.
 func (n *Node) watchBanList(last os.FileInfo) {
 	defer n.wg.Done()
 	t := time.NewTicker(n.cfg.BanListPoll)
 	defer t.Stop()
 	path := n.cfg.BanListFile
+	same := func(a, b os.FileInfo) bool {
+		return a != nil && b != nil && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
+	}
+	var seen os.FileInfo // the changed version waiting to settle
 	for {
 		select {
 		case <-n.ctx.Done():
@@ -116,9 +130,15 @@ func (n *Node) watchBanList(last os.FileInfo) {
 		case <-t.C:
 		}
 		fi, err := os.Stat(path)
-		if err == nil && last != nil && fi.ModTime().Equal(last.ModTime()) && fi.Size() == last.Size() {
+		if err == nil && same(fi, last) {
+			seen = nil
 			continue
 		}
+		if err == nil && !same(fi, seen) {
+			seen = fi
+			continue
+		}
+		seen = nil
 		list, fi, err := readBanList(path)
 		if err != nil {
 			// Said once per version: the next look compares with this one.

@@ -31,15 +31,20 @@ func hasPeerFrom(n *Node, ip string) bool {
 	return false
 }
 
-// writeBanList writes the ban-list file with a modification time one
-// second past the last, so that a change is seen however fast the test.
+// writeBanList replaces the ban-list file (a new file renamed over it,
+// as careful editors do) with a modification time one second past the
+// last, so that a change is seen however fast the test.
 func writeBanList(t *testing.T, path, text string, mtime *time.Time) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+	tmp := path + ".new"
+	if err := os.WriteFile(tmp, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	*mtime = mtime.Add(time.Second)
-	if err := os.Chtimes(path, *mtime, *mtime); err != nil {
+	if err := os.Chtimes(tmp, *mtime, *mtime); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"context"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gonero/gonero/internal/dnstest"
+	"github.com/gonero/gonero/p2p"
+	"github.com/gonero/gonero/params"
 )
 
 // The IPv6 and ban-list flags refuse what monerod refuses, and a ban list
@@ -60,5 +66,30 @@ func TestDNSServers(t *testing.T) {
 		if (err != nil) != (c.want == nil) || !slices.Equal(got, c.want) {
 			t.Errorf("DNS_PUBLIC=%q: %v, %v; want %v", c.env, got, err, c.want)
 		}
+	}
+}
+
+// --enable-dns-blocklist wires a TXT lookup to the DNS_PUBLIC resolver on
+// mainnet, and nothing elsewhere (monerod's update_dns_blocklist returns
+// at once off mainnet).
+func TestDNSBlocklistWiring(t *testing.T) {
+	srv := &dnstest.Server{Authenticated: true, Records: map[string][]string{p2p.DNSBlocklistNames[0]: {"1.2.3.4;5.6.7.0/24"}}}
+	t.Setenv("DNS_PUBLIC", "tcp://"+srv.Start(t))
+	o := p2pAddrOptions{dnsBlocklist: true}
+	log := slog.New(slog.DiscardHandler)
+	var cfg p2p.Config
+	if err := o.apply(&cfg, params.Regtest, log); err != nil || cfg.DNSBlocklist || cfg.TXT != nil {
+		t.Fatalf("regtest: %v, DNSBlocklist %v", err, cfg.DNSBlocklist)
+	}
+	if err := o.apply(&cfg, params.Mainnet, log); err != nil || !cfg.DNSBlocklist || cfg.TXT == nil {
+		t.Fatalf("mainnet: %v, DNSBlocklist %v", err, cfg.DNSBlocklist)
+	}
+	txt, authenticated, err := cfg.TXT(context.Background(), p2p.DNSBlocklistNames[0])
+	if err != nil || !authenticated || !slices.Equal(txt, []string{"1.2.3.4;5.6.7.0/24"}) {
+		t.Fatalf("lookup through DNS_PUBLIC: %q %v %v", txt, authenticated, err)
+	}
+	t.Setenv("DNS_PUBLIC", "udp://127.0.0.1")
+	if err := o.apply(&cfg, params.Mainnet, log); err == nil {
+		t.Fatal("an unreadable DNS_PUBLIC was accepted")
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -85,18 +87,63 @@ func sameV6Peer(t *testing.T, gonerodRPC, monerodRPC int) {
 	}
 }
 
+// getFrom asks rpcAddr's /get_height from the loopback address src; an
+// error means the connection was refused.
+func getFrom(src, rpcAddr string) error {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true}}
+	resp, err := c.Get("http://" + rpcAddr + "/get_height")
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	return nil
+}
+
+// syncInfoPeer is sync_info's one peer's connection info.
+func syncInfoPeer(t *testing.T, rpcPort int) v6Conn {
+	t.Helper()
+	var out struct {
+		Peers []struct {
+			Info v6Conn `json:"info"`
+		} `json:"peers"`
+	}
+	v6Call(t, rpcPort, "sync_info", &out)
+	if len(out.Peers) != 1 {
+		t.Fatalf("sync_info peers: %+v", out.Peers)
+	}
+	return out.Peers[0].Info
+}
+
 // gonerod syncs monerod's chain over ::1 (P2P), answers and is asked over
-// IPv6 RPC, and both list the ::1 connection alike.
+// IPv6 RPC, and both list the ::1 connection alike (get_connections,
+// sync_info). Both read the same --ban-list, and refuse its host's RPC
+// connections (gonerod's filter as wired by the command).
 func TestIPv6SyncFromMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	bin := buildGonerod(t)
 	mP6, gP6 := freePort(t), freePort(t)
+	bans := filepath.Join(t.TempDir(), "bans.txt")
+	if err := os.WriteFile(bans, []byte("127.0.0.5 # refused on RPC\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--p2p-use-ipv6", "--p2p-bind-ipv6-address", "::1",
-		"--p2p-bind-port-ipv6", strconv.Itoa(mP6), "--rpc-use-ipv6", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(freePort(t)))
+		"--p2p-bind-port-ipv6", strconv.Itoa(mP6), "--rpc-use-ipv6", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(freePort(t)),
+		"--ban-list", bans)
 	want := monerodInfo(t, m)
 	g := startGonerod(t, bin, t.TempDir(), "--p2p-use-ipv6", "--p2p-bind-ipv6-address", "::1",
-		"--p2p-bind-port-ipv6", strconv.Itoa(gP6), "--rpc-use-ipv6", "--add-exclusive-node", "[::1]:"+strconv.Itoa(mP6))
+		"--p2p-bind-port-ipv6", strconv.Itoa(gP6), "--rpc-use-ipv6", "--add-exclusive-node", "[::1]:"+strconv.Itoa(mP6),
+		"--ban-list", bans)
+	for who, port := range map[string]int{"gonerod": g.rpcPort, "monerod": m.RPCPort} {
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		if err := getFrom("127.0.0.5", addr); err == nil {
+			t.Errorf("%s answered a host its --ban-list bans", who)
+		}
+		if err := getFrom("127.0.0.6", addr); err != nil {
+			t.Errorf("%s refused a host not banned: %v", who, err)
+		}
+	}
 	waitFor(t, 60*time.Second, "gonerod to sync monerod's chain over ::1", func() bool {
 		var info nodeInfo
 		v6Call(t, g.rpcPort, "get_info", &info)
@@ -108,6 +155,12 @@ func TestIPv6SyncFromMonerod(t *testing.T) {
 		t.Fatalf("monerod over IPv6 RPC: %+v", mv6)
 	}
 	sameV6Peer(t, g.rpcPort, m.RPCPort)
+	gs, ms := syncInfoPeer(t, g.rpcPort), syncInfoPeer(t, m.RPCPort)
+	gs.Port, ms.Port, gs.Incoming, ms.Incoming, gs.Height, ms.Height = "", "", false, false, 0, 0
+	gs.Address, ms.Address = strings.Split(gs.Address, "]:")[0], strings.Split(ms.Address, "]:")[0]
+	if gs != ms {
+		t.Errorf("sync_info lists the ::1 peer differently\n gonerod: %+v\nmonerod: %+v", gs, ms)
+	}
 }
 
 // monerod syncs gonerod's chain over ::1; gonerod runs on IPv6 alone (its
