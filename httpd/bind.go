@@ -15,7 +15,9 @@ import (
 // logged, and fatal only when the first failed too. Both feed one
 // listener, so the connection limits count them together (one epee server
 // with two acceptors). With Allow set, banned clients are closed before
-// the limits see them (epee's connection filter comes first).
+// the limits see them (epee's connection filter comes first). Unlike
+// monerod, a server left with no socket at all (IPv4 failed and ignored,
+// no IPv6) is an error: monerod runs such an RPC server listening nowhere.
 func (s *Server) bind() (net.Listener, error) {
 	var lns []net.Listener
 	var err4 error
@@ -39,6 +41,7 @@ func (s *Server) bind() (net.Listener, error) {
 				return nil, fmt.Errorf("failed to bind IPv4 and IPv6: %w", errors.Join(err4, err6))
 			}
 		} else {
+			s.log.Info("httpd: listening (IPv6)", "addr", ln.Addr().String())
 			lns = append(lns, ln)
 		}
 	}

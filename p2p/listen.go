@@ -22,9 +22,8 @@ func (n *Node) listen() error {
 		}
 	}
 	if !n.cfg.UseIPv6 || n.cfg.ListenAddrIPv6 == "" {
-		if err4 != nil {
-			return fmt.Errorf("p2p: listen: %w", err4)
-		}
+		// With --p2p-ignore-ipv4 and no IPv6, monerod runs without a
+		// listener (outgoing connections only); so does gonero.
 		return nil
 	}
 	// "tcp6" sets IPV6_V6ONLY, as monerod's v6_only(true): IPv4 clients
@@ -32,7 +31,7 @@ func (n *Node) listen() error {
 	ln6, err6 := net.Listen("tcp6", n.cfg.ListenAddrIPv6)
 	if err6 != nil {
 		n.log.Error("failed to bind IPv6", "addr", n.cfg.ListenAddrIPv6, "err", err6)
-		if err4 != nil || n.cfg.ListenAddr == "" {
+		if err4 != nil || n.ln == nil {
 			return fmt.Errorf("p2p: failed to bind IPv4 and IPv6: %w", errors.Join(err4, err6))
 		}
 		return nil
