@@ -123,18 +123,18 @@ func TestIPv6SyncFromMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	bin := buildGonerod(t)
-	mP6, gP6 := freePort(t), freePort(t)
+	mP6, gP6, mR, gR := freePort(t), freePort(t), freePort(t), freePort(t)
 	bans := filepath.Join(t.TempDir(), "bans.txt")
 	if err := os.WriteFile(bans, []byte("127.0.0.5 # refused on RPC\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--p2p-use-ipv6", "--p2p-bind-ipv6-address", "::1",
 		"--p2p-bind-port-ipv6", strconv.Itoa(mP6), "--rpc-use-ipv6", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(freePort(t)),
-		"--ban-list", bans)
+		"--ban-list", bans, "--rpc-restricted-bind-port", strconv.Itoa(mR))
 	want := monerodInfo(t, m)
 	g := startGonerod(t, bin, t.TempDir(), "--p2p-use-ipv6", "--p2p-bind-ipv6-address", "::1",
 		"--p2p-bind-port-ipv6", strconv.Itoa(gP6), "--rpc-use-ipv6", "--add-exclusive-node", "[::1]:"+strconv.Itoa(mP6),
-		"--ban-list", bans)
+		"--ban-list", bans, "--rpc-restricted-bind-port", strconv.Itoa(gR))
 	for who, port := range map[string]int{"gonerod": g.rpcPort, "monerod": m.RPCPort} {
 		addr := "127.0.0.1:" + strconv.Itoa(port)
 		if err := getFrom("127.0.0.5", addr); err == nil {
@@ -153,6 +153,14 @@ func TestIPv6SyncFromMonerod(t *testing.T) {
 	v6Call(t, m.RPCPort, "get_info", &mv6) // monerod's IPv6 RPC, the reference of the form
 	if mv6.TopHash != want.TopHash {
 		t.Fatalf("monerod over IPv6 RPC: %+v", mv6)
+	}
+	// The restricted listeners answer on [::1] too (--rpc-restricted-bind-ipv6-address ::1).
+	for who, port := range map[string]int{"gonerod": gR, "monerod": mR} {
+		var info nodeInfo
+		v6Call(t, port, "get_info", &info)
+		if info.TopHash != want.TopHash {
+			t.Errorf("%s's restricted listener over IPv6: %+v", who, info)
+		}
 	}
 	sameV6Peer(t, g.rpcPort, m.RPCPort)
 	gs, ms := syncInfoPeer(t, g.rpcPort), syncInfoPeer(t, m.RPCPort)
