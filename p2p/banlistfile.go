@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/netip"
 	"os"
+	"sync/atomic"
 	"time"
 
 	"github.com/gonero/gonero/peerinfo"
@@ -34,6 +35,51 @@ type BanListStats struct {
 	Reloads       uint64 // times the file was applied again after a change
 	ReloadErrors  uint64 // changed versions that could not be read or parsed
 	DroppedByList uint64 // connections dropped because a reload banned them
+}
+
+// banLists is the node's state of the ban-list file and the DNS
+// blocklist.
+type banLists struct {
+	// banStats count the ban-list file's reloads; banListSeen is the file
+	// as first read.
+	banStats struct {
+		entries                        atomic.Int64
+		reloads, reloadErrors, dropped atomic.Uint64
+	}
+	banListSeen os.FileInfo
+	// dnsBlock counts the DNS blocklist's updates (dnsblocklist.go).
+	dnsBlock dnsBlockStats
+}
+
+// loadBanList reads --ban-list at New: an error there stops the node.
+func (n *Node) loadBanList() error {
+	if n.cfg.BanListFile == "" {
+		return nil
+	}
+	list, fi, err := readBanList(n.cfg.BanListFile)
+	if err != nil {
+		return err
+	}
+	n.banListSeen = fi
+	n.applyBanList(list)
+	n.banStats.entries.Store(int64(len(list)))
+	if n.cfg.BanListPoll <= 0 {
+		n.cfg.BanListPoll = DefaultBanListPoll
+	}
+	return nil
+}
+
+// startBanLists starts watching the ban-list file (offline too: its bans
+// refuse RPC clients) and, online, the DNS blocklist's updates.
+func (n *Node) startBanLists(offline bool) {
+	if n.cfg.BanListFile != "" {
+		n.wg.Add(1)
+		go n.watchBanList(n.banListSeen)
+	}
+	if !offline && n.cfg.DNSBlocklist && n.cfg.TXT != nil {
+		n.wg.Add(1)
+		go n.dnsBlocklistLoop()
+	}
 }
 
 // readBanList reads and parses the ban-list file. A missing file is

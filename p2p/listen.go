@@ -40,3 +40,11 @@ func (n *Node) listen() error {
 	n.log.Info("P2P bound (IPv6)", "addr", ln6.Addr().String())
 	return nil
 }
+
+// AddrIPv6 is the bound IPv6 listening address (nil when none).
+func (n *Node) AddrIPv6() net.Addr {
+	if n.ln6 == nil {
+		return nil
+	}
+	return n.ln6.Addr()
+}

@@ -17,7 +17,6 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"runtime"
 	"strconv"
 	"sync"
@@ -167,16 +166,9 @@ type Node struct {
 	queue *blockQueue
 	// prep feeds downloaded blocks to the verifying workers.
 	prep chan prepJob
-	// banStats count the ban-list file's reloads (banlistfile.go);
-	// banListSeen is the file as first read.
-	banStats struct {
-		entries                        atomic.Int64
-		reloads, reloadErrors, dropped atomic.Uint64
-	}
-	banListSeen os.FileInfo
-	// dnsBlock counts the DNS blocklist's updates (dnsblocklist.go).
-	dnsBlock dnsBlockStats
-	// listeners are the listening sockets: IPv4 (ln) and IPv6 (ln6).
+	// banLists: the ban-list file and the DNS blocklist (banlistfile.go).
+	banLists
+	// ln6 is the IPv6 listener (listen.go).
 	ln6 net.Listener
 }
 
@@ -263,17 +255,8 @@ func New(cfg Config) (*Node, error) {
 		n.peers.addWhite(portable.PeerlistEntry{Address: netAddress(ap), ID: binary.LittleEndian.Uint64(b[:])}, time.Time{})
 	}
 	// The ban list comes after the peer lists, whose entries it evicts.
-	if cfg.BanListFile != "" {
-		list, fi, err := readBanList(cfg.BanListFile)
-		if err != nil {
-			return nil, err
-		}
-		n.banListSeen = fi
-		n.applyBanList(list)
-		n.banStats.entries.Store(int64(len(list)))
-		if n.cfg.BanListPoll <= 0 {
-			n.cfg.BanListPoll = DefaultBanListPoll
-		}
+	if err := n.loadBanList(); err != nil {
+		return nil, err
 	}
 	return n, nil
 }
@@ -299,11 +282,7 @@ func netAddress(ap netip.AddrPort) portable.NetAddress {
 // Start listens and starts dialling; it returns once the listener is bound.
 func (n *Node) Start() error {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
-	// The ban list also bans RPC clients, offline too.
-	if n.cfg.BanListFile != "" {
-		n.wg.Add(1)
-		go n.watchBanList(n.banListSeen)
-	}
+	n.startBanLists(n.cfg.Offline)
 	if n.cfg.Offline {
 		return nil
 	}
@@ -315,10 +294,6 @@ func (n *Node) Start() error {
 			n.wg.Add(1)
 			go n.acceptLoop(ln)
 		}
-	}
-	if n.cfg.DNSBlocklist && n.cfg.TXT != nil {
-		n.wg.Add(1)
-		go n.dnsBlocklistLoop()
 	}
 	n.wg.Add(4)
 	go n.connectLoop()
@@ -335,14 +310,6 @@ func (n *Node) Addr() net.Addr {
 		return n.AddrIPv6()
 	}
 	return n.ln.Addr()
-}
-
-// AddrIPv6 is the bound IPv6 listening address (nil when none).
-func (n *Node) AddrIPv6() net.Addr {
-	if n.ln6 == nil {
-		return nil
-	}
-	return n.ln6.Addr()
 }
 
 // PeerID is this run's peer id.
