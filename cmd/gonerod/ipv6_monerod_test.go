@@ -192,7 +192,7 @@ func TestMonerodSyncsFromGonerodOverIPv6(t *testing.T) {
 	// monerod takes ~20 blocks per 2 s here (its own pace, the same over
 	// IPv4: TestMonerodSyncsFromGonero in p2p syncs the whole chain), so
 	// the test waits for the first 40 blocks past genesis and
-	// compares their ids: they came over ::1.
+	// compares the last one's id: they came over ::1.
 	const synced = 41
 	start := time.Now()
 	waitFor(t, 80*time.Second, "monerod to sync 40 blocks from gonerod over ::1", func() bool {
