@@ -54,6 +54,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,6 +160,14 @@ type Config struct {
 	Logger                                                    *slog.Logger // nil: slog.Default()
 	// TLS is --rpc-ssl and its certificates (tls.go); nil: plain HTTP.
 	TLS *TLS
+	// AddrIPv6, when set, is an IPv6 address to listen on too
+	// (--rpc-use-ipv6); IgnoreIPv4 lets the server run on it alone when
+	// Addr cannot be bound (--rpc-ignore-ipv4). Allow, when set, is asked
+	// of every connection's client first: false closes it at once
+	// (monerod's connection filter, is_remote_host_allowed). See bind.go.
+	AddrIPv6   string
+	IgnoreIPv4 bool
+	Allow      func(netip.Addr) bool
 }
 
 // Login is the user name and password of HTTP digest authentication.
@@ -188,6 +197,9 @@ type Server struct {
 	closing  atomic.Bool   // Shutdown was called
 	shutDone chan struct{} // closed when Shutdown returns
 	doneOnce sync.Once
+
+	// filterRefused counts the connections Config.Allow refused.
+	filterRefused atomic.Uint64
 }
 
 // errServerClosed is Listen's answer after Shutdown.
@@ -310,7 +322,7 @@ func (s *Server) Listen() error {
 	if s.ln != nil {
 		return errors.New("httpd: already listening")
 	}
-	inner, err := net.Listen("tcp", s.cfg.Addr)
+	inner, err := s.bind()
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,15 @@ type Config struct {
 	Pool *txpool.Pool
 	// ListenAddr is host:port for incoming connections ("" = none).
 	ListenAddr string
+	// UseIPv6 is --p2p-use-ipv6: IPv6 peers are dialled (monerod's
+	// connect resolves IPv4 only without it) and ListenAddrIPv6, if set,
+	// is listened on too (an IPv6-only socket); IgnoreIPv4
+	// (--p2p-ignore-ipv4) lets the node run when ListenAddr cannot be
+	// bound but ListenAddrIPv6 can. As monerod: an IPv6 bind failure is
+	// logged, and fatal only when the IPv4 one failed too.
+	UseIPv6        bool
+	ListenAddrIPv6 string
+	IgnoreIPv4     bool
 	// MyPort is the port advertised in handshakes (my_port); 0 = "do not
 	// connect back" (--hide-my-port). Usually the listening port.
 	MyPort uint32
@@ -88,6 +97,15 @@ type Config struct {
 	BlockSyncSize int
 	// Progress, if not nil, hears every span the writer added.
 	Progress func(SyncProgress)
+	// BanListFile is --ban-list ("" = none): read at New (an error there
+	// fails New) and watched every BanListPoll (DefaultBanListPoll).
+	BanListFile string
+	BanListPoll time.Duration
+	// DNSBlocklist is --enable-dns-blocklist: TXT looks up the blocklist
+	// names (dnsblocklist.go). The caller enables it on mainnet only, as
+	// monerod does.
+	DNSBlocklist bool
+	TXT          TXTLookup
 
 	// beforeHandle, if not nil, sees every message a connection is about
 	// to handle: tests make a handler panic with it.
@@ -148,6 +166,10 @@ type Node struct {
 	queue *blockQueue
 	// prep feeds downloaded blocks to the verifying workers.
 	prep chan prepJob
+	// banLists: the ban-list file and the DNS blocklist (banlistfile.go).
+	banLists
+	// ln6 is the IPv6 listener (listen.go).
+	ln6 net.Listener
 }
 
 // New prepares a node; Start runs it.
@@ -232,6 +254,10 @@ func New(cfg Config) (*Node, error) {
 		_, _ = rand.Read(b[:])
 		n.peers.addWhite(portable.PeerlistEntry{Address: netAddress(ap), ID: binary.LittleEndian.Uint64(b[:])}, time.Time{})
 	}
+	// The ban list comes after the peer lists, whose entries it evicts.
+	if err := n.loadBanList(); err != nil {
+		return nil, err
+	}
 	return n, nil
 }
 
@@ -256,17 +282,18 @@ func netAddress(ap netip.AddrPort) portable.NetAddress {
 // Start listens and starts dialling; it returns once the listener is bound.
 func (n *Node) Start() error {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
+	n.startBanLists(n.cfg.Offline)
 	if n.cfg.Offline {
 		return nil
 	}
-	if n.cfg.ListenAddr != "" {
-		ln, err := net.Listen("tcp", n.cfg.ListenAddr)
-		if err != nil {
-			return fmt.Errorf("p2p: listen: %w", err)
+	if err := n.listen(); err != nil {
+		return err
+	}
+	for _, ln := range []net.Listener{n.ln, n.ln6} {
+		if ln != nil {
+			n.wg.Add(1)
+			go n.acceptLoop(ln)
 		}
-		n.ln = ln
-		n.wg.Add(1)
-		go n.acceptLoop()
 	}
 	n.wg.Add(4)
 	go n.connectLoop()
@@ -276,10 +303,11 @@ func (n *Node) Start() error {
 	return nil
 }
 
-// Addr is the bound listening address (nil when not listening).
+// Addr is the bound listening address (nil when not listening); with
+// IPv6 alone, the IPv6 one.
 func (n *Node) Addr() net.Addr {
 	if n.ln == nil {
-		return nil
+		return n.AddrIPv6()
 	}
 	return n.ln.Addr()
 }
@@ -292,8 +320,10 @@ func (n *Node) Close() error {
 	if n.cancel != nil {
 		n.cancel()
 	}
-	if n.ln != nil {
-		_ = n.ln.Close()
+	for _, ln := range []net.Listener{n.ln, n.ln6} {
+		if ln != nil {
+			_ = ln.Close()
+		}
 	}
 	n.mu.Lock()
 	n.closing = true
@@ -307,10 +337,10 @@ func (n *Node) Close() error {
 
 func (n *Node) now() time.Time { return time.Now() }
 
-func (n *Node) acceptLoop() {
+func (n *Node) acceptLoop(ln net.Listener) {
 	defer n.wg.Done()
 	for {
-		nc, err := n.ln.Accept()
+		nc, err := ln.Accept()
 		if err != nil {
 			if n.ctx.Err() != nil {
 				return
@@ -563,7 +593,8 @@ func (n *Node) makeConnections() {
 	}
 	skip := func(e portable.PeerlistEntry) bool {
 		return e.ID == n.peerID || peers[peerHost{e.ID, e.Address.IP.Unmap()}] ||
-			connected[e.Address.String()] || n.bans.banned(e.Address.IP, n.now())
+			connected[e.Address.String()] || n.bans.banned(e.Address.IP, n.now()) ||
+			!n.cfg.UseIPv6 && e.Address.IP.Unmap().Is6() // monerod connects over IPv4 only without --p2p-use-ipv6
 	}
 	dialled := 0
 	for _, e := range n.peers.candidates(int(n.maxOut.Load())-out, n.now(), subnets, skip) {
@@ -597,7 +628,7 @@ const (
 // dial connects to addr and handshakes, in the background.
 func (n *Node) dial(addr string) {
 	ap, err := parseAddr(addr)
-	if err != nil || n.bans.banned(ap.Addr().Unmap(), n.now()) {
+	if err != nil || n.bans.banned(ap.Addr().Unmap(), n.now()) || !n.cfg.UseIPv6 && ap.Addr().Unmap().Is6() {
 		return
 	}
 	n.mu.Lock()

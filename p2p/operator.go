@@ -127,7 +127,10 @@ func banHost(p netip.Prefix) string {
 // Ban implements rpc.Peers. A host's (or subnet's) connections are closed
 // and its peer-list entries dropped, as monerod's block_host and
 // block_subnet do.
-func (n *Node) Ban(p netip.Prefix, until time.Time) {
+func (n *Node) Ban(p netip.Prefix, until time.Time) { n.ban(p, until) }
+
+// ban is Ban, returning the number of connections it dropped.
+func (n *Node) ban(p netip.Prefix, until time.Time) (dropped int) {
 	p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()).Masked()
 	host := p.IsSingleIP()
 	if host {
@@ -143,6 +146,7 @@ func (n *Node) Ban(p netip.Prefix, until time.Time) {
 	for _, c := range n.connections() {
 		if p.Contains(c.addr.IP.Unmap()) {
 			n.dropConn(c, ErrClosed)
+			dropped++
 		}
 	}
 	n.peers.mu.Lock()
@@ -155,6 +159,7 @@ func (n *Node) Ban(p netip.Prefix, until time.Time) {
 		}
 	}
 	n.peers.mu.Unlock()
+	return dropped
 }
 
 // Unban implements rpc.Peers.

@@ -488,8 +488,7 @@ func (p *peerList) save() error {
 
 // banList counts fails per host and bans a host that reached
 // failsBeforeBan (docs/p2p-levin.md §6.2): for banDuration it is neither accepted nor
-// dialled. IPv6 hosts count per /64 (one subscriber's allocation, as recent
-// monerod groups them). Fails older than failForget are forgotten, and both
+// dialled. Fails older than failForget are forgotten, and both
 // maps stay bounded however many addresses misbehave.
 type banList struct {
 	mu    sync.Mutex
@@ -497,6 +496,9 @@ type banList struct {
 	until map[netip.Prefix]time.Time
 	// subnets are the IPv4 subnets an operator banned (set_bans).
 	subnets map[netip.Prefix]time.Time
+	// listed are the bans the ban-list file put in place (banlistfile.go),
+	// so that a reload lifts those its new version leaves out.
+	listed map[netip.Prefix]bool
 }
 
 type failCount struct {
@@ -510,15 +512,15 @@ const (
 )
 
 func newBanList() *banList {
-	return &banList{fails: map[netip.Prefix]failCount{}, until: map[netip.Prefix]time.Time{}, subnets: map[netip.Prefix]time.Time{}}
+	return &banList{fails: map[netip.Prefix]failCount{}, until: map[netip.Prefix]time.Time{}, subnets: map[netip.Prefix]time.Time{},
+		listed: map[netip.Prefix]bool{}}
 }
 
+// banKey is what a host's fails and ban are kept under: the address
+// itself, IPv6 too (monerod keys both by host_str; only the connection
+// limits group an IPv6 /64).
 func banKey(ip netip.Addr) netip.Prefix {
 	ip = ip.Unmap()
-	if ip.Is6() {
-		p, _ := ip.Prefix(64)
-		return p
-	}
 	return netip.PrefixFrom(ip, ip.BitLen())
 }
 

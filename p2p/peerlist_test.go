@@ -258,19 +258,25 @@ func TestConfiguredAddressesNormalised(t *testing.T) {
 	}
 }
 
-// IPv6 hosts count per /64; fails are forgotten after an hour; the maps
-// stay bounded under many misbehaving addresses.
+// IPv6 hosts count per address, as monerod keys them (host_str); fails
+// are forgotten after an hour; the maps stay bounded under many
+// misbehaving addresses.
 func TestBanListGrouping(t *testing.T) {
 	b := newBanList()
 	now := time.Unix(1_800_000_000, 0)
 	for i := 0; i < failsBeforeBan-1; i++ {
-		b.fail(netip.MustParseAddr("2001:db8:1:2::"+strconv.Itoa(i+1)), 1, now)
+		if b.fail(netip.MustParseAddr("2001:db8:1:2::"+strconv.Itoa(i+1)), 1, now) {
+			t.Fatal("one fail each from addresses of one /64 banned one")
+		}
 	}
-	if !b.fail(netip.MustParseAddr("2001:db8:1:2:ffff::1"), 1, now) || !b.banned(netip.MustParseAddr("2001:db8:1:2::99"), now) {
-		t.Fatal("ten fails from one /64 did not ban it")
+	for i := 0; i < failsBeforeBan-1; i++ {
+		b.fail(netip.MustParseAddr("2001:db8:1:2::99"), 1, now)
 	}
-	if b.banned(netip.MustParseAddr("2001:db8:1:3::1"), now) {
-		t.Fatal("the neighbouring /64 is banned too")
+	if !b.fail(netip.MustParseAddr("2001:db8:1:2::99"), 1, now) || !b.banned(netip.MustParseAddr("2001:db8:1:2::99"), now) {
+		t.Fatal("ten fails from one IPv6 address did not ban it")
+	}
+	if b.banned(netip.MustParseAddr("2001:db8:1:2::98"), now) {
+		t.Fatal("a neighbour in the same /64 is banned too")
 	}
 	ip := netip.MustParseAddr("7.7.7.7")
 	for i := 0; i < failsBeforeBan-1; i++ {

@@ -65,3 +65,17 @@ type SyncSpan struct {
 	ConnectionID, RemoteAddress     string
 	Rate, Speed                     uint32
 }
+
+// BanStats are the P2P node's ban figures (metrics): bans in force, and
+// the ban-list file's and DNS blocklist's work.
+type BanStats struct {
+	Hosts, Subnets int // bans in force now
+	// The --ban-list file: entries now, reloads after a change, changed
+	// versions refused (unreadable, a bad line), connections a reload
+	// dropped.
+	ListEntries                                int
+	ListReloads, ListReloadErrors, ListDropped uint64
+	// The DNS blocklist: updates applied, updates without an agreeing
+	// majority.
+	DNSUpdates, DNSFailures uint64
+}

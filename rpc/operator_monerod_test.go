@@ -237,13 +237,17 @@ func TestOperatorEndpointsMatchMonerod(t *testing.T) {
 	call("set_bans", `{"bans":[1,2]}`)
 	call("set_bans", `{"bans":[{"host":"5.6.7.8","ban":false}]}`)
 	// Neither host nor ip: refused since 0.18.4, after the entries
-	// before it; a bare IPv6 host is one since 0.18.4 (unbanned here;
-	// banned, monerod lists the address where gonero lists its /64).
+	// before it; a bare IPv6 host is one since 0.18.4, banned (and
+	// listed) as the single address.
 	call("set_bans", `{"bans":[{"ban":true,"seconds":10}]}`)
 	call("set_bans", `{"bans":[{"host":"","ip":0,"ban":false}]}`)
 	call("set_bans", `{"bans":[{"host":"5.6.7.9","ban":true,"seconds":100},{"ban":true,"seconds":10},{"host":"5.6.7.10","ban":true,"seconds":100}]}`)
 	call("get_bans", `{}`, "seconds") // the remaining seconds may have ticked apart
-	call("set_bans", `{"bans":[{"host":"5.6.7.9","ban":false},{"host":"2001:db8::2","ban":false}]}`)
+	call("set_bans", `{"bans":[{"host":"2001:db8::2","ban":true,"seconds":100},{"host":"[2001:db8::3]:18080","ban":true,"seconds":100}]}`)
+	call("get_bans", `{}`, "seconds")
+	call("banned", `{"address":"2001:db8::3"}`, "seconds")
+	call("banned", `{"address":"2001:db8::4"}`)
+	call("set_bans", `{"bans":[{"host":"5.6.7.9","ban":false},{"host":"2001:db8::2","ban":false},{"host":"2001:db8::3","ban":false}]}`)
 	call("get_bans", `{}`, "seconds")
 
 	// Peer lists.

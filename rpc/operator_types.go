@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math"
 	"net/netip"
-	"strconv"
 	"strings"
 
 	"github.com/gonero/gonero/epeejson"
@@ -142,61 +141,11 @@ func ipv4ToEpee(a netip.Addr) uint32 {
 // "a.b.c.d/n" with n at most 32. monerod reads the address with inet_addr,
 // which also takes shortened and hexadecimal forms; gonero takes the
 // dotted quad only.
-func parseSubnet(s string) (netip.Prefix, bool) {
-	addr, mask, ok := strings.Cut(s, "/")
-	if !ok {
-		return netip.Prefix{}, false
-	}
-	bits, err := strconv.ParseUint(mask, 10, 16)
-	if err != nil || bits > 32 {
-		return netip.Prefix{}, false
-	}
-	a, err := netip.ParseAddr(addr)
-	if err != nil || !a.Is4() {
-		return netip.Prefix{}, false
-	}
-	return netip.PrefixFrom(a, int(bits)), true
-}
+func parseSubnet(s string) (netip.Prefix, bool) { return peerinfo.ParseIPv4Subnet(s) }
 
-// parseHost is net::get_network_address(host, 0) for the address kinds a
-// ban applies to: an IPv4 address, or an IPv6 one in brackets, optionally
-// with a port ("1.2.3.4:18080", "[2001:db8::1]:18080"), or a bare IPv6
-// address (two colons or more, no port; since 0.18.4; 0.18.0 cut it at its
-// last colon). monerod also reads the IPv4 forms inet_addr takes ("1.2.3",
-// "0x7f.1") and Tor and I2P addresses, which gonero does not connect to;
-// here they are not hosts.
-func parseHost(s string) (netip.Addr, bool) {
-	var host, port string
-	if strings.IndexByte(s, ']') >= 0 {
-		if j := strings.LastIndexByte(s, ']'); j >= 1 {
-			host = s[1:j]
-		} else {
-			host = s[1:]
-		}
-		if len(host)+2 < len(s) {
-			port = s[strings.LastIndexByte(s, ':')+1:]
-		}
-	} else if strings.Count(s, ":") >= 2 {
-		host = s
-	} else if k := strings.LastIndexByte(s, ':'); k >= 0 {
-		host, port = s[:k], s[k+1:]
-	} else {
-		host = s
-	}
-	if host == "" {
-		return netip.Addr{}, false
-	}
-	if port != "" {
-		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-			return netip.Addr{}, false
-		}
-	}
-	a, err := netip.ParseAddr(host)
-	if err != nil || a.Zone() != "" {
-		return netip.Addr{}, false
-	}
-	return a, true
-}
+// parseHost is peerinfo.ParseHost: net::get_network_address(host, 0) for
+// the address kinds a ban applies to.
+func parseHost(s string) (netip.Addr, bool) { return peerinfo.ParseHost(s) }
 
 // writePeer writes one get_peer_list entry (struct peer): rpc_port,
 // rpc_credits_per_hash and pruning_seed are KV_SERIALIZE_OPT, which epee

@@ -72,6 +72,9 @@ type Config struct {
 	// Pruner, if not nil, prunes the node's store for prune_blockchain;
 	// nil: a store that cannot be pruned (see pruneBlockchain).
 	Pruner Pruner
+	// DisableRPCBan is --disable-rpc-ban: failed requests never ban their
+	// client (hostfail.go).
+	DisableRPCBan bool
 }
 
 // Pruner is the node's store as prune_blockchain needs it (chaindb.DB
@@ -116,6 +119,7 @@ type Server struct {
 	ops          operatorState
 	wsync        walletSync  // walletsync.go
 	answers      answerCache // fastpath.go
+	hostFails    hostFails   // hostfail.go
 	heightAnswer atomic.Pointer[heightAnswer]
 	timers       *endpointTimers // nil: not instrumented
 }
@@ -135,6 +139,7 @@ func New(cfg Config) (*Server, error) {
 		chain: cfg.Chain, store: cfg.Chain.Store(), network: cfg.Chain.Network(), peers: cfg.Peers,
 		version: cfg.Version, started: time.Now(), disk: diskFacts{dir: cfg.DataDir}, log: cfg.Logger,
 	}
+	s.hostFails.disabled = cfg.DisableRPCBan
 	s.miningCtx, s.stopMining = context.WithCancel(context.Background())
 	if cfg.Instrument != nil {
 		s.timers = newEndpointTimers(cfg.Instrument)

@@ -269,6 +269,9 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 			return internalError()
 		}
 	}
+	if status == statusFailed {
+		s.rpcHostFail(req)
+	}
 	// Fields in epee's (sorted) order; empty arrays are left out, as epee
 	// leaves them out.
 	n := 7
@@ -461,6 +464,9 @@ func (s *Server) serveGetHashes(req *httpd.Request) httpd.Response {
 		return nil
 	}); err != nil {
 		return internalError()
+	}
+	if status == statusFailed {
+		s.rpcHostFail(req)
 	}
 	n := 6
 	if len(ids) > 0 {

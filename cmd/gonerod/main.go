@@ -58,6 +58,8 @@ type options struct {
 	rpcResponseSoftLimit          int64
 	// --rpc-ssl and its certificates (tls.go).
 	tls tlsOptions
+	// IPv6 listeners and --disable-rpc-ban (addrflags.go).
+	rpcAddr rpcAddrOptions
 
 	// --metrics-bind-ip/--metrics-bind-port: Prometheus metrics on a
 	// listener of their own (port 0: off).
@@ -254,6 +256,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	o.tls.addFlags(rf)
 	rf.StringVar(&o.metricsBindIP, "metrics-bind-ip", "127.0.0.1", "IP the Prometheus metrics listener binds to")
 	rf.Uint16Var(&o.metricsBindPort, "metrics-bind-port", 0, "serve Prometheus metrics at /metrics on this port (0: no metrics listener)")
+	o.rpcAddr.addFlags(rf)
 	o.p2p.addFlags(rf)
 	o.zmq.addFlags(rf)
 	o.prune.addFlags(rf)

@@ -124,6 +124,9 @@ func launchNode(o *options, stopNode func()) (_ *runningNode, err error) {
 	if main.Addr == "" {
 		main.Addr = net.JoinHostPort(o.rpcBindIP, strconv.Itoa(int(n.net.RPCPort())))
 	}
+	if err := o.rpcAddr.apply(&main, restricted, o.confirmExternalBind); err != nil {
+		return nil, err
+	}
 	// The verified transaction pool: sendrawtransaction and peers add to
 	// it, the miner takes from it, and it follows the chain.
 	pool := txpool.NewForChain(n.chain, txpool.Options{Store: n.db, Observer: txObserver})
@@ -170,11 +173,16 @@ func launchNode(o *options, stopNode func()) (_ *runningNode, err error) {
 		}
 		return nil
 	})
+	// Banned hosts are refused on RPC too (monerod's connection filter).
+	main.Allow = peers.RemoteHostAllowed
+	if restricted != nil {
+		restricted.Allow = peers.RemoteHostAllowed
+	}
 	rpcCfg := rpc.Config{
 		Chain: n.chain, Peers: peers, Pool: pool, DataDir: o.dataDir, Version: "gonero-" + Version, Logger: log,
 		LogLevel: logLevel, Main: main, Restricted: restricted, Miner: mnr,
 		Stop:   func() { log.Info("stop requested over RPC"); stopNode() },
-		Pruner: storePruner{n.db},
+		Pruner: storePruner{n.db}, DisableRPCBan: o.rpcAddr.disableRPCBan,
 	}
 	if mtr != nil {
 		rpcCfg.Instrument = mtr.Endpoint

@@ -39,6 +39,8 @@ type p2pOptions struct {
 	// but maps no port; neither does gonerod.
 	noIGD bool
 	igd   string
+	// IPv6, the ban list and the DNS blocklist (addrflags.go).
+	addr p2pAddrOptions
 }
 
 func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
@@ -60,6 +62,7 @@ func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
 	f.Uint64Var(&o.blockDownloadMaxSize, "block-download-max-size", 0, "pause downloading while this many bytes of blocks wait to be added (0: 100 MB)")
 	f.BoolVar(&o.noIGD, "no-igd", false, "disable UPnP port mapping (accepted as monerod's: gonerod maps no port)")
 	f.StringVar(&o.igd, "igd", "disabled", "UPnP port mapping: disabled (as monerod 0.18.4+, gonerod maps no port)")
+	o.addr.addFlags(f)
 }
 
 // p2pConfigHook, when a test sets it, sees the P2P configuration before
@@ -117,6 +120,9 @@ func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.
 		BlockSyncSize:        max(o.blockSyncSize, 0),
 		BlockDownloadMaxSize: int(min(o.blockDownloadMaxSize, 1<<40)),
 		Progress:             newSyncProgress(log).added,
+	}
+	if err := o.addr.apply(&cfg, network, log); err != nil {
+		return nil, err
 	}
 	if p2pConfigHook != nil {
 		p2pConfigHook(&cfg)
