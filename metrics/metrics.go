@@ -143,6 +143,9 @@ func (m *Metrics) Watch(src Sources) {
 				Help: "Blocks received from peers (synced or announced) that the chain stored; rate() is the sync rate."},
 				func() float64 { return float64(sc.BlocksFromPeers()) }))
 		}
+		if rc, ok := p.(P2PRefusals); ok {
+			m.reg.MustRegister(newP2PRefusalsCollector(rc))
+		}
 		if pc, ok := p.(PanicCounter); ok {
 			m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gonero_p2p_panics_total",
 				Help: "Panics recovered while handling a peer's messages; each dropped its peer. Any is a bug."},
