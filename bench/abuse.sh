@@ -10,7 +10,7 @@
 # Usage: bench/abuse.sh [-d SECONDS] [--attacks a,b] [--nodes gonerod,monerod] [--out FILE]
 #   -d SECONDS     length of each attack (default 15; about 10 minutes for everything)
 #   --attacks LIST some of: none (baseline), rpc-conn-flood, rpc-slowloris, rpc-expensive, rpc-malformed,
-#                  p2p-conn-flood, p2p-garbage, sync-during-flood (default: all)
+#                  p2p-conn-flood, p2p-garbage, sync-alone, sync-during-flood (default: all)
 #   --nodes LIST   gonerod,monerod (default both)
 #   --out FILE     also write the table to FILE
 #
@@ -25,7 +25,7 @@
 # from 0, get_outs of 4000 indices, /getblocks_by_height.bin of 1000 heights, getblockheadersrange of 1000,
 # get_transactions of 100 decoded, get_output_histogram); malformed bodies and garbage heads; a P2P connection
 # flood; a P2P garbage flood (random bytes, a 100 MB levin announce); a fresh gonerod syncing the chain from
-# the attacked node during P2P-connection and expensive-request floods (time to sync).
+# the attacked node alone (the reference time), then during P2P-connection and expensive-request floods.
 #
 # Network: everything runs inside the loopback-only namespace $GONERO_NETNS; needs root, Go, and monerod
 # 0.18.5.3 (/opt/monero-latest/bin first on the PATH). Every loop is bounded in time; every process started

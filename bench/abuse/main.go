@@ -733,7 +733,12 @@ func p2pGarbage(ctx context.Context, n *node, _ *facts) string {
 
 // syncDuringFlood starts a fresh gonerod syncing from n over P2P while a
 // P2P connection flood and an expensive-request flood run.
-func syncDuringFlood(ctx context.Context, n *node, f *facts) string {
+func syncDuringFlood(ctx context.Context, n *node, f *facts) string { return syncFrom(ctx, n, f, true) }
+
+// syncAlone is the same sync without a flood, for comparison.
+func syncAlone(ctx context.Context, n *node, f *facts) string { return syncFrom(ctx, n, f, false) }
+
+func syncFrom(ctx context.Context, n *node, f *facts, flood bool) string {
 	dir, err := os.MkdirTemp("", "gonero-abuse-syncer-")
 	if err != nil {
 		return "syncer: " + err.Error()
@@ -748,9 +753,11 @@ func syncDuringFlood(ctx context.Context, n *node, f *facts) string {
 	floodCtx, stopFlood := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var p2pLoad, rpcLoad string
-	wg.Add(2)
-	go func() { defer wg.Done(); p2pLoad = connFlood(p2pPort, 2)(floodCtx, n, f) }()
-	go func() { defer wg.Done(); rpcLoad = requestFlood(1, expensiveRequests)(floodCtx, n, f) }()
+	if flood {
+		wg.Add(2)
+		go func() { defer wg.Done(); p2pLoad = connFlood(p2pPort, 2)(floodCtx, n, f) }()
+		go func() { defer wg.Done(); rpcLoad = requestFlood(1, expensiveRequests)(floodCtx, n, f) }()
+	}
 	defer func() { stopFlood(); wg.Wait() }()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
@@ -784,6 +791,9 @@ func syncDuringFlood(ctx context.Context, n *node, f *facts) string {
 				took := time.Since(start)
 				stopFlood()
 				wg.Wait()
+				if !flood {
+					return fmt.Sprintf("synced %d blocks in %.1f s", want, took.Seconds())
+				}
 				return fmt.Sprintf("synced %d blocks in %.1f s (%s; %s)", want, took.Seconds(), p2pLoad, strings.TrimPrefix(rpcLoad, "attacker "))
 			}
 		}
@@ -809,6 +819,7 @@ func attacks() []attack {
 		{name: "rpc-malformed", what: "malformed bodies on keep-alive, garbage heads on fresh connections", run: malformedFlood},
 		{name: "p2p-conn-flood", what: "4 P2P connections per address, held until closed, reconnected at once", run: connFlood(p2pPort, 4)},
 		{name: "p2p-garbage", what: "2 P2P connections per address sending garbage or a 100 MB levin announce", run: p2pGarbage},
+		{name: "sync-alone", what: "a fresh gonerod syncs the chain over P2P from the node, no flood (the reference time)", run: syncAlone},
 		{name: "sync-during-flood", what: "a fresh gonerod syncs the chain over P2P during P2P-connection and expensive-request floods", run: syncDuringFlood},
 	}
 }
@@ -877,7 +888,7 @@ func measure(ctx context.Context, a attack, n *node, f *facts) row {
 	}
 	legitDone := make(chan result, 1)
 	go func() { lat, ok := legit(legitCtx, n, f); legitDone <- result{lat, ok} }()
-	if a.name == "sync-during-flood" {
+	if strings.HasPrefix(a.name, "sync-") {
 		// The attack ends when the syncer is done (bounded by 3 minutes).
 		select {
 		case <-attackDone:
