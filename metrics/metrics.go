@@ -146,6 +146,9 @@ func (m *Metrics) Watch(src Sources) {
 		if bc, ok := p.(BanCounter); ok {
 			m.reg.MustRegister(newBanCollector(bc))
 		}
+		if rc, ok := p.(P2PRefusals); ok {
+			m.reg.MustRegister(newP2PRefusalsCollector(rc))
+		}
 		if pc, ok := p.(PanicCounter); ok {
 			m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "gonero_p2p_panics_total",
 				Help: "Panics recovered while handling a peer's messages; each dropped its peer. Any is a bug."},

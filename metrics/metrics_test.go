@@ -258,6 +258,12 @@ func (fakePeers) Synchronized() bool                       { return true }
 func (fakePeers) TargetHeight() uint64                     { return 0 }
 func (fakePeers) BlocksFromPeers() uint64                  { return 7 }
 func (fakePeers) HandlerPanics() uint64                    { return 1 }
+func (fakePeers) RefusedConnections() map[string]uint64 {
+	return map[string]uint64{"banned": 0, "in_peers": 4, "per_host": 5, "other": 0}
+}
+func (fakePeers) DroppedPeers() map[string]uint64 {
+	return map[string]uint64{"send_queue_full": 6, "message_too_large": 0, "not_levin": 8}
+}
 
 // Scraped 2,000 times the listener does not grow the heap, serves
 // /metrics only, and hangs up on a client that never finishes its head.
@@ -300,7 +306,8 @@ func TestScrapeLoop(t *testing.T) {
 	}
 	body := scrape()
 	for _, want := range []string{`gonero_peers{direction="in"} 2`, `gonero_peers{direction="out"} 3`, "gonero_synchronized 1",
-		"gonero_blocks_synced_total 7", "gonero_p2p_panics_total 1", `gonero_rpc_requests_total{method="/get_height"} 1`, "go_goroutines", "process_resident_memory_bytes",
+		"gonero_blocks_synced_total 7", "gonero_p2p_panics_total 1", `gonero_p2p_connections_refused_total{reason="in_peers"} 4`,
+		`gonero_p2p_connections_refused_total{reason="banned"} 0`, `gonero_p2p_peers_dropped_total{reason="not_levin"} 8`, `gonero_rpc_requests_total{method="/get_height"} 1`, "go_goroutines", "process_resident_memory_bytes",
 		`gonero_build_info{version="test"} 1`, "# HELP gonero_chain_height_blocks"} {
 		if want == "# HELP gonero_chain_height_blocks" {
 			if strings.Contains(body, want) {

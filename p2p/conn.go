@@ -123,7 +123,7 @@ type conn struct {
 
 func newConn(n *Node, nc net.Conn, inbound bool, addr portable.NetAddress) *conn {
 	c := &conn{node: n, nc: nc, inbound: inbound, addr: addr, started: n.now(), done: make(chan struct{}),
-		handshaken: make(chan struct{}), sendq: make(chan []byte, sendQueueMessages)}
+		handshaken: make(chan struct{}), sendq: make(chan []byte, sendQueueMessages+1)}
 	_, _ = rand.Read(c.id[:])
 	limit := levin.MaxPacketSizeBeforeHandshake
 	c.rd = levin.NewReader(bufio.NewReaderSize(countingReader{c}, 64<<10), limit)
@@ -162,12 +162,18 @@ func (r countingReader) Read(p []byte) (int, error) {
 func (c *conn) close(err error) {
 	c.closeOnce.Do(func() {
 		c.closeErr = err
+		if c.node != nil { // nil for connections made by tests
+			c.node.refusals.drop(err)
+		}
 		close(c.done)
 		if c.writing.Load() {
 			// The writer sends what is queued (a last answer, such as
 			// monerod's -1 to an unparsable handshake) and then closes the
-			// socket; unblock the reader meanwhile.
+			// socket; unblock the reader meanwhile, and cut short a write
+			// blocked on a peer that does not read (else the socket and
+			// its queue would stay for writeTimeout after the drop).
 			_ = c.nc.SetReadDeadline(time.Now())
+			_ = c.nc.SetWriteDeadline(time.Now().Add(lingerTimeout))
 		} else {
 			_ = c.nc.Close()
 		}
@@ -194,9 +200,15 @@ const writeTimeout = 2 * time.Minute
 
 // Send-queue bounds: a peer that lets this much pile up unread is dropped
 // rather than holding anyone up (relaying a block never waits for a peer).
+// They are monerod's for a P2P connection (abstract_tcp_server2.h): a
+// message is refused, and the connection terminated, when more than
+// ABSTRACT_SERVER_SEND_QUE_MAX_COUNT messages or more than
+// ABSTRACT_SERVER_SEND_QUE_MAX_BYTES_DEFAULT bytes are queued before it (a
+// soft limit: the message itself is not counted). monerod counts a message
+// over 256 KiB as its 128 KiB chunks; gonero counts messages.
 const (
-	sendQueueMessages = 1024
-	sendQueueBytes    = 256 << 20
+	sendQueueMessages = 1000
+	sendQueueBytes    = 100 << 20
 )
 
 // write queues m for the connection's writer goroutine. It never blocks:
@@ -211,7 +223,7 @@ func (c *conn) write(m levin.Message) error {
 	if c.closed() {
 		return ErrClosed
 	}
-	if c.queued.Add(int64(len(buf))) > sendQueueBytes {
+	if c.queued.Add(int64(len(buf)))-int64(len(buf)) > sendQueueBytes || len(c.sendq) > sendQueueMessages {
 		c.close(errSendQueueFull)
 		return errSendQueueFull
 	}
@@ -259,6 +271,10 @@ func (c *conn) writeLoop() {
 
 func (c *conn) send(buf []byte, deadline time.Time) error {
 	_ = c.nc.SetWriteDeadline(deadline)
+	if linger := time.Now().Add(lingerTimeout); c.closed() && deadline.After(linger) {
+		// close may have set its shorter deadline just before this one.
+		_ = c.nc.SetWriteDeadline(linger)
+	}
 	n, err := c.nc.Write(buf)
 	c.queued.Add(-int64(len(buf)))
 	if n > 0 {

@@ -126,6 +126,11 @@ type Node struct {
 
 	// inbound counts the incoming connections for the limits at accept.
 	inbound inboundCounts
+	// refusals counts refused and dropped connections by reason (refusals.go).
+	refusals refusalCounts
+	// accepted counts the connections accepted, before admitIncoming
+	// decides on them (tests see the accept loop holding one).
+	accepted atomic.Uint64
 
 	mu      sync.Mutex
 	closing bool // set by Close: no new connections
@@ -353,10 +358,12 @@ func (n *Node) acceptLoop(ln net.Listener) {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
+		n.accepted.Add(1)
 		ap, _ := netip.ParseAddrPort(nc.RemoteAddr().String())
 		addr := netAddress(ap)
 		key, reason := n.admitIncoming(ap.Addr())
 		if reason != "" {
+			n.refusals.refuse(reason)
 			n.log.Debug("incoming connection refused", "addr", addr, "why", reason)
 			_ = nc.Close()
 			continue

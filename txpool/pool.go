@@ -84,6 +84,12 @@ type Entry struct {
 	// methods fluff and block). It never goes back to false; OnBroadcast
 	// hears it become true.
 	Broadcasted bool
+	// sortTime is the receive time, in whole seconds, the pool orders
+	// equal payers by (monerod's m_txs_by_fee_and_receive_time key).
+	// monerod re-keys an entry to the moment it becomes public after
+	// arriving (set_relayed); gonero keeps the arrival, as an offline
+	// monerod does (see docs/operations.md, the bounded pool).
+	sortTime int64
 }
 
 // FeePerWeight orders entries for mining.
@@ -240,7 +246,13 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 		Broadcasted: keptByBlock || (opts.Source == SourceP2P && !opts.Stem) || (opts.loading && !opts.DoNotRelay)}
 	p.insert(e)
 	p.changes.trackAdded(id, e.Received.Unix())
-	p.prune()
+	p.expire()
+	// Pruning runs after each transaction added (tx_memory_pool::add_tx),
+	// not while the stored pool is loaded back (tx_memory_pool::init):
+	// a pool over a lowered limit shrinks at the next addition.
+	if !opts.loading {
+		p.prune()
+	}
 	_, kept := p.txs[id]
 	listeners := slices.Clone(p.listeners)
 	p.unlock()
@@ -273,6 +285,7 @@ func (p *Pool) insert(e *Entry) {
 			slog.Warn("txpool: storing a transaction", "tx", e.ID, "err", err)
 		}
 	}
+	e.sortTime = e.Received.Unix()
 	p.txs[e.ID] = e
 	p.weight += e.Weight
 	p.bytes += uint64(len(e.Blob))
@@ -314,9 +327,9 @@ func (p *Pool) unlock() {
 	p.mu.Unlock()
 }
 
-// prune drops expired entries, then, while the pool weighs more than its
-// limit, the entries paying the least per weight (tx_memory_pool::prune).
-func (p *Pool) prune() {
+// expire drops the entries older than their lifetime (monerod's
+// remove_stuck_transactions, which runs on its idle loop).
+func (p *Pool) expire() {
 	now := p.now()
 	for _, e := range p.txs {
 		live := Livetime
@@ -327,17 +340,31 @@ func (p *Pool) prune() {
 			p.remove(e)
 		}
 	}
+}
+
+// prune keeps the pool within its weight limit as tx_memory_pool::prune
+// does: while the pool weighs more than the limit it drops the entries
+// paying the least per weight (among equals the later received, then the
+// greater id), from the worst up. It never drops the best entry (monerod's
+// loop stops at the front of its ordered set), nor one kept by block (it
+// came back from a popped block and is likely to be mined again); whether
+// an entry was relayed does not matter.
+func (p *Pool) prune() {
 	if p.weight <= p.maxWeight {
 		return
 	}
 	entries := p.sorted()
-	for i := len(entries) - 1; i >= 0 && p.weight > p.maxWeight; i-- {
+	for i := len(entries) - 1; i >= 1 && p.weight > p.maxWeight; i-- {
+		if entries[i].KeptByBlock {
+			continue
+		}
 		p.remove(entries[i])
 	}
 }
 
 // sorted returns the entries by fee per weight, best first, older first
-// among equals (monerod's m_txs_by_fee_and_receive_time).
+// among equals (in whole seconds), then by id bytes (monerod's
+// m_txs_by_fee_and_receive_time, whose txCompare this is).
 func (p *Pool) sorted() []*Entry {
 	entries := make([]*Entry, 0, len(p.txs))
 	for _, e := range p.txs {
@@ -347,7 +374,7 @@ func (p *Pool) sorted() []*Entry {
 		if c := cmp.Compare(b.feePerWeight(), a.feePerWeight()); c != 0 {
 			return c
 		}
-		if c := a.Received.Compare(b.Received); c != 0 {
+		if c := cmp.Compare(a.sortTime, b.sortTime); c != 0 {
 			return c
 		}
 		return slices.Compare(a.ID[:], b.ID[:])
@@ -702,6 +729,7 @@ func (p *Pool) Load(records []chaindb.PoolTxRecord) (kept int) {
 		}
 		p.mu.Lock()
 		e.Received = time.Unix(int64(rec.Received), 0)
+		e.sortTime = e.Received.Unix()
 		e.Relayed = true // it was handed on before the restart, or never will be
 		p.unlock()
 		kept++

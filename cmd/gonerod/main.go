@@ -23,6 +23,7 @@ import (
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/randomx"
+	"github.com/gonero/gonero/txpool"
 )
 
 // Version is the node's version string.
@@ -65,6 +66,10 @@ type options struct {
 	// listener of their own (port 0: off).
 	metricsBindIP   string
 	metricsBindPort uint16
+
+	// --max-txpool-weight: the pool's weight limit in bytes (monerod's
+	// flag and default; 0 means the default, as in tx_memory_pool::init).
+	maxTxpoolWeight uint64
 
 	p2p            p2pOptions
 	zmq            zmqOptions
@@ -257,6 +262,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	rf.StringVar(&o.metricsBindIP, "metrics-bind-ip", "127.0.0.1", "IP the Prometheus metrics listener binds to")
 	rf.Uint16Var(&o.metricsBindPort, "metrics-bind-port", 0, "serve Prometheus metrics at /metrics on this port (0: no metrics listener)")
 	o.rpcAddr.addFlags(rf)
+	rf.Uint64Var(&o.maxTxpoolWeight, "max-txpool-weight", txpool.DefaultMaxWeight, "max weight of the transaction pool in bytes; over it, the lowest fee per byte go first")
 	o.p2p.addFlags(rf)
 	o.zmq.addFlags(rf)
 	o.prune.addFlags(rf)

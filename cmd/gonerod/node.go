@@ -129,7 +129,7 @@ func launchNode(o *options, stopNode func()) (_ *runningNode, err error) {
 	}
 	// The verified transaction pool: sendrawtransaction and peers add to
 	// it, the miner takes from it, and it follows the chain.
-	pool := txpool.NewForChain(n.chain, txpool.Options{Store: n.db, Observer: txObserver})
+	pool := txpool.NewForChain(n.chain, txpool.Options{Store: n.db, Observer: txObserver, MaxWeight: o.maxTxpoolWeight})
 	// The pool survives a restart: its stored entries are verified again.
 	var stored []chaindb.PoolTxRecord
 	if err := n.db.View(func(r *chaindb.Reader) error {

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Abuse: a public node under floods. gonerod and monerod 0.18.5.3, both with --restricted-rpc and their
+# default limits, serve the same transaction-heavy regtest chain; each attack runs against each node for a
+# bounded time while a legitimate client on its own address (127.0.0.200) loops get_info, a block header and
+# a small /getblocks.bin. Prints a markdown table: per attack and node the legitimate client's success rate,
+# p50 and p99, the node's peak RSS, the recovery time after the attack (until five requests in a row are
+# answered within 250 ms) and crashes; gonerod's rows are marked against the targets (>= 95 %, p99 <= 250 ms,
+# RSS < 512 MB, recovery <= 2 s, no crash).
+#
+# Usage: bench/abuse.sh [-d SECONDS] [--attacks a,b] [--nodes gonerod,monerod] [--out FILE]
+#   -d SECONDS     length of each attack (default 15; about 10 minutes for everything)
+#   --attacks LIST some of: none (baseline), rpc-conn-flood, rpc-slowloris, rpc-expensive, rpc-malformed,
+#                  p2p-conn-flood, p2p-garbage, sync-alone, sync-during-flood (default: all)
+#   --nodes LIST   gonerod,monerod (default both)
+#   --out FILE     also write the table to FILE
+#
+# Environment: GONEROD=path uses that gonerod binary (default: build ./cmd/gonerod); ABUSE_CHAIN=DIR the
+# heavy chain (default /tmp/gonero-abuse-heavy, built once with monerodlab buildheavy, 2000 transactions,
+# about 15 minutes, and reused); GONERO_NETNS the namespace (default gonero-test); TXS the heavy chain's
+# transaction count when it is built.
+#
+# Attacks (attackers use 127.0.0.10..59, 50 addresses): a reconnecting RPC connection flood (4 per address,
+# held until the node closes them); a reconnecting slowloris (4 per address, a header line a second); a
+# keep-alive flood of expensive requests (2 clients per address: /getblocks.bin from 0, get_output_distribution
+# from 0, get_outs of 4000 indices, /getblocks_by_height.bin of 1000 heights, getblockheadersrange of 1000,
+# get_transactions of 100 decoded, get_output_histogram); malformed bodies and garbage heads; a P2P connection
+# flood; a P2P garbage flood (random bytes, a 100 MB levin announce); a fresh gonerod syncing the chain from
+# the attacked node alone (the reference time), then during P2P-connection and expensive-request floods.
+#
+# Network: everything runs inside the loopback-only namespace $GONERO_NETNS; needs root, Go, and monerod
+# 0.18.5.3 (/opt/monero-latest/bin first on the PATH). Every loop is bounded in time; every process started
+# here is stopped on exit.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+NS=${GONERO_NETNS:-gonero-test}
+CHAIN=${ABUSE_CHAIN:-/tmp/gonero-abuse-heavy}
+duration=15 attacks= nodes=gonerod,monerod out=
+
+die() { echo "abuse.sh: error: $*" >&2; exit 1; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+while (($#)); do
+  case "$1" in
+    -d) duration=${2:?-d needs seconds}; shift 2 ;;
+    --attacks) attacks=${2:?}; shift 2 ;;
+    --nodes) nodes=${2:?}; shift 2 ;;
+    --out) out=${2:?}; shift 2 ;;
+    -h|--help) usage ;;
+    *) echo "abuse.sh: unknown argument: $1" >&2; usage ;;
+  esac
+done
+[[ $duration =~ ^[1-9][0-9]*$ ]] && ((duration <= 600)) || die "-d must be 1..600 seconds"
+
+(($(id -u) == 0)) || die "needs root (network namespace)"
+ip netns list | awk '{print $1}' | grep -qx "$NS" || die "network namespace $NS does not exist (make test creates it)"
+export PATH=/opt/monero-latest/bin:$PATH
+command -v monerod >/dev/null || die "monerod not found (scripts/monero-reference.sh installs 0.18.5.3)"
+monerod --version | grep -q 'v0\.18\.5\.3' || echo "abuse.sh: warning: $(monerod --version | tail -1) is not the reference 0.18.5.3" >&2
+
+bin=$(mktemp -d /tmp/gonero-abuse-bin.XXXXXX)
+trap 'rm -rf "$bin"' EXIT
+(cd "$root" && go build -o "$bin/abuse" ./bench/abuse && go build -o "$bin/monerodlab" ./internal/monerodlab/cmd/monerodlab)
+gonerod=${GONEROD:-}
+if [[ -z $gonerod ]]; then
+  (cd "$root" && go build -o "$bin/gonerod" ./cmd/gonerod)
+  gonerod=$bin/gonerod
+fi
+[[ -x $gonerod ]] || die "GONEROD=$gonerod is not an executable"
+gonerod=$(cd "$(dirname "$gonerod")" && pwd)/$(basename "$gonerod")
+
+if [[ ! -f $CHAIN/blockchain.raw || ! -d $CHAIN/node1 ]]; then
+  echo "abuse.sh: building the heavy chain in $CHAIN (once; about 15 minutes)" >&2
+  rm -rf "$CHAIN.build"
+  GONERO_NETNS=$NS "$bin/monerodlab" buildheavy "$CHAIN.build" "${TXS:-2000}" >&2
+  mv "$CHAIN.build" "$CHAIN"
+fi
+
+args=(-gonerod "$gonerod" -chain "$CHAIN" -d "${duration}s" -nodes "$nodes")
+[[ -n $attacks ]] && args+=(-attacks "$attacks")
+[[ -n $out ]] && args+=(-out "$out")
+# The namespace has loopback alone: no packet of the nodes or the attackers leaves this machine.
+ip netns exec "$NS" "$bin/abuse" "${args[@]}"

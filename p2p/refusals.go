@@ -1,0 +1,76 @@
+package p2p
+
+import (
+	"errors"
+	"sync/atomic"
+
+	"github.com/gonero/gonero/levin"
+)
+
+// ConnectionRefusalReasons label the incoming connections refused at
+// accept (RefusedConnections), in admitIncoming's order: a banned host,
+// --in-peers reached, --max-connections-per-ip reached for the host (or
+// its /64), and any other reason.
+var ConnectionRefusalReasons = []string{"banned", "in_peers", "per_host", "other"}
+
+// PeerDropReasons label the connections dropped for a memory bound
+// (DroppedPeers): the peer let its send queue pass monerod's limits
+// (1000 messages or 100 MiB unread), it announced a message over the
+// levin limit for its state (256 KiB before the handshake, 100 MB
+// after), or it sent bytes that are not levin.
+var PeerDropReasons = []string{"send_queue_full", "message_too_large", "not_levin"}
+
+// refusalCounts counts refusals and drops by reason: lock-free, since
+// the accept loop counts a refusal flood at the rate it arrives.
+type refusalCounts struct {
+	refused [4]atomic.Uint64 // by ConnectionRefusalReasons
+	dropped [3]atomic.Uint64 // by PeerDropReasons
+}
+
+// refuse counts a refusal by admitIncoming's reason text.
+func (r *refusalCounts) refuse(reason string) {
+	i := 3
+	switch reason {
+	case "banned":
+		i = 0
+	case "--in-peers reached":
+		i = 1
+	case "--max-connections-per-ip reached":
+		i = 2
+	}
+	r.refused[i].Add(1)
+}
+
+// drop counts a connection closed for err, if err is a memory bound or
+// garbage.
+func (r *refusalCounts) drop(err error) {
+	switch {
+	case errors.Is(err, errSendQueueFull):
+		r.dropped[0].Add(1)
+	case errors.Is(err, levin.ErrTooLarge):
+		r.dropped[1].Add(1)
+	case errors.Is(err, levin.ErrBadSignature), errors.Is(err, levin.ErrBadHeader),
+		errors.Is(err, levin.ErrBadProtocolVersion), errors.Is(err, levin.ErrBadFragment):
+		r.dropped[2].Add(1)
+	}
+}
+
+// RefusedConnections counts the incoming connections refused at accept,
+// by reason (every ConnectionRefusalReasons key is present).
+func (n *Node) RefusedConnections() map[string]uint64 {
+	out := make(map[string]uint64, len(ConnectionRefusalReasons))
+	for i, r := range ConnectionRefusalReasons {
+		out[r] = n.refusals.refused[i].Load()
+	}
+	return out
+}
+
+// DroppedPeers counts the connections dropped for a memory bound or for
+// garbage, by reason (every PeerDropReasons key is present).
+func (n *Node) DroppedPeers() map[string]uint64 {
+	out := make(map[string]uint64, len(PeerDropReasons))
+	for i, r := range PeerDropReasons {
+		out[r] = n.refusals.dropped[i].Load()
+	}
+	return out
+}
