@@ -17,6 +17,7 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/internal/monerodlab"
+	"github.com/gonero/gonero/internal/testutil"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/txpool"
@@ -343,7 +344,7 @@ func (l *txsLab) sameBin(path string, body []byte, restricted bool) (ours, their
 	if os != ts {
 		l.t.Fatalf("%s: HTTP %d, monerod %d", where, os, ts)
 	}
-	sameDaemonTime(l.t, ours, theirs)
+	testutil.SameDaemonTime(l.t, ours, theirs)
 	if !bytes.Equal(ours, theirs) {
 		l.t.Fatalf("%s:\n gonero: %s\nmonerod: %s", where, clip(fmt.Sprintf("%q", ours)), clip(fmt.Sprintf("%q", theirs)))
 	}

@@ -3,7 +3,6 @@ package rpc
 import (
 	"bufio"
 	"bytes"
-	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -97,30 +96,6 @@ func rawPost(t *testing.T, client *http.Client, url string, body []byte) exchang
 		t.Fatalf("POST %s: reading the answer (%d bytes of %d): %v", url, len(b), resp.ContentLength, err)
 	}
 	return exchange{resp.StatusCode, b}
-}
-
-// sameDaemonTime checks that two /getblocks.bin answers carry the clock's
-// time as daemon_time (RPC 3.13+), or neither carries it, and then sets
-// ours to theirs: the nodes answer a second or so apart.
-func sameDaemonTime(t *testing.T, ours, theirs []byte) {
-	t.Helper()
-	field := append([]byte{byte(len("daemon_time"))}, "daemon_time\x05"...)
-	i, j := bytes.Index(ours, field), bytes.Index(theirs, field)
-	if (i < 0) != (j < 0) {
-		t.Errorf("daemon_time in gonero's answer %v, in monerod's %v", i >= 0, j >= 0)
-		return
-	}
-	if i < 0 {
-		return
-	}
-	a, b := ours[i+len(field):i+len(field)+8], theirs[j+len(field):j+len(field)+8]
-	now := uint64(time.Now().Unix())
-	for _, v := range []uint64{binary.LittleEndian.Uint64(a), binary.LittleEndian.Uint64(b)} {
-		if v+60 < now || v > now+60 {
-			t.Errorf("daemon_time %d, now %d", v, now)
-		}
-	}
-	copy(a, b)
 }
 
 // epee builds a .bin request body from name/value pairs.
@@ -242,7 +217,7 @@ func TestWalletSyncMatchesMonerod(t *testing.T) {
 		}
 		g := rawPost(t, client, ours+path, body)
 		w := rawPost(t, client, theirs+path, body)
-		sameDaemonTime(t, g.body, w.body)
+		testutil.SameDaemonTime(t, g.body, w.body)
 		if g.status != w.status || !bytes.Equal(g.body, w.body) {
 			t.Errorf("%s %s (restricted %v):\n gonero: %d %s\nmonerod: %d %s", path, name, restricted,
 				g.status, clip(fmt.Sprintf("%q", g.body)), w.status, clip(fmt.Sprintf("%q", w.body)))

@@ -16,6 +16,7 @@ import (
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/chainexport"
 	"github.com/gonero/gonero/internal/monerodlab"
+	"github.com/gonero/gonero/internal/testutil"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/pruning"
@@ -291,6 +292,7 @@ func sameGetBlocksPruned(t *testing.T, g *gonerod, p *monerodlab.Monerod, height
 		if err != nil {
 			t.Fatal(err)
 		}
+		testutil.SameDaemonTime(t, ours, theirs)
 		if !bytes.Equal(ours, theirs) {
 			t.Fatalf("/get_blocks.bin prune from %d: gonerod %d bytes, monerod %d bytes, differ", h, len(ours), len(theirs))
 		}
