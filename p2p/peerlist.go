@@ -54,7 +54,7 @@ func newPeerList(file string) *peerList {
 }
 
 func (p *peerList) addWhite(e portable.PeerlistEntry, now time.Time) {
-	if !reachable(e.Address.IP) {
+	if !listable(e.Address) {
 		return
 	}
 	p.mu.Lock()
@@ -89,7 +89,7 @@ func (p *peerList) touchWhite(a portable.NetAddress, now time.Time) {
 }
 
 func (p *peerList) addGreyLocked(e portable.PeerlistEntry, now time.Time) {
-	if !reachable(e.Address.IP) || e.Address.Type != portable.AddressIPv4 && e.Address.Type != portable.AddressIPv6 {
+	if !listable(e.Address) {
 		return
 	}
 	k := e.Address.String()

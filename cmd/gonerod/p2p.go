@@ -39,6 +39,8 @@ type p2pOptions struct {
 	// but maps no port; neither does gonerod.
 	noIGD bool
 	igd   string
+	// The anonymity zones and proxies (anon.go).
+	anon anonOptions
 }
 
 func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
@@ -60,6 +62,7 @@ func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
 	f.Uint64Var(&o.blockDownloadMaxSize, "block-download-max-size", 0, "pause downloading while this many bytes of blocks wait to be added (0: 100 MB)")
 	f.BoolVar(&o.noIGD, "no-igd", false, "disable UPnP port mapping (accepted as monerod's: gonerod maps no port)")
 	f.StringVar(&o.igd, "igd", "disabled", "UPnP port mapping: disabled (as monerod 0.18.4+, gonerod maps no port)")
+	o.anon.addFlags(f)
 }
 
 // p2pConfigHook, when a test sets it, sees the P2P configuration before
@@ -117,6 +120,9 @@ func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.
 		BlockSyncSize:        max(o.blockSyncSize, 0),
 		BlockDownloadMaxSize: int(min(o.blockDownloadMaxSize, 1<<40)),
 		Progress:             newSyncProgress(log).added,
+	}
+	if err := o.anon.apply(&cfg); err != nil {
+		return nil, err
 	}
 	if p2pConfigHook != nil {
 		p2pConfigHook(&cfg)

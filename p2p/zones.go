@@ -1,0 +1,620 @@
+package p2p
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gonero/gonero/anonaddr"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/peerinfo"
+	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/socks"
+	"github.com/gonero/gonero/txpool"
+)
+
+// Anonymity zones, as monerod 0.18.5.3 runs them (net_node.inl,
+// net_node.cpp, levin_notify.cpp, cryptonote_protocol_handler.inl). A zone
+// (Tor, I2P) has its own peer list, its outgoing connections go through a
+// SOCKS proxy (--tx-proxy) and its incoming ones come from a hidden service
+// forwarding to a local listener (--anonymous-inbound). A zone connection
+// carries transactions only: besides the handshake and timed syncs, every
+// command is filtered (is_filtered_command: an invoke is answered
+// "handler not defined", a notification ignored), no chain is synced over
+// it, and nothing the node says there ties it to its public identity: its
+// peer id there is 1 and its support flags 0, as every monerod's, it
+// announces no port, no RPC port, and peers are never pinged back.
+//
+// With a --tx-proxy the node's own transactions (sendrawtransaction,
+// relay_tx) leave through the zone only, to its outgoing connections, and
+// stay private (not in pool complements, not completing fluffy blocks) until
+// a block holds them. Transactions that arrive over a zone go to the public
+// zone: fluffed at once when they came fluffed, else after monerod's
+// forward delay (CRYPTONOTE_FORWARD_DELAY_AVERAGE, Poisson, 22 s on
+// average), so that the hidden service that received them is not the
+// first to show them.
+
+// ZoneConfig is one anonymity zone.
+type ZoneConfig struct {
+	Zone anonaddr.Zone
+	// Proxy is --tx-proxy's SOCKS proxy; nil when the zone only receives.
+	Proxy *socks.Endpoint
+	// MaxOut is --tx-proxy's max_connections (-1 or 0: 12,
+	// P2P_DEFAULT_CONNECTIONS_COUNT).
+	MaxOut int
+	// Noise is false with --tx-proxy's disable_noise.
+	Noise bool
+	// OurAddress is --anonymous-inbound's hidden-service address (Type 0:
+	// none), ListenAddr the local address its service forwards to, MaxIn
+	// its max_connections (-1 or 0: unlimited).
+	OurAddress portable.NetAddress
+	ListenAddr string
+	MaxIn      int
+}
+
+// zonePeerID is the peer id a node gives in every anonymity zone: monerod
+// randomises it in the public zone only (config_t's default, 1).
+const zonePeerID = 1
+
+// defaultZoneOut is P2P_DEFAULT_CONNECTIONS_COUNT, a zone's outgoing
+// connections when --tx-proxy gives no max_connections.
+const defaultZoneOut = 12
+
+// forwardDelayAverage is CRYPTONOTE_FORWARD_DELAY_AVERAGE: a transaction
+// received over a zone waits this long on average (Poisson) before the
+// public zone gets it.
+const forwardDelayAverage = 22
+
+// privateUntilMined is the embargo of the node's own transactions sent over
+// a zone: none ends before a block holds them.
+const privateUntilMined = 100 * 365 * 24 * time.Hour
+
+// zone is one anonymity zone the node takes part in.
+type zone struct {
+	cfg   ZoneConfig
+	peers *peerList
+	// exclusive and priority are the zone's --add-exclusive-node and
+	// --add-priority-node addresses.
+	exclusive, priority []portable.NetAddress
+	ln                  net.Listener
+	inbound             atomic.Int64
+	// dial reaches the zone's proxy (Config.Dial, never through --proxy).
+	dial socks.Dialer
+
+	mu  sync.Mutex
+	own map[cryptonote.Hash]*ownTx // the node's own transactions to send here
+}
+
+// ownTx is one of the node's own transactions and the zone connections
+// that have it.
+type ownTx struct {
+	blob []byte
+	sent map[*conn]bool
+}
+
+// newZones builds the zones of cfg.Zones and moves the Tor and I2P
+// addresses of cfg's peer flags to them, with monerod's checks: a zone is
+// configured once, a peer in a zone needs that zone's --tx-proxy, and
+// --anonymous-inbound needs some --tx-proxy.
+func newZones(cfg *Config) ([]*zone, error) {
+	var zones []*zone
+	byZone := map[anonaddr.Zone]*zone{}
+	proxies := 0
+	for _, zc := range cfg.Zones {
+		if zc.Zone != anonaddr.ZoneTor && zc.Zone != anonaddr.ZoneI2P {
+			return nil, fmt.Errorf("p2p: zone %v is not an anonymity zone", zc.Zone)
+		}
+		if byZone[zc.Zone] != nil {
+			return nil, fmt.Errorf("p2p: zone %v configured twice", zc.Zone)
+		}
+		if zc.OurAddress.Type != 0 && anonaddr.ZoneOf(zc.OurAddress) != zc.Zone {
+			return nil, fmt.Errorf("p2p: %v zone: hidden-service address %s is not in it", zc.Zone, zc.OurAddress)
+		}
+		if zc.Proxy != nil {
+			proxies++
+		}
+		if zc.MaxOut <= 0 {
+			zc.MaxOut = defaultZoneOut
+		}
+		z := &zone{cfg: zc, peers: newPeerList(""), own: map[cryptonote.Hash]*ownTx{}, dial: socks.Dialer(cfg.Dial)}
+		byZone[zc.Zone] = z
+		zones = append(zones, z)
+	}
+	for _, z := range zones {
+		if z.cfg.ListenAddr != "" && proxies == 0 {
+			return nil, errors.New("p2p: --anonymous-inbound needs a --tx-proxy: the node's own transactions must have an anonymity zone to leave through")
+		}
+	}
+	// monerod's zone order (i2p before tor) decides which zone its own
+	// transactions take when there are two.
+	slices.SortFunc(zones, func(a, b *zone) int { return int(a.cfg.Zone) - int(b.cfg.Zone) })
+	split := func(list []string, add func(*zone, portable.NetAddress)) ([]string, error) {
+		public := list[:0:0]
+		for _, s := range list {
+			host := strings.ToLower(s)
+			if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
+				host = host[:i]
+			}
+			if !strings.HasSuffix(host, anonaddr.OnionSuffix) && !strings.HasSuffix(host, ".i2p") {
+				public = append(public, s)
+				continue
+			}
+			a, err := anonaddr.Parse(s, 0)
+			if err != nil {
+				return nil, fmt.Errorf("p2p: peer address %q: %w", s, err)
+			}
+			if a.Type == portable.AddressTor && a.Port == 0 {
+				return nil, fmt.Errorf("p2p: peer address %q: a Tor peer needs a port", s)
+			}
+			z := byZone[anonaddr.ZoneOf(a)]
+			if z == nil || z.cfg.Proxy == nil {
+				return nil, fmt.Errorf("p2p: peer %s is in the %v zone, which has no --tx-proxy to reach it", s, anonaddr.ZoneOf(a))
+			}
+			add(z, a)
+		}
+		return public, nil
+	}
+	var err error
+	if cfg.ExclusiveNodes, err = split(cfg.ExclusiveNodes, func(z *zone, a portable.NetAddress) { z.exclusive = append(z.exclusive, a) }); err != nil {
+		return nil, err
+	}
+	if cfg.PriorityNodes, err = split(cfg.PriorityNodes, func(z *zone, a portable.NetAddress) { z.priority = append(z.priority, a) }); err != nil {
+		return nil, err
+	}
+	// monerod puts --add-peer addresses on the zone's white list, with a
+	// random id and never seen.
+	if cfg.Peers, err = split(cfg.Peers, func(z *zone, a portable.NetAddress) {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		z.peers.addWhite(portable.PeerlistEntry{Address: a, ID: binary.LittleEndian.Uint64(b[:])}, time.Time{})
+	}); err != nil {
+		return nil, err
+	}
+	return zones, nil
+}
+
+// startZones opens the hidden services' listeners and starts the zones'
+// outgoing connections.
+func (n *Node) startZones() error {
+	for _, z := range n.zones {
+		if z.cfg.ListenAddr != "" {
+			ln, err := net.Listen("tcp", z.cfg.ListenAddr)
+			if err != nil {
+				n.closeZones()
+				return fmt.Errorf("p2p: --anonymous-inbound %s listener: %w", z.cfg.OurAddress, err)
+			}
+			z.ln = ln
+			n.wg.Add(1)
+			go n.zoneAcceptLoop(z)
+			n.log.Info("anonymity zone listening", "zone", z.cfg.Zone, "address", z.cfg.OurAddress, "bind", ln.Addr())
+		}
+		if z.cfg.Proxy != nil {
+			n.wg.Add(1)
+			go n.zoneLoop(z)
+			n.log.Info("anonymity zone connecting through a proxy", "zone", z.cfg.Zone, "proxy", z.cfg.Proxy, "max", z.cfg.MaxOut)
+		}
+	}
+	return nil
+}
+
+func (n *Node) closeZones() {
+	for _, z := range n.zones {
+		if z.ln != nil {
+			_ = z.ln.Close()
+		}
+	}
+}
+
+// ZoneAddr is the bound address of zone's hidden-service listener (nil
+// when it has none).
+func (n *Node) ZoneAddr(z anonaddr.Zone) net.Addr {
+	for _, zz := range n.zones {
+		if zz.cfg.Zone == z && zz.ln != nil {
+			return zz.ln.Addr()
+		}
+	}
+	return nil
+}
+
+// zoneAcceptLoop takes the connections the hidden service forwards. Their
+// remote end is unknown: monerod names it "<unknown tor host>".
+func (n *Node) zoneAcceptLoop(z *zone) {
+	defer n.wg.Done()
+	for {
+		nc, err := z.ln.Accept()
+		if err != nil {
+			if n.ctx.Err() != nil {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			n.log.Warn("accept failed", "zone", z.cfg.Zone, "err", err)
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if z.cfg.MaxIn > 0 && z.inbound.Load() >= int64(z.cfg.MaxIn) {
+			n.log.Debug("incoming zone connection refused: max_connections reached", "zone", z.cfg.Zone)
+			_ = nc.Close()
+			continue
+		}
+		z.inbound.Add(1)
+		c := newConn(n, nc, true, anonaddr.Unknown(z.cfg.Zone))
+		c.anon = z
+		n.addConn(c)
+		n.goTracked(func() {
+			<-c.done
+			z.inbound.Add(-1)
+		})
+	}
+}
+
+// zoneLoop keeps the zone's outgoing connections and sends the node's own
+// transactions over them, every ConnectInterval.
+func (n *Node) zoneLoop(z *zone) {
+	defer n.wg.Done()
+	t := time.NewTicker(n.cfg.ConnectInterval)
+	defer t.Stop()
+	for {
+		n.zoneConnect(z)
+		n.flushOwn(z)
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// zoneConns are the zone's connections; outgoing ones when out.
+func (n *Node) zoneConns(z *zone, outOnly bool) []*conn {
+	var out []*conn
+	for _, c := range n.allConnections() {
+		if c.anon == z && (!outOnly || !c.inbound) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// zoneConnect is connections_maker for a zone: its exclusive nodes only
+// when any zone has some, else its priority nodes and peers from its
+// white list, then its grey one, up to its max_connections.
+func (n *Node) zoneConnect(z *zone) {
+	connected := map[string]bool{}
+	outs := n.zoneConns(z, true)
+	for _, c := range outs {
+		connected[c.addr.String()] = true
+	}
+	n.mu.Lock()
+	for a := range n.dialing {
+		connected[a] = true
+	}
+	n.mu.Unlock()
+	out := len(outs)
+	dial := func(a portable.NetAddress) {
+		if !connected[a.String()] && out < z.cfg.MaxOut {
+			connected[a.String()] = true
+			out++
+			n.zoneDial(z, a)
+		}
+	}
+	if n.exclusive {
+		for _, a := range z.exclusive {
+			dial(a)
+		}
+		return
+	}
+	for _, a := range z.priority {
+		dial(a)
+	}
+	for _, e := range z.peers.zoneCandidates(n.now()) {
+		if out >= z.cfg.MaxOut {
+			return
+		}
+		dial(e.Address)
+	}
+}
+
+// zoneCandidates lists the white entries, then the grey ones, each in a
+// random order, without those that failed within the hour. (The public
+// zone's picking spreads over IP subnets, which a zone has none of.)
+func (p *peerList) zoneCandidates(now time.Time) []portable.PeerlistEntry {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []portable.PeerlistEntry
+	for _, m := range []map[string]*peerRecord{p.white, p.grey} {
+		var list []portable.PeerlistEntry
+		for k, r := range m {
+			if t, ok := p.failedAt[k]; ok && now.Sub(t) < failedAddrForget {
+				continue
+			}
+			list = append(list, r.Entry)
+		}
+		mrand.Shuffle(len(list), func(i, j int) { list[i], list[j] = list[j], list[i] })
+		out = append(out, list...)
+	}
+	return out
+}
+
+// zoneDial connects to a through the zone's proxy and handshakes, in the
+// background. A proxy that fails is logged with its reason; nothing is
+// ever dialled directly.
+func (n *Node) zoneDial(z *zone, a portable.NetAddress) {
+	key := a.String()
+	n.mu.Lock()
+	if n.dialing[key] || n.closing {
+		n.mu.Unlock()
+		return
+	}
+	n.dialing[key] = true
+	n.wg.Add(1)
+	n.mu.Unlock()
+	go func() {
+		defer n.wg.Done()
+		defer func() {
+			n.mu.Lock()
+			delete(n.dialing, key)
+			n.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(n.ctx, socks.ConnectTimeout)
+		nc, err := z.cfg.Proxy.Dial(ctx, z.dial, a.Host, a.Port)
+		cancel()
+		if err != nil {
+			n.log.Info("zone connection failed", "zone", z.cfg.Zone, "addr", key, "err", err)
+			z.peers.failed(key, n.now())
+			return
+		}
+		c := newConn(n, nc, false, a)
+		c.anon = z
+		c.rd.Limit = levin.MaxPacketSize
+		n.addConn(c)
+		if err := n.handshakeOut(c); err != nil {
+			n.log.Info("handshake failed", "zone", z.cfg.Zone, "addr", key, "err", err)
+			z.peers.failed(key, n.now())
+			n.dropConn(c, err)
+		}
+	}()
+}
+
+// zoneNodeData is what the node says of itself in a zone: the network, and
+// nothing of its public identity (get_local_node_data without
+// m_can_pingback: no port, no RPC port; the zone's peer id and flags).
+func zoneNodeData(networkID [16]byte) portable.NodeData {
+	return portable.NodeData{NetworkID: networkID, PeerID: zonePeerID}
+}
+
+// zoneSyncData is process_payload_sync_data in a zone: the peer's chain is
+// checked and noted, but never synced ("No chain synchronization over
+// hidden networks").
+func (n *Node) zoneSyncData(c *conn, d portable.CoreSyncData) error {
+	if d.CurrentHeight >= maxBlockNumber {
+		return misbehaved(1, "peer claims height %d", d.CurrentHeight)
+	}
+	if d.CurrentHeight > 0 {
+		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
+			return misbehaved(1, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
+		}
+	}
+	c.mu.Lock()
+	c.remoteHeight, c.pruningSeed = d.CurrentHeight, d.PruningSeed
+	c.mu.Unlock()
+	c.setState(stateNormal)
+	return nil
+}
+
+// zoneFiltered is is_filtered_command outside the public zone: all but
+// the handshake, timed syncs and new transactions.
+func zoneFiltered(command uint32) bool {
+	switch command {
+	case levin.CommandHandshake, levin.CommandTimedSync, levin.NotifyNewTransactions:
+		return false
+	}
+	return true
+}
+
+// listFor is the peer list of c's zone.
+func (n *Node) listFor(c *conn) *peerList {
+	if c.anon != nil {
+		return c.anon.peers
+	}
+	return n.peers
+}
+
+// listable says whether a peer list keeps an address: a public IP for the
+// public zone, a checked lowercase host for Tor and I2P.
+func listable(a portable.NetAddress) bool {
+	switch a.Type {
+	case portable.AddressIPv4, portable.AddressIPv6:
+		return reachable(a.IP)
+	case portable.AddressTor, portable.AddressI2P:
+		canon, ok := anonaddr.Canonical(a)
+		return ok && canon == a
+	}
+	return false
+}
+
+// mergePeers takes a peer list c's peer sent. In the public zone other
+// zones' entries are left out, as gonero always did; in an anonymity zone
+// an entry of another zone drops the peer, as monerod's
+// handle_remote_peerlist does ("sent peerlist from another zone").
+func (n *Node) mergePeers(c *conn, list []portable.PeerlistEntry) error {
+	if c.anon == nil {
+		public := list[:0:0]
+		for _, e := range list {
+			if anonaddr.ZoneOf(e.Address) == anonaddr.ZonePublic {
+				public = append(public, e)
+			}
+		}
+		n.peers.merge(public, n.now())
+		return nil
+	}
+	keep := make([]portable.PeerlistEntry, 0, len(list))
+	for _, e := range list {
+		if anonaddr.ZoneOf(e.Address) != c.anon.cfg.Zone {
+			return misbehaved(1, "peer list with a %v address in the %v zone", anonaddr.ZoneOf(e.Address), c.anon.cfg.Zone)
+		}
+		if a, ok := anonaddr.Canonical(e.Address); ok && a != c.anon.cfg.OurAddress {
+			e.Address = a
+			keep = append(keep, e)
+		}
+	}
+	c.anon.peers.merge(keep, n.now())
+	return nil
+}
+
+// zonePeersToSend is the white list drawn for a handshake or timed sync
+// on c: in a zone, an outgoing connection also carries the node's own
+// hidden-service address, at a random place (the peer cannot learn it
+// otherwise: the connection reaches it from its own proxy).
+func (n *Node) zonePeersToSend(c *conn) []portable.PeerlistEntry {
+	if c.anon == nil {
+		return n.peers.randomWhite(maxPeersInHandshake)
+	}
+	z := c.anon
+	ours := !c.inbound && z.cfg.OurAddress.Type != 0
+	limit := maxPeersInHandshake
+	if ours {
+		limit--
+	}
+	list := z.peers.randomWhite(limit)
+	if ours {
+		i := mrand.IntN(len(list) + 1)
+		list = slices.Insert(list, i, portable.PeerlistEntry{Address: z.cfg.OurAddress, ID: zonePeerID})
+	}
+	return list
+}
+
+// forwardFromZone holds transactions that came over a zone on a stem (or
+// without dandelionpp_fluff) for monerod's forward delay; the embargo
+// timer then fluffs them to the public zone. It returns what is left to
+// relay at once: nothing.
+func (n *Node) forwardFromZone(entries []*txpool.Entry) []*txpool.Entry {
+	draw := poissonSeconds(forwardDelayAverage, mrand.Float64)
+	for _, e := range entries {
+		n.pool.MarkStem(e.ID, n.now().Add(draw()))
+	}
+	return nil
+}
+
+// sendOverZone sends one of the node's own transactions over an anonymity
+// zone with a --tx-proxy, if there is one (then it reports true, and the
+// public zone never gets it from this node): monerod's send_txs picks I2P
+// before Tor, a zone with outgoing connections first. The transaction
+// stays private in the pool until a block holds it; while the zone has no
+// connection it waits.
+func (n *Node) sendOverZone(e *txpool.Entry) bool {
+	var pick *zone
+	for _, z := range n.zones {
+		if z.cfg.Proxy == nil {
+			continue
+		}
+		if pick == nil {
+			pick = z
+		}
+		if len(n.zoneConns(z, true)) > 0 {
+			pick = z
+			break
+		}
+	}
+	if pick == nil {
+		return false
+	}
+	n.pool.MarkStem(e.ID, n.now().Add(privateUntilMined))
+	pick.mu.Lock()
+	if pick.own[e.ID] == nil {
+		pick.own[e.ID] = &ownTx{blob: e.Blob, sent: map[*conn]bool{}}
+	}
+	pick.mu.Unlock()
+	n.log.Debug("own transaction queued for the anonymity zone", "zone", pick.cfg.Zone, "tx", e.ID)
+	n.flushOwn(pick)
+	return true
+}
+
+// flushOwn sends the node's own transactions to the zone's handshaken
+// outgoing connections that lack them (monerod: "only fluff to outbound
+// connections" in a zone), with dandelionpp_fluff set as monerod's
+// fluff_notify sends them; those no longer in the pool are forgotten.
+func (n *Node) flushOwn(z *zone) {
+	var outs []*conn
+	for _, c := range n.zoneConns(z, true) {
+		if c.getState() == stateNormal {
+			outs = append(outs, c)
+		}
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	batches := map[*conn]*portable.NewTransactions{}
+	for id, o := range z.own {
+		if inPool, _ := n.pool.StemPhase(id); !inPool {
+			delete(z.own, id)
+			continue
+		}
+		for c := range o.sent {
+			if c.closed() {
+				delete(o.sent, c)
+			}
+		}
+		for _, c := range outs {
+			if o.sent[c] {
+				continue
+			}
+			o.sent[c] = true
+			if batches[c] == nil {
+				batches[c] = &portable.NewTransactions{}
+			}
+			batches[c].Txs = append(batches[c].Txs, o.blob)
+		}
+	}
+	for c, msg := range batches {
+		n.padTxs(msg)
+		if err := c.notify(levin.NotifyNewTransactions, *msg); err != nil {
+			n.dropConn(c, err)
+			continue
+		}
+		n.log.Debug("own transactions sent over the anonymity zone", "zone", z.cfg.Zone, "txs", len(msg.Txs), "to", c)
+	}
+}
+
+// zonePeerLists are the zones' white and grey lists for /get_peer_list,
+// zone after zone (I2P, then Tor) as monerod's get_peerlist appends them,
+// each by address.
+func (n *Node) zonePeerLists() (white, grey []peerinfo.PeerEntry) {
+	for _, z := range n.zones {
+		p := z.peers
+		var w, g []peerinfo.PeerEntry
+		p.mu.Lock()
+		for _, r := range p.white {
+			e := zonePeerEntry(r.Entry)
+			if !r.LastSeen.IsZero() {
+				e.LastSeen = r.LastSeen.Unix()
+			}
+			w = append(w, e)
+		}
+		for _, r := range p.grey {
+			g = append(g, zonePeerEntry(r.Entry))
+		}
+		p.mu.Unlock()
+		byHost := func(a, b peerinfo.PeerEntry) int { return strings.Compare(a.Host, b.Host) }
+		slices.SortFunc(w, byHost)
+		slices.SortFunc(g, byHost)
+		white, grey = append(white, w...), append(grey, g...)
+	}
+	return white, grey
+}
+
+func zonePeerEntry(e portable.PeerlistEntry) peerinfo.PeerEntry {
+	return peerinfo.PeerEntry{ID: e.ID, Host: e.Address.String(), LastSeen: e.LastSeen,
+		PruningSeed: e.PruningSeed, RPCPort: e.RPCPort, RPCCreditsPerHash: e.RPCCreditsPerHash}
+}
