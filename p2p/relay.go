@@ -62,7 +62,7 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 		}
 	}
 	if c.anon != nil {
-		stem = n.forwardFromZone(stem)
+		stem = n.forwardFromZone(c.anon, stem)
 	}
 	if len(stem) > 0 {
 		n.relayStem(stem, c, false)

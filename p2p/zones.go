@@ -90,6 +90,9 @@ type zone struct {
 	inbound             atomic.Int64
 	// dial reaches the zone's proxy (Config.Dial, never through --proxy).
 	dial socks.Dialer
+	// forwardDelay draws how long a transaction from the zone waits
+	// before the public zone gets it.
+	forwardDelay func() time.Duration
 
 	mu  sync.Mutex
 	own map[cryptonote.Hash]*ownTx // the node's own transactions to send here
@@ -126,7 +129,8 @@ func newZones(cfg *Config) ([]*zone, error) {
 		if zc.MaxOut <= 0 {
 			zc.MaxOut = defaultZoneOut
 		}
-		z := &zone{cfg: zc, peers: newPeerList(""), own: map[cryptonote.Hash]*ownTx{}, dial: socks.Dialer(cfg.Dial)}
+		z := &zone{cfg: zc, peers: newPeerList(""), own: map[cryptonote.Hash]*ownTx{}, dial: socks.Dialer(cfg.Dial),
+			forwardDelay: poissonSeconds(forwardDelayAverage, mrand.Float64)}
 		byZone[zc.Zone] = z
 		zones = append(zones, z)
 	}
@@ -500,10 +504,9 @@ func (n *Node) zonePeersToSend(c *conn) []portable.PeerlistEntry {
 // without dandelionpp_fluff) for monerod's forward delay; the embargo
 // timer then fluffs them to the public zone. It returns what is left to
 // relay at once: nothing.
-func (n *Node) forwardFromZone(entries []*txpool.Entry) []*txpool.Entry {
-	draw := poissonSeconds(forwardDelayAverage, mrand.Float64)
+func (n *Node) forwardFromZone(z *zone, entries []*txpool.Entry) []*txpool.Entry {
 	for _, e := range entries {
-		n.pool.MarkStem(e.ID, n.now().Add(draw()))
+		n.pool.MarkStem(e.ID, n.now().Add(z.forwardDelay()))
 	}
 	return nil
 }

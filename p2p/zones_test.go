@@ -1,0 +1,289 @@
+package p2p
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/ed25519"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gonero/gonero/anonaddr"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/sockstest"
+	"github.com/gonero/gonero/internal/testutil"
+	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/socks"
+	"github.com/gonero/gonero/txpool"
+)
+
+func newOnion(t *testing.T) string {
+	pub, _, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return anonaddr.OnionHost(pub)
+}
+
+func listen(t *testing.T) net.Listener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	return ln
+}
+
+func acceptRaw(t *testing.T, ln net.Listener) *rawPeer {
+	t.Helper()
+	_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(10 * time.Second))
+	nc, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = nc.Close() })
+	return &rawPeer{t: t, nc: nc, rd: levin.NewReader(bufio.NewReader(nc), levin.MaxPacketSize)}
+}
+
+// zoneSetup is a node with a Tor zone, a public outgoing peer, a public
+// incoming watcher, and its chain's top for handshakes.
+type zoneSetup struct {
+	tn         *testNode
+	out, w     *rawPeer
+	good       []byte
+	goodID     cryptonote.Hash
+	height     uint64
+	top        cryptonote.Hash
+	topVersion uint8
+}
+
+func (s *zoneSetup) atTop(id uint64) portable.HandshakeRequest {
+	hs := goodHandshake(id)
+	hs.PayloadData.CurrentHeight, hs.PayloadData.TopID, hs.PayloadData.TopVersion = s.height, s.top, s.topVersion
+	return hs
+}
+
+func (s *zoneSetup) start(t *testing.T, cfg Config) {
+	t.Helper()
+	pub := listen(t)
+	cfg.MaxConnectionsPerIP, cfg.ConnectInterval = 100, 50*time.Millisecond
+	cfg.PriorityNodes = append(cfg.PriorityNodes, pub.Addr().String())
+	s.tn = startTestNode(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), cfg)
+	s.height, s.top = s.tn.chain.Height(), s.tn.chain.Top().Hash
+	s.topVersion = params.Regtest.VersionAt(s.height - 1)
+	s.good = testutil.WalletTx(t, "2-transfer.jsonl", 14)
+	tx, err := cryptonote.ParseTransaction(s.good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.goodID = tx.ID()
+	s.out = acceptRaw(t, pub)
+	if m, err := s.out.next(); err != nil || m.Command != levin.CommandHandshake {
+		t.Fatalf("expected the node's handshake: %+v %v", m, err)
+	}
+	hs := s.atTop(61)
+	s.out.sendPayloadResponse(levin.CommandHandshake, portable.HandshakeResponse{NodeData: hs.NodeData, PayloadData: hs.PayloadData})
+	s.w = dialRaw(t, s.tn.p2pAddr())
+	s.w.sendPayload(levin.KindRequest, levin.CommandHandshake, s.atTop(62))
+	s.w.expectResponse(levin.CommandHandshake)
+	eventually(t, 5*time.Second, "the node to be synchronized with its public peers", func() bool {
+		in, out, _, _ := s.tn.node.Counts()
+		return in == 1 && out == 1 && s.tn.node.Synchronized()
+	})
+}
+
+// noTxsBefore checks that the public peers got no transaction before now:
+// the watcher's pool complement is empty and the outgoing peer's next
+// message is the answer to a timed sync (a transaction queued for it
+// earlier would come first).
+func (s *zoneSetup) noTxsBefore(t *testing.T) {
+	t.Helper()
+	s.w.sendPayload(levin.KindNotification, levin.NotifyGetTxpoolComplement, portable.GetTxpoolComplement{})
+	var nt portable.NewTransactions
+	s.w.expectNotification(levin.NotifyNewTransactions, &nt)
+	if len(nt.Txs) != 0 {
+		t.Fatalf("the public watcher was offered %d transactions", len(nt.Txs))
+	}
+	s.out.sendPayload(levin.KindRequest, levin.CommandTimedSync, portable.TimedSyncRequest{PayloadData: s.atTop(61).PayloadData})
+	for {
+		m, err := s.out.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Command == levin.NotifyNewTransactions {
+			t.Fatal("the public outgoing peer got a transaction")
+		}
+		if m.Kind == levin.KindResponse && m.Command == levin.CommandTimedSync {
+			return
+		}
+	}
+}
+
+func findConn(s *zoneSetup, addrType uint64) (found bool, c portableConn) {
+	for _, x := range s.tn.node.Connections() {
+		if x.AddressType == addrType {
+			return true, portableConn{x.Address, x.Host, x.IP, x.Port, x.PeerID, x.Incoming, x.State}
+		}
+	}
+	return false, portableConn{}
+}
+
+type portableConn struct {
+	Address, Host, IP, Port, PeerID string
+	Incoming                        bool
+	State                           string
+}
+
+// With --tx-proxy the node's own transaction goes to the zone's peer
+// through the SOCKS proxy (user and password), fluffed, and to no public
+// peer; it stays private in the pool. The zone handshake shows nothing of
+// the node's public identity, and the zone has its own peer list.
+func TestZoneOwnTransactionLeavesOnlyThroughTheZone(t *testing.T) {
+	proxy, err := sockstest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	proxy.User, proxy.Pass = "alice", "s3cret"
+	hidden := listen(t)
+	onion, gossiped := newOnion(t), newOnion(t)
+	proxy.Route(onion, hidden.Addr().String())
+	ep, err := socks.ParseEndpoint("socks5://alice:s3cret@" + proxy.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &zoneSetup{}
+	s.start(t, Config{Peers: []string{onion + ":18083"}, MyPort: 18080,
+		Zones: []ZoneConfig{{Zone: anonaddr.ZoneTor, Proxy: &ep, MaxOut: 1}}})
+
+	zp := acceptRaw(t, hidden)
+	m, err := zp.next()
+	if err != nil || m.Kind != levin.KindRequest || m.Command != levin.CommandHandshake {
+		t.Fatalf("expected a handshake over the zone: %+v %v", m, err)
+	}
+	var req portable.HandshakeRequest
+	if err := portable.Unmarshal(m.Body, &req); err != nil {
+		t.Fatal(err)
+	}
+	want := portable.NodeData{NetworkID: params.Regtest.NetworkID(), PeerID: 1}
+	if req.NodeData != want {
+		t.Fatalf("zone handshake node data %+v, want %+v (no port, peer id 1, no flags)", req.NodeData, want)
+	}
+	if got := proxy.Asked(); len(got) != 1 || got[0] != onion+":18083" {
+		t.Fatalf("the proxy was asked for %v", got)
+	}
+	hs := s.atTop(1)
+	zp.sendPayloadResponse(levin.CommandHandshake, portable.HandshakeResponse{NodeData: hs.NodeData, PayloadData: hs.PayloadData,
+		LocalPeerlist: []portable.PeerlistEntry{{Address: portable.NetAddress{Type: portable.AddressTor, Host: strings.ToUpper(gossiped), Port: 18083}, ID: 9}}})
+	eventually(t, 5*time.Second, "the zone connection in get_connections", func() bool {
+		ok, c := findConn(s, uint64(portable.AddressTor))
+		return ok && c.State == "normal"
+	})
+	_, c := findConn(s, uint64(portable.AddressTor))
+	if want := (portableConn{onion + ":18083", onion, "", "", "0000000000000001", false, "normal"}); c != want {
+		t.Fatalf("get_connections: %+v, want %+v", c, want)
+	}
+	// The zone's lists: the peer dialled (white), the one it gossiped
+	// (grey, lowercased); the public lists have neither.
+	white, grey := s.tn.node.PeerLists()
+	var zw, zg []string
+	for _, e := range white {
+		if e.Host != "" {
+			zw = append(zw, e.Host)
+		}
+	}
+	for _, e := range grey {
+		if e.Host != "" {
+			zg = append(zg, e.Host)
+		}
+	}
+	if len(zw) != 1 || zw[0] != onion+":18083" || len(zg) != 1 || zg[0] != gossiped+":18083" {
+		t.Fatalf("zone peer lists: white %v, grey %v", zw, zg)
+	}
+
+	if _, err := s.tn.node.pool.Add(s.good, txpool.AddOptions{Source: txpool.SourceRPC}); err != nil {
+		t.Fatal(err)
+	}
+	var nt portable.NewTransactions
+	zp.expectNotification(levin.NotifyNewTransactions, &nt)
+	if len(nt.Txs) != 1 || !bytes.Equal(nt.Txs[0], s.good) || nt.Stem {
+		t.Fatalf("the zone peer got %d transactions (stem %v), want the node's own, fluffed", len(nt.Txs), nt.Stem)
+	}
+	if in, private := s.tn.node.pool.StemPhase(s.goodID); !in || !private {
+		t.Fatalf("pool: has %v, private %v", in, private)
+	}
+	s.noTxsBefore(t)
+
+	// A zone peer asking for anything but transactions, timed syncs and
+	// handshakes is told "handler not defined" (ping) or ignored (a chain
+	// request): the connection stays.
+	zp.sendPayload(levin.KindRequest, levin.CommandPing, portable.PingRequest{})
+	if r := zp.expectResponse(levin.CommandPing); r.ReturnCode != levin.ReturnErrHandlerNotDefined {
+		t.Fatalf("ping over the zone answered %d", r.ReturnCode)
+	}
+	zp.sendPayload(levin.KindNotification, levin.NotifyRequestChain, portable.RequestChain{})
+	zp.sendPayload(levin.KindRequest, levin.CommandTimedSync, portable.TimedSyncRequest{PayloadData: hs.PayloadData})
+	r := zp.expectResponse(levin.CommandTimedSync)
+	var ts portable.TimedSyncResponse
+	if err := portable.Unmarshal(r.Body, &ts); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ts.LocalPeerlist {
+		if anonaddr.ZoneOf(e.Address) != anonaddr.ZoneTor {
+			t.Fatalf("the zone peer was sent a %v address", e.Address)
+		}
+	}
+}
+
+// The hidden-service side (--anonymous-inbound): a peer coming through it
+// is "<unknown tor host>", gets the zone's identity, and the transactions
+// it sends reach the public zone: fluffed ones at once, stem ones only
+// after the forward delay (until then private).
+func TestZoneInboundTransactions(t *testing.T) {
+	ep, _ := socks.ParseEndpoint("127.0.0.1:9") // never used: no zone peer to dial
+	ours := newOnion(t)
+	s := &zoneSetup{}
+	s.start(t, Config{Zones: []ZoneConfig{{Zone: anonaddr.ZoneTor, Proxy: &ep,
+		OurAddress: portable.NetAddress{Type: portable.AddressTor, Host: ours, Port: 18083}, ListenAddr: "127.0.0.1:0"}}})
+	zp := dialRaw(t, s.tn.node.ZoneAddr(anonaddr.ZoneTor).String())
+	hs := s.atTop(1)
+	hs.NodeData.SupportFlags, hs.NodeData.MyPort = 0, 0
+	zp.sendPayload(levin.KindRequest, levin.CommandHandshake, hs)
+	m := zp.expectResponse(levin.CommandHandshake)
+	var resp portable.HandshakeResponse
+	if err := portable.Unmarshal(m.Body, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if want := (portable.NodeData{NetworkID: params.Regtest.NetworkID(), PeerID: 1}); resp.NodeData != want {
+		t.Fatalf("node data %+v, want %+v", resp.NodeData, want)
+	}
+	if len(resp.LocalPeerlist) != 0 {
+		t.Fatalf("an incoming zone peer was sent peers %v (the own address goes to outgoing ones only)", resp.LocalPeerlist)
+	}
+	_, c := findConn(s, uint64(portable.AddressTor))
+	if want := (portableConn{"<unknown tor host>", "<unknown tor host>", "", "", "0000000000000001", true, "normal"}); c != want {
+		t.Fatalf("get_connections: %+v, want %+v", c, want)
+	}
+
+	// On a stem: kept private for the forward delay.
+	s.tn.node.zones[0].forwardDelay = func() time.Duration { return time.Hour }
+	zp.sendPayload(levin.KindNotification, levin.NotifyNewTransactions, portable.NewTransactions{Txs: [][]byte{s.good}, Stem: true})
+	eventually(t, 5*time.Second, "the zone's transaction in the pool", func() bool {
+		in, _ := s.tn.node.pool.StemPhase(s.goodID)
+		return in
+	})
+	if _, private := s.tn.node.pool.StemPhase(s.goodID); !private {
+		t.Fatal("a transaction from the zone was made public at once")
+	}
+	s.noTxsBefore(t)
+	// When its delay ends it is fluffed to the public peers.
+	s.tn.node.pool.MarkStem(s.goodID, time.Now())
+	var nt portable.NewTransactions
+	s.w.expectNotification(levin.NotifyNewTransactions, &nt)
+	if len(nt.Txs) != 1 || !bytes.Equal(nt.Txs[0], s.good) || nt.Stem {
+		t.Fatalf("the public watcher got %d transactions (stem %v), want the zone's, fluffed", len(nt.Txs), nt.Stem)
+	}
+}
