@@ -60,6 +60,9 @@ type ZoneConfig struct {
 	OurAddress portable.NetAddress
 	ListenAddr string
 	MaxIn      int
+
+	// noiseDelay, if not nil, replaces the noise channels' pause (tests).
+	noiseDelay func() time.Duration
 }
 
 // zonePeerID is the peer id a node gives in every anonymity zone: monerod
@@ -94,8 +97,9 @@ type zone struct {
 	// before the public zone gets it.
 	forwardDelay func() time.Duration
 
-	mu  sync.Mutex
-	own map[cryptonote.Hash]*ownTx // the node's own transactions to send here
+	mu    sync.Mutex
+	own   map[cryptonote.Hash]*ownTx // the node's own transactions to send here
+	noise noiseState                 // the noise channels (noise.go), with Noise
 }
 
 // ownTx is one of the node's own transactions and the zone connections
@@ -128,6 +132,9 @@ func newZones(cfg *Config) ([]*zone, error) {
 		}
 		if zc.MaxOut <= 0 {
 			zc.MaxOut = defaultZoneOut
+		}
+		if zc.noiseDelay == nil {
+			zc.noiseDelay = func() time.Duration { return noiseMinDelay + randomDuration(noiseDelayRange) }
 		}
 		z := &zone{cfg: zc, peers: newPeerList(""), own: map[cryptonote.Hash]*ownTx{}, dial: socks.Dialer(cfg.Dial),
 			forwardDelay: poissonSeconds(forwardDelayAverage, mrand.Float64)}
@@ -205,7 +212,11 @@ func (n *Node) startZones() error {
 		if z.cfg.Proxy != nil {
 			n.wg.Add(1)
 			go n.zoneLoop(z)
-			n.log.Info("anonymity zone connecting through a proxy", "zone", z.cfg.Zone, "proxy", z.cfg.Proxy, "max", z.cfg.MaxOut)
+			if z.cfg.Noise {
+				n.wg.Add(1)
+				go n.noiseLoop(z)
+			}
+			n.log.Info("anonymity zone connecting through a proxy", "zone", z.cfg.Zone, "proxy", z.cfg.Proxy, "max", z.cfg.MaxOut, "noise", z.cfg.Noise)
 		}
 	}
 	return nil
@@ -548,8 +559,15 @@ func (n *Node) sendOverZone(e *txpool.Entry) bool {
 // flushOwn sends the node's own transactions to the zone's handshaken
 // outgoing connections that lack them (monerod: "only fluff to outbound
 // connections" in a zone), with dandelionpp_fluff set as monerod's
-// fluff_notify sends them; those no longer in the pool are forgotten.
+// fluff_notify sends them without noise (disable_noise); those no longer
+// in the pool are forgotten. With noise they go to the noise channels.
 func (n *Node) flushOwn(z *zone) {
+	if z.cfg.Noise { // the noise channels send them (noise.go)
+		z.mu.Lock()
+		n.queueOwnNoise(z)
+		z.mu.Unlock()
+		return
+	}
 	var outs []*conn
 	for _, c := range n.zoneConns(z, true) {
 		if c.getState() == stateNormal {

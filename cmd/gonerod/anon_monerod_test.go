@@ -2,6 +2,8 @@ package main
 
 import (
 	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/base32"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -32,17 +34,35 @@ type zoneConn struct {
 	State       string `json:"state"`
 }
 
-func torConns(t *testing.T, call func(string, any, any) error) []zoneConn {
+// zoneConns lists a node's connections of one address type (3 I2P, 4
+// Tor) from get_connections, or from sync_info's peers with fromSyncInfo.
+func zoneConns(t *testing.T, call func(string, any, any) error, addrType uint64, fromSyncInfo bool) []zoneConn {
 	t.Helper()
-	var r struct {
-		Connections []zoneConn `json:"connections"`
-	}
-	if err := call("get_connections", struct{}{}, &r); err != nil {
-		t.Fatal(err)
+	var all []zoneConn
+	if fromSyncInfo {
+		var r struct {
+			Peers []struct {
+				Info zoneConn `json:"info"`
+			} `json:"peers"`
+		}
+		if err := call("sync_info", struct{}{}, &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range r.Peers {
+			all = append(all, p.Info)
+		}
+	} else {
+		var r struct {
+			Connections []zoneConn `json:"connections"`
+		}
+		if err := call("get_connections", struct{}{}, &r); err != nil {
+			t.Fatal(err)
+		}
+		all = r.Connections
 	}
 	var out []zoneConn
-	for _, c := range r.Connections {
-		if c.AddressType == 4 {
+	for _, c := range all {
+		if c.AddressType == addrType {
 			out = append(out, c)
 		}
 	}
@@ -68,7 +88,7 @@ type zonePeer struct {
 	LastSeen uint64 `json:"last_seen"`
 }
 
-func torPeers(t *testing.T, post func(string, []byte) ([]byte, error), publicOnly bool) []zonePeer {
+func zonePeers(t *testing.T, post func(string, []byte) ([]byte, error), publicOnly bool) []zonePeer {
 	t.Helper()
 	body, err := post("/get_peer_list", []byte(`{"public_only":`+strconv.FormatBool(publicOnly)+`}`))
 	if err != nil {
@@ -82,10 +102,11 @@ func torPeers(t *testing.T, post func(string, []byte) ([]byte, error), publicOnl
 	}
 	var out []zonePeer
 	for _, p := range r.White {
-		if strings.Contains(p.Host, ".onion") {
+		if strings.Contains(p.Host, ".onion") || strings.Contains(p.Host, ".i2p") {
 			out = append(out, p)
 		}
 	}
+	slices.SortFunc(out, func(a, b zonePeer) int { return strings.Compare(a.Host, b.Host) })
 	return out
 }
 
@@ -93,15 +114,16 @@ func hasTx(t *testing.T, post func(string, []byte) ([]byte, error), hash string)
 	return slices.Contains(poolHashes(t, post), hash)
 }
 
-// The Tor zone against monerod 0.18.5.3, both ways, every hop on loopback
-// through a test SOCKS proxy that maps two .onion names to local ports:
+// The Tor and I2P zones against monerod 0.18.5.3, both ways, every hop on
+// loopback through a test SOCKS proxy that maps two .onion and two .b32.i2p
+// names to local ports:
 // gonerod (--tx-proxy, --anonymous-inbound) and monerod A (the same flags)
 // each dial the other's hidden service; monerod B is gonerod's clearnet
-// peer. A transaction sent to gonerod reaches A over Tor and not B; one
-// sent to A reaches gonerod over Tor, which relays it to B; B then has the
-// first only once gonerod mines both. Both nodes show their Tor
-// connections and peers as monerod does.
-func TestTorZoneWithMonerod(t *testing.T) {
+// peer. A transaction sent to gonerod reaches A over an anonymity zone and
+// not B; one sent to A reaches gonerod the same way, which relays it to B;
+// B then has the first only once gonerod mines both. Both nodes show their
+// zones' connections (get_connections, sync_info) and peers as monerod does.
+func TestAnonymityZonesWithMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	began := time.Now()
@@ -121,11 +143,21 @@ func TestTorZoneWithMonerod(t *testing.T) {
 		}
 		return anonaddr.OnionHost(pub)
 	}
-	onionA, onionG := onion(), onion()
-	portA, portG := freePort(t), freePort(t)
+	i2p := func() string {
+		var b [32]byte
+		_, _ = rand.Read(b[:])
+		return strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(b[:])) + ".b32.i2p"
+	}
+	onionA, onionG, i2pA, i2pG := onion(), onion(), i2p(), i2p()
+	portA, portG, i2pPortA, i2pPortG := freePort(t), freePort(t), freePort(t), freePort(t)
 	proxy.Route(onionA, "127.0.0.1:"+strconv.Itoa(portA))
 	proxy.Route(onionG, "127.0.0.1:"+strconv.Itoa(portG))
-	txProxy := "tor," + proxy.Addr() + ",disable_noise"
+	proxy.Route(i2pA, "127.0.0.1:"+strconv.Itoa(i2pPortA))
+	proxy.Route(i2pG, "127.0.0.1:"+strconv.Itoa(i2pPortG))
+	// gonerod sends with noise (the default), monerod A without: each
+	// side's transaction then reaches the other, and gonerod's covert
+	// buckets are read by monerod.
+	gonerodProxy, monerodProxy := proxy.Addr(), proxy.Addr()+",disable_noise"
 
 	bin := buildGonerod(t)
 	data := t.TempDir()
@@ -133,44 +165,70 @@ func TestTorZoneWithMonerod(t *testing.T) {
 		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
 		t.Fatalf("import: %v\n%s", err, out)
 	}
-	g := startGonerod(t, bin, data, "--tx-proxy", txProxy, "--add-priority-node", onionA+":18083",
-		"--anonymous-inbound", onionG+":18083,127.0.0.1:"+strconv.Itoa(portG))
-	a := lab.StartMonerod(t, fresh.NodeDir, "--online", "--tx-proxy", txProxy, "--add-priority-node", onionG+":18083",
-		"--anonymous-inbound", onionA+":18083,127.0.0.1:"+strconv.Itoa(portA))
+	g := startGonerod(t, bin, data, "--tx-proxy", "tor,"+gonerodProxy, "--tx-proxy", "i2p,"+gonerodProxy,
+		"--add-priority-node", onionA+":18083", "--add-priority-node", i2pA,
+		"--anonymous-inbound", onionG+":18083,127.0.0.1:"+strconv.Itoa(portG),
+		"--anonymous-inbound", i2pG+",127.0.0.1:"+strconv.Itoa(i2pPortG))
+	a := lab.StartMonerod(t, fresh.NodeDir, "--online", "--tx-proxy", "tor,"+monerodProxy, "--tx-proxy", "i2p,"+monerodProxy,
+		"--add-priority-node", onionG+":18083", "--add-priority-node", i2pG,
+		"--anonymous-inbound", onionA+":18083,127.0.0.1:"+strconv.Itoa(portA),
+		"--anonymous-inbound", i2pA+",127.0.0.1:"+strconv.Itoa(i2pPortA))
 	b := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(g.p2pPort))
-	waitFor(t, 60*time.Second, "gonerod and monerod A connected both ways over Tor, B on clearnet", func() bool {
-		gc, ac := torConns(t, g.call), torConns(t, a.Call)
-		return len(gc) == 2 && len(ac) == 2 && gc[0].State == "normal" && gc[1].State == "normal" &&
-			ac[0].State == "normal" && ac[1].State == "normal" && g.info(t).Synchronized && monerodInfo(t, b).Outgoing == 1
+	up := func(call func(string, any, any) error, addrType uint64) bool {
+		cs := zoneConns(t, call, addrType, false)
+		return len(cs) == 2 && cs[0].State == "normal" && cs[1].State == "normal"
+	}
+	waitFor(t, 60*time.Second, "gonerod and monerod A connected both ways over Tor and I2P, B on clearnet", func() bool {
+		return up(g.call, 4) && up(a.Call, 4) && up(g.call, 3) && up(a.Call, 3) &&
+			g.info(t).Synchronized && monerodInfo(t, b).Outgoing == 1
 	})
-	step("Tor connections up both ways; B connected on clearnet")
+	step("Tor and I2P connections up both ways; B connected on clearnet")
 
-	// get_connections: the same fields on both sides (the onion aside).
-	gc, ac := torConns(t, g.call), torConns(t, a.Call)
-	for i := range gc { // incoming ("<unknown tor host>") first
-		gw, aw := gc[i], ac[i]
-		if !gw.Incoming {
-			if gw.Address != onionA+":18083" || aw.Address != onionG+":18083" {
-				t.Fatalf("outgoing Tor connections: gonerod %s, monerod %s", gw.Address, aw.Address)
-			}
-			gw.Address, gw.Host = aw.Address, aw.Host
+	// get_connections and sync_info: the same fields on both sides (the
+	// other node's address aside).
+	for _, z := range []struct {
+		addrType   uint64
+		toA, toG   string
+		hostA      string
+		hostG      string
+		unknownFor string
+	}{{4, onionA + ":18083", onionG + ":18083", onionA, onionG, "<unknown tor host>"},
+		{3, i2pA, i2pG, i2pA, i2pG, "<unknown i2p host>"}} {
+		gc, ac := zoneConns(t, g.call, z.addrType, false), zoneConns(t, a.Call, z.addrType, false)
+		if !slices.Equal(gc, zoneConns(t, g.call, z.addrType, true)) || !slices.Equal(ac, zoneConns(t, a.Call, z.addrType, true)) {
+			t.Errorf("type %d: sync_info's peers differ from get_connections", z.addrType)
 		}
-		if gw != aw {
-			t.Errorf("get_connections over Tor: gonerod %+v, monerod %+v", gc[i], ac[i])
+		if gc[0].Address != z.unknownFor || gc[1].Address != z.toA || gc[1].Host != z.hostA || ac[1].Address != z.toG || ac[1].Host != z.hostG {
+			t.Fatalf("type %d connections: gonerod %+v, monerod %+v", z.addrType, gc, ac)
+		}
+		gc[1].Address, gc[1].Host = ac[1].Address, ac[1].Host
+		if !slices.Equal(gc, ac) {
+			t.Errorf("get_connections, type %d: gonerod %+v, monerod %+v", z.addrType, gc, ac)
+		}
+		step("get_connections agree (type %d): %+v", z.addrType, ac)
+	}
+	// get_peer_list: each lists the other's hidden services, in the zones'
+	// white lists (public_only false), and none of them by default.
+	gp, ap := zonePeers(t, g.post, false), zonePeers(t, a.Post, false)
+	wantG, wantA := []string{onionA + ":18083", i2pA}, []string{onionG + ":18083", i2pG}
+	slices.Sort(wantG)
+	slices.Sort(wantA)
+	if len(gp) != 2 || len(ap) != 2 {
+		t.Fatalf("zone white lists: gonerod %+v, monerod %+v", gp, ap)
+	}
+	for i := range gp {
+		if gp[i].Host != wantG[i] || ap[i].Host != wantA[i] || gp[i].LastSeen == 0 || ap[i].LastSeen == 0 {
+			t.Fatalf("zone white lists: gonerod %+v, monerod %+v", gp, ap)
+		}
+		gp[i].Host, gp[i].LastSeen, ap[i].Host, ap[i].LastSeen = "", 0, "", 0
+		if gp[i] != ap[i] {
+			t.Fatalf("zone white list entries: gonerod %+v, monerod %+v", gp[i], ap[i])
 		}
 	}
-	step("get_connections agree: %+v", ac)
-	// get_peer_list: each lists the other's hidden service, in the zone's
-	// white list (public_only false), and nothing of Tor by default.
-	gp, ap := torPeers(t, g.post, false), torPeers(t, a.Post, false)
-	if len(gp) != 1 || len(ap) != 1 || gp[0].Host != onionA+":18083" || ap[0].Host != onionG+":18083" ||
-		gp[0].IP != 0 || gp[0].Port != 0 || ap[0].IP != 0 || ap[0].Port != 0 || gp[0].ID != ap[0].ID || gp[0].LastSeen == 0 {
-		t.Fatalf("Tor white lists: gonerod %+v, monerod %+v", gp, ap)
+	if len(zonePeers(t, g.post, true)) != 0 || len(zonePeers(t, a.Post, true)) != 0 {
+		t.Fatal("public_only peer lists show zone peers")
 	}
-	if len(torPeers(t, g.post, true)) != 0 || len(torPeers(t, a.Post, true)) != 0 {
-		t.Fatal("public_only peer lists show Tor peers")
-	}
-	step("get_peer_list agree: %+v", ap)
+	step("get_peer_list agree: %+v", zonePeers(t, a.Post, false))
 
 	w := lab.OpenWallet(t, fresh, "alice", b.RPCPort)
 	var addr struct {
@@ -194,20 +252,21 @@ func TestTorZoneWithMonerod(t *testing.T) {
 	t1, t2 := makeTx(0), makeTx(1)
 	step("wallet made T1 %s and T2 %s", t1.Hash, t2.Hash)
 
-	// T1 to gonerod: over Tor to A, not to B.
+	// T1 to gonerod: over a zone to A (in a noise channel's next buckets, 10
+	// to 15 s apart), not to B.
 	if r := g.sendRawTx(t, t1.Hex, false); r["status"] != "OK" || r["not_relayed"] != false {
 		t.Fatalf("gonerod's sendrawtransaction of T1: %v", r)
 	}
-	waitFor(t, 30*time.Second, "T1 in monerod A's pool, over Tor", func() bool { return hasTx(t, a.Post, t1.Hash) })
-	step("T1 reached A over Tor")
-	// T2 to A: over Tor to gonerod, which gets it fluffed and relays it to
+	waitFor(t, 45*time.Second, "T1 in monerod A's pool, over a zone", func() bool { return hasTx(t, a.Post, t1.Hash) })
+	step("T1 reached A over a zone")
+	// T2 to A: over a zone to gonerod, which gets it fluffed and relays it to
 	// B at once. B's connection carries gonerod's relays in order, so
 	// with T2 in B's pool, B would have T1 had gonerod sent it there.
 	if r := monerodSendRawTx(t, a, t2.Hex, false); r["status"] != "OK" {
 		t.Fatalf("monerod A's sendrawtransaction of T2: %v", r)
 	}
-	waitFor(t, 30*time.Second, "T2 in gonerod's pool, over Tor", func() bool { return hasTx(t, g.post, t2.Hash) })
-	step("T2 reached gonerod over Tor (%s)", g.receivedAs(t))
+	waitFor(t, 30*time.Second, "T2 in gonerod's pool, over a zone", func() bool { return hasTx(t, g.post, t2.Hash) })
+	step("T2 reached gonerod over a zone (%s)", g.receivedAs(t))
 	waitFor(t, 30*time.Second, "T2 in monerod B's pool, from gonerod", func() bool { return hasTx(t, b.Post, t2.Hash) })
 	if hasTx(t, b.Post, t1.Hash) {
 		t.Fatal("gonerod's own transaction T1 reached its clearnet peer B")
