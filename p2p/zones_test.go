@@ -3,9 +3,12 @@ package p2p
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/ed25519"
 	"net"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -285,5 +288,53 @@ func TestZoneInboundTransactions(t *testing.T) {
 	s.w.expectNotification(levin.NotifyNewTransactions, &nt)
 	if len(nt.Txs) != 1 || !bytes.Equal(nt.Txs[0], s.good) || nt.Stem {
 		t.Fatalf("the public watcher got %d transactions (stem %v), want the zone's, fluffed", len(nt.Txs), nt.Stem)
+	}
+}
+
+// A proxy that refuses leaves the zone without connections: the node's
+// own transaction waits, private, and no public peer gets it; the proxy
+// was asked, and nothing was dialled directly.
+func TestZoneProxyRefusesNoFallback(t *testing.T) {
+	proxy, err := sockstest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	onion := newOnion(t) // no route: the proxy refuses it
+	ep, _ := socks.ParseEndpoint("socks5://" + proxy.Addr())
+	var dialled []string
+	var mu sync.Mutex
+	s := &zoneSetup{}
+	s.start(t, Config{PriorityNodes: []string{onion + ":18083"},
+		Dial: func(ctx context.Context, addr string) (net.Conn, error) {
+			mu.Lock()
+			dialled = append(dialled, addr)
+			mu.Unlock()
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", addr)
+		},
+		Zones: []ZoneConfig{{Zone: anonaddr.ZoneTor, Proxy: &ep}}})
+	eventually(t, 5*time.Second, "the proxy to be asked for the onion", func() bool {
+		return slices.Contains(proxy.Asked(), onion+":18083")
+	})
+	if _, err := s.tn.node.pool.Add(s.good, txpool.AddOptions{Source: txpool.SourceRPC}); err != nil {
+		t.Fatal(err)
+	}
+	if in, private := s.tn.node.pool.StemPhase(s.goodID); !in || !private {
+		t.Fatalf("pool: has %v, private %v", in, private)
+	}
+	s.noTxsBefore(t)
+	if ok, c := findConn(s, uint64(portable.AddressTor)); ok {
+		t.Fatalf("a zone connection without the proxy: %+v", c)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, a := range dialled {
+		if a != proxy.Addr() && !strings.HasPrefix(a, "127.0.0.1:") {
+			t.Fatalf("dialled %s", a)
+		}
+		if strings.Contains(a, "onion") {
+			t.Fatalf("dialled the onion directly: %s", a)
+		}
 	}
 }
