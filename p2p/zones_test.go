@@ -338,3 +338,33 @@ func TestZoneProxyRefusesNoFallback(t *testing.T) {
 		}
 	}
 }
+
+// --proxy: public peers are reached through the SOCKS proxy, and the node
+// announces no port (monerod's m_can_pingback false).
+func TestProxyCarriesPublicConnections(t *testing.T) {
+	proxy, err := sockstest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	pub := listen(t)
+	proxy.Route(pub.Addr().String(), pub.Addr().String())
+	ep, _ := socks.ParseEndpoint("socks5://" + proxy.Addr())
+	tn := startTestNode(t, "", Config{MaxConnectionsPerIP: 100, ConnectInterval: 50 * time.Millisecond, MyPort: 18080,
+		PriorityNodes: []string{pub.Addr().String()}, Proxy: &ep})
+	p := acceptRaw(t, pub)
+	m, err := p.next()
+	if err != nil || m.Command != levin.CommandHandshake {
+		t.Fatalf("%+v %v", m, err)
+	}
+	var req portable.HandshakeRequest
+	if err := portable.Unmarshal(m.Body, &req); err != nil {
+		t.Fatal(err)
+	}
+	if req.NodeData.MyPort != 0 || req.NodeData.PeerID != tn.node.PeerID() {
+		t.Fatalf("handshake through --proxy: %+v", req.NodeData)
+	}
+	if got := proxy.Asked(); !slices.Equal(got, []string{pub.Addr().String()}) {
+		t.Fatalf("the proxy was asked for %v", got)
+	}
+}
