@@ -333,7 +333,7 @@ func (n *Node) Close() error {
 	}
 	n.mu.Unlock()
 	n.wg.Wait()
-	return n.peers.save()
+	return errors.Join(n.peers.save(), n.saveZones())
 }
 
 func (n *Node) now() time.Time { return time.Now() }

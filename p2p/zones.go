@@ -8,6 +8,8 @@ import (
 	"fmt"
 	mrand "math/rand/v2"
 	"net"
+	"net/netip"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -136,8 +138,12 @@ func newZones(cfg *Config) ([]*zone, error) {
 		if zc.noiseDelay == nil {
 			zc.noiseDelay = func() time.Duration { return noiseMinDelay + randomDuration(noiseDelayRange) }
 		}
-		z := &zone{cfg: zc, peers: newPeerList(""), own: map[cryptonote.Hash]*ownTx{}, dial: socks.Dialer(cfg.Dial),
+		z := &zone{cfg: zc, peers: newPeerList(zoneStateFile(cfg.StateFile, zc.Zone)), own: map[cryptonote.Hash]*ownTx{}, dial: socks.Dialer(cfg.Dial),
 			forwardDelay: poissonSeconds(forwardDelayAverage, mrand.Float64)}
+		z.peers.zone = zc.Zone
+		if err := z.peers.load(); err != nil {
+			cfg.Logger.Warn("zone peer lists not loaded; starting with empty ones", "zone", zc.Zone, "file", z.peers.file, "err", err)
+		}
 		byZone[zc.Zone] = z
 		zones = append(zones, z)
 	}
@@ -281,9 +287,16 @@ func (n *Node) zoneLoop(z *zone) {
 	defer n.wg.Done()
 	t := time.NewTicker(n.cfg.ConnectInterval)
 	defer t.Stop()
+	lastSave := n.now()
 	for {
 		n.zoneConnect(z)
 		n.flushOwn(z)
+		if n.now().Sub(lastSave) >= peerListSaveInterval {
+			lastSave = n.now()
+			if err := z.peers.saveIfChanged(); err != nil {
+				n.log.Warn("saving the zone's peer lists", "zone", z.cfg.Zone, "err", err)
+			}
+		}
 		select {
 		case <-n.ctx.Done():
 			return
@@ -447,9 +460,16 @@ func (n *Node) listFor(c *conn) *peerList {
 	return n.peers
 }
 
-// listable says whether a peer list keeps an address: a public IP for the
-// public zone, a checked lowercase host for Tor and I2P.
-func listable(a portable.NetAddress) bool {
+// accepts says whether the list keeps an address: one of its zone, a
+// public IP for the public zone, a checked lowercase host for Tor and I2P.
+func (p *peerList) accepts(a portable.NetAddress) bool {
+	zone := p.zone
+	if zone == anonaddr.ZoneInvalid {
+		zone = anonaddr.ZonePublic
+	}
+	if anonaddr.ZoneOf(a) != zone {
+		return false
+	}
 	switch a.Type {
 	case portable.AddressIPv4, portable.AddressIPv6:
 		return reachable(a.IP)
@@ -458,6 +478,37 @@ func listable(a portable.NetAddress) bool {
 		return ok && canon == a
 	}
 	return false
+}
+
+// parseSaved reads an address of the state file back, if the list keeps
+// it.
+func (p *peerList) parseSaved(s string) (portable.NetAddress, bool) {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		a := netAddress(ap)
+		return a, p.accepts(a)
+	}
+	a, err := anonaddr.Parse(s, 0)
+	return a, err == nil && p.accepts(a)
+}
+
+// zoneStateFile is where a zone's lists are kept: beside the public
+// zone's p2pstate.json, as p2pstate-tor.json and p2pstate-i2p.json ("" when
+// the public lists are not kept).
+func zoneStateFile(public string, z anonaddr.Zone) string {
+	if public == "" {
+		return ""
+	}
+	ext := filepath.Ext(public)
+	return strings.TrimSuffix(public, ext) + "-" + z.String() + ext
+}
+
+// saveZones writes every zone's lists.
+func (n *Node) saveZones() error {
+	var errs []error
+	for _, z := range n.zones {
+		errs = append(errs, z.peers.save())
+	}
+	return errors.Join(errs...)
 }
 
 // mergePeers takes a peer list c's peer sent. In the public zone other

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -366,5 +367,43 @@ func TestProxyCarriesPublicConnections(t *testing.T) {
 	}
 	if got := proxy.Asked(); !slices.Equal(got, []string{pub.Addr().String()}) {
 		t.Fatalf("the proxy was asked for %v", got)
+	}
+}
+
+// A zone's lists are kept in their own file and read back; an address of
+// another zone in it is not taken.
+func TestZonePeerListsKept(t *testing.T) {
+	file := zoneStateFile(t.TempDir()+"/p2pstate.json", anonaddr.ZoneTor)
+	if !strings.HasSuffix(file, "/p2pstate-tor.json") {
+		t.Fatalf("file %s", file)
+	}
+	onion, i2p := newOnion(t), "uqj3aphckqtjsitz7kxx5flqpwjlq5ppr3chazfued7xucv3nheq.b32.i2p"
+	p := newPeerList(file)
+	p.zone = anonaddr.ZoneTor
+	now := time.Unix(1_800_000_000, 0)
+	p.addWhite(portable.PeerlistEntry{Address: portable.NetAddress{Type: portable.AddressTor, Host: onion, Port: 18083}, ID: 5}, now)
+	p.addWhite(portable.PeerlistEntry{Address: portable.NetAddress{Type: portable.AddressI2P, Host: i2p, Port: 1}, ID: 6}, now)
+	p.addWhite(portable.PeerlistEntry{Address: portable.NetAddress{Type: portable.AddressIPv4, IP: netip.MustParseAddr("8.8.8.8"), Port: 1}, ID: 7}, now)
+	p.merge([]portable.PeerlistEntry{{Address: portable.NetAddress{Type: portable.AddressTor, Host: newOnion(t), Port: 1}, ID: 8}}, now)
+	if w, g := p.sizes(); w != 1 || g != 1 {
+		t.Fatalf("white %d, grey %d: only Tor addresses belong", w, g)
+	}
+	if err := p.save(); err != nil {
+		t.Fatal(err)
+	}
+	q := newPeerList(file)
+	q.zone = anonaddr.ZoneTor
+	if err := q.load(); err != nil {
+		t.Fatal(err)
+	}
+	if w, g := q.sizes(); w != 1 || g != 1 || q.white[onion+":18083"] == nil || q.white[onion+":18083"].Entry.ID != 5 {
+		t.Fatalf("read back: white %d grey %d %+v", w, g, q.white)
+	}
+	pub := newPeerList(file) // the public zone takes none of them
+	if err := pub.load(); err != nil {
+		t.Fatal(err)
+	}
+	if w, g := pub.sizes(); w != 0 || g != 0 {
+		t.Fatalf("the public list took %d white and %d grey Tor entries", w, g)
 	}
 }
