@@ -19,6 +19,7 @@ import (
 	"github.com/gonero/gonero/anonaddr"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/socks"
@@ -98,6 +99,8 @@ type zone struct {
 	// forwardDelay draws how long a transaction from the zone waits
 	// before the public zone gets it.
 	forwardDelay func() time.Duration
+
+	seeding atomic.Bool // a seed is being asked for peers
 
 	mu    sync.Mutex
 	own   map[cryptonote.Hash]*ownTx // the node's own transactions to send here
@@ -346,6 +349,14 @@ func (n *Node) zoneConnect(z *zone) {
 	}
 	for _, a := range z.priority {
 		dial(a)
+	}
+	if white, _ := z.peers.sizes(); white == 0 && n.chain.Network() == params.Mainnet && z.seeding.CompareAndSwap(false, true) {
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			defer z.seeding.Store(false)
+			n.zoneSeeds(z)
+		}()
 	}
 	for _, e := range z.peers.zoneCandidates(n.now()) {
 		if out >= z.cfg.MaxOut {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"errors"
 	"net"
 	"net/netip"
 	"slices"
@@ -405,5 +406,63 @@ func TestZonePeerListsKept(t *testing.T) {
 	}
 	if w, g := pub.sizes(); w != 0 || g != 0 {
 		t.Fatalf("the public list took %d white and %d grey Tor entries", w, g)
+	}
+}
+
+// On mainnet a zone with an empty white list asks one of monerod's seeds
+// of the zone for peers, through the proxy, and keeps what it sends in
+// the zone's grey list; nothing is dialled directly (the public zone has
+// no seeds here: BuiltinSeeds is empty, and a lookup would fail the test).
+func TestZoneSeedsOnMainnet(t *testing.T) {
+	proxy, err := sockstest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	seed := listen(t)
+	for _, s := range zoneSeedNodes[anonaddr.ZoneTor] {
+		proxy.Route(strings.TrimSuffix(s, ":18083"), seed.Addr().String())
+	}
+	ep, _ := socks.ParseEndpoint(proxy.Addr())
+	var mu sync.Mutex
+	var dialled []string
+	n := startNode(t, Config{Chain: newNetChain(t, params.Mainnet), ConnectInterval: 50 * time.Millisecond,
+		LookupHost: func(_ context.Context, host string) ([]string, error) {
+			t.Errorf("looked up %s", host)
+			return nil, errors.New("no lookups here")
+		},
+		Dial: func(ctx context.Context, addr string) (net.Conn, error) {
+			mu.Lock()
+			dialled = append(dialled, addr)
+			mu.Unlock()
+			var d net.Dialer
+			return d.DialContext(ctx, "tcp", addr)
+		},
+		Zones: []ZoneConfig{{Zone: anonaddr.ZoneTor, Proxy: &ep}}})
+	p := acceptRaw(t, seed)
+	m, err := p.next()
+	if err != nil || m.Command != levin.CommandHandshake {
+		t.Fatalf("%+v %v", m, err)
+	}
+	gossiped := newOnion(t)
+	p.sendPayloadResponse(levin.CommandHandshake, portable.HandshakeResponse{
+		NodeData:      portable.NodeData{NetworkID: params.Mainnet.NetworkID(), PeerID: 1},
+		PayloadData:   portable.CoreSyncData{CurrentHeight: 1, TopID: params.Mainnet.GenesisID(), TopVersion: 1},
+		LocalPeerlist: []portable.PeerlistEntry{{Address: portable.NetAddress{Type: portable.AddressTor, Host: gossiped, Port: 18083}, ID: 3}}})
+	p.expectClosed("the seed connection to close after its peer list")
+	eventually(t, 5*time.Second, "the seed's peer in the zone's grey list", func() bool {
+		_, grey := n.PeerLists()
+		return len(grey) == 1 && grey[0].Host == gossiped+":18083"
+	})
+	asked := proxy.Asked()
+	if len(asked) == 0 || !slices.Contains(zoneSeedNodes[anonaddr.ZoneTor], asked[0]) {
+		t.Fatalf("the proxy was asked for %v", asked)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, a := range dialled {
+		if a != proxy.Addr() {
+			t.Fatalf("dialled %s directly", a)
+		}
 	}
 }
