@@ -305,7 +305,8 @@ func (n *Node) timedSyncLoop() {
 				n.log.Warn("saving the peer lists", "err", err)
 			}
 		}
-		for _, c := range n.connections() {
+		// Every zone's connections, as monerod's peer_sync_idle_maker.
+		for _, c := range n.allConnections() {
 			c.mu.Lock()
 			ok := c.handshaked && !c.sync.inTimedSync
 			if ok {

@@ -251,7 +251,7 @@ func TestZoneInboundTransactions(t *testing.T) {
 	ep, _ := socks.ParseEndpoint("127.0.0.1:9") // never used: no zone peer to dial
 	ours := newOnion(t)
 	s := &zoneSetup{}
-	s.start(t, Config{Zones: []ZoneConfig{{Zone: anonaddr.ZoneTor, Proxy: &ep,
+	s.start(t, Config{TimedSyncInterval: 100 * time.Millisecond, Zones: []ZoneConfig{{Zone: anonaddr.ZoneTor, Proxy: &ep,
 		OurAddress: portable.NetAddress{Type: portable.AddressTor, Host: ours, Port: 18083}, ListenAddr: "127.0.0.1:0"}}})
 	zp := dialRaw(t, s.tn.node.ZoneAddr(anonaddr.ZoneTor).String())
 	hs := s.atTop(1)
@@ -271,6 +271,17 @@ func TestZoneInboundTransactions(t *testing.T) {
 	_, c := findConn(s, uint64(portable.AddressTor))
 	if want := (portableConn{"<unknown tor host>", "<unknown tor host>", "", "", "0000000000000001", true, "normal"}); c != want {
 		t.Fatalf("get_connections: %+v, want %+v", c, want)
+	}
+	// Timed syncs run in the zone too (peer_sync_idle_maker).
+	for {
+		m, err := zp.next()
+		if err != nil {
+			t.Fatalf("waiting for a timed sync over the zone: %v", err)
+		}
+		if m.Kind == levin.KindRequest && m.Command == levin.CommandTimedSync {
+			zp.sendPayloadResponse(levin.CommandTimedSync, portable.TimedSyncResponse{PayloadData: hs.PayloadData})
+			break
+		}
 	}
 
 	// On a stem: kept private for the forward delay.
