@@ -164,6 +164,9 @@ type Node struct {
 	// --add-exclusive-node names a peer in any zone.
 	zones     []*zone
 	exclusive bool
+	// unassigned are the node's own transactions waiting for a zone to
+	// leave through (zones.go).
+	unassigned ownQueue
 }
 
 // New prepares a node; Start runs it.

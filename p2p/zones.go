@@ -293,6 +293,7 @@ func (n *Node) zoneLoop(z *zone) {
 	lastSave := n.now()
 	for {
 		n.zoneConnect(z)
+		n.assignOwn()
 		n.flushOwn(z)
 		if n.now().Sub(lastSave) >= peerListSaveInterval {
 			lastSave = n.now()
@@ -584,38 +585,96 @@ func (n *Node) forwardFromZone(z *zone, entries []*txpool.Entry) []*txpool.Entry
 	return nil
 }
 
+// ownQueue holds the node's own transactions no zone has taken yet.
+type ownQueue struct {
+	mu  sync.Mutex
+	txs map[cryptonote.Hash][]byte
+}
+
 // sendOverZone sends one of the node's own transactions over an anonymity
 // zone with a --tx-proxy, if there is one (then it reports true, and the
-// public zone never gets it from this node): monerod's send_txs picks I2P
-// before Tor, a zone with outgoing connections first. The transaction
-// stays private in the pool until a block holds it; while the zone has no
-// connection it waits.
+// public zone never gets it from this node). The transaction stays private
+// in the pool until a block holds it; while no zone can take it, it waits.
 func (n *Node) sendOverZone(e *txpool.Entry) bool {
-	var pick *zone
+	proxied := false
 	for _, z := range n.zones {
-		if z.cfg.Proxy == nil {
-			continue
-		}
-		if pick == nil {
-			pick = z
-		}
-		if len(n.zoneConns(z, true)) > 0 {
-			pick = z
-			break
-		}
+		proxied = proxied || z.cfg.Proxy != nil
 	}
-	if pick == nil {
+	if !proxied {
 		return false
 	}
 	n.pool.MarkStem(e.ID, n.now().Add(privateUntilMined))
-	pick.mu.Lock()
-	if pick.own[e.ID] == nil {
-		pick.own[e.ID] = &ownTx{blob: e.Blob, sent: map[*conn]bool{}}
+	n.unassigned.mu.Lock()
+	if n.unassigned.txs == nil {
+		n.unassigned.txs = map[cryptonote.Hash][]byte{}
 	}
-	pick.mu.Unlock()
-	n.log.Debug("own transaction queued for the anonymity zone", "zone", pick.cfg.Zone, "tx", e.ID)
-	n.flushOwn(pick)
+	n.unassigned.txs[e.ID] = e.Blob
+	n.unassigned.mu.Unlock()
+	n.assignOwn()
 	return true
+}
+
+// ownTxZone is monerod's send_txs choice for the node's own transactions:
+// the only anonymity zone with a proxy; of several, the first (I2P before
+// Tor) with noise and both noise channels' connections, else the first
+// with an outgoing connection, else none for now.
+func (n *Node) ownTxZone() *zone {
+	var proxied []*zone
+	for _, z := range n.zones {
+		if z.cfg.Proxy != nil {
+			proxied = append(proxied, z)
+		}
+	}
+	if len(proxied) == 1 {
+		return proxied[0]
+	}
+	outs := func(z *zone) int {
+		k := 0
+		for _, c := range n.zoneConns(z, true) {
+			if c.getState() == stateNormal {
+				k++
+			}
+		}
+		return k
+	}
+	for _, z := range proxied {
+		if z.cfg.Noise && outs(z) >= noiseChannels {
+			return z
+		}
+	}
+	for _, z := range proxied {
+		if outs(z) > 0 {
+			return z
+		}
+	}
+	return nil
+}
+
+// assignOwn hands the waiting own transactions to the zone ownTxZone
+// picks and sends them there.
+func (n *Node) assignOwn() {
+	n.unassigned.mu.Lock()
+	if len(n.unassigned.txs) == 0 {
+		n.unassigned.mu.Unlock()
+		return
+	}
+	z := n.ownTxZone()
+	if z == nil {
+		n.unassigned.mu.Unlock()
+		return
+	}
+	txs := n.unassigned.txs
+	n.unassigned.txs = nil
+	n.unassigned.mu.Unlock()
+	z.mu.Lock()
+	for id, blob := range txs {
+		if z.own[id] == nil {
+			z.own[id] = &ownTx{blob: blob, sent: map[*conn]bool{}}
+			n.log.Debug("own transaction queued for the anonymity zone", "zone", z.cfg.Zone, "tx", id)
+		}
+	}
+	z.mu.Unlock()
+	n.flushOwn(z)
 }
 
 // flushOwn sends the node's own transactions to the zone's handshaken
