@@ -9,8 +9,8 @@
 // accepts a Tor host of 16 (v2) or 56 (v3) base32 characters and an I2P
 // host of 52, lowercased, without checking more. Tor dropped v2 services
 // in 2021, so gonero accepts v3 only, and checks its checksum and version
-// byte (Tor's rend-spec-v3 §6): a mistyped address is refused where monerod
-// would dial it in vain.
+// byte (Tor's rend-spec-v3, section 6): a mistyped address is refused
+// where monerod would dial it in vain.
 package anonaddr
 
 import (
