@@ -165,8 +165,10 @@ type Node struct {
 	zones     []*zone
 	exclusive bool
 	// unassigned are the node's own transactions waiting for a zone to
-	// leave through (zones.go).
+	// leave through, forwards those from a zone waiting for their forward
+	// delay (zones.go).
 	unassigned ownQueue
+	forwards   forwardQueue
 }
 
 // New prepares a node; Start runs it.

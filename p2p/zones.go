@@ -206,6 +206,10 @@ func newZones(cfg *Config) ([]*zone, error) {
 // startZones opens the hidden services' listeners and starts the zones'
 // outgoing connections.
 func (n *Node) startZones() error {
+	if len(n.zones) > 0 {
+		n.wg.Add(1)
+		go n.forwardLoop()
+	}
 	for _, z := range n.zones {
 		if z.cfg.ListenAddr != "" {
 			ln, err := net.Listen("tcp", z.cfg.ListenAddr)
@@ -574,15 +578,67 @@ func (n *Node) zonePeersToSend(c *conn) []portable.PeerlistEntry {
 	return list
 }
 
-// forwardFromZone holds transactions that came over a zone on a stem (or
-// without dandelionpp_fluff) for monerod's forward delay; the embargo
-// timer then fluffs them to the public zone. It returns what is left to
-// relay at once: nothing.
+// forwardQueue holds the transactions received over a zone until their
+// forward delay ends.
+type forwardQueue struct {
+	mu  sync.Mutex
+	due map[cryptonote.Hash]time.Time
+}
+
+// forwardFromZone holds transactions that came over a zone without
+// dandelionpp_fluff, private, for monerod's forward delay
+// (relay_method::forward); forwardLoop then hands them to the public
+// zone's Dandelion++. It returns what is left to relay at once: nothing.
 func (n *Node) forwardFromZone(z *zone, entries []*txpool.Entry) []*txpool.Entry {
+	n.forwards.mu.Lock()
+	defer n.forwards.mu.Unlock()
+	if n.forwards.due == nil {
+		n.forwards.due = map[cryptonote.Hash]time.Time{}
+	}
 	for _, e := range entries {
-		n.pool.MarkStem(e.ID, n.now().Add(z.forwardDelay()))
+		n.pool.MarkStem(e.ID, n.now().Add(privateUntilMined))
+		n.forwards.due[e.ID] = n.now().Add(z.forwardDelay())
 	}
 	return nil
+}
+
+// forwardLoop relays, every second, the transactions from a zone whose
+// forward delay ended, as monerod's relay_txpool_transactions hands
+// relay_method::forward ones to the public zone's dandelionpp_notify: on a
+// stem in a stem epoch, fluffed in a fluff epoch. One that became public
+// meanwhile (it came fluffed from another peer) or left the pool is
+// dropped from the queue.
+func (n *Node) forwardLoop() {
+	defer n.wg.Done()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := n.now()
+		var ready []*txpool.Entry
+		n.forwards.mu.Lock()
+		for id, at := range n.forwards.due {
+			if now.Before(at) {
+				continue
+			}
+			delete(n.forwards.due, id)
+			if _, private := n.pool.StemPhase(id); !private {
+				continue
+			}
+			if e, ok := n.pool.Get(id); ok {
+				ready = append(ready, e)
+			}
+		}
+		n.forwards.mu.Unlock()
+		if len(ready) > 0 {
+			n.log.Debug("forward delay over: relaying transactions from a zone", "txs", len(ready))
+			n.relayStem(ready, nil, false)
+		}
+	}
 }
 
 // ownQueue holds the node's own transactions no zone has taken yet.
