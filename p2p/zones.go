@@ -169,12 +169,11 @@ func newZones(cfg *Config) ([]*zone, error) {
 				public = append(public, s)
 				continue
 			}
-			a, err := anonaddr.Parse(s, 0)
+			// Without a port, the network's P2P port, as monerod's
+			// get_network_address(pr_str, P2P_DEFAULT_PORT).
+			a, err := anonaddr.Parse(s, cfg.Chain.Network().P2PPort())
 			if err != nil {
 				return nil, fmt.Errorf("p2p: peer address %q: %w", s, err)
-			}
-			if a.Type == portable.AddressTor && a.Port == 0 {
-				return nil, fmt.Errorf("p2p: peer address %q: a Tor peer needs a port", s)
 			}
 			z := byZone[anonaddr.ZoneOf(a)]
 			if z == nil || z.cfg.Proxy == nil {

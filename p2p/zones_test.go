@@ -481,3 +481,23 @@ func TestZoneSeedsOnMainnet(t *testing.T) {
 		}
 	}
 }
+
+// A zone peer given without a port gets the network's P2P port, as
+// monerod's flags give it (testnet: 28080).
+func TestZonePeerDefaultPort(t *testing.T) {
+	ep, _ := socks.ParseEndpoint("127.0.0.1:9")
+	onion := newOnion(t)
+	n, err := New(Config{Chain: newNetChain(t, params.Testnet), Offline: true, Peers: []string{onion, "1.2.3.4:5"},
+		Zones: []ZoneConfig{{Zone: anonaddr.ZoneTor, Proxy: &ep}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	white, _ := n.PeerLists()
+	var hosts []string
+	for _, e := range white {
+		hosts = append(hosts, e.Host)
+	}
+	if !slices.Equal(hosts, []string{"", onion + ":28080"}) {
+		t.Fatalf("white list hosts %q", hosts)
+	}
+}

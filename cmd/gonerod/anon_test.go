@@ -33,7 +33,7 @@ func TestAnonymityFlagErrors(t *testing.T) {
 		{append(slices.Clone(proxy), "--tx-proxy", "tor,127.0.0.1:9051"), "listed twice with tor"},
 		{append([]string{"--add-peer", badSum + ":18083"}, proxy...), "bad checksum"},
 		{append([]string{"--add-peer", "expyuzz4wqqyqhjn.onion:18083"}, proxy...), "v2 onion address"},
-		{append([]string{"--add-priority-node", onion}, proxy...), "a Tor peer needs a port"},
+		{append([]string{"--add-priority-node", onion + ":"}, proxy...), "invalid port"},
 		{append([]string{"--add-exclusive-node", i2p[1:]}, proxy...), "invalid I2P address"},
 		{[]string{"--add-peer", onion + ":18083"}, "which has no --tx-proxy"},
 		{append([]string{"--add-peer", i2p}, proxy...), "i2p zone, which has no --tx-proxy"},
