@@ -150,9 +150,15 @@ func (n *Node) noiseLoop(z *zone) {
 // connection went away, queues the node's own transactions and sends what
 // is due; it returns how long until the next send.
 func (n *Node) noiseTick(z *zone, now time.Time) time.Duration {
+	// get_out_connections: outgoing, the peer at least as high as this
+	// node.
+	height := n.chain.Height()
 	var outs []*conn
 	for _, c := range n.zoneConns(z, true) {
-		if c.getState() == stateNormal {
+		c.mu.Lock()
+		high := c.remoteHeight >= height
+		c.mu.Unlock()
+		if c.getState() == stateNormal && high {
 			outs = append(outs, c)
 		}
 	}
