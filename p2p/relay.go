@@ -149,6 +149,9 @@ func (n *Node) relayLocal(e *txpool.Entry) {
 // was already public (relay_method::fluff), else as a local transaction,
 // through Dandelion++ (relay_method::local).
 func (n *Node) relayAgain(e *txpool.Entry, fluff bool) {
+	if fluff && n.ownPrivate(e.ID) && n.sendOverZone(e) {
+		return // sent over a zone before a restart: still private
+	}
 	if fluff {
 		n.relayFluff([]*txpool.Entry{e}, nil)
 		return

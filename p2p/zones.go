@@ -206,6 +206,9 @@ func newZones(cfg *Config) ([]*zone, error) {
 // outgoing connections.
 func (n *Node) startZones() error {
 	if len(n.zones) > 0 {
+		if err := n.loadOwn(); err != nil {
+			n.log.Warn("own transactions sent over a zone not read back", "file", n.ownStateFile(), "err", err)
+		}
 		n.wg.Add(1)
 		go n.forwardLoop()
 	}
@@ -302,6 +305,10 @@ func (n *Node) zoneLoop(z *zone) {
 			lastSave = n.now()
 			if err := z.peers.saveIfChanged(); err != nil {
 				n.log.Warn("saving the zone's peer lists", "zone", z.cfg.Zone, "err", err)
+			}
+			n.forgetMined()
+			if err := n.saveOwn(); err != nil {
+				n.log.Warn("saving the own transactions sent over a zone", "err", err)
 			}
 		}
 		select {
@@ -519,7 +526,7 @@ func zoneStateFile(public string, z anonaddr.Zone) string {
 
 // saveZones writes every zone's lists.
 func (n *Node) saveZones() error {
-	var errs []error
+	errs := []error{n.saveOwn()}
 	for _, z := range n.zones {
 		errs = append(errs, z.peers.save())
 	}
@@ -640,10 +647,14 @@ func (n *Node) forwardLoop() {
 	}
 }
 
-// ownQueue holds the node's own transactions no zone has taken yet.
+// ownQueue holds the node's own transactions no zone has taken yet, and
+// the ids of all those sent over a zone and not yet mined (private,
+// ownprivate.go).
 type ownQueue struct {
-	mu  sync.Mutex
-	txs map[cryptonote.Hash][]byte
+	mu      sync.Mutex
+	txs     map[cryptonote.Hash][]byte
+	private map[cryptonote.Hash]bool
+	dirty   bool
 }
 
 // sendOverZone sends one of the node's own transactions over an anonymity
@@ -664,6 +675,7 @@ func (n *Node) sendOverZone(e *txpool.Entry) bool {
 		n.unassigned.txs = map[cryptonote.Hash][]byte{}
 	}
 	n.unassigned.txs[e.ID] = e.Blob
+	n.unassigned.rememberOwn(e.ID)
 	n.unassigned.mu.Unlock()
 	n.assignOwn()
 	return true

@@ -5,9 +5,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/ed25519"
+	"encoding/hex"
 	"errors"
 	"net"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gonero/gonero/anonaddr"
+	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/sockstest"
 	"github.com/gonero/gonero/internal/testutil"
@@ -500,4 +504,60 @@ func TestZonePeerDefaultPort(t *testing.T) {
 	if !slices.Equal(hosts, []string{"", onion + ":28080"}) {
 		t.Fatalf("white list hosts %q", hosts)
 	}
+}
+
+// The node's own transactions sent over a zone stay private across a
+// restart: their ids are kept, and after the pool reloads them (as public
+// ones) they are still not offered to clearnet peers and go over the zone
+// again.
+func TestZoneOwnTransactionsPrivateAcrossRestart(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "p2pstate.json")
+	proxy, err := sockstest.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proxy.Close)
+	ep, _ := socks.ParseEndpoint(proxy.Addr())
+	first := &zoneSetup{}
+	first.start(t, Config{StateFile: state, Zones: []ZoneConfig{{Zone: anonaddr.ZoneTor, Proxy: &ep}}})
+	if _, err := first.tn.node.pool.Add(first.good, txpool.AddOptions{Source: txpool.SourceRPC}); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.tn.node.saveOwn(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(state), "p2pstate-own.json"))
+	if err != nil || string(b) != `["`+hex.EncodeToString(first.goodID[:])+`"]` {
+		t.Fatalf("kept ids %s %v", b, err)
+	}
+
+	// The restart: a pool that reloaded the transaction as public.
+	hidden := listen(t)
+	onion := newOnion(t)
+	proxy.Route(onion, hidden.Addr().String())
+	s := &zoneSetup{}
+	s.start(t, Config{StateFile: state, PriorityNodes: []string{onion + ":18083"},
+		Zones: []ZoneConfig{{Zone: anonaddr.ZoneTor, Proxy: &ep}}})
+	if kept := s.tn.node.pool.Load([]chaindb.PoolTxRecord{{Hash: s.goodID, Blob: s.good, Received: uint64(time.Now().Unix())}}); kept != 1 {
+		t.Fatalf("pool reloaded %d", kept)
+	}
+	if _, ok := s.tn.node.pool.Public(s.goodID); !ok {
+		t.Fatal("the reloaded transaction is not public in the pool: the test shows nothing")
+	}
+	if err := s.tn.node.loadOwn(); err != nil { // as Start does, after the pool's Load
+		t.Fatal(err)
+	}
+	s.noTxsBefore(t)
+	zp := acceptRaw(t, hidden)
+	if m, err := zp.next(); err != nil || m.Command != levin.CommandHandshake {
+		t.Fatalf("%+v %v", m, err)
+	}
+	hs := s.atTop(1)
+	zp.sendPayloadResponse(levin.CommandHandshake, portable.HandshakeResponse{NodeData: hs.NodeData, PayloadData: hs.PayloadData})
+	var nt portable.NewTransactions
+	zp.expectNotification(levin.NotifyNewTransactions, &nt)
+	if len(nt.Txs) != 1 || !bytes.Equal(nt.Txs[0], s.good) {
+		t.Fatalf("the zone peer got %d transactions, want the kept one", len(nt.Txs))
+	}
+	s.noTxsBefore(t)
 }
