@@ -154,10 +154,12 @@ func TestAnonymityZonesWithMonerod(t *testing.T) {
 	proxy.Route(onionG, "127.0.0.1:"+strconv.Itoa(portG))
 	proxy.Route(i2pA, "127.0.0.1:"+strconv.Itoa(i2pPortA))
 	proxy.Route(i2pG, "127.0.0.1:"+strconv.Itoa(i2pPortG))
-	// gonerod sends with noise (the default), monerod A without: each
-	// side's transaction then reaches the other, and gonerod's covert
-	// buckets are read by monerod.
-	gonerodProxy, monerodProxy := proxy.Addr(), proxy.Addr()+",disable_noise"
+	// gonerod sends with noise (the default) in both zones; monerod A with
+	// noise over Tor and without over I2P, which it then picks for its
+	// transaction (a noise zone needs both channels connected to be
+	// preferred): each side's transaction reaches the other quickly,
+	// monerod reads gonerod's covert buckets, and gonerod monerod's noise.
+	gonerodProxy := proxy.Addr()
 
 	bin := buildGonerod(t)
 	data := t.TempDir()
@@ -169,7 +171,7 @@ func TestAnonymityZonesWithMonerod(t *testing.T) {
 		"--add-priority-node", onionA+":18083", "--add-priority-node", i2pA,
 		"--anonymous-inbound", onionG+":18083,127.0.0.1:"+strconv.Itoa(portG),
 		"--anonymous-inbound", i2pG+",127.0.0.1:"+strconv.Itoa(i2pPortG))
-	a := lab.StartMonerod(t, fresh.NodeDir, "--online", "--tx-proxy", "tor,"+monerodProxy, "--tx-proxy", "i2p,"+monerodProxy,
+	a := lab.StartMonerod(t, fresh.NodeDir, "--online", "--tx-proxy", "tor,"+proxy.Addr(), "--tx-proxy", "i2p,"+proxy.Addr()+",disable_noise",
 		"--add-priority-node", onionG+":18083", "--add-priority-node", i2pG,
 		"--anonymous-inbound", onionA+":18083,127.0.0.1:"+strconv.Itoa(portA),
 		"--anonymous-inbound", i2pA+",127.0.0.1:"+strconv.Itoa(i2pPortA))
@@ -297,4 +299,26 @@ func TestAnonymityZonesWithMonerod(t *testing.T) {
 		return len(poolHashes(t, g.post)) == 0 && len(poolHashes(t, b.Post)) == 0
 	})
 	step("gonerod mined T1 and T2; B accepted the block")
+
+	// monerod A's noise over Tor reached gonerod's hidden service (3072-byte
+	// buckets every 10 to 15 s), and the connection is still up.
+	waitFor(t, 30*time.Second, "a noise bucket from monerod A over Tor", func() bool {
+		var r struct {
+			Connections []struct {
+				AddressType uint64 `json:"address_type"`
+				Incoming    bool   `json:"incoming"`
+				RecvCount   uint64 `json:"recv_count"`
+			} `json:"connections"`
+		}
+		if err := g.call("get_connections", struct{}{}, &r); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.Connections {
+			if c.AddressType == 4 && c.Incoming && c.RecvCount >= 3072 {
+				return true
+			}
+		}
+		return false
+	})
+	step("monerod's noise over Tor received by gonerod")
 }
