@@ -76,6 +76,9 @@ type conn struct {
 	inbound bool
 	ping    bool                // a short-lived ping-back connection
 	addr    portable.NetAddress // the remote end
+	// anon is the anonymity zone the connection is in (zones.go); nil for
+	// the public zone.
+	anon    *zone
 	started time.Time
 	// limitKey is what an incoming connection counts under for
 	// --max-connections-per-ip; admitted says it is still counted

@@ -64,7 +64,7 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 		}
 		// As monerod, only transactions every peer may know this node has
 		// (none in a stem phase or kept from relaying) complete a block.
-		if e, ok := n.pool.Public(h); ok {
+		if e, ok := n.pool.Public(h); ok && !n.ownPrivate(h) {
 			txs[i], blobs[i] = e.Tx, e.Blob
 			continue
 		}

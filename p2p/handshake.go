@@ -16,7 +16,10 @@ const maxPeersInHandshake = 250
 const peerListSaveInterval = 30 * time.Minute
 
 // nodeData is what this node says about itself in a handshake (docs/p2p-levin.md §4.3).
-func (n *Node) nodeData() portable.NodeData {
+func (n *Node) nodeData(c *conn) portable.NodeData {
+	if c.anon != nil {
+		return zoneNodeData(n.chain.Network().NetworkID())
+	}
 	return portable.NodeData{
 		NetworkID:    n.chain.Network().NetworkID(),
 		MyPort:       n.cfg.MyPort,
@@ -57,11 +60,13 @@ func (n *Node) handshakeOut(c *conn) (err error) {
 	if err := n.processSyncData(c, resp.PayloadData, true); err != nil {
 		return err
 	}
-	n.peers.merge(resp.LocalPeerlist, n.now())
-	n.peers.addWhite(portable.PeerlistEntry{Address: c.addr, ID: resp.NodeData.PeerID,
+	if err := n.mergePeers(c, resp.LocalPeerlist); err != nil {
+		return err
+	}
+	n.listFor(c).addWhite(portable.PeerlistEntry{Address: c.addr, ID: resp.NodeData.PeerID,
 		RPCPort: resp.NodeData.RPCPort, RPCCreditsPerHash: resp.NodeData.RPCCreditsPerHash}, n.now())
 	n.log.Info("connected", "conn", c, "peer_id", resp.NodeData.PeerID, "height", resp.PayloadData.CurrentHeight)
-	if resp.NodeData.SupportFlags == 0 {
+	if resp.NodeData.SupportFlags == 0 && c.anon == nil {
 		n.goTracked(func() { n.requestSupportFlags(c) })
 	}
 	n.afterHandshake(c)
@@ -82,6 +87,9 @@ func (n *Node) requestSupportFlags(c *conn) {
 // processSyncData is process_payload_sync_data (docs/p2p-levin.md §6.4). A returned error
 // drops the peer.
 func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) error {
+	if c.anon != nil {
+		return n.zoneSyncData(c, d)
+	}
 	st := c.getState()
 	if st == stateBeforeHandshake && !initial {
 		return nil
@@ -150,6 +158,9 @@ func (n *Node) afterHandshake(c *conn) {
 // handleInvoke answers the admin commands (docs/p2p-levin.md §5); anything else gets -6.
 func (c *conn) handleInvoke(m levin.Message) error {
 	n := c.node
+	if c.anon != nil && zoneFiltered(m.Command) {
+		return c.respond(m.Command, levin.ReturnErrHandlerNotDefined, nil)
+	}
 	switch m.Command {
 	case levin.CommandHandshake:
 		var req portable.HandshakeRequest
@@ -217,14 +228,14 @@ func (n *Node) handshakeIn(c *conn, req portable.HandshakeRequest) error {
 	}
 	c.rd.Limit = levin.MaxPacketSize
 	if err := c.respond(levin.CommandHandshake, levin.ReturnSuccess, portable.HandshakeResponse{
-		NodeData: n.nodeData(), PayloadData: n.syncData(), LocalPeerlist: n.peersToSend(c)}); err != nil {
+		NodeData: n.nodeData(c), PayloadData: n.syncData(), LocalPeerlist: n.peersToSend(c)}); err != nil {
 		return err
 	}
 	n.log.Info("peer connected", "conn", c, "peer_id", req.NodeData.PeerID, "height", req.PayloadData.CurrentHeight)
-	if req.NodeData.SupportFlags == 0 {
+	if req.NodeData.SupportFlags == 0 && c.anon == nil {
 		n.goTracked(func() { n.requestSupportFlags(c) })
 	}
-	if req.NodeData.MyPort != 0 {
+	if req.NodeData.MyPort != 0 && c.anon == nil && n.cfg.Proxy == nil {
 		n.goTracked(func() { n.pingBack(c, req.NodeData) })
 	}
 	n.afterHandshake(c)
@@ -233,7 +244,7 @@ func (n *Node) handshakeIn(c *conn, req portable.HandshakeRequest) error {
 
 // peersToSend draws up to 250 white peers not yet sent on c (docs/p2p-levin.md §5.1, §5.2).
 func (n *Node) peersToSend(c *conn) []portable.PeerlistEntry {
-	all := n.peers.randomWhite(maxPeersInHandshake)
+	all := n.zonePeersToSend(c)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	out := all[:0]
@@ -294,7 +305,8 @@ func (n *Node) timedSyncLoop() {
 				n.log.Warn("saving the peer lists", "err", err)
 			}
 		}
-		for _, c := range n.connections() {
+		// Every zone's connections, as monerod's peer_sync_idle_maker.
+		for _, c := range n.allConnections() {
 			c.mu.Lock()
 			ok := c.handshaked && !c.sync.inTimedSync
 			if ok {
@@ -331,9 +343,12 @@ func (n *Node) timedSync(c *conn) {
 	}
 	c.handling.Lock()
 	defer c.handling.Unlock()
-	n.peers.merge(resp.LocalPeerlist, n.now())
+	if err := n.mergePeers(c, resp.LocalPeerlist); err != nil {
+		n.dropConn(c, err)
+		return
+	}
 	if !c.inbound {
-		n.peers.touchWhite(c.addr, n.now())
+		n.listFor(c).touchWhite(c.addr, n.now())
 	}
 	if err := n.processSyncData(c, resp.PayloadData, false); err != nil {
 		n.dropConn(c, err)
@@ -348,7 +363,7 @@ func (n *Node) timedSync(c *conn) {
 // network and the size of the peer list.
 func (n *Node) invokeHandshake(c *conn) (portable.HandshakeResponse, error) {
 	var resp portable.HandshakeResponse
-	err := c.invoke(levin.CommandHandshake, portable.HandshakeRequest{NodeData: n.nodeData(), PayloadData: n.syncData()},
+	err := c.invoke(levin.CommandHandshake, portable.HandshakeRequest{NodeData: n.nodeData(c), PayloadData: n.syncData()},
 		&resp, handshakeInvokeTimeout)
 	if err != nil {
 		return resp, err

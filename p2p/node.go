@@ -28,6 +28,7 @@ import (
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/socks"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -106,6 +107,17 @@ type Config struct {
 	// monerod does.
 	DNSBlocklist bool
 	TXT          TXTLookup
+	// Zones are the anonymity zones (--tx-proxy, --anonymous-inbound;
+	// zones.go). Tor and I2P addresses among ExclusiveNodes, PriorityNodes
+	// and Peers belong to them.
+	Zones []ZoneConfig
+	// PadTransactions pads transaction messages (--pad-transactions;
+	// padding.go).
+	PadTransactions bool
+	// Proxy, when set, carries every public-zone outgoing connection
+	// (--proxy; proxy.go); ProxyDNSLeaks lets the DNS seeds be asked then.
+	Proxy         *socks.Endpoint
+	ProxyDNSLeaks bool
 
 	// beforeHandle, if not nil, sees every message a connection is about
 	// to handle: tests make a handler panic with it.
@@ -175,6 +187,15 @@ type Node struct {
 	banLists
 	// ln6 is the IPv6 listener (listen.go).
 	ln6 net.Listener
+	// zones are the anonymity zones (zones.go); exclusive is set when
+	// --add-exclusive-node names a peer in any zone.
+	zones     []*zone
+	exclusive bool
+	// unassigned are the node's own transactions waiting for a zone to
+	// leave through, forwards those from a zone waiting for their forward
+	// delay (zones.go).
+	unassigned ownQueue
+	forwards   forwardQueue
 }
 
 // New prepares a node; Start runs it.
@@ -222,10 +243,16 @@ func New(cfg Config) (*Node, error) {
 	if cfg.BlockDownloadMaxSize <= 0 {
 		cfg.BlockDownloadMaxSize = DefaultBlockDownloadMaxSize
 	}
+	exclusive := len(cfg.ExclusiveNodes) > 0
+	zones, err := newZones(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	applyProxy(&cfg) // after newZones: a zone reaches its proxy directly
 	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
 		conns: map[*conn]struct{}{}, dialing: map[string]bool{}, inbound: inboundCounts{per: map[netip.Prefix]int{}},
 		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: cfg.Pool, dandelion: newDandelion(),
-		queue: newBlockQueue(), prep: make(chan prepJob, prepQueueLen)}
+		queue: newBlockQueue(), prep: make(chan prepJob, prepQueueLen), zones: zones, exclusive: exclusive}
 	if n.pool == nil {
 		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
 	}
@@ -300,6 +327,16 @@ func (n *Node) Start() error {
 			go n.acceptLoop(ln)
 		}
 	}
+	if err := n.startZones(); err != nil {
+		n.cancel()
+		for _, ln := range []net.Listener{n.ln, n.ln6} {
+			if ln != nil {
+				_ = ln.Close()
+			}
+		}
+		n.wg.Wait()
+		return err
+	}
 	n.wg.Add(4)
 	go n.connectLoop()
 	go n.timedSyncLoop()
@@ -330,6 +367,7 @@ func (n *Node) Close() error {
 			_ = ln.Close()
 		}
 	}
+	n.closeZones()
 	n.mu.Lock()
 	n.closing = true
 	for c := range n.conns {
@@ -337,7 +375,7 @@ func (n *Node) Close() error {
 	}
 	n.mu.Unlock()
 	n.wg.Wait()
-	return n.peers.save()
+	return errors.Join(n.peers.save(), n.saveZones())
 }
 
 func (n *Node) now() time.Time { return time.Now() }
@@ -495,7 +533,8 @@ func (n *Node) dropConn(c *conn, err error) {
 	n.mu.Unlock()
 	n.releaseIncoming(c)
 	var pe *peerError
-	banned := ok && errors.As(err, &pe) && n.bans.fail(c.addr.IP, pe.score, n.now())
+	// A zone's peers have no IP to ban (monerod bans none there either).
+	banned := ok && errors.As(err, &pe) && c.anon == nil && n.bans.fail(c.addr.IP, pe.score, n.now())
 	c.close(err)
 	if !ok {
 		return
@@ -514,7 +553,22 @@ func (n *Node) dropConn(c *conn, err error) {
 	}
 }
 
+// connections are the public zone's connections: everything but the
+// anonymity zones' (zones.go), which carry transactions only.
 func (n *Node) connections() []*conn {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	out := make([]*conn, 0, len(n.conns))
+	for c := range n.conns {
+		if c.anon == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// allConnections are the connections of every zone.
+func (n *Node) allConnections() []*conn {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	out := make([]*conn, 0, len(n.conns))
@@ -576,7 +630,7 @@ func (n *Node) makeConnections() {
 		}
 	}
 	n.mu.Unlock()
-	if len(n.cfg.ExclusiveNodes) > 0 {
+	if n.exclusive {
 		for _, a := range n.cfg.ExclusiveNodes {
 			if !connected[a] {
 				n.dial(a)
@@ -676,7 +730,7 @@ func (n *Node) dial(addr string) {
 func (n *Node) Connections() []peerinfo.Connection {
 	now := n.now()
 	var out []peerinfo.Connection
-	for _, c := range n.connections() {
+	for _, c := range n.allConnections() {
 		out = append(out, c.info(now))
 	}
 	return out
@@ -702,7 +756,12 @@ func (c *conn) info(now time.Time) peerinfo.Connection {
 		return n / live / 1024
 	}
 	ip := c.addr.IP
-	host := ip.String()
+	host, port := ip.String(), strconv.Itoa(int(c.addr.Port))
+	ipText := host
+	if c.anon != nil {
+		// monerod: host_str(), and no ip or port outside IPv4 and IPv6.
+		host, ipText, port = c.addr.Host, "", ""
+	}
 	return peerinfo.Connection{
 		Address:           c.addr.String(),
 		AddressType:       uint64(c.addr.Type),
@@ -714,12 +773,12 @@ func (c *conn) info(now time.Time) peerinfo.Connection {
 		Height:            height,
 		Host:              host,
 		Incoming:          c.inbound,
-		IP:                host,
+		IP:                ipText,
 		LiveTime:          live,
 		LocalIP:           ip.IsPrivate() || ip.IsLinkLocalUnicast(),
 		Localhost:         ip.IsLoopback(),
 		PeerID:            fmt.Sprintf("%016x", remote.PeerID),
-		Port:              strconv.Itoa(int(c.addr.Port)),
+		Port:              port,
 		PruningSeed:       uint64(seed),
 		RecvCount:         recv,
 		RecvIdleTime:      idle(c.lastRecv.Load()),

@@ -35,7 +35,8 @@ func (n *Node) PeerLists() (white, grey []peerinfo.PeerEntry) {
 	p.mu.Unlock()
 	slices.SortFunc(white, comparePeerAddrs)
 	slices.SortFunc(grey, comparePeerAddrs)
-	return white, grey
+	zw, zg := n.zonePeerLists()
+	return append(white, zw...), append(grey, zg...)
 }
 
 func peerEntry(e portable.PeerlistEntry) peerinfo.PeerEntry {

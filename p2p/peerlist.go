@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gonero/gonero/anonaddr"
 	"github.com/gonero/gonero/portable"
 )
 
@@ -41,6 +42,9 @@ type peerRecord struct {
 // peerList is the public zone's white and grey lists (docs/p2p-levin.md §9.2).
 type peerList struct {
 	file string
+	// zone is the anonymity zone the list is for (zones.go); 0 for the
+	// public zone.
+	zone anonaddr.Zone
 
 	mu       sync.Mutex
 	white    map[string]*peerRecord
@@ -54,7 +58,7 @@ func newPeerList(file string) *peerList {
 }
 
 func (p *peerList) addWhite(e portable.PeerlistEntry, now time.Time) {
-	if !reachable(e.Address.IP) {
+	if !p.accepts(e.Address) {
 		return
 	}
 	p.mu.Lock()
@@ -89,7 +93,7 @@ func (p *peerList) touchWhite(a portable.NetAddress, now time.Time) {
 }
 
 func (p *peerList) addGreyLocked(e portable.PeerlistEntry, now time.Time) {
-	if !reachable(e.Address.IP) || e.Address.Type != portable.AddressIPv4 && e.Address.Type != portable.AddressIPv6 {
+	if !p.accepts(e.Address) {
 		return
 	}
 	k := e.Address.String()
@@ -401,11 +405,11 @@ func (p *peerList) load() error {
 		lim int
 	}{{st.White, p.white, whiteLimit}, {st.Grey, p.grey, greyLimit}} {
 		for _, sp := range list.in {
-			ap, err := netip.ParseAddrPort(sp.Address)
-			if err != nil || !reachable(ap.Addr().Unmap()) {
+			a, ok := p.parseSaved(sp.Address)
+			if !ok {
 				continue
 			}
-			e := portable.PeerlistEntry{Address: netAddress(ap), ID: sp.ID, PruningSeed: sp.PruningSeed, RPCPort: sp.RPCPort}
+			e := portable.PeerlistEntry{Address: a, ID: sp.ID, PruningSeed: sp.PruningSeed, RPCPort: sp.RPCPort}
 			list.out[e.Address.String()] = &peerRecord{Entry: e, LastSeen: time.Unix(sp.LastSeen, 0)}
 		}
 		evictOldest(list.out, list.lim)

@@ -21,6 +21,9 @@ func (c *conn) handleNotification(m levin.Message) error {
 	c.mu.Lock()
 	handshaked := c.handshaked
 	c.mu.Unlock()
+	if c.anon != nil && zoneFiltered(m.Command) {
+		return nil // is_filtered_command: ignored in an anonymity zone
+	}
 	if !handshaked {
 		// monerod drops these before a handshake and ignores the rest.
 		switch m.Command {

@@ -41,7 +41,9 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 		e, err := n.pool.Add(b, txpool.AddOptions{Source: txpool.SourceP2P, Stem: nt.Stem})
 		switch {
 		case errors.Is(err, txpool.ErrAlreadyInPool):
-			if _, inStem := n.pool.StemPhase(e.ID); inStem {
+			// From a zone, a transaction is never sent on at once
+			// (monerod forwards it after a delay, handled below).
+			if _, inStem := n.pool.StemPhase(e.ID); inStem && c.anon == nil {
 				fluff = append(fluff, e)
 			}
 			continue
@@ -58,6 +60,9 @@ func (n *Node) handleNewTxs(c *conn, nt portable.NewTransactions) error {
 		} else {
 			fluff = append(fluff, e)
 		}
+	}
+	if c.anon != nil {
+		stem = n.forwardFromZone(c.anon, stem)
 	}
 	if len(stem) > 0 {
 		n.relayStem(stem, c, false)
@@ -81,6 +86,7 @@ func (n *Node) relayStem(entries []*txpool.Entry, source *conn, local bool) {
 			// back (a loop), and must then find it in its stem phase.
 			n.pool.MarkStem(e.ID, n.now().Add(n.dandelion.embargo()))
 		}
+		n.padTxs(&msg)
 		if err := peer.notify(levin.NotifyNewTransactions, msg); err == nil {
 			n.log.Debug("transactions sent on a Dandelion++ stem", "txs", len(entries), "to", peer)
 			return
@@ -114,6 +120,7 @@ func (n *Node) relayFluff(entries []*txpool.Entry, except *conn) {
 		n.pool.MarkRelayed(e.ID)
 		msg.Txs = append(msg.Txs, e.Blob)
 	}
+	n.padTxs(&msg)
 	for _, c := range n.connections() {
 		if c == except || c.getState() != stateNormal {
 			continue
@@ -132,6 +139,9 @@ func (n *Node) relayLocal(e *txpool.Entry) {
 	if e.Source != txpool.SourceRPC || e.DoNotRelay {
 		return
 	}
+	if n.sendOverZone(e) {
+		return
+	}
 	n.relayStem([]*txpool.Entry{e}, nil, true)
 }
 
@@ -139,8 +149,14 @@ func (n *Node) relayLocal(e *txpool.Entry) {
 // was already public (relay_method::fluff), else as a local transaction,
 // through Dandelion++ (relay_method::local).
 func (n *Node) relayAgain(e *txpool.Entry, fluff bool) {
+	if fluff && n.ownPrivate(e.ID) && n.sendOverZone(e) {
+		return // sent over a zone before a restart: still private
+	}
 	if fluff {
 		n.relayFluff([]*txpool.Entry{e}, nil)
+		return
+	}
+	if n.sendOverZone(e) {
 		return
 	}
 	n.relayStem([]*txpool.Entry{e}, nil, true)

@@ -56,7 +56,7 @@ func (n *Node) dialTCP(addr string, timeout time.Duration) (net.Conn, error) {
 // none with --offline or with exclusive nodes (get_dns_seed_nodes,
 // connect_to_seed).
 func (n *Node) seedsAllowed() bool {
-	return !n.cfg.Offline && len(n.cfg.ExclusiveNodes) == 0
+	return !n.cfg.Offline && !n.exclusive
 }
 
 // seedNodes returns the seed list, building it on first use as

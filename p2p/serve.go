@@ -142,7 +142,7 @@ func (n *Node) serveComplement(c *conn, req portable.GetTxpoolComplement) error 
 	}
 	var txs [][]byte
 	for _, e := range n.pool.PublicEntries() {
-		if !has[e.ID] {
+		if !has[e.ID] && !n.ownPrivate(e.ID) {
 			txs = append(txs, e.Blob)
 		}
 	}

@@ -18,6 +18,9 @@ type PeerEntry struct {
 	PruningSeed       uint32
 	RPCPort           uint16
 	RPCCreditsPerHash uint32
+	// Host is a Tor or I2P entry's address as monerod prints it
+	// (host.onion:port, host.b32.i2p); Addr is then the zero value.
+	Host string
 }
 
 // Ban is one ban of the P2P ban list: a host (a prefix of its full

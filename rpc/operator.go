@@ -529,16 +529,19 @@ func rpcAccessAccount(c *call) (func(*epeejson.Writer), *Error) {
 // --- plain paths ---
 
 // servePeerLists reads the peer lists /get_peer_list reports: without
-// include_blocked, entries of banned hosts are left out. gonero has one
-// (public) zone, so public_only changes nothing.
-func (s *Server) peerLists(includeBlocked bool) (white, grey []peerinfo.PeerEntry) {
+// include_blocked, entries of banned hosts are left out; with publicOnly
+// (public_only, true unless given) the Tor and I2P zones' entries too.
+func (s *Server) peerLists(includeBlocked, publicOnly bool) (white, grey []peerinfo.PeerEntry) {
 	white, grey = s.peers.PeerLists()
-	if includeBlocked {
-		return white, grey
-	}
 	now := time.Now()
 	keep := func(list []peerinfo.PeerEntry) []peerinfo.PeerEntry {
 		return slices.DeleteFunc(list, func(e peerinfo.PeerEntry) bool {
+			if e.Host != "" {
+				return publicOnly
+			}
+			if includeBlocked {
+				return false
+			}
 			_, b := s.peers.BannedUntil(e.Addr.Addr(), now)
 			return b
 		})
@@ -551,14 +554,15 @@ func (s *Server) serveGetPeerList(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	if _, e := p.boolOr("public_only", true); e != nil {
+	publicOnly, e := p.boolOr("public_only", true)
+	if e != nil {
 		return badRequest()
 	}
 	includeBlocked, e := p.bool("include_blocked")
 	if e != nil {
 		return badRequest()
 	}
-	white, grey := s.peerLists(includeBlocked)
+	white, grey := s.peerLists(includeBlocked, publicOnly)
 	return plainAnswer(func(w *epeejson.Writer) {
 		w.BeginObject()
 		writeList(w, "gray_list", grey, writePeer)
@@ -586,7 +590,7 @@ func (s *Server) serveGetPublicNodes(req *httpd.Request) httpd.Response {
 	if e != nil {
 		return badRequest()
 	}
-	wl, gl := s.peerLists(includeBlocked)
+	wl, gl := s.peerLists(includeBlocked, true)
 	public := func(list []peerinfo.PeerEntry, want bool) []peerinfo.PeerEntry {
 		if !want {
 			return nil

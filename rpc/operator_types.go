@@ -153,16 +153,19 @@ func parseHost(s string) (netip.Addr, bool) { return peerinfo.ParseHost(s) }
 func writePeer(w *epeejson.Writer, e *peerinfo.PeerEntry) {
 	a := e.Addr.Addr().Unmap()
 	var ip uint64
-	host := a.String()
+	host, port := a.String(), uint64(e.Addr.Port())
 	if a.Is4() {
 		ip = uint64(ipv4ToEpee(a))
+	}
+	if e.Host != "" { // Tor, I2P: monerod's str() as host, no ip or port
+		host, port = e.Host, 0
 	}
 	w.BeginObject()
 	w.KeyString("host", host)
 	w.KeyUint("id", e.ID)
 	w.KeyUint("ip", ip)
 	w.KeyUint("last_seen", uint64(e.LastSeen))
-	w.KeyUint("port", uint64(e.Addr.Port()))
+	w.KeyUint("port", port)
 	for _, opt := range []struct {
 		name string
 		v    uint64

@@ -41,6 +41,8 @@ type p2pOptions struct {
 	igd   string
 	// IPv6, the ban list and the DNS blocklist (addrflags.go).
 	addr p2pAddrOptions
+	// The anonymity zones and proxies (anon.go).
+	anon anonOptions
 }
 
 func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
@@ -63,6 +65,7 @@ func (o *p2pOptions) addFlags(f *pflag.FlagSet) {
 	f.BoolVar(&o.noIGD, "no-igd", false, "disable UPnP port mapping (accepted as monerod's: gonerod maps no port)")
 	f.StringVar(&o.igd, "igd", "disabled", "UPnP port mapping: disabled (as monerod 0.18.4+, gonerod maps no port)")
 	o.addr.addFlags(f)
+	o.anon.addFlags(f)
 }
 
 // p2pConfigHook, when a test sets it, sees the P2P configuration before
@@ -122,6 +125,9 @@ func (o *p2pOptions) startP2P(c *chain.Chain, pool *txpool.Pool, network params.
 		Progress:             newSyncProgress(log).added,
 	}
 	if err := o.addr.apply(&cfg, network, log); err != nil {
+		return nil, err
+	}
+	if err := o.anon.apply(&cfg); err != nil {
 		return nil, err
 	}
 	if p2pConfigHook != nil {
