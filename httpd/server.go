@@ -154,6 +154,27 @@ type Config struct {
 	// negative value none.
 	ReadHeaderTimeout, ReadTimeout, WriteTimeout, IdleTimeout time.Duration
 	Logger                                                    *slog.Logger // nil: slog.Default()
+
+	// The defences beyond monerod's limits (docs/public-node.md).
+	// ConnectionRate is the new connections per second one address group
+	// (a public IPv4 /24, a public IPv6 /64, a private address) may open,
+	// ConnectionBurst how many at once; more are refused like connections
+	// over a limit. 0 means the defaults, a negative rate no limit.
+	ConnectionRate  float64
+	ConnectionBurst int
+	// CostRate is the serving capacity, in seconds of route time (and
+	// answer bytes) per second, that the active address groups share
+	// evenly; CostBurst how long one group may use all of it before its
+	// requests are metered: served through MeteredSlots slots, least
+	// indebted group first, waiting at most MeteredWait before Busy
+	// answers them. 0 means the defaults, a negative CostRate no metering.
+	CostRate     float64
+	CostBurst    time.Duration
+	MeteredSlots int
+	MeteredWait  time.Duration
+	// Busy answers a request that found no metered slot in time (rpc:
+	// monerod's status "BUSY"); nil: an empty 503.
+	Busy Route
 }
 
 // Login is the user name and password of HTTP digest authentication.
@@ -175,7 +196,9 @@ type Server struct {
 	origins []string    // CORS origins; nil: CORS off
 	anyOrig bool        // origins contains "*"
 
-	fs *fasthttp.Server
+	fs    *fasthttp.Server
+	guard *guardCounters // shared by the listener and the meter
+	meter *meter         // nil: no metering
 
 	mu       sync.Mutex
 	ln       *limitListener // set by Listen
@@ -207,6 +230,7 @@ func New(cfg Config, routes map[string]Route) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	fillGuardDefaults(&cfg)
 	s := &Server{
 		cfg:      cfg,
 		routes:   make(map[string]route, len(routes)),
@@ -218,6 +242,10 @@ func New(cfg Config, routes map[string]Route) (*Server, error) {
 			return nil, fmt.Errorf("httpd: route %q is nil", path)
 		}
 		s.routes[path] = route{path: path, fn: fn}
+	}
+	s.guard = &guardCounters{log: cfg.Logger, addr: cfg.Addr}
+	if cfg.CostRate > 0 {
+		s.meter = newMeter(cfg.CostRate, cfg.CostBurst, cfg.MeteredSlots, cfg.MeteredWait, s.guard)
 	}
 	if cfg.Login != nil {
 		// monerod refuses an empty user name for --rpc-login.
@@ -315,6 +343,9 @@ func (s *Server) Listen() error {
 	}
 	s.ln = newLimitListener(inner, s.cfg.MaxConnections, s.cfg.MaxConnectionsPerPublicIP,
 		s.cfg.MaxConnectionsPerPrivateIP, sndBuf, s.log)
+	s.ln.guard = s.guard
+	s.ln.connRate = newConnRate(s.cfg.ConnectionRate, s.cfg.ConnectionBurst)
+	s.guard.addr = inner.Addr().String()
 	return nil
 }
 
@@ -377,6 +408,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	serving := s.serving
 	s.mu.Unlock()
 	defer s.doneOnce.Do(func() { close(s.shutDone) })
+	if s.meter != nil {
+		s.meter.close()
+	}
 	if ln == nil {
 		return nil
 	}

@@ -340,19 +340,33 @@ func TestConnectionLimits(t *testing.T) {
 			t.Fatalf("connection %d from B refused", i+1)
 		}
 	}
+	// At the total limit, monerod refuses everyone; here a new address
+	// group takes the slot of the longest idle connection of a group
+	// holding at least two more (fairslots.go): A's first.
+	if !dialFrom(t, s, "127.0.0.3").served() {
+		t.Fatal("a new address was refused while another held 3 of 5 slots")
+	}
+	if !closedByServer(t, fromA[0].conn, fromA[0].br, 5*time.Second) {
+		t.Fatal("A's longest idle connection was not closed for the newcomer")
+	}
+	// Now A and B hold 2, C 1: no group holds 2 more than C, so C's
+	// second connection is refused, as monerod refuses it.
 	if dialFrom(t, s, "127.0.0.3").served() {
-		t.Fatal("6th connection admitted (total limit 5)")
+		t.Fatal("6th connection admitted (total limit 5) although the slots are shared fairly")
 	}
 	if n := s.OpenConnections(); n != 5 {
 		t.Fatalf("OpenConnections = %d, want 5", n)
 	}
-	fromA[0].conn.Close()
+	fromA[1].conn.Close()
 	waitFor(t, "a freed slot", func() bool { return s.OpenConnections() == 4 })
 	if !dialFrom(t, s, "127.0.0.3").served() {
 		t.Fatal("connection refused after a slot was freed")
 	}
-	if acc, ref := s.ln.stats(); acc != 6 || ref != 2 {
-		t.Fatalf("admitted %d, refused %d; want 6, 2", acc, ref)
+	if acc, ref := s.ln.stats(); acc != 7 || ref != 2 {
+		t.Fatalf("admitted %d, refused %d; want 7, 2", acc, ref)
+	}
+	if st := s.GuardStats(); st.EvictedIdle != 1 || st.EvictedBusy != 0 || st.RefusedPerIP != 1 || st.RefusedTotal != 1 {
+		t.Fatalf("guard stats %+v; want 1 idle eviction, 1 per-IP and 1 total refusal", st)
 	}
 }
 
