@@ -1,0 +1,271 @@
+package httpd
+
+import (
+	"io"
+	"log/slog"
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// dialFromAddr connects from ip (loopback aliases) without failing the
+// test: a flood goroutine only counts its failures.
+func dialFromAddr(s *Server, ip string) (net.Conn, error) {
+	d := net.Dialer{Timeout: 2 * time.Second, LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}}
+	return d.Dial("tcp", s.Addr().String())
+}
+
+// TestFairSlotsReconnectFlood: four addresses fill the connection cap and
+// reconnect as fast as they can whenever they are cut off, some silent,
+// some sending a request head a byte at a time (slowloris). monerod would
+// refuse everyone else; here every connection from a fifth address is
+// served, one after the other, and so is a sixth address's keep-alive
+// connection, meanwhile.
+func TestFairSlotsReconnectFlood(t *testing.T) {
+	const perIP, floodAddrs = 3, 4
+	s := startServer(t, Config{
+		MaxConnections:             perIP * floodAddrs,
+		MaxConnectionsPerPrivateIP: perIP,
+		ConnectionRate:             -1, // the slots alone must hold
+	}, testRoutes(nil))
+
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var turns atomic.Int64
+	for i := 0; i < floodAddrs; i++ {
+		ip := []string{"127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"}[i]
+		slowloris := i%2 == 1
+		for j := 0; j < 2*perIP; j++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					c, err := dialFromAddr(s, ip)
+					if err != nil {
+						continue
+					}
+					turns.Add(1)
+					go func() { <-stop; c.Close() }()
+					if slowloris {
+						_, _ = io.WriteString(c, "POST /json_rpc HTTP/1.1\r\nHost: x\r\nX-Slow: z")
+					}
+					_, _ = c.Read(make([]byte, 1)) // until the server closes it
+					c.Close()
+				}
+			}()
+		}
+	}
+	defer func() { close(stop); wg.Wait() }()
+	waitFor(t, "the flood to fill the cap", func() bool { return s.OpenConnections() == perIP*floodAddrs })
+
+	for i := 0; i < 20; i++ {
+		c := dialFrom(t, s, "127.0.0.9")
+		if !c.served() {
+			t.Fatalf("connection %d from a new address refused while a reconnecting flood holds the cap (%+v)", i+1, s.GuardStats())
+		}
+		c.conn.Close()
+		// The next connection comes once the server has seen this one
+		// close: a group's own stale slots are not another's to take.
+		waitFor(t, "the server to see the close", func() bool {
+			s.ln.mu.Lock()
+			defer s.ln.mu.Unlock()
+			return s.ln.perGroup[groupKey{netip.MustParseAddr("127.0.0.9")}] == 0
+		})
+	}
+	keep := dialFrom(t, s, "127.0.0.10")
+	for i := 0; i < 20; i++ {
+		if !keep.served() {
+			t.Fatalf("request %d on a keep-alive connection from a new address not served (%+v)", i+1, s.GuardStats())
+		}
+	}
+	st := s.GuardStats()
+	// The first newcomer found the cap full: at least that one evicted.
+	if st.EvictedIdle < 1 || st.EvictedBusy != 0 {
+		t.Errorf("evictions %+v; want idle flood connections evicted, none busy", st)
+	}
+	if st.Open > perIP*floodAddrs {
+		t.Errorf("%d connections open, over the cap %d", st.Open, perIP*floodAddrs)
+	}
+	t.Logf("%d flood connections; %+v", turns.Load(), st)
+}
+
+// TestEvictIdleBeforeBusy: at the cap, a newcomer takes the slot of an
+// idle connection (here one that sent half a request) rather than an
+// older one that is being served; a busy connection is taken only when
+// the largest group has no idle one left.
+func TestEvictIdleBeforeBusy(t *testing.T) {
+	entered := make(chan struct{}, 4)
+	release := make(chan struct{})
+	routes := testRoutes(nil)
+	routes["/hold"] = func(*Request) Response {
+		entered <- struct{}{}
+		<-release
+		return Response{ContentType: "text/plain", Body: []byte("held")}
+	}
+	s := startServer(t, Config{MaxConnections: 3, MaxConnectionsPerPrivateIP: 3, ConnectionRate: -1}, routes)
+	var releaseOnce sync.Once
+	defer releaseOnce.Do(func() { close(release) })
+
+	hold := func() *rawClient {
+		c := dialFrom(t, s, "127.0.0.2")
+		c.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+		<-entered
+		return c
+	}
+	busyOld := hold() // oldest, busy
+	half := dialFrom(t, s, "127.0.0.2")
+	half.send("POST /json_rpc HTTP/1.1\r\nHost: x\r\n") // half a head: idle
+	waitFor(t, "the half request to be admitted", func() bool { return s.OpenConnections() == 2 })
+	busyNew := hold()
+
+	b := dialFrom(t, s, "127.0.0.3")
+	if !b.served() {
+		t.Fatal("a newcomer was refused at the cap")
+	}
+	if !closedByServer(t, half.conn, half.br, 5*time.Second) {
+		t.Fatal("the idle (half-request) connection was not the one evicted")
+	}
+	if st := s.GuardStats(); st.EvictedIdle != 1 || st.EvictedBusy != 0 {
+		t.Fatalf("evictions %+v; want one idle", st)
+	}
+
+	// Now 127.0.0.2 holds 2 busy connections, 127.0.0.3 one: a third
+	// group's newcomer can only have a busy slot, the oldest.
+	c := dialFrom(t, s, "127.0.0.4")
+	if !c.served() {
+		t.Fatal("a newcomer was refused although the largest group held two slots")
+	}
+	if !closedByServer(t, busyOld.conn, busyOld.br, 5*time.Second) {
+		t.Fatal("the oldest busy connection was not evicted")
+	}
+	if st := s.GuardStats(); st.EvictedIdle != 1 || st.EvictedBusy != 1 {
+		t.Fatalf("evictions %+v; want one idle, then one busy", st)
+	}
+	// The younger busy one is still served.
+	releaseOnce.Do(func() { close(release) })
+	if resp, body := busyNew.read("GET"); resp.StatusCode != 200 || string(body) != "held" {
+		t.Fatalf("the remaining busy connection got %d %q", resp.StatusCode, body)
+	}
+	// 127.0.0.2, .3 and .4 hold one slot each: a fourth group is refused,
+	// as monerod refuses it.
+	if dialFrom(t, s, "127.0.0.5").served() {
+		t.Fatal("a connection was admitted over the cap with every group at one slot")
+	}
+}
+
+// TestConnectionRate: a group's connections beyond its burst are refused
+// until its bucket refills; other groups are not affected.
+func TestConnectionRate(t *testing.T) {
+	s := startServer(t, Config{ConnectionRate: 0.001, ConnectionBurst: 3}, testRoutes(nil))
+	for i := 0; i < 3; i++ {
+		c := dialFrom(t, s, "127.0.0.2")
+		if !c.served() {
+			t.Fatalf("connection %d within the burst refused", i+1)
+		}
+		c.conn.Close()
+	}
+	if dialFrom(t, s, "127.0.0.2").served() {
+		t.Fatal("a connection beyond the burst was admitted")
+	}
+	if !dialFrom(t, s, "127.0.0.3").served() {
+		t.Fatal("another address was refused")
+	}
+	if st := s.GuardStats(); st.RefusedRate != 1 {
+		t.Fatalf("%+v; want one refusal by rate", st)
+	}
+}
+
+// TestConnRateBuckets checks the buckets' arithmetic with a made-up
+// clock, and that their number stays bounded.
+func TestConnRateBuckets(t *testing.T) {
+	r := newConnRate(2, 4) // 2 per second, 4 at once
+	g := groupOf(hostKeyOf(netip.MustParseAddr("8.8.8.8")))
+	now := int64(1e9)
+	for i := 0; i < 4; i++ {
+		if !r.allow(g, now) {
+			t.Fatalf("connection %d of the burst refused", i+1)
+		}
+	}
+	if r.allow(g, now) {
+		t.Fatal("5th connection at once admitted")
+	}
+	if !r.allow(g, now+int64(500*time.Millisecond)) || r.allow(g, now+int64(500*time.Millisecond)) {
+		t.Fatal("after half a second exactly one more connection should pass (2/s)")
+	}
+	// the /24 is one group
+	if r.allow(groupOf(hostKeyOf(netip.MustParseAddr("8.8.8.200"))), now+int64(500*time.Millisecond)) {
+		t.Fatal("another address of the same /24 has a bucket of its own")
+	}
+	for i := 0; i < 3*maxRateGroups; i++ {
+		a := netip.MustParseAddr("10.0.0.0").As4()
+		a[1], a[2], a[3] = byte(i>>16), byte(i>>8), byte(i)
+		r.allow(groupKey{netip.AddrFrom4(a)}, now)
+	}
+	if len(r.buckets) > maxRateGroups {
+		t.Fatalf("%d buckets kept, bound %d", len(r.buckets), maxRateGroups)
+	}
+}
+
+func TestGroups(t *testing.T) {
+	for _, tc := range []struct{ ip, group string }{
+		{"8.8.8.8", "8.8.8.0"},
+		{"8.8.8.77", "8.8.8.0"},
+		{"127.0.0.2", "127.0.0.2"}, // private: per address
+		{"192.168.1.7", "192.168.1.7"},
+		{"2001:db8:1:2:aaaa::1", "2001:db8:1:2::"},
+		{"::ffff:8.8.4.4", "8.8.4.0"},
+	} {
+		if g := groupOf(hostKeyOf(netip.MustParseAddr(tc.ip).Unmap())); g.addr.String() != tc.group {
+			t.Errorf("%s: group %s, want %s", tc.ip, g.addr, tc.group)
+		}
+	}
+}
+
+// TestPressureLog: many refusals give one warning line with their count,
+// not one line each.
+func TestPressureLog(t *testing.T) {
+	var buf lockedBuffer
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	s := startServer(t, Config{MaxConnectionsPerPrivateIP: 1, Logger: log}, testRoutes(nil))
+	first := dialFrom(t, s, "127.0.0.2")
+	if !first.served() {
+		t.Fatal("first connection refused")
+	}
+	for i := 0; i < 10; i++ {
+		if dialFrom(t, s, "127.0.0.2").served() {
+			t.Fatal("a connection over the per-IP limit was admitted")
+		}
+	}
+	waitFor(t, "10 refusals", func() bool { return s.GuardStats().RefusedPerIP == 10 })
+	out := buf.String()
+	if n := strings.Count(out, "under pressure"); n != 1 {
+		t.Fatalf("%d pressure lines, want 1:\n%s", n, out)
+	}
+	if !strings.Contains(out, "refused_per_ip=1") {
+		t.Fatalf("the line does not count the first refusal:\n%s", out)
+	}
+}
+
+// wrappedConn stands for a TLS connection over an admitted one.
+type wrappedConn struct{ net.Conn }
+
+func (w wrappedConn) NetConn() net.Conn { return w.Conn }
+
+func TestConnOfUnwraps(t *testing.T) {
+	cc := &countedConn{}
+	if connOf(wrappedConn{cc}) != cc || connOf(cc) != cc {
+		t.Fatal("connOf does not find the admitted connection under a wrapper")
+	}
+	if connOf(wrappedConn{&net.TCPConn{}}) != nil {
+		t.Fatal("connOf invented an admitted connection")
+	}
+}
