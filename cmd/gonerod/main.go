@@ -56,6 +56,7 @@ type options struct {
 	rpcMaxConnectionsPerPublicIP  int
 	rpcMaxConnectionsPerPrivateIP int
 	rpcResponseSoftLimit          int64
+	rpcDefences                   rpcDefenceOptions // rpcdefences.go
 
 	// --metrics-bind-ip/--metrics-bind-port: Prometheus metrics on a
 	// listener of their own (port 0: off).
@@ -251,6 +252,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	rf.Int64Var(&o.rpcResponseSoftLimit, "rpc-response-soft-limit", httpd.DefaultResponseSoftLimit, "max bytes of RPC answers a connection may have queued unread")
 	rf.StringVar(&o.metricsBindIP, "metrics-bind-ip", "127.0.0.1", "IP the Prometheus metrics listener binds to")
 	rf.Uint16Var(&o.metricsBindPort, "metrics-bind-port", 0, "serve Prometheus metrics at /metrics on this port (0: no metrics listener)")
+	o.rpcDefences.addFlags(rf)
 	o.p2p.addFlags(rf)
 	o.zmq.addFlags(rf)
 	o.prune.addFlags(rf)
