@@ -162,21 +162,36 @@ func TestEvictIdleBeforeBusy(t *testing.T) {
 	}
 }
 
-// TestConnectionRate: a group's connections beyond its burst are refused
-// until its bucket refills; other groups are not affected.
+// TestConnectionRate: while the listener holds half its cap or more, a
+// group's connections beyond its burst are refused until its bucket
+// refills; other groups are not affected. Below that, the rate is not
+// limited (monerod's behaviour).
 func TestConnectionRate(t *testing.T) {
-	s := startServer(t, Config{ConnectionRate: 0.001, ConnectionBurst: 3}, testRoutes(nil))
-	for i := 0; i < 3; i++ {
+	s := startServer(t, Config{MaxConnections: 10, ConnectionRate: 0.001, ConnectionBurst: 3}, testRoutes(nil))
+	for i := 0; i < 5; i++ {
 		c := dialFrom(t, s, "127.0.0.2")
+		if !c.served() {
+			t.Fatalf("connection %d below half the cap refused", i+1)
+		}
+		c.conn.Close()
+	}
+	waitFor(t, "the closes", func() bool { return s.OpenConnections() == 0 })
+	for i := 0; i < 5; i++ { // half the cap
+		if !dialFrom(t, s, "127.0.0.7").served() {
+			t.Fatalf("connection %d from 127.0.0.7 refused", i+1)
+		}
+	}
+	for i := 0; i < 3; i++ {
+		c := dialFrom(t, s, "127.0.0.3")
 		if !c.served() {
 			t.Fatalf("connection %d within the burst refused", i+1)
 		}
 		c.conn.Close()
 	}
-	if dialFrom(t, s, "127.0.0.2").served() {
+	if dialFrom(t, s, "127.0.0.3").served() {
 		t.Fatal("a connection beyond the burst was admitted")
 	}
-	if !dialFrom(t, s, "127.0.0.3").served() {
+	if !dialFrom(t, s, "127.0.0.4").served() {
 		t.Fatal("another address was refused")
 	}
 	if st := s.GuardStats(); st.RefusedRate != 1 {

@@ -31,13 +31,14 @@ func groupOf(key hostKey) groupKey {
 // Defaults of the defences (Config).
 const (
 	// DefaultConnectionRate is the new connections per second one address
-	// group may open, sustained; DefaultConnectionBurst how many it may
-	// open at once. A wallet keeps one connection open; a client that
-	// reconnects for every request stays far below 100 per second; a
-	// reconnect flood goes at thousands per second and is refused at the
-	// cost of an accept and a close.
-	DefaultConnectionRate  = 100
-	DefaultConnectionBurst = 200
+	// group may open, sustained, while the listener holds half its cap or
+	// more; DefaultConnectionBurst how many it may open at once. A wallet
+	// keeps one connection open; a client that reconnects for every
+	// request stays below 200 per second; a reconnect flood goes at
+	// thousands per second and is refused at the cost of an accept and a
+	// close.
+	DefaultConnectionRate  = 200
+	DefaultConnectionBurst = 400
 )
 
 // Refusal and eviction reasons, the label values of the metrics.
@@ -124,6 +125,14 @@ func (g *guardCounters) pressure() {
 		"evicted_busy", cur.EvictedBusy-last.EvictedBusy,
 		"metered_waits", cur.MeteredWaits-last.MeteredWaits,
 		"metered_busy", cur.MeteredBusy-last.MeteredBusy)
+}
+
+// underPressure: the listener holds at least half its cap. Only then is
+// the rate of new connections limited, so that below it the listener
+// behaves as monerod's does; a reconnect flood that matters fills the
+// cap quickly anyway.
+func (l *limitListener) underPressure() bool {
+	return l.maxTotal >= 0 && 2*l.openNow.Load() >= int64(l.maxTotal)
 }
 
 // connBucket is one group's token bucket of new connections.

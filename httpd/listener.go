@@ -74,7 +74,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		key := hostKeyOf(ip)
 		grp := groupOf(key)
 		now := time.Now().UnixNano()
-		if !l.connRate.allow(grp, now) {
+		if l.underPressure() && !l.connRate.allow(grp, now) {
 			l.guard.refusedRate.Add(1)
 			l.mu.Lock()
 			l.refused++
