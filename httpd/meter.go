@@ -86,6 +86,7 @@ type meterWaiter struct {
 type ticket struct {
 	g       *meterGroup
 	metered bool
+	start   int64 // unix ns when the request began to run
 }
 
 type meter struct {
@@ -150,7 +151,7 @@ func (m *meter) acquire(key groupKey) (ticket, bool) {
 	if g.tokens > 0 && (m.active == 1 || g.running-g.metered < m.slots) {
 		g.running++
 		m.mu.Unlock()
-		return ticket{g: g}, true
+		return ticket{g: g, start: now}, true
 	}
 	// Over budget: queue, and take a slot at once if one is free and no
 	// group with a better claim waits.
@@ -163,7 +164,7 @@ func (m *meter) acquire(key groupKey) (ticket, bool) {
 	m.grantLocked(now)
 	if w.granted {
 		m.mu.Unlock()
-		return ticket{g: g, metered: true}, true
+		return ticket{g: g, metered: true, start: now}, true
 	}
 	m.mu.Unlock()
 	m.guard.meteredWaits.Add(1)
@@ -173,14 +174,14 @@ func (m *meter) acquire(key groupKey) (ticket, bool) {
 	defer timer.Stop()
 	select {
 	case <-w.ready:
-		return ticket{g: g, metered: true}, true
+		return ticket{g: g, metered: true, start: time.Now().UnixNano()}, true
 	case <-timer.C:
 	case <-m.done:
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if w.granted { // granted while the timer fired
-		return ticket{g: g, metered: true}, true
+		return ticket{g: g, metered: true, start: time.Now().UnixNano()}, true
 	}
 	for i, x := range g.waiters {
 		if x == w {
@@ -215,11 +216,11 @@ func (m *meter) unqueueLocked(g *meterGroup) {
 	}
 }
 
-// release charges a finished request its cost and, if it held a metered
-// slot, hands the slot on.
-func (m *meter) release(t ticket, took time.Duration, answerBytes int) {
-	cost := took.Seconds() + float64(answerBytes)*byteCost*1e-9
+// release charges a finished request its cost (its run time and its
+// answer's size) and, if it held a metered slot, hands the slot on.
+func (m *meter) release(t ticket, answerBytes int) {
 	now := time.Now().UnixNano()
+	cost := float64(now-t.start+int64(answerBytes)*byteCost) * 1e-9
 	m.mu.Lock()
 	g := t.g
 	m.refillLocked(g, now)
@@ -308,9 +309,8 @@ func (s *Server) serveMetered(fn Route, req *Request, cc *countedConn) Response 
 	if !ok {
 		return s.busy(req)
 	}
-	began := time.Now()
 	resp := s.call(fn, req)
-	s.meter.release(t, time.Since(began), len(resp.Body))
+	s.meter.release(t, len(resp.Body))
 	return resp
 }
 

@@ -33,6 +33,12 @@
 //     first-response and 300 s/1800 s idle limits.
 //   - A public IPv6 client counts per /64 for the per-IP connection limit;
 //     monerod counts each address.
+//   - At the total connection limit, a connection from an address group
+//     holding fewer connections takes the slot of an idle one of the
+//     largest group (fairslots.go); while half the limit is held, new
+//     connections per group are rate-limited (guard.go); a group over its
+//     serving budget is metered and may get Config.Busy (meter.go). See
+//     docs/public-node.md.
 //   - A connection opening with a TLS handshake gets a plain "400" and is
 //     closed: gonerod has no TLS (monerod answers the handshake).
 //   - Digest authentication additionally requires the credential's "uri"
