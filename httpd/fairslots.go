@@ -32,7 +32,7 @@ func (l *limitListener) victimLocked(grp groupKey) *countedConn {
 	var bestSize int
 	var bestSince int64
 	for c := range l.conns {
-		if c.evicted {
+		if c.evicted || c.closed.Load() { // closing already: its slot is on its way back
 			continue
 		}
 		size := l.perGroup[c.group]

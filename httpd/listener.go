@@ -381,8 +381,15 @@ func (c *countedConn) Close() error {
 		// moment (bounded in time and bytes), then close, as net/http does.
 		_ = c.CloseWrite()
 		go func() {
+			limit := int64(drainBytes)
+			if c.ln.underPressure() {
+				// Another group may be waiting for this slot, and a
+				// client that sends megabytes to be refused is more
+				// likely an attacker: its answer gets less care.
+				limit = drainBytesUnderPressure
+			}
 			_ = c.Conn.SetReadDeadline(time.Now().Add(drainTime))
-			_, _ = io.CopyN(io.Discard, c.Conn, drainBytes)
+			_, _ = io.CopyN(io.Discard, c.Conn, limit)
 			_ = c.Conn.Close()
 			c.ln.release(c)
 		}()
@@ -396,8 +403,9 @@ func (c *countedConn) Close() error {
 // drainTime and drainBytes bound the discarding of a refused request's
 // body before the connection closes.
 const (
-	drainTime  = 500 * time.Millisecond
-	drainBytes = 8 << 20
+	drainTime               = 500 * time.Millisecond
+	drainBytes              = 8 << 20
+	drainBytesUnderPressure = 256 << 10
 )
 
 // tlsHandshakeRecord is the first byte of a TLS ClientHello.
