@@ -40,3 +40,32 @@ func TestRPCDefenceFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRPCDefenceFlagsReachListeners: both RPC listeners get the defences.
+func TestRPCDefenceFlagsReachListeners(t *testing.T) {
+	o := &options{}
+	cmd := newRootCommandFor(o)
+	if err := cmd.ParseFlags([]string{"--rpc-bind-port", "18081", "--rpc-restricted-bind-port", "18089",
+		"--rpc-connection-rate", "5", "--rpc-meter-slots", "3"}); err != nil {
+		t.Fatal(err)
+	}
+	main, restricted, err := o.rpcConfigs()
+	if err != nil || restricted == nil {
+		t.Fatalf("%v %v", restricted, err)
+	}
+	for _, c := range []httpd.Config{main, *restricted} {
+		if c.ConnectionRate != 5 || c.MeteredSlots != 3 || c.CostRate != httpd.DefaultCostRate() {
+			t.Errorf("listener %s: %+v", c.Addr, c)
+		}
+	}
+	if _, _, err := func() (httpd.Config, *httpd.Config, error) {
+		o := &options{}
+		cmd := newRootCommandFor(o)
+		if err := cmd.ParseFlags([]string{"--rpc-meter-slots", "0"}); err != nil {
+			t.Fatal(err)
+		}
+		return o.rpcConfigs()
+	}(); err == nil {
+		t.Error("--rpc-meter-slots 0 accepted")
+	}
+}
