@@ -284,3 +284,10 @@ func TestConnOfUnwraps(t *testing.T) {
 		t.Fatal("connOf invented an admitted connection")
 	}
 }
+
+func TestGuardStatsAdd(t *testing.T) {
+	a := GuardStats{Open: 1, RefusedPerIP: 2, RefusedTotal: 3, RefusedRate: 4, EvictedIdle: 5, EvictedBusy: 6, MeteredWaits: 7, MeteredBusy: 8}
+	if got, want := a.Add(a), (GuardStats{2, 4, 6, 8, 10, 12, 14, 16}); got != want {
+		t.Fatalf("%+v, want %+v", got, want)
+	}
+}

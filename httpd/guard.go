@@ -41,13 +41,10 @@ const (
 	DefaultConnectionBurst = 400
 )
 
-// Refusal and eviction reasons, the label values of the metrics.
+// Reasons admitOrEvict refuses a connection for.
 const (
-	RefusedPerIP = "per_ip" // monerod's per-IP limit
-	RefusedTotal = "total"  // at --rpc-max-connections, and no fair slot to take
-	RefusedRate  = "rate"   // the address group opens connections too fast
-	EvictedIdle  = "idle"   // an idle connection of the largest group made room
-	EvictedBusy  = "busy"   // a connection in the middle of a request made room (no idle one)
+	reasonPerIP = "per_ip" // monerod's per-IP limit
+	reasonTotal = "total"  // at --rpc-max-connections, and no fair slot to take
 )
 
 // GuardStats counts what the defences of one listener (or, summed, of

@@ -20,6 +20,10 @@ import (
 // reconnecting in a loop cannot slow down the admitted connections beyond
 // the kernel's cost of its handshakes.
 //
+// Beyond monerod, at the total limit it shares the slots fairly among
+// address groups (fairslots.go) and, from half the limit on, limits the
+// rate of new connections per group (guard.go).
+//
 // It also counts open connections for OpenConnections and keeps the set of
 // open connections so that Shutdown can close stragglers.
 type limitListener struct {
@@ -246,7 +250,7 @@ func (l *limitListener) admitOrEvict(key hostKey, grp groupKey, cc *countedConn)
 		l.mu.Lock()
 		reason := l.admitLocked(key, grp, cc)
 		var victim *countedConn
-		if reason == RefusedTotal && try < maxEvictTries {
+		if reason == reasonTotal && try < maxEvictTries {
 			victim = l.victimLocked(grp)
 		}
 		if victim == nil && reason != "" {
@@ -255,9 +259,9 @@ func (l *limitListener) admitOrEvict(key hostKey, grp groupKey, cc *countedConn)
 		l.mu.Unlock()
 		if victim == nil {
 			switch reason {
-			case RefusedPerIP:
+			case reasonPerIP:
 				l.guard.refusedPerIP.Add(1)
-			case RefusedTotal:
+			case reasonTotal:
 				l.guard.refusedTotal.Add(1)
 			}
 			return reason
@@ -274,7 +278,7 @@ func (l *limitListener) admitOrEvict(key hostKey, grp groupKey, cc *countedConn)
 }
 
 // admitLocked takes a slot for cc, or says which limit refuses it: "",
-// RefusedPerIP or RefusedTotal. The per-IP limit, monerod's, is never
+// reasonPerIP or reasonTotal. The per-IP limit, monerod's, is never
 // lifted by eviction.
 func (l *limitListener) admitLocked(key hostKey, grp groupKey, cc *countedConn) string {
 	perHost := l.maxPublic
@@ -282,10 +286,10 @@ func (l *limitListener) admitLocked(key hostKey, grp groupKey, cc *countedConn) 
 		perHost = l.maxPrivate
 	}
 	if perHost >= 0 && l.perHost[key] >= perHost {
-		return RefusedPerIP
+		return reasonPerIP
 	}
 	if l.maxTotal >= 0 && l.open >= l.maxTotal {
-		return RefusedTotal
+		return reasonTotal
 	}
 	l.open++
 	l.openNow.Store(int64(l.open))
