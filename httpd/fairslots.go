@@ -5,21 +5,38 @@ import "time"
 // Fair connection slots. monerod refuses every connection once
 // --rpc-max-connections are open, so whoever fills the slots first, and
 // keeps them filled by reconnecting, shuts everyone else out. Here a
-// connection that arrives at the cap from an address group holding fewer
-// connections than another group takes the place of one of that group's:
-// an idle one first (between requests, or one that never sent a whole
-// request: slowloris), the one idle longest; a connection in the middle
-// of a request only if no eligible group has an idle one. A group is
-// eligible when it holds at least two connections more than the newcomer's
-// group, so that the two cannot take each other's slots in turn: at the
-// cap, the slots converge to an even share per group, and a group that
-// reconnects as fast as it can only ever gets its share back.
+// connection that arrives at the cap takes the place of another, chosen
+// in this order:
 //
-// Below the cap nothing changes: monerod's limits apply as they are.
+//  1. an idle connection (between requests, or one that never sent a
+//     whole request: slowloris) of a group holding at least two
+//     connections more than the newcomer's, the largest such group, the
+//     one idle longest;
+//  2. an idle connection of the newcomer's own group, the one idle
+//     longest: a group recycles its own slots, and a client that closed
+//     and reconnected before the server saw the close does not find its
+//     own dead connection in its way;
+//  3. a connection in the middle of a request of a group as in 1, the
+//     oldest: the last resort.
+//
+// "Two more" keeps two groups from taking each other's slots in turn: at
+// the cap the slots converge to an even share per group, and a group that
+// reconnects as fast as it can only ever gets its own share back. With no
+// candidate the connection is refused, as monerod refuses it.
+//
+// Below the cap nothing changes: monerod's limits apply as they are (the
+// per-IP limits are never lifted).
 
 // maxEvictTries bounds the evictions one accepted connection may cause;
 // more than one is needed only when a victim was closing already.
 const maxEvictTries = 3
+
+// Victim classes, in order of preference (see above).
+const (
+	victimOtherIdle = iota
+	victimOwnIdle
+	victimOtherBusy
+)
 
 // victimLocked picks the connection to close so that a connection of
 // group grp can have its slot, or nil. It runs under l.mu, at the cap
@@ -28,18 +45,28 @@ const maxEvictTries = 3
 func (l *limitListener) victimLocked(grp groupKey) *countedConn {
 	need := l.perGroup[grp] + 2
 	var best *countedConn
-	var bestIdle bool
-	var bestSize int
+	var bestClass, bestSize int
 	var bestSince int64
 	for c := range l.conns {
 		if c.evicted || c.closed.Load() { // closing already: its slot is on its way back
 			continue
 		}
-		size := l.perGroup[c.group]
-		if size < need {
-			continue
-		}
 		idle := !c.busy.Load()
+		size := l.perGroup[c.group]
+		var class int
+		switch {
+		case c.group == grp:
+			if !idle {
+				continue
+			}
+			class = victimOwnIdle
+		case size < need:
+			continue
+		case idle:
+			class = victimOtherIdle
+		default:
+			class = victimOtherBusy
+		}
 		since := c.connectedAt
 		if idle {
 			since = c.idleSince.Load()
@@ -47,8 +74,8 @@ func (l *limitListener) victimLocked(grp groupKey) *countedConn {
 		better := best == nil
 		if !better {
 			switch {
-			case idle != bestIdle:
-				better = idle
+			case class != bestClass:
+				better = class < bestClass
 			case size != bestSize:
 				better = size > bestSize
 			default:
@@ -56,12 +83,12 @@ func (l *limitListener) victimLocked(grp groupKey) *countedConn {
 			}
 		}
 		if better {
-			best, bestIdle, bestSize, bestSince = c, idle, size, since
+			best, bestClass, bestSize, bestSince = c, class, size, since
 		}
 	}
 	if best != nil {
 		best.evicted = true
-		best.evictedBusy = !bestIdle
+		best.evictedBusy = bestClass == victimOtherBusy
 	}
 	return best
 }
