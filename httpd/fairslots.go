@@ -13,9 +13,11 @@ import "time"
 //     connections more than the newcomer's, the largest such group, the
 //     one idle longest;
 //  2. an idle connection of the newcomer's own group, the one idle
-//     longest: a group recycles its own slots, and a client that closed
-//     and reconnected before the server saw the close does not find its
-//     own dead connection in its way;
+//     longest, if the group holds no more than an even share of the open
+//     connections: a client that closed and reconnected before the server
+//     saw the close does not find its own dead connection in its way (a
+//     group above its share is refused instead, so that a flood cannot
+//     spin through its own slots);
 //  3. a connection in the middle of a request of a group as in 1, the
 //     oldest: the last resort.
 //
@@ -43,7 +45,9 @@ const (
 // only; its cost is one pass over the open connections (at most
 // --rpc-max-connections).
 func (l *limitListener) victimLocked(grp groupKey) *countedConn {
-	need := l.perGroup[grp] + 2
+	own := l.perGroup[grp]
+	need := own + 2
+	recycle := own*len(l.perGroup) <= l.open // within an even share
 	var best *countedConn
 	var bestClass, bestSize int
 	var bestSince int64
@@ -56,7 +60,7 @@ func (l *limitListener) victimLocked(grp groupKey) *countedConn {
 		var class int
 		switch {
 		case c.group == grp:
-			if !idle {
+			if !idle || !recycle {
 				continue
 			}
 			class = victimOwnIdle
