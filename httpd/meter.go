@@ -13,12 +13,13 @@ import (
 // route plus byteCost per byte of answer. Each address group has a budget
 // of cost that refills: the serving capacity (Config.CostRate seconds of
 // serving per second) shared evenly by the groups active in the last
-// activeWindow. A group within its budget is served at once. A group over
-// it is served through a few metered slots (Config.MeteredSlots), granted
-// to waiting groups in order of budget, least in debt first, and at most
-// half of them to one group: a client that asks for little is served next
-// even among a crowd of heavy ones, heavy work from one group cannot take
-// all the slots, and heavy work as a whole cannot take all the handler
+// activeWindow. A group alone, or within its budget, is served at once.
+// A group over it, while others are active, is served through a few
+// metered slots (Config.MeteredSlots), granted to waiting groups in order
+// of budget, least in debt first, and at most half of them to one group
+// while another waits: a client that asks for little is served next even
+// among a crowd of heavy ones, heavy work from one group cannot take all
+// the slots, and heavy work as a whole cannot take all the handler
 // capacity, so cheap requests of other groups keep their latency. A
 // request that has waited Config.MeteredWait for a slot gets monerod's
 // busy answer (Config.Busy; rpc answers status "BUSY", JSON-RPC error -9
@@ -99,9 +100,10 @@ type meter struct {
 	done      chan struct{} // closed at Shutdown: waiters give up
 	closeOnce sync.Once
 
-	mu        sync.Mutex
-	groups    map[groupKey]*meterGroup
-	active    int // groups seen within activeWindow (at least 1)
+	mu           sync.Mutex
+	activeWindow time.Duration // activeWindow (tests change it)
+	groups       map[groupKey]*meterGroup
+	active       int // groups seen within activeWindow (at least 1)
 	nextSweep int64
 	running   int // metered slots taken
 	queue     []*meterGroup
@@ -111,7 +113,7 @@ func newMeter(capacity float64, window time.Duration, slots int, wait time.Durat
 	return &meter{
 		capacity: capacity, window: window.Seconds(), slots: slots, perGroup: max(1, slots/2),
 		wait: wait, guard: guard, done: make(chan struct{}),
-		groups: make(map[groupKey]*meterGroup), active: 1,
+		groups: make(map[groupKey]*meterGroup), active: 1, activeWindow: activeWindow,
 	}
 }
 
@@ -144,11 +146,13 @@ func (m *meter) acquire(key groupKey) (ticket, bool) {
 	}
 	g.seen = now
 	m.refillLocked(g, now)
-	// Within budget: served at once. While other groups are active, one
-	// group runs at most `slots` such requests at once: a burst of
-	// concurrent requests is charged only as each ends, and must not
-	// occupy every processor before the first charge lands.
-	if g.tokens > 0 && (m.active == 1 || g.running-g.metered < m.slots) {
+	// Alone, a group is served at once (charged all the same): there is
+	// no one to protect, and a benchmark's single client keeps its full
+	// throughput. Within budget, likewise; but while other groups are
+	// active, one group runs at most `slots` such requests at once: a
+	// burst of concurrent requests is charged only as each ends, and must
+	// not occupy every processor before the first charge lands.
+	if m.active == 1 || (g.tokens > 0 && g.running-g.metered < m.slots) {
 		g.running++
 		m.mu.Unlock()
 		return ticket{g: g, start: now}, true
@@ -238,21 +242,26 @@ func (m *meter) release(t ticket, answerBytes int) {
 }
 
 // grantLocked gives free metered slots to waiting groups: the one least in
-// debt first (first queued among equals), at most perGroup slots each.
+// debt first (first queued among equals), at most perGroup slots each
+// while another group waits (with no one else waiting, a free slot is not
+// left idle).
 func (m *meter) grantLocked(now int64) {
 	for m.running < m.slots && len(m.queue) > 0 {
-		best := -1
+		best, bestFull := -1, -1
 		for i, g := range m.queue {
+			m.refillLocked(g, now)
 			if g.metered >= m.perGroup {
+				if bestFull < 0 || g.tokens > m.queue[bestFull].tokens {
+					bestFull = i
+				}
 				continue
 			}
-			m.refillLocked(g, now)
 			if best < 0 || g.tokens > m.queue[best].tokens {
 				best = i
 			}
 		}
 		if best < 0 {
-			return // every waiting group holds its share of the slots
+			best = bestFull // every waiting group holds its share: work conserving
 		}
 		g := m.queue[best]
 		w := g.waiters[0]
@@ -278,7 +287,7 @@ func (m *meter) sweepLocked(now int64) {
 	m.nextSweep = now + int64(sweepEvery)
 	active := 0
 	for _, g := range m.groups {
-		if now-g.seen < int64(activeWindow) || g.running > 0 {
+		if now-g.seen < int64(m.activeWindow) || g.running > 0 {
 			active++
 		}
 	}

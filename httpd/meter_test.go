@@ -34,10 +34,17 @@ func TestMeteredGroupSlowedOthersServed(t *testing.T) {
 		MeteredSlots: 1, MeteredWait: 200 * time.Millisecond,
 	}, routes)
 
+	// Two groups are active (metering protects one from another; a group
+	// alone is never held back), for as long as the test takes.
+	light := dialFrom(t, s, "127.0.0.3")
+	if resp, _ := light.do("POST", "POST /json_rpc HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}"); resp.StatusCode != 200 {
+		t.Fatalf("first request: %d", resp.StatusCode)
+	}
 	heavy := dialFrom(t, s, "127.0.0.2")
 	if resp, body := heavy.do("GET", "GET /big HTTP/1.1\r\nHost: x\r\n\r\n"); resp.StatusCode != 200 || len(body) != len(big) {
 		t.Fatalf("the first big answer: %d, %d bytes", resp.StatusCode, len(body))
 	}
+	s.meter.recount()
 	holder := dialFrom(t, s, "127.0.0.2")
 	holder.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
 	<-entered // in the metered slot now
@@ -48,7 +55,6 @@ func TestMeteredGroupSlowedOthersServed(t *testing.T) {
 		t.Fatalf("a request of the group over budget, with its slot taken, got %d; want the busy answer", resp.StatusCode)
 	}
 
-	light := dialFrom(t, s, "127.0.0.3")
 	for i := 0; i < 5; i++ {
 		resp, body := light.do("POST", "POST /json_rpc HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
 		if resp.StatusCode != 200 || !bytes.Equal(body, fixedJSON) {
@@ -70,7 +76,18 @@ func TestMeteredGroupSlowedOthersServed(t *testing.T) {
 }
 
 func testMeter(slots int) *meter {
-	return newMeter(1e-6, time.Hour, slots, time.Minute, &guardCounters{})
+	m := newMeter(1e-6, time.Hour, slots, time.Minute, &guardCounters{})
+	m.activeWindow = time.Hour
+	return m
+}
+
+// recount counts the active groups now, as the meter does every second,
+// with an hour's window: every group seen so far is active.
+func (m *meter) recount() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.activeWindow = time.Hour
+	m.sweepLocked(time.Now().UnixNano())
 }
 
 // indebted makes group g's budget -debt seconds (creating the group).
@@ -106,6 +123,7 @@ func TestMeterGrantsLeastIndebtedFirst(t *testing.T) {
 	m.indebted(t, deep, 0.003)
 	m.indebted(t, shallow, 0.001)
 	m.indebted(t, holder, 0.003)
+	m.recount()
 	held, ok := m.acquire(holder)
 	if !ok || !held.metered {
 		t.Fatal("the free metered slot was not granted")
@@ -140,37 +158,54 @@ func TestMeterGrantsLeastIndebtedFirst(t *testing.T) {
 	}
 }
 
-// TestMeterShareOfSlots: one group holds at most half of the metered
-// slots; another indebted group gets a free slot at once.
+// TestMeterShareOfSlots: while another group waits, one group holds at
+// most half of the metered slots, even when the other is deeper in debt;
+// with no one else waiting, a free slot is not left idle.
 func TestMeterShareOfSlots(t *testing.T) {
 	m := testMeter(2)
-	a, b := grp("10.0.0.1"), grp("10.0.0.2")
+	a, b, c := grp("10.0.0.1"), grp("10.0.0.2"), grp("10.0.0.3")
 	m.indebted(t, a, 0.001)
-	m.indebted(t, b, 0.001)
-	a1, ok := m.acquire(a)
-	if !ok || !a1.metered {
-		t.Fatal("no metered slot for a")
+	m.indebted(t, b, 0.003)
+	m.indebted(t, c, 0.003)
+	m.recount()
+	a1, ok1 := m.acquire(a)
+	c1, ok2 := m.acquire(c)
+	if !ok1 || !ok2 || !a1.metered || !c1.metered {
+		t.Fatal("the two free metered slots were not granted")
 	}
-	got := make(chan ticket, 1)
-	go func() {
-		if tk, ok := m.acquire(a); ok {
-			got <- tk
-		}
-	}()
+	got := make(chan string, 2)
+	tickets := make(chan ticket, 2)
+	wait := func(name string, g groupKey) {
+		go func() {
+			if tk, ok := m.acquire(g); ok {
+				got <- name
+				tickets <- tk
+			}
+		}()
+	}
+	wait("a", a)
 	waitFor(t, "a's second request to queue", func() bool { return m.queued() == 1 })
-	b1, ok := m.acquire(b)
-	if !ok || !b1.metered {
-		t.Fatal("b did not get the free slot while a held its share")
-	}
-	select {
-	case <-got:
-		t.Fatal("a got a second slot")
-	default:
+	wait("b", b)
+	waitFor(t, "b to queue", func() bool { return m.queued() == 2 })
+	m.release(c1, 0)
+	if first := <-got; first != "b" {
+		t.Fatalf("%s got the slot; want b: a, less in debt, holds its half already", first)
 	}
 	m.release(a1, 0)
-	a2 := <-got
+	if second := <-got; second != "a" {
+		t.Fatalf("then %s", second)
+	}
+	m.release(<-tickets, 0)
+	m.release(<-tickets, 0)
+
+	// a alone: both slots are a's.
+	a1, _ = m.acquire(a)
+	a2, ok := m.acquire(a)
+	if !ok || !a1.metered || !a2.metered || m.queued() != 0 {
+		t.Fatal("a group alone in the queue was refused a free slot")
+	}
+	m.release(a1, 0)
 	m.release(a2, 0)
-	m.release(b1, 0)
 }
 
 // TestMeterBusyAndClose: a waiter gives up after the wait, or at once when
@@ -181,6 +216,7 @@ func TestMeterBusyAndClose(t *testing.T) {
 	a, b := grp("10.0.0.1"), grp("10.0.0.2")
 	m.indebted(t, a, 0.001)
 	m.indebted(t, b, 0.001)
+	m.recount()
 	held, _ := m.acquire(a)
 	if _, ok := m.acquire(b); ok {
 		t.Fatal("a second metered request ran with one slot")
@@ -259,5 +295,31 @@ func BenchmarkMeter(b *testing.B) {
 	for b.Loop() {
 		t, _ := m.acquire(g)
 		m.release(t, 100)
+	}
+}
+
+// TestMeterAloneNotHeld: a group alone is served at once however deep in
+// debt (there is no one to protect; a benchmark's client keeps its
+// throughput), and charged all the same.
+func TestMeterAloneNotHeld(t *testing.T) {
+	m := testMeter(1)
+	a := grp("10.0.0.1")
+	m.indebted(t, a, 0.001)
+	var held []ticket
+	for i := 0; i < 10; i++ {
+		tk, ok := m.acquire(a)
+		if !ok || tk.metered {
+			t.Fatalf("request %d of a group alone was metered", i+1)
+		}
+		held = append(held, tk)
+	}
+	for _, tk := range held {
+		m.release(tk, 1000)
+	}
+	m.mu.Lock()
+	debt := m.groups[a].tokens
+	m.mu.Unlock()
+	if debt >= -0.001-10*1000*byteCost*1e-9 {
+		t.Fatalf("budget %v: the requests were not charged", debt)
 	}
 }
