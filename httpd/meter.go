@@ -104,9 +104,9 @@ type meter struct {
 	activeWindow time.Duration // activeWindow (tests change it)
 	groups       map[groupKey]*meterGroup
 	active       int // groups seen within activeWindow (at least 1)
-	nextSweep int64
-	running   int // metered slots taken
-	queue     []*meterGroup
+	nextSweep    int64
+	running      int // metered slots taken
+	queue        []*meterGroup
 }
 
 func newMeter(capacity float64, window time.Duration, slots int, wait time.Duration, guard *guardCounters) *meter {
