@@ -286,3 +286,20 @@ func TestGuardStatsAdd(t *testing.T) {
 		t.Fatalf("%+v, want %+v", got, want)
 	}
 }
+
+// waitIdle waits until every connection from ip is idle: the server has
+// written its answers and reads again.
+func waitIdle(t *testing.T, s *Server, ip string) {
+	t.Helper()
+	g := groupOf(hostKeyOf(netip.MustParseAddr(ip)))
+	waitFor(t, ip+"'s connections to be idle", func() bool {
+		s.ln.mu.Lock()
+		defer s.ln.mu.Unlock()
+		for c := range s.ln.conns {
+			if c.group == g && c.busy.Load() {
+				return false
+			}
+		}
+		return true
+	})
+}

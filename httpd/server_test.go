@@ -357,7 +357,9 @@ func TestConnectionLimits(t *testing.T) {
 		t.Fatal("A's longest idle connection was not closed for the newcomer")
 	}
 	// Now A and B hold 2, C 1: no group holds 2 more than C, so C's
-	// second connection takes the place of C's own idle one.
+	// second connection takes the place of C's own idle one (once the
+	// server waits for its next request).
+	waitIdle(t, s, "127.0.0.3")
 	c2 := dialFrom(t, s, "127.0.0.3")
 	if !c2.served() {
 		t.Fatal("a group's new connection did not take the place of its own idle one at the cap")
