@@ -13,11 +13,11 @@ import "time"
 //     connections more than the newcomer's, the largest such group, the
 //     one idle longest;
 //  2. an idle connection of the newcomer's own group, the one idle
-//     longest, if the group holds no more than an even share of the open
-//     connections: a client that closed and reconnected before the server
-//     saw the close does not find its own dead connection in its way (a
-//     group above its share is refused instead, so that a flood cannot
-//     spin through its own slots);
+//     longest, if the group holds no
+//     more than an even share of the open connections: a client that
+//     closed and reconnected before the server saw the close does not find
+//     its own dead connection in its way (a group above its share is
+//     refused instead, so that a flood cannot spin through its own slots);
 //  3. a connection in the middle of a request of a group as in 1, the
 //     oldest: the last resort.
 //
@@ -55,7 +55,7 @@ func (l *limitListener) victimLocked(grp groupKey) *countedConn {
 		if c.evicted || c.closed.Load() { // closing already: its slot is on its way back
 			continue
 		}
-		idle := !c.busy.Load()
+		idle := c.idle()
 		size := l.perGroup[c.group]
 		var class int
 		switch {
@@ -75,6 +75,8 @@ func (l *limitListener) victimLocked(grp groupKey) *countedConn {
 		if idle {
 			since = c.idleSince.Load()
 		}
+		// (a busy connection is ranked by age; an idle one by how long
+		// it has been idle)
 		better := best == nil
 		if !better {
 			switch {
@@ -108,16 +110,57 @@ func (c *countedConn) evict() {
 	c.ln.release(c)
 }
 
-// markBusy records that a whole request is in and being served, so that
+// Connection states for the fair slots. A connection is idle while the
+// server waits for a request's bytes, serving while a whole request is in
+// and being answered, writing once the answer is made and until the
+// server reads again (fasthttp writes it after the handler returns).
+const (
+	connIdle int32 = iota
+	connServing
+	connWriting
+)
+
+// markServing records that a whole request is in and being served, so that
 // eviction spares the connection while others are idle.
-func (c *countedConn) markBusy() { c.busy.Store(true) }
+func (c *countedConn) markServing() { c.state.Store(connServing) }
+
+// markWriting records that the handler is done: what is left is writing
+// the answer. The time is stamped here: once the answer is handed to the
+// kernel the connection counts as idle (see idle).
+func (c *countedConn) markWriting() {
+	c.idleSince.Store(time.Now().UnixNano())
+	c.state.Store(connWriting)
+}
+
+// idle: the server waits for the client, either reading its next request
+// or with the answer written and not yet reading again (under load the
+// serving goroutine may take a while to get there; a client that closed
+// and reconnected meanwhile must find its old connection idle). A write
+// in progress (a slow reader of a big answer) is busy.
+func (c *countedConn) idle() bool {
+	switch c.state.Load() {
+	case connIdle:
+		return true
+	case connWriting:
+		return !c.inWrite.Load()
+	}
+	return false
+}
+
+// Write notes a write in progress (see idle).
+func (c *countedConn) Write(p []byte) (int, error) {
+	c.inWrite.Store(true)
+	n, err := c.Conn.Write(p)
+	c.inWrite.Store(false)
+	return n, err
+}
 
 // markIdle records that the server waits for the client's bytes (the
 // connection reads its next request). It is called on every read, and
 // stamps the time only when the connection turns idle.
 func (c *countedConn) markIdle() {
-	if c.busy.Load() {
+	if c.state.Load() != connIdle {
 		c.idleSince.Store(time.Now().UnixNano())
-		c.busy.Store(false)
+		c.state.Store(connIdle)
 	}
 }

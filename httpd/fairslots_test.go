@@ -296,7 +296,7 @@ func waitIdle(t *testing.T, s *Server, ip string) {
 		s.ln.mu.Lock()
 		defer s.ln.mu.Unlock()
 		for c := range s.ln.conns {
-			if c.group == g && c.busy.Load() {
+			if c.group == g && c.state.Load() != connIdle {
 				return false
 			}
 		}

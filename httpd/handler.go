@@ -43,7 +43,8 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if cc == nil { // cannot happen: every connection comes from limitListener
 		cc = &countedConn{}
 	}
-	cc.markBusy()
+	cc.markServing()
+	defer cc.markWriting()
 	method, ok := epeeVerb(ctx.Method())
 	if !ok {
 		// epee's request-line parser knows only these verbs and drops the

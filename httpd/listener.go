@@ -356,10 +356,11 @@ type countedConn struct {
 	group  groupKey
 	closed atomic.Bool
 
-	// Fair slots (fairslots.go): busy while a whole request is being
-	// served; idleSince is when it last turned idle (unix ns). evicted and
-	// evictedBusy are guarded by ln.mu.
-	busy        atomic.Bool
+	// Fair slots (fairslots.go): state is connIdle, connServing or
+	// connWriting; idleSince is when it last turned idle (unix ns).
+	// evicted and evictedBusy are guarded by ln.mu.
+	state       atomic.Int32
+	inWrite     atomic.Bool
 	idleSince   atomic.Int64
 	connectedAt int64
 	evicted     bool
