@@ -303,3 +303,31 @@ func waitIdle(t *testing.T, s *Server, ip string) {
 		return true
 	})
 }
+
+// TestConnIdleStates: a connection is idle while the server waits for its
+// client (reading, or with its answer handed to the kernel), busy while a
+// request is answered or a write blocks.
+func TestConnIdleStates(t *testing.T) {
+	c := &countedConn{}
+	if !c.idle() {
+		t.Fatal("a new connection is not idle")
+	}
+	c.markServing()
+	if c.idle() {
+		t.Fatal("a connection being served is idle")
+	}
+	c.markWriting()
+	c.inWrite.Store(true)
+	if c.idle() {
+		t.Fatal("a connection blocked writing its answer is idle")
+	}
+	c.inWrite.Store(false)
+	if !c.idle() {
+		t.Fatal("a connection whose answer is written is not idle")
+	}
+	stamped := c.idleSince.Load()
+	c.markIdle()
+	if !c.idle() || c.idleSince.Load() < stamped {
+		t.Fatal("reading again: not idle, or the idle time went back")
+	}
+}
