@@ -71,12 +71,12 @@ func (l *limitListener) victimLocked(grp groupKey) *countedConn {
 		default:
 			class = victimOtherBusy
 		}
+		// A busy connection is ranked by age, an idle one by how long it
+		// has been idle.
 		since := c.connectedAt
 		if idle {
 			since = c.idleSince.Load()
 		}
-		// (a busy connection is ranked by age; an idle one by how long
-		// it has been idle)
 		better := best == nil
 		if !better {
 			switch {
