@@ -13,11 +13,11 @@ import "time"
 //     connections more than the newcomer's, the largest such group, the
 //     one idle longest;
 //  2. an idle connection of the newcomer's own group, the one idle
-//     longest, if the group holds no
-//     more than an even share of the open connections: a client that
-//     closed and reconnected before the server saw the close does not find
-//     its own dead connection in its way (a group above its share is
-//     refused instead, so that a flood cannot spin through its own slots);
+//     longest, if the group holds less than an even share of the open
+//     connections: a client that closed and reconnected before the server
+//     saw the close does not find its own dead connection in its way (a
+//     group at or above its share, a flood alone at the cap for one, is
+//     refused instead, so that it cannot spin through its own slots);
 //  3. a connection in the middle of a request of a group as in 1, the
 //     oldest: the last resort.
 //
@@ -47,7 +47,7 @@ const (
 func (l *limitListener) victimLocked(grp groupKey) *countedConn {
 	own := l.perGroup[grp]
 	need := own + 2
-	recycle := own*len(l.perGroup) <= l.open // within an even share
+	recycle := own*len(l.perGroup) < l.open // below an even share
 	var best *countedConn
 	var bestClass, bestSize int
 	var bestSince int64

@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -329,5 +330,48 @@ func TestConnIdleStates(t *testing.T) {
 	c.markIdle()
 	if !c.idle() || c.idleSince.Load() < stamped {
 		t.Fatal("reading again: not idle, or the idle time went back")
+	}
+}
+
+// TestFairSlotsPublicGroups: 34 public addresses of one /24 fill the cap
+// (3 each, monerod's per-IP limit, up to 100): they are one group, so an
+// address of another network takes the slot of one of them, while a 35th
+// address of their /24 is refused, its group holding far more than an
+// even share.
+func TestFairSlotsPublicGroups(t *testing.T) {
+	l := newLimitListener(nil, 100, 3, 25, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	conn := func(ip string) *countedConn {
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		key := hostKeyOf(netip.MustParseAddr(ip))
+		return &countedConn{Conn: a, ln: l, key: key, group: groupOf(key)}
+	}
+	admit := func(ip string) string {
+		c := conn(ip)
+		return l.admitOrEvict(c.key, c.group, c)
+	}
+	for i := 0; i < 34; i++ {
+		for j := 0; j < 3; j++ {
+			if r := admit(fmt.Sprintf("203.0.113.%d", i+1)); r != "" && l.Open() < 100 {
+				t.Fatalf("connection %d of address %d refused (%s) below the cap", j+1, i+1, r)
+			}
+		}
+	}
+	if l.Open() != 100 {
+		t.Fatalf("%d open, want the cap, 100", l.Open())
+	}
+	if r := admit("203.0.113.200"); r != reasonTotal {
+		t.Fatalf("a 35th address of the flooding /24: %q, want refused at the cap", r)
+	}
+	if r := admit("198.51.100.7"); r != "" {
+		t.Fatalf("an address of another network refused (%s) while one /24 holds the cap", r)
+	}
+	if l.Open() != 100 || l.guard.evictedIdle.Load() != 1 {
+		t.Fatalf("%d open, %d evicted; want 100, 1", l.Open(), l.guard.evictedIdle.Load())
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := l.perGroup[groupOf(hostKeyOf(netip.MustParseAddr("203.0.113.1")))]; n != 99 {
+		t.Fatalf("the /24 holds %d, want 99", n)
 	}
 }
