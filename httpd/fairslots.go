@@ -156,11 +156,17 @@ func (c *countedConn) Write(p []byte) (int, error) {
 }
 
 // markIdle records that the server waits for the client's bytes (the
-// connection reads its next request). It is called on every read, and
-// stamps the time only when the connection turns idle.
+// connection reads its next request). It is called on every read; the
+// idle time was stamped when the answer was made (markWriting), so that
+// the order of idle times does not depend on when each serving goroutine
+// gets to read again.
 func (c *countedConn) markIdle() {
-	if c.state.Load() != connIdle {
+	switch c.state.Load() {
+	case connIdle:
+	case connServing: // cannot happen: fasthttp does not read while serving
 		c.idleSince.Store(time.Now().UnixNano())
+		c.state.Store(connIdle)
+	default:
 		c.state.Store(connIdle)
 	}
 }
