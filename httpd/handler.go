@@ -39,10 +39,12 @@ var (
 // http_custom_handler do: size limit, then OPTIONS (never authenticated),
 // then digest authentication, then exact-target routing.
 func (s *Server) handle(ctx *fasthttp.RequestCtx) {
-	cc, _ := ctx.Conn().(*countedConn)
+	cc := connOf(ctx.Conn())
 	if cc == nil { // cannot happen: every connection comes from limitListener
 		cc = &countedConn{}
 	}
+	cc.markServing()
+	defer cc.markWriting()
 	method, ok := epeeVerb(ctx.Method())
 	if !ok {
 		// epee's request-line parser knows only these verbs and drops the
@@ -101,7 +103,7 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		Restricted: s.cfg.Restricted,
 		RemoteAddr: cc.remoteAddr(),
 	}
-	resp := s.call(rt.fn, req)
+	resp := s.serveMetered(rt.fn, req, cc)
 	*req = Request{} // drop the references to the request buffers
 	s.write(ctx, resp)
 }
@@ -163,6 +165,22 @@ func equalFoldASCII(b []byte, s string) bool {
 		}
 	}
 	return true
+}
+
+// connOf finds the admitted connection under c: c itself, or the
+// connection a wrapper (TLS) reads from.
+func connOf(c net.Conn) *countedConn {
+	for range 4 {
+		switch x := c.(type) {
+		case *countedConn:
+			return x
+		case interface{ NetConn() net.Conn }:
+			c = x.NetConn()
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 // dropConnection closes the connection without a response.
@@ -257,7 +275,7 @@ func headerHasToken(raw, name, token []byte) bool {
 // MaxHeaderBytes, a timeout or a client that went away gets nothing, the
 // connection is closed, as epee does.
 func (s *Server) handleError(ctx *fasthttp.RequestCtx, err error) {
-	cc, _ := ctx.Conn().(*countedConn)
+	cc := connOf(ctx.Conn())
 	var small *fasthttp.ErrSmallBuffer
 	var netErr net.Error
 	switch {

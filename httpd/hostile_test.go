@@ -152,6 +152,7 @@ func TestHostileLoad(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
+	t.Logf("defences: %+v", s.GuardStats())
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	p99 := lat[len(lat)*99/100]
 	t.Logf("good client: %d answers, p50 %v, p99 %v, max %v; attacker connections %d; heap baseline %d MiB, peak %d MiB",

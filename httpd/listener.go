@@ -20,6 +20,10 @@ import (
 // reconnecting in a loop cannot slow down the admitted connections beyond
 // the kernel's cost of its handshakes.
 //
+// Beyond monerod, at the total limit it shares the slots fairly among
+// address groups (fairslots.go) and, from half the limit on, limits the
+// rate of new connections per group (guard.go).
+//
 // It also counts open connections for OpenConnections and keeps the set of
 // open connections so that Shutdown can close stragglers.
 type limitListener struct {
@@ -31,11 +35,15 @@ type limitListener struct {
 	mu       sync.Mutex
 	open     int
 	perHost  map[hostKey]int
+	perGroup map[groupKey]int // for the fair slots (fairslots.go)
 	conns    map[*countedConn]struct{}
 	accepted uint64 // connections admitted since start
 	refused  uint64 // connections closed at once because of a limit
 
 	openNow atomic.Int64 // == open, readable without the lock
+
+	connRate connRate       // new connections per address group (guard.go); accept loop only
+	guard    *guardCounters // shared with the Server's request meter
 
 	lastRefused map[hostKey]time.Time // when each host was last refused
 	held        []heldConn            // refused connections waiting to be closed
@@ -51,7 +59,10 @@ func newLimitListener(inner net.Listener, maxTotal, maxPublic, maxPrivate, sndBu
 		sndBuf:     sndBuf,
 		log:        log,
 		perHost:    make(map[hostKey]int),
+		perGroup:   make(map[groupKey]int),
 		conns:      make(map[*countedConn]struct{}),
+		connRate:   newConnRate(0, 1),
+		guard:      &guardCounters{},
 	}
 }
 
@@ -65,16 +76,28 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		}
 		ip := remoteIP(c)
 		key := hostKeyOf(ip)
-		cc := &countedConn{Conn: c, ln: l, key: key}
-		if l.admit(key, cc) {
-			if l.sndBuf > 0 {
-				if tc, ok := c.(interface{ SetWriteBuffer(int) error }); ok {
-					_ = tc.SetWriteBuffer(l.sndBuf)
-				}
-			}
-			return cc, nil
+		grp := groupOf(key)
+		now := time.Now().UnixNano()
+		if l.underPressure() && !l.connRate.allow(grp, now) {
+			l.guard.refusedRate.Add(1)
+			l.mu.Lock()
+			l.refused++
+			l.mu.Unlock()
+			l.refuse(c, key)
+			continue
 		}
-		l.refuse(c, key)
+		cc := &countedConn{Conn: c, ln: l, key: key, group: grp, connectedAt: now}
+		cc.idleSince.Store(now)
+		if reason := l.admitOrEvict(key, grp, cc); reason != "" {
+			l.refuse(c, key)
+			continue
+		}
+		if l.sndBuf > 0 {
+			if tc, ok := c.(interface{ SetWriteBuffer(int) error }); ok {
+				_ = tc.SetWriteBuffer(l.sndBuf)
+			}
+		}
+		return cc, nil
 	}
 }
 
@@ -123,6 +146,7 @@ func (l *limitListener) refuse(c net.Conn, key hostKey) {
 	if !hold {
 		_ = c.Close()
 	}
+	l.guard.pressure()
 	l.log.Debug("httpd: connection refused: limit reached", "remote", c.RemoteAddr().String(), "held", hold)
 }
 
@@ -206,25 +230,76 @@ func isPrivate(ip netip.Addr) bool {
 	return !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()
 }
 
+// admit applies the limits to a connection from key without eviction
+// (what monerod does); cc may be nil (tests).
 func (l *limitListener) admit(key hostKey, cc *countedConn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.admitLocked(key, groupOf(key), cc) != "" {
+		l.refused++
+		return false
+	}
+	return true
+}
+
+// admitOrEvict admits cc within monerod's limits or, at the total cap,
+// in the place of another group's connection (fairslots.go). It returns
+// "" or the reason for the refusal (counted).
+func (l *limitListener) admitOrEvict(key hostKey, grp groupKey, cc *countedConn) string {
+	for try := 0; ; try++ {
+		l.mu.Lock()
+		reason := l.admitLocked(key, grp, cc)
+		var victim *countedConn
+		if reason == reasonTotal && try < maxEvictTries {
+			victim = l.victimLocked(grp)
+		}
+		if victim == nil && reason != "" {
+			l.refused++
+		}
+		l.mu.Unlock()
+		if victim == nil {
+			switch reason {
+			case reasonPerIP:
+				l.guard.refusedPerIP.Add(1)
+			case reasonTotal:
+				l.guard.refusedTotal.Add(1)
+			}
+			return reason
+		}
+		victim.evict()
+		if victim.evictedBusy {
+			l.guard.evictedBusy.Add(1)
+		} else {
+			l.guard.evictedIdle.Add(1)
+		}
+		l.guard.pressure()
+		l.log.Debug("httpd: connection evicted for another address group", "remote", victim.Conn.RemoteAddr().String(), "busy", victim.evictedBusy)
+	}
+}
+
+// admitLocked takes a slot for cc, or says which limit refuses it: "",
+// reasonPerIP or reasonTotal. The per-IP limit, monerod's, is never
+// lifted by eviction.
+func (l *limitListener) admitLocked(key hostKey, grp groupKey, cc *countedConn) string {
 	perHost := l.maxPublic
 	if key.private {
 		perHost = l.maxPrivate
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if (l.maxTotal >= 0 && l.open >= l.maxTotal) || (perHost >= 0 && l.perHost[key] >= perHost) {
-		l.refused++
-		return false
+	if perHost >= 0 && l.perHost[key] >= perHost {
+		return reasonPerIP
+	}
+	if l.maxTotal >= 0 && l.open >= l.maxTotal {
+		return reasonTotal
 	}
 	l.open++
 	l.openNow.Store(int64(l.open))
 	l.perHost[key]++
+	l.perGroup[grp]++
 	l.accepted++
 	if cc != nil {
 		l.conns[cc] = struct{}{}
 	}
-	return true
+	return ""
 }
 
 func (l *limitListener) release(cc *countedConn) {
@@ -236,6 +311,11 @@ func (l *limitListener) release(cc *countedConn) {
 		l.perHost[cc.key] = n
 	} else {
 		delete(l.perHost, cc.key)
+	}
+	if n := l.perGroup[cc.group] - 1; n > 0 {
+		l.perGroup[cc.group] = n
+	} else {
+		delete(l.perGroup, cc.group)
 	}
 	delete(l.conns, cc)
 }
@@ -273,7 +353,18 @@ type countedConn struct {
 	net.Conn
 	ln     *limitListener
 	key    hostKey
+	group  groupKey
 	closed atomic.Bool
+
+	// Fair slots (fairslots.go): state is connIdle, connServing or
+	// connWriting; idleSince is when it last turned idle (unix ns).
+	// evicted and evictedBusy are guarded by ln.mu.
+	state       atomic.Int32
+	inWrite     atomic.Bool
+	idleSince   atomic.Int64
+	connectedAt int64
+	evicted     bool
+	evictedBusy bool
 
 	started bool // the first Read happened
 	// drainOnClose: the server is hanging up on a request whose body it
@@ -295,8 +386,15 @@ func (c *countedConn) Close() error {
 		// moment (bounded in time and bytes), then close, as net/http does.
 		_ = c.CloseWrite()
 		go func() {
+			limit := int64(drainBytes)
+			if c.ln.underPressure() {
+				// Another group may be waiting for this slot, and a
+				// client that sends megabytes to be refused is more
+				// likely an attacker: its answer gets less care.
+				limit = drainBytesUnderPressure
+			}
 			_ = c.Conn.SetReadDeadline(time.Now().Add(drainTime))
-			_, _ = io.CopyN(io.Discard, c.Conn, drainBytes)
+			_, _ = io.CopyN(io.Discard, c.Conn, limit)
 			_ = c.Conn.Close()
 			c.ln.release(c)
 		}()
@@ -310,8 +408,9 @@ func (c *countedConn) Close() error {
 // drainTime and drainBytes bound the discarding of a refused request's
 // body before the connection closes.
 const (
-	drainTime  = 500 * time.Millisecond
-	drainBytes = 8 << 20
+	drainTime               = 500 * time.Millisecond
+	drainBytes              = 8 << 20
+	drainBytesUnderPressure = 256 << 10
 )
 
 // tlsHandshakeRecord is the first byte of a TLS ClientHello.
@@ -329,6 +428,7 @@ var notTLSAnswer = []byte("HTTP/1.1 400 Bad Request\r\nServer: Epee-based\r\nCon
 // with notTLSAnswer and the connection ends (EOF to the HTTP server, which
 // then closes it without a word of its own).
 func (c *countedConn) Read(p []byte) (int, error) {
+	c.markIdle()
 	n, err := c.Conn.Read(p)
 	if !c.started && n > 0 {
 		c.started = true

@@ -38,6 +38,12 @@
 //     --daemon-ssl autodetect falls back to plain HTTP at once.
 //   - TLS (tls.go, docs/tls.md) differs from epee's in the details
 //     listed in docs/tls.md §5.
+//   - At the total connection limit, a connection from an address group
+//     holding fewer connections takes the slot of an idle one of the
+//     largest group (fairslots.go); while half the limit is held, new
+//     connections per group are rate-limited (guard.go); a group over its
+//     serving budget is metered and may get Config.Busy (meter.go). See
+//     docs/public-node.md.
 //   - Digest authentication additionally requires the credential's "uri"
 //     to be the request target (RFC 2617 section 3.2.2.5), ignores unknown
 //     directives (RFC 7616) and accepts only the algorithms it advertises.
@@ -168,6 +174,27 @@ type Config struct {
 	AddrIPv6   string
 	IgnoreIPv4 bool
 	Allow      func(netip.Addr) bool
+
+	// The defences beyond monerod's limits (docs/public-node.md).
+	// ConnectionRate is the new connections per second one address group
+	// (a public IPv4 /24, a public IPv6 /64, a private address) may open,
+	// ConnectionBurst how many at once; more are refused like connections
+	// over a limit. 0 means the defaults, a negative rate no limit.
+	ConnectionRate  float64
+	ConnectionBurst int
+	// CostRate is the serving capacity, in seconds of route time (and
+	// answer bytes) per second, that the active address groups share
+	// evenly; CostBurst how long one group may use all of it before its
+	// requests are metered: served through MeteredSlots slots, least
+	// indebted group first, waiting at most MeteredWait before Busy
+	// answers them. 0 means the defaults, a negative CostRate no metering.
+	CostRate     float64
+	CostBurst    time.Duration
+	MeteredSlots int
+	MeteredWait  time.Duration
+	// Busy answers a request that found no metered slot in time (rpc:
+	// monerod's status "BUSY"); nil: an empty 503.
+	Busy Route
 }
 
 // Login is the user name and password of HTTP digest authentication.
@@ -189,7 +216,9 @@ type Server struct {
 	origins []string    // CORS origins; nil: CORS off
 	anyOrig bool        // origins contains "*"
 
-	fs *fasthttp.Server
+	fs    *fasthttp.Server
+	guard *guardCounters // shared by the listener and the meter
+	meter *meter         // nil: no metering
 
 	mu       sync.Mutex
 	ln       *limitListener // set by Listen
@@ -224,6 +253,7 @@ func New(cfg Config, routes map[string]Route) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	fillGuardDefaults(&cfg)
 	s := &Server{
 		cfg:      cfg,
 		routes:   make(map[string]route, len(routes)),
@@ -235,6 +265,10 @@ func New(cfg Config, routes map[string]Route) (*Server, error) {
 			return nil, fmt.Errorf("httpd: route %q is nil", path)
 		}
 		s.routes[path] = route{path: path, fn: fn}
+	}
+	s.guard = &guardCounters{log: cfg.Logger, addr: cfg.Addr}
+	if cfg.CostRate > 0 {
+		s.meter = newMeter(cfg.CostRate, cfg.CostBurst, cfg.MeteredSlots, cfg.MeteredWait, s.guard)
 	}
 	if cfg.Login != nil {
 		// monerod refuses an empty user name for --rpc-login.
@@ -335,6 +369,9 @@ func (s *Server) Listen() error {
 	}
 	s.ln = newLimitListener(inner, s.cfg.MaxConnections, s.cfg.MaxConnectionsPerPublicIP,
 		s.cfg.MaxConnectionsPerPrivateIP, sndBuf, s.log)
+	s.ln.guard = s.guard
+	s.ln.connRate = newConnRate(s.cfg.ConnectionRate, s.cfg.ConnectionBurst)
+	s.guard.addr = inner.Addr().String()
 	return nil
 }
 
@@ -397,6 +434,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	serving := s.serving
 	s.mu.Unlock()
 	defer s.doneOnce.Do(func() { close(s.shutDone) })
+	if s.meter != nil {
+		s.meter.close()
+	}
 	if ln == nil {
 		return nil
 	}

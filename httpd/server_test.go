@@ -322,7 +322,14 @@ func (c *rawClient) served() bool {
 }
 
 func TestConnectionLimits(t *testing.T) {
-	s := startServer(t, Config{MaxConnections: 5, MaxConnectionsPerPrivateIP: 3}, testRoutes(nil))
+	entered, release := make(chan struct{}), make(chan struct{})
+	routes := testRoutes(nil)
+	routes["/hold"] = func(*Request) Response {
+		entered <- struct{}{}
+		<-release
+		return Response{}
+	}
+	s := startServer(t, Config{MaxConnections: 5, MaxConnectionsPerPrivateIP: 3}, routes)
 
 	var fromA []*rawClient
 	for i := 0; i < 3; i++ {
@@ -340,19 +347,44 @@ func TestConnectionLimits(t *testing.T) {
 			t.Fatalf("connection %d from B refused", i+1)
 		}
 	}
-	if dialFrom(t, s, "127.0.0.3").served() {
-		t.Fatal("6th connection admitted (total limit 5)")
+	// At the total limit, monerod refuses everyone; here a new address
+	// group takes the slot of the longest idle connection of a group
+	// holding at least two more (fairslots.go): A's first.
+	if !dialFrom(t, s, "127.0.0.3").served() {
+		t.Fatal("a new address was refused while another held 3 of 5 slots")
+	}
+	if !closedByServer(t, fromA[0].conn, fromA[0].br, 5*time.Second) {
+		t.Fatal("A's longest idle connection was not closed for the newcomer")
+	}
+	// Now A and B hold 2, C 1: no group holds 2 more than C, so C's
+	// second connection takes the place of C's own idle one (once the
+	// server waits for its next request).
+	waitIdle(t, s, "127.0.0.3")
+	c2 := dialFrom(t, s, "127.0.0.3")
+	if !c2.served() {
+		t.Fatal("a group's new connection did not take the place of its own idle one at the cap")
 	}
 	if n := s.OpenConnections(); n != 5 {
 		t.Fatalf("OpenConnections = %d, want 5", n)
 	}
-	fromA[0].conn.Close()
+	// With C's only connection busy, C's next one has no place: refused,
+	// as monerod refuses it.
+	c2.send("GET /hold HTTP/1.1\r\nHost: x\r\n\r\n")
+	<-entered
+	if dialFrom(t, s, "127.0.0.3").served() {
+		t.Fatal("6th connection admitted (total limit 5) although the slots are shared fairly")
+	}
+	close(release)
+	fromA[1].conn.Close()
 	waitFor(t, "a freed slot", func() bool { return s.OpenConnections() == 4 })
 	if !dialFrom(t, s, "127.0.0.3").served() {
 		t.Fatal("connection refused after a slot was freed")
 	}
-	if acc, ref := s.ln.stats(); acc != 6 || ref != 2 {
-		t.Fatalf("admitted %d, refused %d; want 6, 2", acc, ref)
+	if acc, ref := s.ln.stats(); acc != 8 || ref != 2 {
+		t.Fatalf("admitted %d, refused %d; want 8, 2", acc, ref)
+	}
+	if st := s.GuardStats(); st.EvictedIdle != 2 || st.EvictedBusy != 0 || st.RefusedPerIP != 1 || st.RefusedTotal != 1 {
+		t.Fatalf("guard stats %+v; want 2 idle evictions, 1 per-IP and 1 total refusal", st)
 	}
 }
 

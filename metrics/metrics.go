@@ -52,6 +52,9 @@ type Sources struct {
 	// StorePath is the chain store's file: its size is gonero_store_size_bytes.
 	StorePath string
 	Version   string
+	// RPCDefences reads what the RPC listeners' defences did
+	// (rpcdefences.go); nil: not exported.
+	RPCDefences func() RPCDefenceCounts
 }
 
 // Buckets of the histograms, in seconds. RPC answers range from a cached
@@ -164,6 +167,9 @@ func (m *Metrics) Watch(src Sources) {
 			_, b := p.Stats()
 			return float64(b)
 		})
+	}
+	if f := src.RPCDefences; f != nil {
+		m.reg.MustRegister(newRPCDefencesCollector(f))
 	}
 	if path := src.StorePath; path != "" {
 		gauge("gonero_store_size_bytes", "Size of the chain store's file.", nil, func() float64 {

@@ -152,6 +152,9 @@ func New(cfg Config) (*Server, error) {
 		if c.Logger == nil {
 			c.Logger = cfg.Logger
 		}
+		if c.Busy == nil {
+			c.Busy = s.busyAnswer // defences.go
+		}
 		h, err := httpd.New(c, routes)
 		if err != nil {
 			return nil, err

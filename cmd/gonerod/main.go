@@ -60,7 +60,8 @@ type options struct {
 	// --rpc-ssl and its certificates (tls.go).
 	tls tlsOptions
 	// IPv6 listeners and --disable-rpc-ban (addrflags.go).
-	rpcAddr rpcAddrOptions
+	rpcAddr     rpcAddrOptions
+	rpcDefences rpcDefenceOptions // rpcdefences.go
 
 	// --metrics-bind-ip/--metrics-bind-port: Prometheus metrics on a
 	// listener of their own (port 0: off).
@@ -263,6 +264,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	rf.Uint16Var(&o.metricsBindPort, "metrics-bind-port", 0, "serve Prometheus metrics at /metrics on this port (0: no metrics listener)")
 	o.rpcAddr.addFlags(rf)
 	rf.Uint64Var(&o.maxTxpoolWeight, "max-txpool-weight", txpool.DefaultMaxWeight, "max weight of the transaction pool in bytes; over it, the lowest fee per byte go first")
+	o.rpcDefences.addFlags(rf)
 	o.p2p.addFlags(rf)
 	o.zmq.addFlags(rf)
 	o.prune.addFlags(rf)

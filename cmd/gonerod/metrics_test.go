@@ -230,6 +230,13 @@ func TestMetricsEndpointMoves(t *testing.T) {
 	moved(`gonero_rpc_requests_total{method="generateblocks"}`, 1)
 	moved(`gonero_rpc_request_duration_seconds_count{method="generateblocks"}`, 1)
 	moved("gonero_blocks_synced_total", 0) // offline: none from peers
+	// The RPC defences (docs/public-node.md) are exported, untouched here.
+	moved(`gonero_rpc_connections_refused_total{reason="rate"}`, 0)
+	moved(`gonero_rpc_connections_evicted_total{reason="idle"}`, 0)
+	moved(`gonero_rpc_requests_metered_total{outcome="busy"}`, 0)
+	if !after.has("gonero_rpc_connections_open") {
+		t.Error("no gonero_rpc_connections_open")
+	}
 	if got := after.get(t, "gonero_txpool_transactions"); got != 0 {
 		t.Errorf("pool size %v after its transaction was mined, want 0", got)
 	}

@@ -203,7 +203,8 @@ func launchNode(o *options, stopNode func()) (_ *runningNode, err error) {
 		return err
 	})
 	if mtr != nil {
-		mtr.Watch(metrics.Sources{Chain: n.chain, Peers: peers, Pool: pool, StorePath: o.storePath(n.net), Version: Version})
+		mtr.Watch(metrics.Sources{Chain: n.chain, Peers: peers, Pool: pool, StorePath: o.storePath(n.net), Version: Version,
+			RPCDefences: rpcDefenceCounts(srv)})
 		ms, err := metrics.Listen(metricsAddr, mtr, log)
 		if err != nil {
 			return nil, fmt.Errorf("metrics listener %s: %w", metricsAddr, err)
@@ -338,6 +339,9 @@ func (o *options) rpcConfigs() (main httpd.Config, restricted *httpd.Config, err
 	main.MaxConnectionsPerPublicIP = o.rpcMaxConnectionsPerPublicIP
 	main.MaxConnectionsPerPrivateIP = o.rpcMaxConnectionsPerPrivateIP
 	main.ResponseSoftLimit = o.rpcResponseSoftLimit
+	if err := o.rpcDefences.apply(&main); err != nil {
+		return main, nil, err
+	}
 	if o.rpcBindPort != 0 {
 		main.Addr = net.JoinHostPort(o.rpcBindIP, strconv.Itoa(int(o.rpcBindPort)))
 	}
