@@ -1,6 +1,9 @@
 package httpd
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // Fair connection slots. monerod refuses every connection once
 // --rpc-max-connections are open, so whoever fills the slots first, and
@@ -21,6 +24,18 @@ import "time"
 //  3. a connection in the middle of a request of a group as in 1, the
 //     oldest: the last resort.
 //
+// Rule 1 needs a group to hold two connections more than the newcomer's;
+// a flood from as many addresses as there are slots (each group holding
+// one) leaves nothing to take. So a newcomer whose group is in good
+// standing (not seen lately, or one of its connections sent a whole
+// request lately) may also take, after rule 1 and before rule 2, the slot
+// of a connection that has sent no whole request in staleGrace, of any
+// group holding more than the newcomer's: an idle or slowloris flood loses
+// its silent connections to clients that ask something, while the flood's
+// own newcomers, whose groups have sent nothing, cannot take each other's
+// slots (each group loses its standing once it was seen, until it asks
+// something).
+//
 // "Two more" keeps two groups from taking each other's slots in turn: at
 // the cap the slots converge to an even share per group, and a group that
 // reconnects as fast as it can only ever gets its own share back. With no
@@ -36,18 +51,76 @@ const maxEvictTries = 3
 // Victim classes, in order of preference (see above).
 const (
 	victimOtherIdle = iota
+	victimSilent
 	victimOwnIdle
 	victimOtherBusy
 )
+
+const (
+	// defaultStaleGrace is how long a connection may stay without a whole
+	// request before a newcomer in good standing may take its slot: a
+	// wallet sends its request at once.
+	defaultStaleGrace = time.Second
+	// standingWindow: a group keeps its good standing this long after its
+	// last request.
+	standingWindow = 10 * time.Minute
+	// maxStanding bounds the groups remembered; past it the records of
+	// groups without a connection are dropped (they are "not seen lately"
+	// again).
+	maxStanding = 16384
+)
+
+// groupStanding is what the fair slots remember of an address group: when
+// one of its connections last sent a whole request (unix ns; 0: never).
+type groupStanding struct {
+	lastRequest atomic.Int64
+}
+
+// goodStandingLocked: grp was not seen lately, or asked something lately.
+func (l *limitListener) goodStandingLocked(grp groupKey, now int64) bool {
+	st := l.standing[grp]
+	if st == nil {
+		return true
+	}
+	last := st.lastRequest.Load()
+	return last != 0 && now-last < int64(standingWindow)
+}
+
+// standingLocked returns grp's record, making one for a group not seen
+// lately; the map is pruned when it outgrows maxStanding.
+func (l *limitListener) standingLocked(grp groupKey) *groupStanding {
+	if st := l.standing[grp]; st != nil {
+		return st
+	}
+	if len(l.standing) >= maxStanding {
+		now := time.Now().UnixNano()
+		for g, st := range l.standing {
+			if l.perGroup[g] == 0 && now-st.lastRequest.Load() >= int64(standingWindow) {
+				delete(l.standing, g)
+			}
+		}
+		if len(l.standing) >= maxStanding/2 {
+			for g := range l.standing {
+				if l.perGroup[g] == 0 {
+					delete(l.standing, g)
+				}
+			}
+		}
+	}
+	st := &groupStanding{}
+	l.standing[grp] = st
+	return st
+}
 
 // victimLocked picks the connection to close so that a connection of
 // group grp can have its slot, or nil. It runs under l.mu, at the cap
 // only; its cost is one pass over the open connections (at most
 // --rpc-max-connections).
-func (l *limitListener) victimLocked(grp groupKey) *countedConn {
+func (l *limitListener) victimLocked(grp groupKey, now int64) *countedConn {
 	own := l.perGroup[grp]
 	need := own + 2
 	recycle := own*len(l.perGroup) < l.open // below an even share
+	good := l.goodStandingLocked(grp, now)
 	var best *countedConn
 	var bestClass, bestSize int
 	var bestSince int64
@@ -64,12 +137,14 @@ func (l *limitListener) victimLocked(grp groupKey) *countedConn {
 				continue
 			}
 			class = victimOwnIdle
-		case size < need:
-			continue
-		case idle:
+		case size >= need && idle:
 			class = victimOtherIdle
-		default:
+		case size >= need:
 			class = victimOtherBusy
+		case good && idle && size > own && !c.requested.Load() && now-c.idleSince.Load() >= int64(l.staleGrace):
+			class = victimSilent
+		default:
+			continue
 		}
 		// A busy connection is ranked by age, an idle one by how long it
 		// has been idle.
@@ -122,7 +197,15 @@ const (
 
 // markServing records that a whole request is in and being served, so that
 // eviction spares the connection while others are idle.
-func (c *countedConn) markServing() { c.state.Store(connServing) }
+func (c *countedConn) markServing() {
+	c.state.Store(connServing)
+	if !c.requested.Load() {
+		c.requested.Store(true)
+	}
+	if c.standing != nil {
+		c.standing.lastRequest.Store(time.Now().UnixNano())
+	}
+}
 
 // markWriting records that the handler is done: what is left is writing
 // the answer. The time is stamped here: once the answer is handed to the

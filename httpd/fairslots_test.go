@@ -375,3 +375,64 @@ func TestFairSlotsPublicGroups(t *testing.T) {
 		t.Fatalf("the /24 holds %d, want 99", n)
 	}
 }
+
+// TestFairSlotsManySilentGroups: as many addresses as there are slots each
+// hold one silent connection (an idle or slowloris flood spread over many
+// addresses: rule 1 finds no group holding two more). A newcomer from an
+// address not seen before takes a silent connection's slot once that one
+// has sent nothing for the grace; a flood address that was seen and never
+// asked anything cannot take another flood connection's slot.
+func TestFairSlotsManySilentGroups(t *testing.T) {
+	const slots = 6
+	s := startServer(t, Config{MaxConnections: slots, ConnectionRate: -1}, testRoutes(nil))
+	s.ln.mu.Lock()
+	s.ln.staleGrace = 50 * time.Millisecond
+	s.ln.mu.Unlock()
+	var flood []net.Conn
+	defer func() {
+		for _, c := range flood {
+			c.Close()
+		}
+	}()
+	for i := 0; i < slots; i++ {
+		c, err := dialFromAddr(s, fmt.Sprintf("127.0.3.%d", i+1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 1 {
+			_, _ = io.WriteString(c, "POST /json_rpc HTTP/1.1\r\nHost: x\r\nX-Slow: z")
+		}
+		flood = append(flood, c)
+	}
+	waitFor(t, "the flood to fill the cap", func() bool { return s.OpenConnections() == slots })
+
+	// A seen, silent flood address: its group has no standing, so it is
+	// refused (closed at once), and every flood connection stays.
+	evictedBefore := s.GuardStats().EvictedIdle
+	c, err := dialFromAddr(s, "127.0.3.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if n, err := c.Read(make([]byte, 1)); n != 0 || err == nil {
+		t.Fatalf("a silent flood address got a slot at the cap: read %d, %v", n, err)
+	}
+	c.Close()
+	if st := s.GuardStats(); st.EvictedIdle != evictedBefore {
+		t.Fatalf("a silent flood address evicted a flood connection: %+v", st)
+	}
+
+	// Newcomers that ask something are served, one after the other.
+	time.Sleep(60 * time.Millisecond) // the grace (50 ms) of the flood's connections
+	for i := 0; i < 3; i++ {
+		good := dialFrom(t, s, fmt.Sprintf("127.0.4.%d", i+1))
+		if !good.served() {
+			t.Fatalf("newcomer %d refused while a silent flood from %d addresses holds the cap (%+v)", i+1, slots, s.GuardStats())
+		}
+		// The served one keeps its slot against a newcomer: it asked.
+		good.conn.Close()
+	}
+	if st := s.GuardStats(); st.EvictedIdle < 1 || st.EvictedBusy != 0 {
+		t.Errorf("evictions %+v; want silent flood connections evicted, none busy", st)
+	}
+}

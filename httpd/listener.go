@@ -36,9 +36,12 @@ type limitListener struct {
 	open     int
 	perHost  map[hostKey]int
 	perGroup map[groupKey]int // for the fair slots (fairslots.go)
-	conns    map[*countedConn]struct{}
-	accepted uint64 // connections admitted since start
-	refused  uint64 // connections closed at once because of a limit
+	// standing: what each address group seen lately did (fairslots.go).
+	standing   map[groupKey]*groupStanding
+	staleGrace time.Duration // standing rule: how long a silent connection is spared
+	conns      map[*countedConn]struct{}
+	accepted   uint64 // connections admitted since start
+	refused    uint64 // connections closed at once because of a limit
 
 	openNow atomic.Int64 // == open, readable without the lock
 
@@ -60,6 +63,8 @@ func newLimitListener(inner net.Listener, maxTotal, maxPublic, maxPrivate, sndBu
 		log:        log,
 		perHost:    make(map[hostKey]int),
 		perGroup:   make(map[groupKey]int),
+		standing:   make(map[groupKey]*groupStanding),
+		staleGrace: defaultStaleGrace,
 		conns:      make(map[*countedConn]struct{}),
 		connRate:   newConnRate(0, 1),
 		guard:      &guardCounters{},
@@ -251,7 +256,10 @@ func (l *limitListener) admitOrEvict(key hostKey, grp groupKey, cc *countedConn)
 		reason := l.admitLocked(key, grp, cc)
 		var victim *countedConn
 		if reason == reasonTotal && try < maxEvictTries {
-			victim = l.victimLocked(grp)
+			victim = l.victimLocked(grp, time.Now().UnixNano())
+		}
+		if reason == "" && cc != nil {
+			cc.standing = l.standingLocked(grp)
 		}
 		if victim == nil && reason != "" {
 			l.refused++
@@ -365,6 +373,10 @@ type countedConn struct {
 	connectedAt int64
 	evicted     bool
 	evictedBusy bool
+	// requested: a whole request came in on it; standing is its group's
+	// record, stamped by every request (fairslots.go).
+	requested atomic.Bool
+	standing  *groupStanding
 
 	started bool // the first Read happened
 	// drainOnClose: the server is hanging up on a request whose body it
