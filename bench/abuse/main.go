@@ -7,9 +7,16 @@
 //
 // DIR is a monerodlab.BuildHeavyChain directory (blockchain.raw, node1).
 // Each attack runs for -d against one node while a legitimate client on its
-// own address (127.0.0.200) loops get_info, getblockheaderbyheight and a
-// small /getblocks.bin; attackers use 127.0.0.10..59. Every loop is bounded
-// by the attack's deadline, and every dial, read and write by a timeout.
+// own address (127.0.0.200) makes get_info, getblockheaderbyheight and small
+// /getblocks.bin requests, each on a new connection (a wallet or explorer
+// that comes and goes, not one that kept a connection from before the
+// flood), one every 20 ms at most; a refused, closed or timed-out
+// connection is a failed request. Attackers use 127.1.0.1 on; the RPC
+// attacks are those an outside check of issue 25 ran: connections held and
+// connections reconnecting as soon as closed, numerous enough to hold
+// monerod's 100-connection cap (25 per loopback address), and keep-alive
+// connections looping the costliest requests. Every loop is bounded by the
+// attack's deadline, and every dial, read and write by a timeout.
 // The result is a markdown table (stdout, and -out): per attack and node the
 // legitimate client's success rate, p50 and p99, the node's peak RSS, the
 // recovery time (from the attack's end until five requests in a row succeed
@@ -57,7 +64,11 @@ const (
 	recoveredRun = 5
 	maxRecovery  = 30 * time.Second
 	legitTimeout = 5 * time.Second
-	legitAddr    = "127.0.0.200"
+	// legitInterval: the legitimate client starts a request this often at
+	// most; rampUp: the attack runs this long before it starts.
+	legitInterval = 20 * time.Millisecond
+	rampUp        = time.Second
+	legitAddr     = "127.0.0.200"
 )
 
 var (
@@ -67,7 +78,6 @@ var (
 	nodesFlag   = flag.String("nodes", "gonerod,monerod", "nodes to attack")
 	attacksFlag = flag.String("attacks", "", "attacks to run (default: all)")
 	outFile     = flag.String("out", "", "also write the markdown table here")
-	addrCount   = flag.Int("addrs", 50, "attacker source addresses (127.0.0.10 on)")
 	workDir     = flag.String("work", "", "work directory (default: a temporary one, removed)")
 	syncBlocks  = flag.Int("sync-blocks", 0, "blocks the syncing node must reach (default: the whole chain)")
 )
@@ -523,7 +533,21 @@ func clientFrom(src string, conns int, timeout time.Duration) *http.Client {
 		MaxConnsPerHost: conns, DisableCompression: true, ResponseHeaderTimeout: timeout}}
 }
 
-func attackerAddr(i int) string { return fmt.Sprintf("127.0.0.%d", 10+i%*addrCount) }
+// attackerAddr is the source address of an attacker's slot i when the
+// attack uses addrs addresses: 127.1.0.1 on, never the legitimate client's.
+func attackerAddr(i, addrs int) string {
+	k := i % addrs
+	return fmt.Sprintf("127.1.%d.%d", k/250, 1+k%250)
+}
+
+// legitClient makes a new connection for every request, as a wallet or an
+// explorer that comes and goes does: a slot the node does not give it is a
+// failed request, not one queued behind an old keep-alive connection.
+func legitClient(timeout time.Duration) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(legitAddr)}, Timeout: timeout}
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{DialContext: d.DialContext, DisableKeepAlives: true,
+		DisableCompression: true, ResponseHeaderTimeout: timeout}}
+}
 
 // ---- attacks ---------------------------------------------------------------------------------------------
 
@@ -540,8 +564,9 @@ func (c *counter) String() string {
 	return fmt.Sprintf("%d served, %d refused/failed", c.ok.Load(), c.failed.Load())
 }
 
-// workers runs fn on n goroutines until ctx ends.
-func workers(ctx context.Context, n int, fn func(ctx context.Context, i int)) {
+// workers runs fn on n goroutines until ctx ends: again and again, or
+// only once each when once is set.
+func workers(ctx context.Context, n int, once bool, fn func(ctx context.Context, i int)) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Add(1)
@@ -549,6 +574,9 @@ func workers(ctx context.Context, n int, fn func(ctx context.Context, i int)) {
 			defer wg.Done()
 			for ctx.Err() == nil {
 				fn(ctx, i)
+				if once {
+					<-ctx.Done()
+				}
 			}
 		}()
 	}
@@ -587,13 +615,14 @@ func holdUntilClosed(ctx context.Context, c net.Conn) {
 	}
 }
 
-// connFlood opens per connections per address to port, holds each until
-// the node closes it, and reconnects at once.
-func connFlood(port func(*node) int, per int) func(ctx context.Context, n *node, f *facts) string {
+// connFlood opens per idle connections from each of addrs addresses to
+// port and holds each until the node closes it; then, when reconnect is
+// set, the slot reconnects at once, else it stays empty.
+func connFlood(port func(*node) int, addrs, per int, reconnect bool) func(ctx context.Context, n *node, f *facts) string {
 	return func(ctx context.Context, n *node, _ *facts) string {
 		var cnt counter
-		workers(ctx, *addrCount*per, func(ctx context.Context, i int) {
-			c, err := dialFrom(ctx, attackerAddr(i), port(n))
+		workers(ctx, addrs*per, !reconnect, func(ctx context.Context, i int) {
+			c, err := dialFrom(ctx, attackerAddr(i, addrs), port(n))
 			if err != nil {
 				cnt.failed.Add(1)
 				return
@@ -609,11 +638,20 @@ func connFlood(port func(*node) int, per int) func(ctx context.Context, n *node,
 func rpcPort(n *node) int { return n.rpc }
 func p2pPort(n *node) int { return n.p2p }
 
-// slowloris sends a request head one header line a second, never ending it.
-func slowloris(ctx context.Context, n *node, _ *facts) string {
+// slowloris opens per connections from each of addrs addresses, each
+// sending a request head one header line a second, never ending it; a slot
+// whose connection is closed (or refused) reconnects at once when reconnect
+// is set, else it stays empty.
+func slowloris(addrs, per int, reconnect bool) func(ctx context.Context, n *node, f *facts) string {
+	return func(ctx context.Context, n *node, f *facts) string {
+		return slowlorisRun(ctx, n, addrs, per, reconnect)
+	}
+}
+
+func slowlorisRun(ctx context.Context, n *node, addrs, per int, reconnect bool) string {
 	var made, lines atomic.Int64
-	workers(ctx, *addrCount*4, func(ctx context.Context, i int) {
-		c, err := dialFrom(ctx, attackerAddr(i), n.rpc)
+	workers(ctx, addrs*per, !reconnect, func(ctx context.Context, i int) {
+		c, err := dialFrom(ctx, attackerAddr(i, addrs), n.rpc)
 		if err != nil {
 			return
 		}
@@ -639,24 +677,26 @@ func slowloris(ctx context.Context, n *node, _ *facts) string {
 	return fmt.Sprintf("%d connections made, %d header lines trickled", made.Load(), lines.Load())
 }
 
-// requestFlood loops requests on keep-alive clients, per per address.
-func requestFlood(per int, reqs func(f *facts, rng *rand.Rand) []request) func(ctx context.Context, n *node, f *facts) string {
+// requestFlood loops requests, each as soon as the last is answered, on
+// per keep-alive connections from each of addrs addresses (a connection the
+// node closes or refuses is reopened at once).
+func requestFlood(addrs, per int, reqs func(f *facts, rng *rand.Rand) []request) func(ctx context.Context, n *node, f *facts) string {
 	return func(ctx context.Context, n *node, f *facts) string {
 		var cnt counter
-		clients := make([]*http.Client, *addrCount)
+		clients := make([]*http.Client, addrs)
 		for i := range clients {
-			clients[i] = clientFrom(attackerAddr(i), per, 30*time.Second)
+			clients[i] = clientFrom(attackerAddr(i, addrs), per, 30*time.Second)
 		}
 		defer func() {
 			for _, c := range clients {
 				c.CloseIdleConnections()
 			}
 		}()
-		workers(ctx, *addrCount*per, func(ctx context.Context, i int) {
+		workers(ctx, addrs*per, false, func(ctx context.Context, i int) {
 			rng := rand.New(rand.NewPCG(uint64(i), uint64(time.Now().UnixNano())))
 			rs := reqs(f, rng)
 			for k := 0; ctx.Err() == nil; k++ {
-				if _, ok := do(ctx, clients[i%*addrCount], n.url(), rs[(i+k)%len(rs)]); ok {
+				if _, ok := do(ctx, clients[i%addrs], n.url(), rs[(i+k)%len(rs)]); ok {
 					cnt.ok.Add(1)
 				} else if ctx.Err() == nil {
 					cnt.failed.Add(1)
@@ -675,8 +715,8 @@ func malformedFlood(ctx context.Context, n *node, f *facts) string {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		workers(ctx, *addrCount, func(ctx context.Context, i int) {
-			c, err := dialFrom(ctx, attackerAddr(i), n.rpc)
+		workers(ctx, 50, false, func(ctx context.Context, i int) {
+			c, err := dialFrom(ctx, attackerAddr(i, 50), n.rpc)
 			if err != nil {
 				return
 			}
@@ -695,7 +735,7 @@ func malformedFlood(ctx context.Context, n *node, f *facts) string {
 			holdUntilClosed(ctx, c)
 		})
 	}()
-	load := requestFlood(1, func(_ *facts, rng *rand.Rand) []request { return malformedRequests(rng) })(ctx, n, f)
+	load := requestFlood(50, 1, func(_ *facts, rng *rand.Rand) []request { return malformedRequests(rng) })(ctx, n, f)
 	wg.Wait()
 	return fmt.Sprintf("%d raw garbage connections; malformed %s", raw.Load(), strings.TrimPrefix(load, "attacker "))
 }
@@ -704,8 +744,8 @@ func malformedFlood(ctx context.Context, n *node, f *facts) string {
 // then garbage, on reconnecting P2P connections.
 func p2pGarbage(ctx context.Context, n *node, _ *facts) string {
 	var made atomic.Int64
-	workers(ctx, *addrCount*2, func(ctx context.Context, i int) {
-		c, err := dialFrom(ctx, attackerAddr(i), n.p2p)
+	workers(ctx, 100, false, func(ctx context.Context, i int) {
+		c, err := dialFrom(ctx, attackerAddr(i, 50), n.p2p)
 		if err != nil {
 			return
 		}
@@ -755,8 +795,8 @@ func syncFrom(ctx context.Context, n *node, f *facts, flood bool) string {
 	var p2pLoad, rpcLoad string
 	if flood {
 		wg.Add(2)
-		go func() { defer wg.Done(); p2pLoad = connFlood(p2pPort, 2)(floodCtx, n, f) }()
-		go func() { defer wg.Done(); rpcLoad = requestFlood(1, expensiveRequests)(floodCtx, n, f) }()
+		go func() { defer wg.Done(); p2pLoad = connFlood(p2pPort, 50, 2, true)(floodCtx, n, f) }()
+		go func() { defer wg.Done(); rpcLoad = requestFlood(50, 1, expensiveRequests)(floodCtx, n, f) }()
 	}
 	defer func() { stopFlood(); wg.Wait() }()
 	start := time.Now()
@@ -813,12 +853,15 @@ func attacks() []attack {
 			<-ctx.Done()
 			return ""
 		}},
-		{name: "rpc-conn-flood", what: "4 connections per address, held until closed, reconnected at once", run: connFlood(rpcPort, 4)},
-		{name: "rpc-slowloris", what: "4 connections per address sending a request head a line a second", run: slowloris},
-		{name: "rpc-expensive", what: "2 keep-alive clients per address looping the costliest restricted requests", run: requestFlood(2, expensiveRequests)},
-		{name: "rpc-malformed", what: "malformed bodies on keep-alive, garbage heads on fresh connections", run: malformedFlood},
-		{name: "p2p-conn-flood", what: "4 P2P connections per address, held until closed, reconnected at once", run: connFlood(p2pPort, 4)},
-		{name: "p2p-garbage", what: "2 P2P connections per address sending garbage or a 100 MB levin announce", run: p2pGarbage},
+		{name: "rpc-idle-held", what: "2,000 idle RPC connections from 200 addresses (10 each), opened once and held; a closed one is not reopened", run: connFlood(rpcPort, 200, 10, false)},
+		{name: "rpc-slowloris-held", what: "1,000 RPC connections from 100 addresses (10 each) sending a request head a line a second; a closed one is not reopened", run: slowloris(100, 10, false)},
+		{name: "rpc-conn-flood", what: "the 2,000 idle connections of rpc-idle-held, each slot reconnecting as soon as its connection is closed or refused", run: connFlood(rpcPort, 200, 10, true)},
+		{name: "rpc-conn-flood-8", what: "8 addresses x 25 idle connections (monerod's per-private-IP limit), each slot reconnecting as soon as closed: twice the 100-connection cap", run: connFlood(rpcPort, 8, 25, true)},
+		{name: "rpc-slowloris", what: "the 1,000 slowloris connections of rpc-slowloris-held, each slot reconnecting as soon as closed", run: slowloris(100, 10, true)},
+		{name: "rpc-expensive", what: "200 keep-alive connections from 50 addresses (4 each) looping the costliest restricted requests, each as soon as the last is answered", run: requestFlood(50, 4, expensiveRequests)},
+		{name: "rpc-malformed", what: "malformed bodies on 50 keep-alive connections, garbage heads on 50 reconnecting ones, 50 addresses", run: malformedFlood},
+		{name: "p2p-conn-flood", what: "200 P2P connections from 50 addresses, held until closed, reconnected at once", run: connFlood(p2pPort, 50, 4, true)},
+		{name: "p2p-garbage", what: "100 P2P connections from 50 addresses sending garbage or a 100 MB levin announce, reconnected at once", run: p2pGarbage},
 		{name: "sync-alone", what: "a fresh gonerod syncs the chain over P2P from the node, no flood (the reference time)", run: syncAlone},
 		{name: "sync-during-flood", what: "a fresh gonerod syncs the chain over P2P during P2P-connection and expensive-request floods", run: syncDuringFlood},
 	}
@@ -837,12 +880,15 @@ type row struct {
 	note         string
 }
 
-// legit loops the legitimate client's requests until ctx ends.
+// legit loops the legitimate client's requests until ctx ends, each on a
+// new connection, starting one every legitInterval at most (so that the
+// success rate is a share of the time, however fast a refusal comes back).
+// A connection refused, closed or timed out is a failed request.
 func legit(ctx context.Context, n *node, f *facts) (lat []time.Duration, ok int) {
-	c := clientFrom(legitAddr, 1, legitTimeout)
-	defer c.CloseIdleConnections()
+	c := legitClient(legitTimeout)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := 0; ctx.Err() == nil; k++ {
+		next := time.Now().Add(legitInterval)
 		rs := legitRequests(f, rng)
 		// Not cut by ctx: a request sent during the attack counts as
 		// answered or failed whenever it ends (legitTimeout at most).
@@ -850,6 +896,10 @@ func legit(ctx context.Context, n *node, f *facts) (lat []time.Duration, ok int)
 		lat = append(lat, took)
 		if good {
 			ok++
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Until(next)):
 		}
 	}
 	return lat, ok
@@ -881,6 +931,13 @@ func measure(ctx context.Context, a attack, n *node, f *facts) row {
 	var note string
 	attackDone := make(chan struct{})
 	go func() { defer close(attackDone); note = a.run(attackCtx, n, f) }()
+	if a.name != "none (baseline)" && !strings.HasPrefix(a.name, "sync-") {
+		// The flood is there before the client comes.
+		select {
+		case <-time.After(rampUp):
+		case <-ctx.Done():
+		}
+	}
 	legitCtx, stopLegit := context.WithCancel(ctx)
 	type result struct {
 		lat []time.Duration
@@ -928,10 +985,9 @@ func measure(ctx context.Context, a attack, n *node, f *facts) row {
 
 // recoveryTime measures how long after ended the legitimate client needs to be
 // served normally again: recoveredRun requests in a row, each within
-// targetP99 (a fresh client: its old connection may be gone).
+// targetP99, each on a new connection as the legitimate client's.
 func recoveryTime(ctx context.Context, n *node, f *facts, ended time.Time) time.Duration {
-	c := clientFrom(legitAddr, 1, legitTimeout)
-	defer c.CloseIdleConnections()
+	c := legitClient(legitTimeout)
 	rng := rand.New(rand.NewPCG(3, 4))
 	run := 0
 	var first time.Time
@@ -976,7 +1032,8 @@ func mark(ok bool) string {
 
 func render(rows []row) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n### Abuse: %s, %d attacker addresses, %v per attack\n\n", time.Now().UTC().Format("2006-01-02 15:04 UTC"), *addrCount, *attackFor)
+	fmt.Fprintf(&b, "\n### Abuse: %s, %v per attack (legitimate client: a new connection per request, one every %v at most)\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04 UTC"), *attackFor, legitInterval)
 	b.WriteString("| attack | node | legit requests | success | p50 ms | p99 ms | peak RSS MB | recovery | targets (gonerod) | attack load |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---|---|\n")
 	met, total := 0, 0
