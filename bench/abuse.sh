@@ -5,9 +5,11 @@
 # address (127.0.0.200) makes get_info, block header and small /getblocks.bin requests, each on a NEW
 # connection (as a wallet or explorer that comes and goes), one every 20 ms at most; a connection refused
 # or closed is a failed request. The attack starts 1 s before the client. Prints a markdown table: per
-# attack and node the legitimate client's success rate, p50 and p99, the node's peak RSS, the recovery time
-# after the attack (until five requests in a row are answered within 250 ms) and crashes; gonerod's rows are
-# marked against the targets (>= 95 %, p99 <= 250 ms, RSS < 512 MB, recovery <= 2 s, no crash).
+# attack and node the legitimate client's success rate (share of its requests answered, and share of the
+# time: a request weighs the time until the next, so a refusal held 250 ms weighs 250 ms), p50 and p99, the
+# node's peak RSS, the recovery time after the attack (until five requests in a row are answered within
+# 250 ms) and crashes; gonerod's rows are marked against the targets (>= 95 % of the requests and of the
+# time, p99 <= 250 ms, RSS < 512 MB, recovery <= 2 s, no crash).
 #
 # Usage: bench/abuse.sh [-d SECONDS] [--attacks a,b] [--nodes gonerod,monerod] [--out FILE]
 #   -d SECONDS     length of each attack (default 15; about 12 minutes for everything)
