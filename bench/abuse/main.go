@@ -490,41 +490,77 @@ func malformedRequests(rng *rand.Rand) []request {
 // do sends one request and says whether the node served it: HTTP 200 and,
 // for JSON-RPC, a result; for a binary answer, status OK.
 func do(ctx context.Context, c *http.Client, url string, r request) (time.Duration, bool) {
+	took, why := try(ctx, c, url, r)
+	return took, why == ""
+}
+
+// try sends one request and says why the node did not serve it ("" if it
+// did): "refused" (the connection failed or was closed without an answer),
+// "timeout", "http N", "status S" (a BUSY or an error answer), "error"
+// (a JSON-RPC error), "garbled".
+func try(ctx context.Context, c *http.Client, url string, r request) (time.Duration, string) {
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, "POST", url+r.path, bytes.NewReader(r.body))
 	if err != nil {
-		return 0, false
+		return 0, "garbled"
 	}
 	resp, err := c.Do(req)
 	if err != nil {
-		return time.Since(start), false
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return time.Since(start), "timeout"
+		}
+		return time.Since(start), "refused"
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 256<<20))
 	resp.Body.Close()
 	took := time.Since(start)
-	if err != nil || resp.StatusCode != 200 {
-		return took, false
+	switch {
+	case err != nil:
+		return took, "refused"
+	case resp.StatusCode != 200:
+		return took, fmt.Sprintf("http %d", resp.StatusCode)
+	}
+	status := func(st string) string {
+		if st == "OK" {
+			return ""
+		}
+		return "status " + st
 	}
 	if r.bin {
 		s, err := portable.Decode(body)
 		if err != nil {
-			return took, false
+			return took, "garbled"
 		}
-		st, err := s.GetString("status")
-		return took, err == nil && st == "OK"
+		st, _ := s.GetString("status")
+		return took, status(st)
 	}
 	if r.path == "/json_rpc" {
 		var env struct {
 			Result *struct {
 				Status string `json:"status"`
 			} `json:"result"`
+			Error *struct {
+				Code int `json:"code"`
+			} `json:"error"`
 		}
-		return took, json.Unmarshal(body, &env) == nil && env.Result != nil && env.Result.Status == "OK"
+		switch {
+		case json.Unmarshal(body, &env) != nil:
+			return took, "garbled"
+		case env.Error != nil:
+			return took, fmt.Sprintf("error %d", env.Error.Code)
+		case env.Result == nil:
+			return took, "garbled"
+		}
+		return took, status(env.Result.Status)
 	}
 	var st struct {
 		Status string `json:"status"`
 	}
-	return took, json.Unmarshal(body, &st) == nil && st.Status == "OK"
+	if json.Unmarshal(body, &st) != nil {
+		return took, "garbled"
+	}
+	return took, status(st.Status)
 }
 
 // blast sends one attacker request and reads its answer to the end without
@@ -907,7 +943,8 @@ type row struct {
 // times: each request stands for the time from its start to the next one's,
 // and served sums those of the requests answered, so that a refusal the
 // node holds 250 ms weighs its 250 ms and not one request.
-func legit(ctx context.Context, n *node, f *facts) (lat []time.Duration, ok int, served, total time.Duration) {
+func legit(ctx context.Context, n *node, f *facts) (lat []time.Duration, ok int, served, total time.Duration, why map[string]int) {
+	why = make(map[string]int)
 	c := legitClient(legitTimeout)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for k := 0; ctx.Err() == nil; k++ {
@@ -916,7 +953,11 @@ func legit(ctx context.Context, n *node, f *facts) (lat []time.Duration, ok int,
 		rs := legitRequests(f, rng)
 		// Not cut by ctx: a request sent during the attack counts as
 		// answered or failed whenever it ends (legitTimeout at most).
-		took, good := do(context.Background(), c, n.url(), rs[k%len(rs)])
+		took, reason := try(context.Background(), c, n.url(), rs[k%len(rs)])
+		good := reason == ""
+		if !good {
+			why[reason]++
+		}
 		lat = append(lat, took)
 		if good {
 			ok++
@@ -931,7 +972,7 @@ func legit(ctx context.Context, n *node, f *facts) (lat []time.Duration, ok int,
 			served += span
 		}
 	}
-	return lat, ok, served, total
+	return lat, ok, served, total, why
 }
 
 func measure(ctx context.Context, a attack, n *node, f *facts) row {
@@ -972,11 +1013,12 @@ func measure(ctx context.Context, a attack, n *node, f *facts) row {
 		lat           []time.Duration
 		ok            int
 		served, total time.Duration
+		why           map[string]int
 	}
 	legitDone := make(chan result, 1)
 	go func() {
 		var res result
-		res.lat, res.ok, res.served, res.total = legit(legitCtx, n, f)
+		res.lat, res.ok, res.served, res.total, res.why = legit(legitCtx, n, f)
 		legitDone <- res
 	}()
 	if strings.HasPrefix(a.name, "sync-") {
@@ -997,6 +1039,14 @@ func measure(ctx context.Context, a attack, n *node, f *facts) row {
 	ended := time.Now()
 	<-attackDone
 	r.note = note
+	if len(res.why) > 0 {
+		var parts []string
+		for k, v := range res.why {
+			parts = append(parts, fmt.Sprintf("%d %s", v, k))
+		}
+		slices.Sort(parts)
+		r.note = "client failures: " + strings.Join(parts, ", ") + "; " + r.note
+	}
 	r.recovery = recoveryTime(ctx, n, f, ended)
 	stopSampling()
 	<-sampled
