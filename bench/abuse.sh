@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Abuse: a public node under floods. gonerod and monerod 0.18.5.3, both with --restricted-rpc and their
-# default limits, serve the same transaction-heavy regtest chain; each attack runs against each node for a
-# bounded time while a legitimate client on its own address (127.0.0.200) loops get_info, a block header and
-# a small /getblocks.bin. Prints a markdown table: per attack and node the legitimate client's success rate,
-# p50 and p99, the node's peak RSS, the recovery time after the attack (until five requests in a row are
-# answered within 250 ms) and crashes; gonerod's rows are marked against the targets (>= 95 %, p99 <= 250 ms,
-# RSS < 512 MB, recovery <= 2 s, no crash).
+# default limits (100 RPC connections, 25 per loopback/private address), serve the same transaction-heavy
+# regtest chain; each attack runs against each node for a bounded time while a legitimate client on its own
+# address (127.0.0.200) makes get_info, block header and small /getblocks.bin requests, each on a NEW
+# connection (as a wallet or explorer that comes and goes), one every 20 ms at most; a connection refused
+# or closed is a failed request. The attack starts 1 s before the client. Prints a markdown table: per
+# attack and node the legitimate client's success rate (share of its requests answered, and share of the
+# time: a request weighs the time until the next, so a refusal held 250 ms weighs 250 ms), p50 and p99, the
+# node's peak RSS, the recovery time after the attack (until five requests in a row are answered within
+# 250 ms) and crashes; gonerod's rows are marked against the targets (>= 95 % of the requests and of the
+# time, p99 <= 250 ms, RSS < 512 MB, recovery <= 2 s, no crash).
 #
 # Usage: bench/abuse.sh [-d SECONDS] [--attacks a,b] [--nodes gonerod,monerod] [--out FILE]
-#   -d SECONDS     length of each attack (default 15; about 10 minutes for everything)
-#   --attacks LIST some of: none (baseline), rpc-conn-flood, rpc-slowloris, rpc-expensive, rpc-malformed,
-#                  p2p-conn-flood, p2p-garbage, sync-alone, sync-during-flood (default: all)
+#   -d SECONDS     length of each attack (default 15; about 12 minutes for everything)
+#   --attacks LIST some of the attacks below (default: all)
 #   --nodes LIST   gonerod,monerod (default both)
 #   --out FILE     also write the table to FILE
 #
@@ -19,13 +22,19 @@
 # about 15 minutes, and reused); GONERO_NETNS the namespace (default gonero-test); TXS the heavy chain's
 # transaction count when it is built.
 #
-# Attacks (attackers use 127.0.0.10..59, 50 addresses): a reconnecting RPC connection flood (4 per address,
-# held until the node closes them); a reconnecting slowloris (4 per address, a header line a second); a
-# keep-alive flood of expensive requests (2 clients per address: /getblocks.bin from 0, get_output_distribution
-# from 0, get_outs of 4000 indices, /getblocks_by_height.bin of 1000 heights, getblockheadersrange of 1000,
-# get_transactions of 100 decoded, get_output_histogram); malformed bodies and garbage heads; a P2P connection
-# flood; a P2P garbage flood (random bytes, a 100 MB levin announce); a fresh gonerod syncing the chain from
-# the attacked node alone (the reference time), then during P2P-connection and expensive-request floods.
+# Attacks (attackers use 127.1.0.1 on, never the client's address): 2,000 idle RPC connections from 200
+# addresses opened once and held (rpc-idle-held); 1,000 slowloris connections from 100 addresses, a header
+# line a second, held (rpc-slowloris-held); the same two with each slot reconnecting as soon as closed or
+# refused (rpc-conn-flood, rpc-slowloris); 8 addresses x 25 reconnecting idle connections, twice the cap
+# (rpc-conn-flood-8); 200 keep-alive connections from 50 addresses looping the costliest restricted
+# requests as fast as answered (rpc-expensive: /getblocks.bin from 0, get_output_distribution from 0,
+# get_outs of 4000 indices, /getblocks_by_height.bin of 1000 heights, getblockheadersrange of 1000,
+# get_transactions of 100 decoded, get_output_histogram); malformed bodies and garbage heads; a P2P
+# connection flood; a P2P garbage flood (random bytes, a 100 MB levin announce); a fresh gonerod syncing the
+# chain from the attacked node alone (the reference time), then during P2P-connection and expensive-request
+# floods. --attacks names: none (baseline), rpc-idle-held, rpc-slowloris-held, rpc-conn-flood,
+# rpc-conn-flood-8, rpc-slowloris, rpc-expensive, rpc-malformed, p2p-conn-flood, p2p-garbage, sync-alone,
+# sync-during-flood.
 #
 # Network: everything runs inside the loopback-only namespace $GONERO_NETNS; needs root, Go, and monerod
 # 0.18.5.3 (/opt/monero-latest/bin first on the PATH). Every loop is bounded in time; every process started
