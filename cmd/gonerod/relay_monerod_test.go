@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -230,7 +231,21 @@ type gonerod struct {
 
 func startGonerod(t *testing.T, bin, data string, extra ...string) *gonerod {
 	t.Helper()
-	g := &gonerod{rpcPort: freePort(t), p2pPort: freePort(t), client: &http.Client{Timeout: 30 * time.Second}}
+	return startGonerodClient(t, &http.Client{Timeout: 30 * time.Second}, bin, data, extra...)
+}
+
+// rpcClientFrom is an RPC client whose connections come from src, a
+// loopback address other than the peers' 127.0.0.1: a node that bans a
+// peer refuses its host's RPC connections too, as monerod does.
+func rpcClientFrom(src string) *http.Client {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+// startGonerodClient is startGonerod with the test's RPC client given.
+func startGonerodClient(t *testing.T, client *http.Client, bin, data string, extra ...string) *gonerod {
+	t.Helper()
+	g := &gonerod{rpcPort: freePort(t), p2pPort: freePort(t), client: client}
 	logPath := filepath.Join(t.TempDir(), "gonerod.log")
 	g.logPath = logPath
 	logFile, err := os.Create(logPath)
