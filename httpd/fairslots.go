@@ -59,8 +59,9 @@ const (
 const (
 	// defaultStaleGrace is how long a connection may stay without a whole
 	// request before a newcomer in good standing may take its slot: a
-	// wallet sends its request at once.
-	defaultStaleGrace = time.Second
+	// wallet sends its request at once (a client over Tor, a few round
+	// trips later; it is at risk only while the cap is full).
+	defaultStaleGrace = 500 * time.Millisecond
 	// standingWindow: a group keeps its good standing this long after its
 	// last request.
 	standingWindow = 10 * time.Minute
@@ -78,9 +79,15 @@ type groupStanding struct {
 
 // goodStandingLocked: grp was not seen lately, or asked something lately.
 func (l *limitListener) goodStandingLocked(grp groupKey, now int64) bool {
+	return l.standing[grp] == nil || l.askedLatelyLocked(grp, now)
+}
+
+// askedLatelyLocked: one of grp's connections sent a whole request within
+// standingWindow.
+func (l *limitListener) askedLatelyLocked(grp groupKey, now int64) bool {
 	st := l.standing[grp]
 	if st == nil {
-		return true
+		return false
 	}
 	last := st.lastRequest.Load()
 	return last != 0 && now-last < int64(standingWindow)

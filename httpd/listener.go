@@ -120,8 +120,8 @@ func (l *limitListener) Accept() (net.Conn, error) {
 // closed at once), so holding costs bounded memory and descriptors.
 const (
 	refuseMemory   = time.Second
-	refuseHold     = 250 * time.Millisecond
-	maxHeldRefused = 256
+	refuseHold     = time.Second
+	maxHeldRefused = 4096
 	// maxRefusedHosts bounds the memory of recently refused hosts.
 	maxRefusedHosts = 4096
 )
@@ -139,7 +139,12 @@ func (l *limitListener) refuse(c net.Conn, key hostKey) {
 	}
 	last, seen := l.lastRefused[key]
 	l.lastRefused[key] = now
-	hold := seen && now.Sub(last) < refuseMemory && len(l.held) < maxHeldRefused
+	// A group that holds no connection and asked something lately is not
+	// held: it is a client that came back at the cap, not a loop (the fair
+	// slots, fairslots.go, find it a place soon).
+	grp := groupOf(key)
+	comeback := l.perGroup[grp] == 0 && l.askedLatelyLocked(grp, now.UnixNano())
+	hold := seen && now.Sub(last) < refuseMemory && len(l.held) < maxHeldRefused && !comeback
 	if hold {
 		l.held = append(l.held, heldConn{c: c, closeAt: now.Add(refuseHold)})
 		if !l.reaping {
