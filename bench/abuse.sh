@@ -16,6 +16,8 @@
 #   --attacks LIST some of the attacks below (default: all)
 #   --nodes LIST   gonerod,monerod (default both)
 #   --out FILE     also write the table to FILE
+#   --work DIR     keep the nodes' directories and logs in DIR (default: a temporary directory, removed)
+#   --log-level L  gonerod's --log-level (default warn; debug logs each RPC refusal and eviction)
 #
 # Environment: GONEROD=path uses that gonerod binary (default: build ./cmd/gonerod); ABUSE_CHAIN=DIR the
 # heavy chain (default /tmp/gonero-abuse-heavy, built once with monerodlab buildheavy, 2000 transactions,
@@ -45,7 +47,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 NS=${GONERO_NETNS:-gonero-test}
 CHAIN=${ABUSE_CHAIN:-/tmp/gonero-abuse-heavy}
-duration=15 attacks= nodes=gonerod,monerod out=
+duration=15 attacks= nodes=gonerod,monerod out= work= loglevel=
 
 die() { echo "abuse.sh: error: $*" >&2; exit 1; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
@@ -56,6 +58,8 @@ while (($#)); do
     --attacks) attacks=${2:?}; shift 2 ;;
     --nodes) nodes=${2:?}; shift 2 ;;
     --out) out=${2:?}; shift 2 ;;
+    --work) work=${2:?}; shift 2 ;;
+    --log-level) loglevel=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     *) echo "abuse.sh: unknown argument: $1" >&2; usage ;;
   esac
@@ -89,5 +93,7 @@ fi
 args=(-gonerod "$gonerod" -chain "$CHAIN" -d "${duration}s" -nodes "$nodes")
 [[ -n $attacks ]] && args+=(-attacks "$attacks")
 [[ -n $out ]] && args+=(-out "$out")
+[[ -n $work ]] && { mkdir -p "$work"; args+=(-work "$(cd "$work" && pwd)"); }
+[[ -n $loglevel ]] && args+=(-log-level "$loglevel")
 # The namespace has loopback alone: no packet of the nodes or the attackers leaves this machine.
 ip netns exec "$NS" "$bin/abuse" "${args[@]}"

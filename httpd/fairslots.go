@@ -26,20 +26,22 @@ import (
 //
 // Rule 1 needs a group to hold two connections more than the newcomer's;
 // a flood from as many addresses as there are slots (each group holding
-// one) leaves nothing to take. So a newcomer whose group is in good
-// standing (not seen lately, or one of its connections sent a whole
-// request lately) may also take, after rule 1 and before rule 2, the slot
-// of a connection that has sent no whole request in staleGrace, of any
-// group holding more than the newcomer's: an idle or slowloris flood loses
-// its silent connections to clients that ask something, while the flood's
-// own newcomers, whose groups have sent nothing, cannot take each other's
-// slots (each group loses its standing once it was seen, until it asks
-// something).
+// one) leaves nothing to take. So a newcomer that has sent a whole request
+// may also take, after rule 1 and before rule 2, the slot of a connection
+// that has sent no whole request in staleGrace, of any group holding more
+// than the newcomer's: an idle or slowloris flood loses its silent
+// connections to clients that ask something, while the flood's own
+// newcomers, which never ask, cannot take each other's slots. A newcomer
+// has not sent anything when it is accepted: where this rule would apply,
+// or none does, it is put on probation (probation.go) and claims its slot
+// with its first request.
 //
 // "Two more" keeps two groups from taking each other's slots in turn: at
 // the cap the slots converge to an even share per group, and a group that
 // reconnects as fast as it can only ever gets its own share back. With no
-// candidate the connection is refused, as monerod refuses it.
+// candidate, and no place on probation, the connection is refused, as
+// monerod refuses it; one on probation whose request finds no candidate
+// within claimWait is closed without an answer.
 //
 // Below the cap nothing changes: monerod's limits apply as they are (the
 // per-IP limits are never lifted).
@@ -56,30 +58,30 @@ const (
 	victimOtherBusy
 )
 
+// victimRules names the victim classes in debug logs.
+var victimRules = [...]string{"other-idle", "silent", "own-idle", "other-busy"}
+
 const (
 	// defaultStaleGrace is how long a connection may stay without a whole
-	// request before a newcomer in good standing may take its slot: a
+	// request before a newcomer that asked may take its slot: a
 	// wallet sends its request at once (a client over Tor, a few round
 	// trips later; it is at risk only while the cap is full).
 	defaultStaleGrace = 500 * time.Millisecond
-	// standingWindow: a group keeps its good standing this long after its
-	// last request.
+	// standingWindow: a group counts as having asked lately this long
+	// after its last request (a refused connection of such a group that
+	// holds nothing is not held: listener.go, refuse).
 	standingWindow = 10 * time.Minute
 	// maxStanding bounds the groups remembered; past it the records of
-	// groups without a connection are dropped (they are "not seen lately"
-	// again).
+	// groups without a connection are dropped, those that did not ask
+	// lately first.
 	maxStanding = 16384
 )
 
 // groupStanding is what the fair slots remember of an address group: when
 // one of its connections last sent a whole request (unix ns; 0: never).
+// Groups are remembered from their first slot on.
 type groupStanding struct {
 	lastRequest atomic.Int64
-}
-
-// goodStandingLocked: grp was not seen lately, or asked something lately.
-func (l *limitListener) goodStandingLocked(grp groupKey, now int64) bool {
-	return l.standing[grp] == nil || l.askedLatelyLocked(grp, now)
 }
 
 // askedLatelyLocked: one of grp's connections sent a whole request within
@@ -123,11 +125,22 @@ func (l *limitListener) standingLocked(grp groupKey) *groupStanding {
 // group grp can have its slot, or nil. It runs under l.mu, at the cap
 // only; its cost is one pass over the open connections (at most
 // --rpc-max-connections).
-func (l *limitListener) victimLocked(grp groupKey, now int64) *countedConn {
-	own := l.perGroup[grp]
+//
+// proven says that the newcomer has sent a whole request (it claims a slot
+// from probation): only such a one may take a silent connection's slot.
+// Otherwise, when a silent connection is the best victim, there is none:
+// the newcomer goes on probation and shows first that it asks.
+func (l *limitListener) victimLocked(grp groupKey, now int64, proven bool) *countedConn {
+	// The newcomer's own connections that are closing already do not
+	// count: a client that closes and reconnects at once (one connection
+	// per request) finds its last connection still in the count while the
+	// server finishes closing it, a moment that a loaded server stretches
+	// (Close waits for the serving goroutine to let go of the socket).
+	// Counted, it would make the client look like a group holding one,
+	// which at an even share of one or two per group finds nothing to take.
+	own := l.ownHeldLocked(grp)
 	need := own + 2
 	recycle := own*len(l.perGroup) < l.open // below an even share
-	good := l.goodStandingLocked(grp, now)
 	var best *countedConn
 	var bestClass, bestSize int
 	var bestSince int64
@@ -148,7 +161,7 @@ func (l *limitListener) victimLocked(grp groupKey, now int64) *countedConn {
 			class = victimOtherIdle
 		case size >= need:
 			class = victimOtherBusy
-		case good && idle && size > own && !c.requested.Load() && now-c.idleSince.Load() >= int64(l.staleGrace):
+		case idle && size > own && !c.requested.Load() && now-c.idleSince.Load() >= int64(l.staleGrace):
 			class = victimSilent
 		default:
 			continue
@@ -174,9 +187,13 @@ func (l *limitListener) victimLocked(grp groupKey, now int64) *countedConn {
 			best, bestClass, bestSize, bestSince = c, class, size, since
 		}
 	}
+	if best != nil && bestClass == victimSilent && !proven {
+		return nil
+	}
 	if best != nil {
 		best.evicted = true
 		best.evictedBusy = bestClass == victimOtherBusy
+		best.evictedClass = bestClass
 	}
 	return best
 }
@@ -190,6 +207,14 @@ func (c *countedConn) evict() {
 	}
 	_ = c.Conn.Close()
 	c.ln.release(c)
+}
+
+// closeUncounted closes a connection that holds no slot any more (taken
+// off probation): its serving goroutine's Close is then a no-op.
+func (c *countedConn) closeUncounted() {
+	if !c.closed.Swap(true) {
+		_ = c.Conn.Close()
+	}
 }
 
 // Connection states for the fair slots. A connection is idle while the
@@ -220,6 +245,14 @@ func (c *countedConn) markServing() {
 func (c *countedConn) markWriting() {
 	c.idleSince.Store(time.Now().UnixNano())
 	c.state.Store(connWriting)
+}
+
+// markLastAnswer records that the answer being written is the
+// connection's last (the client or the server said "Connection: close"):
+// once the handler is done, the connection's group no longer holds it
+// (ownHeldLocked), even while the write and the close are still to come.
+func (c *countedConn) markLastAnswer() {
+	c.lastAnswer.Store(true)
 }
 
 // idle: the server waits for the client, either reading its next request

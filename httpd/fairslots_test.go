@@ -282,8 +282,9 @@ func TestConnOfUnwraps(t *testing.T) {
 }
 
 func TestGuardStatsAdd(t *testing.T) {
-	a := GuardStats{Open: 1, RefusedPerIP: 2, RefusedTotal: 3, RefusedRate: 4, EvictedIdle: 5, EvictedBusy: 6, MeteredWaits: 7, MeteredBusy: 8}
-	if got, want := a.Add(a), (GuardStats{2, 4, 6, 8, 10, 12, 14, 16}); got != want {
+	a := GuardStats{Open: 1, RefusedPerIP: 2, RefusedTotal: 3, RefusedRate: 4, EvictedIdle: 5, EvictedBusy: 6, MeteredWaits: 7, MeteredBusy: 8,
+		ProbationStarted: 9, ProbationAdmitted: 10, ProbationExpired: 11, ProbationBumped: 12}
+	if got, want := a.Add(a), (GuardStats{2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24}); got != want {
 		t.Fatalf("%+v, want %+v", got, want)
 	}
 }
@@ -434,5 +435,83 @@ func TestFairSlotsManySilentGroups(t *testing.T) {
 	}
 	if st := s.GuardStats(); st.EvictedIdle < 1 || st.EvictedBusy != 0 {
 		t.Errorf("evictions %+v; want silent flood connections evicted, none busy", st)
+	}
+}
+
+// TestFairSlotsOwnClosingNotCounted: at the cap, 49 groups hold two busy
+// connections each and a client one connection that the server is
+// closing (the client closed it and reconnects at once; a loaded server
+// has not yet given its slot back). The client's new connection must not
+// be refused as though its group held one: with every other group at
+// two, nothing would be "two more". It takes a busy slot, the last
+// resort, as a newcomer holding nothing would.
+func TestFairSlotsOwnClosingNotCounted(t *testing.T) {
+	l := newLimitListener(nil, 99, 25, 25, 0, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	conn := func(ip string) *countedConn {
+		a, b := net.Pipe()
+		t.Cleanup(func() { a.Close(); b.Close() })
+		key := hostKeyOf(netip.MustParseAddr(ip))
+		return &countedConn{Conn: a, ln: l, key: key, group: groupOf(key)}
+	}
+	admit := func(c *countedConn) string { return l.admitOrEvict(c.key, c.group, c) }
+	for i := 0; i < 49; i++ {
+		for j := 0; j < 2; j++ {
+			c := conn(fmt.Sprintf("127.1.0.%d", i+1))
+			if r := admit(c); r != "" {
+				t.Fatalf("flood connection refused (%s) below the cap", r)
+			}
+			c.markServing()
+		}
+	}
+	old := conn("127.0.0.200")
+	if r := admit(old); r != "" {
+		t.Fatalf("the client's first connection refused (%s) below the cap", r)
+	}
+	old.markServing()
+	old.markWriting()
+	old.closed.Store(true) // Close has begun; release has not run yet
+	if l.Open() != 99 {
+		t.Fatalf("%d open, want the cap, 99", l.Open())
+	}
+	if r := admit(conn("127.0.0.200")); r != "" {
+		t.Fatalf("the client's next connection refused (%s) while its last one was closing", r)
+	}
+	if got := l.guard.evictedBusy.Load(); got != 1 {
+		t.Fatalf("%d busy connections evicted, want 1", got)
+	}
+	// Once the old one no longer counts as closing, the group holds two
+	// for real (the old and the new): a third takes no slot, as every
+	// other group holds no more than two; it waits on probation
+	// (probation.go), where its request will find nothing either.
+	old.closed.Store(false)
+	third := conn("127.0.0.200")
+	if r := admit(third); r != "" || !third.onProbation || l.Open() != 99 {
+		t.Fatalf("a group holding two, at the cap: %q, on probation %v, %d open; want probation, 99 open", r, third.onProbation, l.Open())
+	}
+	if got := l.guard.evictedBusy.Load(); got != 1 {
+		t.Fatalf("%d busy connections evicted, want 1", got)
+	}
+	l.release(third)
+
+	// The same when the last connection is still writing its last answer
+	// (the client said "Connection: close", read the answer and
+	// reconnected before the server's write returned): it is on its way
+	// out, as a closing one is.
+	old.closed.Store(true)
+	var last *countedConn
+	for c := range l.conns {
+		if c.group == old.group && c != old {
+			last = c
+		}
+	}
+	last.markServing()
+	last.markLastAnswer()
+	last.markWriting()
+	last.inWrite.Store(true) // busy: not an idle victim of its own group
+	if r := admit(conn("127.0.0.200")); r != "" {
+		t.Fatalf("the client's next connection refused (%s) while its last one wrote its last answer", r)
+	}
+	if got := l.guard.evictedBusy.Load(); got != 2 {
+		t.Fatalf("%d busy connections evicted, want 2", got)
 	}
 }

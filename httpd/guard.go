@@ -57,6 +57,11 @@ type GuardStats struct {
 	// waited for a metered slot; MeteredBusy those answered "BUSY" after
 	// waiting MeteredWait in vain.
 	MeteredWaits, MeteredBusy uint64
+	// Connections put on probation at the cap (probation.go), and of
+	// those: admitted by their first request, closed without one, closed
+	// for a newer one. A request on probation that found no slot counts in
+	// RefusedTotal.
+	ProbationStarted, ProbationAdmitted, ProbationExpired, ProbationBumped uint64
 }
 
 // Add sums two listeners' counts.
@@ -67,6 +72,8 @@ func (g GuardStats) Add(o GuardStats) GuardStats {
 		RefusedRate: g.RefusedRate + o.RefusedRate,
 		EvictedIdle: g.EvictedIdle + o.EvictedIdle, EvictedBusy: g.EvictedBusy + o.EvictedBusy,
 		MeteredWaits: g.MeteredWaits + o.MeteredWaits, MeteredBusy: g.MeteredBusy + o.MeteredBusy,
+		ProbationStarted: g.ProbationStarted + o.ProbationStarted, ProbationAdmitted: g.ProbationAdmitted + o.ProbationAdmitted,
+		ProbationExpired: g.ProbationExpired + o.ProbationExpired, ProbationBumped: g.ProbationBumped + o.ProbationBumped,
 	}
 }
 
@@ -80,6 +87,9 @@ type guardCounters struct {
 	refusedPerIP, refusedTotal, refusedRate atomic.Uint64
 	evictedIdle, evictedBusy                atomic.Uint64
 	meteredWaits, meteredBusy               atomic.Uint64
+	// probation.go: connections put on probation, admitted by their
+	// first request, closed without one, bumped by a newer one.
+	probationStarted, probationAdmitted, probationExpired, probationBumped atomic.Uint64
 
 	log     *slog.Logger
 	addr    string
@@ -94,6 +104,8 @@ func (g *guardCounters) stats() GuardStats {
 		RefusedPerIP: g.refusedPerIP.Load(), RefusedTotal: g.refusedTotal.Load(), RefusedRate: g.refusedRate.Load(),
 		EvictedIdle: g.evictedIdle.Load(), EvictedBusy: g.evictedBusy.Load(),
 		MeteredWaits: g.meteredWaits.Load(), MeteredBusy: g.meteredBusy.Load(),
+		ProbationStarted: g.probationStarted.Load(), ProbationAdmitted: g.probationAdmitted.Load(),
+		ProbationExpired: g.probationExpired.Load(), ProbationBumped: g.probationBumped.Load(),
 	}
 }
 
@@ -121,7 +133,9 @@ func (g *guardCounters) pressure() {
 		"evicted_idle", cur.EvictedIdle-last.EvictedIdle,
 		"evicted_busy", cur.EvictedBusy-last.EvictedBusy,
 		"metered_waits", cur.MeteredWaits-last.MeteredWaits,
-		"metered_busy", cur.MeteredBusy-last.MeteredBusy)
+		"metered_busy", cur.MeteredBusy-last.MeteredBusy,
+		"probation", cur.ProbationStarted-last.ProbationStarted,
+		"probation_admitted", cur.ProbationAdmitted-last.ProbationAdmitted)
 }
 
 // underPressure: the listener holds at least half its cap. Only then is

@@ -43,8 +43,19 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 	if cc == nil { // cannot happen: every connection comes from limitListener
 		cc = &countedConn{}
 	}
+	if !cc.claim() {
+		// On probation at the cap, and no slot came (probation.go): it is
+		// refused, as monerod refuses a connection over its limit.
+		dropConnection(ctx)
+		return
+	}
 	cc.markServing()
-	defer cc.markWriting()
+	defer func() {
+		if ctx.Request.Header.ConnectionClose() || ctx.Response.ConnectionClose() {
+			cc.markLastAnswer()
+		}
+		cc.markWriting()
+	}()
 	method, ok := epeeVerb(ctx.Method())
 	if !ok {
 		// epee's request-line parser knows only these verbs and drops the

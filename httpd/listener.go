@@ -1,6 +1,8 @@
 package httpd
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -40,8 +42,14 @@ type limitListener struct {
 	standing   map[groupKey]*groupStanding
 	staleGrace time.Duration // standing rule: how long a silent connection is spared
 	conns      map[*countedConn]struct{}
-	accepted   uint64 // connections admitted since start
-	refused    uint64 // connections closed at once because of a limit
+	// probation: connections at the cap without a slot, each waiting for
+	// its first request to claim one (probation.go); probationGroups
+	// their groups.
+	probation       map[*countedConn]struct{}
+	probationGroups map[groupKey]bool
+	probationLimits probationLimits
+	accepted        uint64 // connections admitted since start
+	refused         uint64 // connections closed at once because of a limit
 
 	openNow atomic.Int64 // == open, readable without the lock
 
@@ -55,19 +63,22 @@ type limitListener struct {
 
 func newLimitListener(inner net.Listener, maxTotal, maxPublic, maxPrivate, sndBuf int, log *slog.Logger) *limitListener {
 	return &limitListener{
-		Listener:   inner,
-		maxTotal:   maxTotal,
-		maxPublic:  maxPublic,
-		maxPrivate: maxPrivate,
-		sndBuf:     sndBuf,
-		log:        log,
-		perHost:    make(map[hostKey]int),
-		perGroup:   make(map[groupKey]int),
-		standing:   make(map[groupKey]*groupStanding),
-		staleGrace: defaultStaleGrace,
-		conns:      make(map[*countedConn]struct{}),
-		connRate:   newConnRate(0, 1),
-		guard:      &guardCounters{},
+		Listener:        inner,
+		maxTotal:        maxTotal,
+		maxPublic:       maxPublic,
+		maxPrivate:      maxPrivate,
+		sndBuf:          sndBuf,
+		log:             log,
+		perHost:         make(map[hostKey]int),
+		perGroup:        make(map[groupKey]int),
+		standing:        make(map[groupKey]*groupStanding),
+		staleGrace:      defaultStaleGrace,
+		conns:           make(map[*countedConn]struct{}),
+		probation:       make(map[*countedConn]struct{}),
+		probationGroups: make(map[groupKey]bool),
+		probationLimits: defaultProbation,
+		connRate:        newConnRate(0, 1),
+		guard:           &guardCounters{},
 	}
 }
 
@@ -88,13 +99,13 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			l.mu.Lock()
 			l.refused++
 			l.mu.Unlock()
-			l.refuse(c, key)
+			l.refuse(c, key, "rate")
 			continue
 		}
 		cc := &countedConn{Conn: c, ln: l, key: key, group: grp, connectedAt: now}
 		cc.idleSince.Store(now)
 		if reason := l.admitOrEvict(key, grp, cc); reason != "" {
-			l.refuse(c, key)
+			l.refuse(c, key, reason)
 			continue
 		}
 		if l.sndBuf > 0 {
@@ -131,7 +142,7 @@ type heldConn struct {
 	closeAt time.Time
 }
 
-func (l *limitListener) refuse(c net.Conn, key hostKey) {
+func (l *limitListener) refuse(c net.Conn, key hostKey, reason string) {
 	now := time.Now()
 	l.mu.Lock()
 	if l.lastRefused == nil || len(l.lastRefused) >= maxRefusedHosts {
@@ -157,7 +168,7 @@ func (l *limitListener) refuse(c net.Conn, key hostKey) {
 		_ = c.Close()
 	}
 	l.guard.pressure()
-	l.log.Debug("httpd: connection refused: limit reached", "remote", c.RemoteAddr().String(), "held", hold)
+	l.log.Debug("httpd: connection refused: limit reached", "remote", c.RemoteAddr().String(), "reason", reason, "held", hold)
 }
 
 // reap closes held refused connections when their time is up; it runs
@@ -253,23 +264,48 @@ func (l *limitListener) admit(key hostKey, cc *countedConn) bool {
 }
 
 // admitOrEvict admits cc within monerod's limits or, at the total cap,
-// in the place of another group's connection (fairslots.go). It returns
-// "" or the reason for the refusal (counted).
+// in the place of another group's connection (fairslots.go), or on
+// probation (probation.go). It returns "" or the reason for the refusal
+// (counted).
 func (l *limitListener) admitOrEvict(key hostKey, grp groupKey, cc *countedConn) string {
 	for try := 0; ; try++ {
 		l.mu.Lock()
+		now := time.Now().UnixNano()
 		reason := l.admitLocked(key, grp, cc)
-		var victim *countedConn
+		var victim, bumped *countedConn
 		if reason == reasonTotal && try < maxEvictTries {
-			victim = l.victimLocked(grp, time.Now().UnixNano())
+			victim = l.victimLocked(grp, now, false)
 		}
-		if reason == "" && cc != nil {
+		probation := false
+		if victim == nil && reason == reasonTotal {
+			if probation, bumped = l.probationLocked(key, grp, cc); probation {
+				reason = ""
+			}
+		}
+		if reason == "" && cc != nil && !probation {
 			cc.standing = l.standingLocked(grp)
 		}
+		var snapshot string
 		if victim == nil && reason != "" {
 			l.refused++
+			if reason == reasonTotal && l.log.Enabled(context.Background(), slog.LevelDebug) {
+				snapshot = l.slotsSnapshotLocked(grp, try)
+			}
 		}
 		l.mu.Unlock()
+		if snapshot != "" {
+			l.log.Debug("httpd: no fair slot", "remote", cc.Conn.RemoteAddr().String(), "slots", snapshot)
+		}
+		if bumped != nil {
+			l.guard.probationBumped.Add(1)
+			bumped.closeUncounted()
+		}
+		if probation {
+			l.guard.probationStarted.Add(1)
+			l.guard.pressure()
+			l.log.Debug("httpd: connection on probation at the cap", "remote", cc.Conn.RemoteAddr().String())
+			return ""
+		}
 		if victim == nil {
 			switch reason {
 			case reasonPerIP:
@@ -279,15 +315,21 @@ func (l *limitListener) admitOrEvict(key hostKey, grp groupKey, cc *countedConn)
 			}
 			return reason
 		}
-		victim.evict()
-		if victim.evictedBusy {
-			l.guard.evictedBusy.Add(1)
-		} else {
-			l.guard.evictedIdle.Add(1)
-		}
-		l.guard.pressure()
-		l.log.Debug("httpd: connection evicted for another address group", "remote", victim.Conn.RemoteAddr().String(), "busy", victim.evictedBusy)
+		l.evicted(victim, cc)
 	}
+}
+
+// evicted closes victim, chosen to make room for cc, and counts it.
+func (l *limitListener) evicted(victim, cc *countedConn) {
+	victim.evict()
+	if victim.evictedBusy {
+		l.guard.evictedBusy.Add(1)
+	} else {
+		l.guard.evictedIdle.Add(1)
+	}
+	l.guard.pressure()
+	l.log.Debug("httpd: connection evicted for another address group", "remote", victim.Conn.RemoteAddr().String(),
+		"rule", victimRules[victim.evictedClass], "for", cc.Conn.RemoteAddr().String())
 }
 
 // admitLocked takes a slot for cc, or says which limit refuses it: "",
@@ -311,13 +353,27 @@ func (l *limitListener) admitLocked(key hostKey, grp groupKey, cc *countedConn) 
 	l.accepted++
 	if cc != nil {
 		l.conns[cc] = struct{}{}
+		cc.counted = true
 	}
 	return ""
 }
 
+// release gives back what cc holds: its slot, or its place on probation.
+// It may be called more than once.
 func (l *limitListener) release(cc *countedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	switch {
+	case cc.counted:
+		l.releaseLocked(cc)
+	case cc.onProbation:
+		l.dropProbationLocked(cc)
+	}
+}
+
+// releaseLocked gives back cc's slot.
+func (l *limitListener) releaseLocked(cc *countedConn) {
+	cc.counted = false
 	l.open--
 	l.openNow.Store(int64(l.open))
 	if n := l.perHost[cc.key] - 1; n > 0 {
@@ -337,8 +393,11 @@ func (l *limitListener) release(cc *countedConn) {
 // deadline).
 func (l *limitListener) closeAll() {
 	l.mu.Lock()
-	conns := make([]*countedConn, 0, len(l.conns))
+	conns := make([]*countedConn, 0, len(l.conns)+len(l.probation))
 	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	for c := range l.probation {
 		conns = append(conns, c)
 	}
 	l.mu.Unlock()
@@ -372,12 +431,23 @@ type countedConn struct {
 	// Fair slots (fairslots.go): state is connIdle, connServing or
 	// connWriting; idleSince is when it last turned idle (unix ns).
 	// evicted and evictedBusy are guarded by ln.mu.
-	state       atomic.Int32
-	inWrite     atomic.Bool
-	idleSince   atomic.Int64
-	connectedAt int64
-	evicted     bool
-	evictedBusy bool
+	state        atomic.Int32
+	inWrite      atomic.Bool
+	idleSince    atomic.Int64
+	connectedAt  int64
+	evicted      bool
+	evictedBusy  bool
+	evictedClass int // the rule that chose it (victimOtherIdle...)
+	// counted: it holds a slot (guarded by ln.mu). onProbation: it holds
+	// none yet, and must claim one with its first request; claiming: that
+	// request is in and waits for a slot (probation.go).
+	counted, onProbation, claiming bool
+	probationTimer                 *time.Timer
+	// probationPending: it was put on probation and has not claimed a
+	// slot (read on every request without the lock).
+	probationPending atomic.Bool
+	// lastAnswer: the answer being made or written closes the connection.
+	lastAnswer atomic.Bool
 	// requested: a whole request came in on it; standing is its group's
 	// record, stamped by every request (fairslots.go).
 	requested atomic.Bool
@@ -473,4 +543,35 @@ func (c *countedConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
+}
+
+// slotsSnapshotLocked describes the slots as the fair-slot rules see them
+// when a connection of grp is refused at the cap (debug logs).
+func (l *limitListener) slotsSnapshotLocked(grp groupKey, tries int) string {
+	sizes := make(map[int]int)
+	for _, n := range l.perGroup {
+		sizes[n]++
+	}
+	var idle, busy, closing, ownIdle, ownBusy int
+	now := time.Now().UnixNano()
+	var silent int
+	for c := range l.conns {
+		switch {
+		case c.evicted || c.closed.Load():
+			closing++
+		case c.group == grp && c.idle():
+			ownIdle++
+		case c.group == grp:
+			ownBusy++
+		case c.idle():
+			idle++
+			if !c.requested.Load() && now-c.idleSince.Load() >= int64(l.staleGrace) {
+				silent++
+			}
+		default:
+			busy++
+		}
+	}
+	return fmt.Sprintf("open=%d groups=%d own=%d asked=%v sizes=%v idle=%d silent=%d busy=%d closing=%d own_idle=%d own_busy=%d tries=%d",
+		l.open, len(l.perGroup), l.perGroup[grp], l.askedLatelyLocked(grp, now), sizes, idle, silent, busy, closing, ownIdle, ownBusy, tries)
 }

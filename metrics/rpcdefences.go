@@ -15,13 +15,16 @@ type RPCDefenceCounts struct {
 	// Requests of groups over their serving budget that waited for a
 	// metered slot, and those answered BUSY after waiting in vain.
 	MeteredWaits, MeteredBusy uint64
+	// Connections put on probation at the cap, and of those: admitted by
+	// their first request, closed without one, closed for a newer one.
+	ProbationStarted, ProbationAdmitted, ProbationExpired, ProbationBumped uint64
 }
 
 // rpcDefencesCollector reads the counts once per scrape.
 type rpcDefencesCollector struct {
 	read                   func() RPCDefenceCounts
 	open, refused, evicted *prometheus.Desc
-	metered                *prometheus.Desc
+	metered, probation     *prometheus.Desc
 }
 
 func newRPCDefencesCollector(read func() RPCDefenceCounts) *rpcDefencesCollector {
@@ -37,6 +40,9 @@ func newRPCDefencesCollector(read func() RPCDefenceCounts) *rpcDefencesCollector
 		metered: prometheus.NewDesc("gonero_rpc_requests_metered_total",
 			"RPC requests of address groups over their serving budget: waited (for a metered slot), busy (answered BUSY after --rpc-metered-wait).",
 			[]string{"outcome"}, nil),
+		probation: prometheus.NewDesc("gonero_rpc_connections_probation_total",
+			"RPC connections that found the cap full and no slot to take at once, put on probation until their first request: started, admitted (their request claimed a slot), expired (no whole request in time), bumped (closed for a newer one). A request that found no slot counts in gonero_rpc_connections_refused_total{reason=\"total\"}.",
+			[]string{"outcome"}, nil),
 	}
 }
 
@@ -45,6 +51,7 @@ func (c *rpcDefencesCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.refused
 	ch <- c.evicted
 	ch <- c.metered
+	ch <- c.probation
 }
 
 func (c *rpcDefencesCollector) Collect(ch chan<- prometheus.Metric) {
@@ -60,4 +67,8 @@ func (c *rpcDefencesCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(c.evicted, st.EvictedBusy, "busy")
 	counter(c.metered, st.MeteredWaits, "waited")
 	counter(c.metered, st.MeteredBusy, "busy")
+	counter(c.probation, st.ProbationStarted, "started")
+	counter(c.probation, st.ProbationAdmitted, "admitted")
+	counter(c.probation, st.ProbationExpired, "expired")
+	counter(c.probation, st.ProbationBumped, "bumped")
 }

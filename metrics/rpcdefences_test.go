@@ -6,7 +6,8 @@ import "testing"
 // reason, read at each scrape.
 func TestRPCDefences(t *testing.T) {
 	counts := RPCDefenceCounts{Open: 7, RefusedPerIP: 1, RefusedTotal: 2, RefusedRate: 3,
-		EvictedIdle: 4, EvictedBusy: 5, MeteredWaits: 6, MeteredBusy: 8}
+		EvictedIdle: 4, EvictedBusy: 5, MeteredWaits: 6, MeteredBusy: 8,
+		ProbationStarted: 9, ProbationAdmitted: 10, ProbationExpired: 11, ProbationBumped: 12}
 	m := New()
 	m.Watch(Sources{RPCDefences: func() RPCDefenceCounts { return counts }})
 	reg := m.Registry()
@@ -22,6 +23,10 @@ func TestRPCDefences(t *testing.T) {
 		{"gonero_rpc_connections_evicted_total", "reason", "busy", 5},
 		{"gonero_rpc_requests_metered_total", "outcome", "waited", 6},
 		{"gonero_rpc_requests_metered_total", "outcome", "busy", 8},
+		{"gonero_rpc_connections_probation_total", "outcome", "started", 9},
+		{"gonero_rpc_connections_probation_total", "outcome", "admitted", 10},
+		{"gonero_rpc_connections_probation_total", "outcome", "expired", 11},
+		{"gonero_rpc_connections_probation_total", "outcome", "bumped", 12},
 	} {
 		var labels []string
 		if c.label != "" {

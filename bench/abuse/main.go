@@ -81,6 +81,7 @@ var (
 	outFile     = flag.String("out", "", "also write the markdown table here")
 	workDir     = flag.String("work", "", "work directory (default: a temporary one, removed)")
 	syncBlocks  = flag.Int("sync-blocks", 0, "blocks the syncing node must reach (default: the whole chain)")
+	logLevel    = flag.String("log-level", "warn", "gonerod's --log-level (debug logs every refusal and eviction; with -work the log is kept)")
 )
 
 func main() {
@@ -217,7 +218,7 @@ func startGonerod(ctx context.Context, dir, raw string) (*node, error) {
 		}
 		cmd = exec.Command(*gonerodBin, "--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--restricted-rpc",
 			"--rpc-bind-port", strconv.Itoa(n.rpc), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(n.p2p),
-			"--log-level", "warn")
+			"--log-level", *logLevel)
 		cmd.Stdout, cmd.Stderr = logFile, logFile
 		if err := cmd.Start(); err != nil {
 			logFile.Close()

@@ -66,6 +66,8 @@ func rpcDefenceCounts(srv *rpc.Server) func() metrics.RPCDefenceCounts {
 		return metrics.RPCDefenceCounts{Open: st.Open,
 			RefusedPerIP: st.RefusedPerIP, RefusedTotal: st.RefusedTotal, RefusedRate: st.RefusedRate,
 			EvictedIdle: st.EvictedIdle, EvictedBusy: st.EvictedBusy,
-			MeteredWaits: st.MeteredWaits, MeteredBusy: st.MeteredBusy}
+			MeteredWaits: st.MeteredWaits, MeteredBusy: st.MeteredBusy,
+			ProbationStarted: st.ProbationStarted, ProbationAdmitted: st.ProbationAdmitted,
+			ProbationExpired: st.ProbationExpired, ProbationBumped: st.ProbationBumped}
 	}
 }
