@@ -11,8 +11,10 @@ package daemonctl
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/md5"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -57,6 +59,12 @@ type HTTPClient struct {
 	Port    string
 	Login   *Login
 	Timeout time.Duration // 0: Timeout
+	// TLS, if set, wraps each connection (--rpc-ssl enabled or
+	// autodetect). With TLSFallback (autodetect) a failed handshake is
+	// followed by a plain connection, as epee's client "reconnects
+	// without SSL".
+	TLS         *tls.Config
+	TLSFallback bool
 }
 
 // Addr implements Client.
@@ -116,9 +124,9 @@ func (c *HTTPClient) post(path string, body []byte) ([]byte, error) {
 	if timeout <= 0 {
 		timeout = Timeout
 	}
-	conn, err := net.DialTimeout("tcp", net.JoinHostPort(c.Host, c.Port), timeout)
+	conn, err := c.dial(timeout)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
+		return nil, err
 	}
 	defer conn.Close()
 	if err := conn.SetDeadline(time.Now().Add(timeout)); err != nil {
@@ -142,6 +150,33 @@ func (c *HTTPClient) post(path string, body []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%s: HTTP %d", path, resp.StatusCode)
 	}
 	return answer, nil
+}
+
+// dial connects, with TLS first if set (see HTTPClient.TLS).
+func (c *HTTPClient) dial(timeout time.Duration) (net.Conn, error) {
+	addr := net.JoinHostPort(c.Host, c.Port)
+	conn, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
+	}
+	if c.TLS == nil {
+		return conn, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	tc := tls.Client(conn, c.TLS)
+	herr := tc.HandshakeContext(ctx)
+	if herr == nil {
+		return tc, nil
+	}
+	conn.Close()
+	if !c.TLSFallback {
+		return nil, fmt.Errorf("%w: TLS: %v", ErrConnect, herr)
+	}
+	if conn, err = net.DialTimeout("tcp", addr, timeout); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrConnect, err)
+	}
+	return conn, nil
 }
 
 func exchange(w io.Writer, r *bufio.Reader, host, path string, body []byte, authz string) (*http.Response, []byte, error) {

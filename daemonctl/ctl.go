@@ -63,6 +63,10 @@ func (x *Ctl) logError(s string) {
 	fmt.Fprint(x.Out, ts+"\tE "+s+"\n")
 }
 
+// LogError is logError for the command line's own errors (monerod's
+// MERROR before any command runs, e.g. "Invalid argument for rpc-ssl").
+func (x *Ctl) LogError(s string) { x.logError(s) }
+
 // invalid is the parser's "Invalid syntax: ..." line.
 func (x *Ctl) invalid(what string) {
 	x.msg("Invalid syntax: " + what + ". For more details, use the help command.")

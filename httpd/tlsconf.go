@@ -9,7 +9,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"math/big"
 	"os"
@@ -131,15 +130,23 @@ func ServerTLSConfig(cert tls.Certificate, v ClientVerify) *tls.Config {
 		c.ClientAuth = tls.NoClientCert
 		return c
 	}
+	c.ClientAuth = tls.RequireAnyClientCert
+	c.VerifyPeerCertificate = v.verifier(x509.ExtKeyUsageClientAuth, "client")
+	return c
+}
+
+// verifier checks a peer's certificate chain (raw, leaf first) as epee
+// does when fingerprints or CAs are given: its leaf's fingerprint listed,
+// or the leaf verified against the CAs for usage (see ClientVerify).
+func (v ClientVerify) verifier(usage x509.ExtKeyUsage, who string) func([][]byte, [][]*x509.Certificate) error {
 	allowed := make(map[[FingerprintSize]byte]bool, len(v.Fingerprints))
 	for _, fp := range v.Fingerprints {
 		allowed[fp] = true
 	}
 	cas, chained := v.CAs, v.AllowChained
-	c.ClientAuth = tls.RequireAnyClientCert
-	c.VerifyPeerCertificate = func(raw [][]byte, _ [][]*x509.Certificate) error {
+	return func(raw [][]byte, _ [][]*x509.Certificate) error {
 		if len(raw) == 0 {
-			return errors.New("httpd: no client certificate")
+			return fmt.Errorf("httpd: no %s certificate", who)
 		}
 		if allowed[sha256.Sum256(raw[0])] {
 			return nil
@@ -147,9 +154,9 @@ func ServerTLSConfig(cert tls.Certificate, v ClientVerify) *tls.Config {
 		if cas != nil {
 			leaf, err := x509.ParseCertificate(raw[0])
 			if err != nil {
-				return fmt.Errorf("httpd: client certificate: %w", err)
+				return fmt.Errorf("httpd: %s certificate: %w", who, err)
 			}
-			opts := x509.VerifyOptions{Roots: cas, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+			opts := x509.VerifyOptions{Roots: cas, KeyUsages: []x509.ExtKeyUsage{usage}}
 			if chained {
 				opts.Intermediates = x509.NewCertPool()
 				for _, r := range raw[1:] {
@@ -168,7 +175,46 @@ func ServerTLSConfig(cert tls.Certificate, v ClientVerify) *tls.Config {
 			}
 		}
 		// epee: "SSL certificate is not in the allowed list, connection dropped"
-		return errors.New("httpd: client certificate is not in the allowed list")
+		return fmt.Errorf("httpd: %s certificate is not in the allowed list", who)
+	}
+}
+
+// ServerCheck is how a client of an RPC server checks the server's
+// certificate, as monerod's own clients do (rpc_args::process_ssl with
+// any_cert_option, epee's ssl_options_t::configure for a client):
+//   - AllowAny: not at all (--rpc-ssl-allow-any-cert);
+//   - fingerprints or CAs: as ClientVerify checks a client, and TLS is
+//     required;
+//   - otherwise the system's CAs and the host name (an IP address: its
+//     IP SANs), which in autodetect are not required: epee only logs "SSL
+//     peer has not been verified" and the connection goes on encrypted.
+//
+// Cert, if set, is presented to a server that asks for one.
+type ServerCheck struct {
+	AllowAny bool
+	Verify   ClientVerify
+	Cert     *tls.Certificate
+}
+
+// ClientTLSConfig is the client side of chk for a server at host.
+func ClientTLSConfig(host string, chk ServerCheck, autodetect bool) *tls.Config {
+	c := &tls.Config{
+		ServerName:             host,
+		MinVersion:             tls.VersionTLS12,
+		SessionTicketsDisabled: true,
+		Renegotiation:          tls.RenegotiateNever,
+	}
+	if chk.Cert != nil {
+		c.Certificates = []tls.Certificate{*chk.Cert}
+	}
+	switch {
+	case chk.AllowAny:
+		c.InsecureSkipVerify = true
+	case len(chk.Verify.Fingerprints) > 0 || chk.Verify.CAs != nil:
+		c.InsecureSkipVerify = true // checked below, as epee does
+		c.VerifyPeerCertificate = chk.Verify.verifier(x509.ExtKeyUsageServerAuth, "server")
+	case autodetect:
+		c.InsecureSkipVerify = true
 	}
 	return c
 }

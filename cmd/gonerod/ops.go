@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net/netip"
@@ -13,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gonero/gonero/daemonctl"
+	"github.com/gonero/gonero/httpd"
 )
 
 // opsOptions are the flags of monerod's client mode: where the running
@@ -21,6 +24,16 @@ type opsOptions struct {
 	rpcBindIP   string
 	rpcBindPort string
 	rpcLogin    string
+
+	// monerod's client reads the --rpc-ssl flags too (rpc_args::
+	// process_ssl(vm, true)), as how to reach the daemon.
+	ssl               string
+	sslPrivateKey     string
+	sslCertificate    string
+	sslCACertificates string
+	sslFingerprints   []string
+	sslAllowChained   bool
+	sslAllowAnyCert   bool
 }
 
 // addOperatorCommands adds monerod's operator commands (`gonerod status`,
@@ -49,6 +62,13 @@ func addOperatorCommands(root *cobra.Command, o *options) {
 		f.StringVar(&oo.rpcBindIP, "rpc-bind-ip", "127.0.0.1", "IP of the node's RPC server")
 		f.StringVar(&oo.rpcBindPort, "rpc-bind-port", "", "RPC port (default: the network's, 18081 mainnet and regtest, 28081 testnet, 38081 stagenet)")
 		f.StringVar(&oo.rpcLogin, "rpc-login", "", "user[:password] for the node's digest authentication (or RPC_LOGIN); the password is asked for when missing")
+		f.StringVar(&oo.ssl, "rpc-ssl", "autodetect", "TLS to the node: enabled|disabled|autodetect (autodetect: TLS first, whatever the certificate, then plain HTTP if the handshake fails)")
+		f.StringVar(&oo.sslPrivateKey, "rpc-ssl-private-key", "", "path to a PEM private key: a client certificate for a node that asks for one")
+		f.StringVar(&oo.sslCertificate, "rpc-ssl-certificate", "", "path to the PEM client certificate of --rpc-ssl-private-key")
+		f.StringVar(&oo.sslCACertificates, "rpc-ssl-ca-certificates", "", "path to concatenated PEM CA certificates the node's certificate must be signed by (implies TLS)")
+		f.StringArrayVar(&oo.sslFingerprints, "rpc-ssl-allowed-fingerprints", nil, "SHA-256 fingerprint of the node's certificate (repeatable; implies TLS)")
+		f.BoolVar(&oo.sslAllowChained, "rpc-ssl-allow-chained", false, "with --rpc-ssl-ca-certificates: allow the node's certificate through intermediate CAs")
+		f.BoolVar(&oo.sslAllowAnyCert, "rpc-ssl-allow-any-cert", false, "accept any certificate of the node")
 		root.AddCommand(cmd)
 	}
 }
@@ -72,7 +92,17 @@ func runOperatorCommand(o *options, oo *opsOptions, command []string, in io.Read
 		fmt.Fprintln(errOut, "Invalid port: "+port)
 		return 1, nil
 	}
+	color := false
+	if f, ok := out.(*os.File); ok {
+		color = term.IsTerminal(int(f.Fd()))
+	}
 	client := &daemonctl.HTTPClient{Host: ip.String(), Port: port}
+	ctl := &daemonctl.Ctl{C: client, Out: out, Color: color, Banner: "gonero (v" + Version + ")"}
+	if client.TLS, client.TLSFallback, err = oo.clientTLS(ip.String()); err != nil {
+		// monerod logs these (MERROR, on stdout) and exits with 1.
+		ctl.LogError(err.Error())
+		return 1, nil
+	}
 	login := oo.rpcLogin
 	if login == "" {
 		login = os.Getenv("RPC_LOGIN")
@@ -85,12 +115,58 @@ func runOperatorCommand(o *options, oo *opsOptions, command []string, in io.Read
 		}
 		client.Login = l
 	}
-	color := false
-	if f, ok := out.(*os.File); ok {
-		color = term.IsTerminal(int(f.Fd()))
-	}
-	ctl := &daemonctl.Ctl{C: client, Out: out, Color: color, Banner: "gonero (v" + Version + ")"}
 	return ctl.Run(command, errOut), nil
+}
+
+// clientTLS is monerod's client side of --rpc-ssl (rpc_args.cpp
+// do_process_ssl with any_cert_option): fingerprints or a CA file require
+// TLS and check the node's certificate against them; otherwise enabled
+// checks it against the system's CAs, and autodetect takes any (monerod
+// logs "SSL peer has not been verified" in its net.ssl category, which its
+// client mode does not show) and falls back to plain HTTP when the
+// handshake fails. nil: plain HTTP.
+func (oo *opsOptions) clientTLS(host string) (*tls.Config, bool, error) {
+	mode, err := httpd.ParseTLSMode(oo.ssl)
+	if err != nil {
+		//lint:ignore ST1005 monerod's words, logged as they are
+		return nil, false, errors.New("Invalid argument for rpc-ssl")
+	}
+	var chk httpd.ServerCheck
+	chk.AllowAny = oo.sslAllowAnyCert
+	if !chk.AllowAny {
+		for _, s := range oo.sslFingerprints {
+			fp, err := httpd.ParseFingerprint(s)
+			if err != nil {
+				//lint:ignore ST1005 monerod's words, logged as they are
+				return nil, false, fmt.Errorf("SHA-256 fingerprint should be %d bytes long.", httpd.FingerprintSize)
+			}
+			chk.Verify.Fingerprints = append(chk.Verify.Fingerprints, fp)
+		}
+		if oo.sslCACertificates != "" {
+			if chk.Verify.CAs, err = httpd.LoadCAFile(oo.sslCACertificates); err != nil {
+				return nil, false, fmt.Errorf("--rpc-ssl-ca-certificates: %w", err)
+			}
+		}
+		chk.Verify.AllowChained = oo.sslAllowChained
+		if len(chk.Verify.Fingerprints) > 0 || chk.Verify.CAs != nil {
+			mode = httpd.TLSEnabled // "user specified CA file or fingerprints implies enabled SSL"
+		}
+	}
+	if oo.sslPrivateKey != "" || oo.sslCertificate != "" {
+		if oo.sslPrivateKey == "" || oo.sslCertificate == "" {
+			return nil, false, errors.New("--rpc-ssl-private-key and --rpc-ssl-certificate go together")
+		}
+		cert, err := httpd.LoadKeyPair(oo.sslCertificate, oo.sslPrivateKey)
+		if err != nil {
+			return nil, false, err
+		}
+		chk.Cert = &cert
+	}
+	if mode == httpd.TLSDisabled {
+		return nil, false, nil
+	}
+	autodetect := mode == httpd.TLSAutodetect
+	return httpd.ClientTLSConfig(host, chk, autodetect), autodetect, nil
 }
 
 // parseLogin is tools::login::parse: "user:password", or "user" and the

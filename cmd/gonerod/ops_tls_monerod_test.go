@@ -1,0 +1,119 @@
+package main
+
+import (
+	"crypto/tls"
+	"encoding/pem"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gonero/gonero/daemonctl"
+	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/internal/monerodlab"
+)
+
+// The operator commands against daemons that serve RPC over TLS alone
+// (--rpc-ssl enabled): monerod's client against monerod and gonerod's
+// against gonerod, with each of the client's --rpc-ssl settings. Both
+// daemons serve one certificate the test makes, so that one fingerprint
+// and one CA file name both.
+func TestOperatorCommandsOverTLS(t *testing.T) {
+	monerodlab.Require(t)
+	bin := buildGonerod(t)
+	dir := t.TempDir()
+	certPEM, keyPEM, err := httpd.GenerateCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(dir, "rpc.crt"), filepath.Join(dir, "rpc.key")
+	if err := os.WriteFile(certFile, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(certPEM)
+	fingerprint := httpd.Fingerprint(block.Bytes)
+	otherPEM, _, err := httpd.GenerateCertificate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherBlock, _ := pem.Decode(otherPEM)
+	otherFile := filepath.Join(dir, "other.crt")
+	if err := os.WriteFile(otherFile, otherPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tlsFlags := []string{"--rpc-ssl", "enabled", "--rpc-ssl-certificate", certFile, "--rpc-ssl-private-key", keyFile}
+
+	// monerod is started here, as a child of the test (which Require has
+	// checked runs inside the loopback-only namespace), and polled over TLS.
+	mport, mdata := freePort(t), t.TempDir()
+	mcmd := exec.Command("monerod", append([]string{"--regtest", "--offline", "--no-igd", "--no-zmq", "--disable-dns-checkpoints",
+		"--check-updates", "disabled", "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(freePort(t)),
+		"--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", strconv.Itoa(mport), "--non-interactive", "--data-dir", mdata,
+		"--fixed-difficulty", "1"}, tlsFlags...)...)
+	if err := mcmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = mcmd.Process.Kill(); _ = mcmd.Wait() })
+	gport := freePort(t)
+	node := exec.Command(bin, append([]string{"--regtest", "--fixed-difficulty", "1", "--data-dir", t.TempDir(), "--offline",
+		"--rpc-bind-port", strconv.Itoa(gport)}, tlsFlags...)...)
+	if err := node.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = node.Process.Kill(); _ = node.Wait() })
+	for _, port := range []int{mport, gport} {
+		c := &daemonctl.HTTPClient{Host: "127.0.0.1", Port: strconv.Itoa(port), Timeout: 10 * time.Second,
+			TLS: &tls.Config{InsecureSkipVerify: true}}
+		waitFor(t, 120*time.Second, "RPC over TLS on port "+strconv.Itoa(port), func() bool {
+			var h struct {
+				Status string `json:"status"`
+			}
+			return c.Path("/get_height", struct{}{}, &h) == nil && h.Status == "OK"
+		})
+	}
+	p := &opsPair{t: t, bin: bin, monerodData: t.TempDir(), mPort: mport, gPort: gport}
+
+	// autodetect (the default): TLS, the self-signed certificate only
+	// warned of.
+	if out := p.same("print_height"); !strings.Contains(out, "1") {
+		t.Errorf("autodetect: %q", out)
+	}
+	// Refused, each as monerod's client says it: plain HTTP to a TLS-only
+	// daemon; enabled, which checks the certificate against the system's
+	// CAs, which do not know it; another certificate's fingerprint; another
+	// CA, in either mode (a CA file requires TLS).
+	for _, args := range [][]string{
+		{"--rpc-ssl", "disabled"},
+		{"--rpc-ssl", "enabled"},
+		{"--rpc-ssl-allowed-fingerprints", httpd.Fingerprint(otherBlock.Bytes)},
+		{"--rpc-ssl-ca-certificates", otherFile},
+		{"--rpc-ssl", "autodetect", "--rpc-ssl-ca-certificates", otherFile},
+	} {
+		if out := p.same(append(args, "print_height")...); out == "1\n" || out == "" {
+			t.Errorf("%v: %q; want a failure", args, out)
+		} else {
+			t.Logf("%v: %q", args, out)
+		}
+	}
+	if out := p.same("--rpc-ssl", "enabled", "--rpc-ssl-allow-any-cert", "print_height"); out != "1\n" {
+		t.Errorf("enabled, any certificate: %q", out)
+	}
+	if out := p.same("--rpc-ssl-allowed-fingerprints", fingerprint, "print_height"); out != "1\n" {
+		t.Errorf("the daemon's fingerprint: %q", out)
+	}
+	// Flags monerod's client refuses before it connects.
+	for _, args := range [][]string{{"--rpc-ssl", "bogus"}, {"--rpc-ssl-allowed-fingerprints", "00:11"}} {
+		if out := p.same(append(args, "print_height")...); !strings.HasPrefix(out, "LOG E ") {
+			t.Errorf("%v: %q; want monerod's error line", args, out)
+		}
+	}
+	if out := p.same("--rpc-ssl-ca-certificates", certFile, "print_height"); out != "1\n" {
+		t.Errorf("the daemon's certificate as the CA: %q", out)
+	}
+}
