@@ -24,7 +24,8 @@
 # about 15 minutes, and reused); GONERO_NETNS the namespace (default gonero-test); TXS the heavy chain's
 # transaction count when it is built.
 #
-# Attacks (attackers use 127.1.0.1 on, never the client's address): 2,000 idle RPC connections from 200
+# Attacks (attackers use 127.N.0.1 on, a /16 per attack so that bans and remembered standing do not carry over;
+# never the client's address): 2,000 idle RPC connections from 200
 # addresses opened once and held (rpc-idle-held); 1,000 slowloris connections from 100 addresses, a header
 # line a second, held (rpc-slowloris-held); the same two with each slot reconnecting as soon as closed or
 # refused (rpc-conn-flood, rpc-slowloris); 8 addresses x 25 reconnecting idle connections, twice the cap

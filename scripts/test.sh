@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 export CGO_ENABLED=1
 FUZZTIME=${FUZZTIME:-5s}
 
-step() { printf '\n== %s\n' "$*"; }
+step() { printf '\n== %s  [%s, %ds since the start]\n' "$*" "$(date +%T)" "$SECONDS"; }
 
 step "gofmt"
 bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))

@@ -11,7 +11,7 @@
 // /getblocks.bin requests, each on a new connection (a wallet or explorer
 // that comes and goes, not one that kept a connection from before the
 // flood), one every 20 ms at most; a refused, closed or timed-out
-// connection is a failed request. Attackers use 127.1.0.1 on; the RPC
+// connection is a failed request. Attackers use 127.N.0.1 on, a /16 per attack; the RPC
 // attacks are those an outside check of issue 25 ran: connections held and
 // connections reconnecting as soon as closed, numerous enough to hold
 // monerod's 100-connection cap (25 per loopback address), and keep-alive
@@ -173,7 +173,8 @@ func run(ctx context.Context) error {
 		}
 	}
 	var rows []row
-	for _, a := range chosen {
+	for ai, a := range chosen {
+		attackerNet = 1 + ai
 		for _, n := range nodes {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -589,11 +590,19 @@ func clientFrom(src string, conns int, timeout time.Duration) *http.Client {
 		MaxConnsPerHost: conns, DisableCompression: true, ResponseHeaderTimeout: timeout}}
 }
 
+// attackerNet is the second octet of the current attack's addresses: each
+// attack has a /16 of its own (127.1.0.0/16 for the first chosen, and so
+// on), so that what the node remembers of one attack's addresses (bans for
+// a P2P garbage flood, the fair slots' record of who asked) does not
+// change the next. Set by run before each attack; attacks run one at a
+// time.
+var attackerNet = 1
+
 // attackerAddr is the source address of an attacker's slot i when the
-// attack uses addrs addresses: 127.1.0.1 on, never the legitimate client's.
+// attack uses addrs addresses: 127.N.0.1 on, never the legitimate client's.
 func attackerAddr(i, addrs int) string {
 	k := i % addrs
-	return fmt.Sprintf("127.1.%d.%d", k/250, 1+k%250)
+	return fmt.Sprintf("127.%d.%d.%d", attackerNet, k/250, 1+k%250)
 }
 
 // legitClient makes a new connection for every request, as a wallet or an
