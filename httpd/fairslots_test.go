@@ -99,17 +99,9 @@ func TestFairSlotsReconnectFlood(t *testing.T) {
 // older one that is being served; a busy connection is taken only when
 // the largest group has no idle one left.
 func TestEvictIdleBeforeBusy(t *testing.T) {
-	entered := make(chan struct{}, 4)
-	release := make(chan struct{})
 	routes := testRoutes(nil)
-	routes["/hold"] = func(*Request) Response {
-		entered <- struct{}{}
-		<-release
-		return Response{ContentType: "text/plain", Body: []byte("held")}
-	}
+	entered, release := holdRoute(t, routes, 4)
 	s := startServer(t, Config{MaxConnections: 3, MaxConnectionsPerPrivateIP: 3, ConnectionRate: -1}, routes)
-	var releaseOnce sync.Once
-	defer releaseOnce.Do(func() { close(release) })
 
 	hold := func() *rawClient {
 		c := dialFrom(t, s, "127.0.0.2")
@@ -147,7 +139,7 @@ func TestEvictIdleBeforeBusy(t *testing.T) {
 		t.Fatalf("evictions %+v; want one idle, then one busy", st)
 	}
 	// The younger busy one is still served.
-	releaseOnce.Do(func() { close(release) })
+	release()
 	if resp, body := busyNew.read("GET"); resp.StatusCode != 200 || string(body) != "held" {
 		t.Fatalf("the remaining busy connection got %d %q", resp.StatusCode, body)
 	}

@@ -180,6 +180,23 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// holdRoute adds /hold to routes: each request says so on entered (which
+// buffers that many), waits until release is called, and answers "held".
+// release may be called more than once; the test's end calls it too.
+func holdRoute(t testing.TB, routes map[string]Route, buffered int) (entered <-chan struct{}, release func()) {
+	in := make(chan struct{}, buffered)
+	gate := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	routes["/hold"] = func(*Request) Response {
+		in <- struct{}{}
+		<-gate
+		return Response{ContentType: "text/plain", Body: []byte("held")}
+	}
+	return in, release
+}
+
 // readFile reads a test data file.
 func readFile(t testing.TB, path string) []byte {
 	t.Helper()

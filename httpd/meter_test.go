@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"net/netip"
-	"sync"
 	"testing"
 	"time"
 )
@@ -16,17 +15,9 @@ import (
 // the time the heavy request runs.
 func TestMeteredGroupSlowedOthersServed(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), 2<<20) // 20 ms of cost at byteCost
-	entered := make(chan struct{}, 1)
-	release := make(chan struct{})
-	var releaseOnce sync.Once
-	defer releaseOnce.Do(func() { close(release) })
 	routes := testRoutes(nil)
 	routes["/big"] = func(*Request) Response { return Response{ContentType: "text/plain", Body: big} }
-	routes["/hold"] = func(*Request) Response {
-		entered <- struct{}{}
-		<-release
-		return Response{ContentType: "text/plain", Body: []byte("held")}
-	}
+	entered, release := holdRoute(t, routes, 1)
 	s := startServer(t, Config{
 		// A budget of 3.6 ms that takes an hour to refill: the test's
 		// pace does not matter.
@@ -66,7 +57,7 @@ func TestMeteredGroupSlowedOthersServed(t *testing.T) {
 		t.Fatal("unexpected second entry into /hold")
 	default:
 	}
-	releaseOnce.Do(func() { close(release) })
+	release()
 	if resp, body := holder.read("GET"); resp.StatusCode != 200 || string(body) != "held" {
 		t.Fatalf("the metered request got %d %q", resp.StatusCode, body)
 	}

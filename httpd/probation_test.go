@@ -118,14 +118,8 @@ func TestProbationClaimWaitsForStale(t *testing.T) {
 // probation and its connection is closed without an answer, as a refused
 // one is; the busy requests are answered.
 func TestProbationRefusedWithoutSlot(t *testing.T) {
-	entered := make(chan struct{}, 4)
-	release := make(chan struct{})
 	routes := testRoutes(nil)
-	routes["/hold"] = func(*Request) Response {
-		entered <- struct{}{}
-		<-release
-		return Response{ContentType: "text/plain", Body: []byte("held")}
-	}
+	entered, release := holdRoute(t, routes, 4)
 	s := startServer(t, Config{MaxConnections: 2, ConnectionRate: -1}, routes)
 	shortProbation(s, 10*time.Millisecond, time.Second, 100*time.Millisecond, 64)
 	var busy []*rawClient
@@ -144,7 +138,7 @@ func TestProbationRefusedWithoutSlot(t *testing.T) {
 	if st := s.GuardStats(); st.RefusedTotal != refusedBefore+1 || st.EvictedBusy != 0 || st.EvictedIdle != 0 {
 		t.Fatalf("%+v; want the newcomer refused, nothing evicted", st)
 	}
-	close(release)
+	release()
 	for i, c := range busy {
 		if resp, body := c.read("GET"); resp.StatusCode != 200 || string(body) != "held" {
 			t.Fatalf("busy request %d: %d %q", i+1, resp.StatusCode, body)
