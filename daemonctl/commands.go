@@ -1,16 +1,22 @@
 package daemonctl
 
 import (
+	"bufio"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
+	"os"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/gonero/gonero/address"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/peerinfo"
 )
 
 type empty struct{}
@@ -818,9 +824,8 @@ func (x *Ctl) Bans(args []string) bool {
 // p2pIPBlockTime is P2P_IP_BLOCKTIME, ban's default: one day.
 const p2pIPBlockTime = 60 * 60 * 24
 
-// Ban is `ban <IP> [<seconds>]`. It prints nothing when the ban is set, as
-// monerod. The @<filename> form reads a file on the client's machine and
-// is not implemented: it says so.
+// Ban is `ban <IP> [<seconds>]` or `ban @<filename> [<seconds>]`. It
+// prints nothing when the ban is set, as monerod.
 func (x *Ctl) Ban(args []string) bool {
 	if len(args) != 1 && len(args) != 2 {
 		x.invalid("Expects one or two parameters")
@@ -839,12 +844,59 @@ func (x *Ctl) Ban(args []string) bool {
 		}
 		seconds = v
 	}
-	if strings.HasPrefix(args[0], "@") {
-		x.msg("Error loading ban list: ban lists from a file are not supported by gonerod")
-		return false
+	if file, ok := strings.CutPrefix(args[0], "@"); ok {
+		x.banFile(file, seconds)
+		return true
 	}
 	x.setBan(args[0], true, seconds)
 	return true
+}
+
+// banFile is `ban @<filename>`: the file, on the client's machine, read as
+// monerod's client reads it (command_parser_executor.cpp) — what follows
+// '#' a comment, blanks trimmed, empty lines skipped, each line an IPv4
+// subnet (banned masked, "a.b.c.0/24") or a host (an IP address, a port
+// allowed), one set_bans each; a line that is neither is named and
+// skipped. monerod also takes the IPv4 forms inet_addr reads ("1.2.3") and
+// Tor and I2P addresses, which its daemon then refuses to ban; here they
+// are lines that are neither. A file that cannot be read (a directory)
+// bans nothing, silently, as monerod's ifstream.
+func (x *Ctl) banFile(file string, seconds int) {
+	if _, err := os.Stat(file); err != nil {
+		// boost::filesystem::exists and the error's strerror text.
+		why := "No such file or directory"
+		var errno syscall.Errno
+		if errors.As(err, &errno) && errno != syscall.ENOENT {
+			why = errno.Error()
+			why = strings.ToUpper(why[:1]) + why[1:]
+		}
+		x.msg("Can't find ban list file " + file + " - " + why)
+		return
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, peerinfo.MaxBanListBytes))
+	sc.Buffer(nil, peerinfo.MaxBanListBytes)
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		line = strings.Trim(line, " \t\r\n\v\f")
+		if line == "" {
+			continue
+		}
+		if p, ok := peerinfo.ParseIPv4Subnet(line); ok {
+			x.setBan(p.Masked().String(), true, seconds)
+		} else if a, ok := peerinfo.ParseHost(line); ok {
+			x.setBan(a.String(), true, seconds)
+		} else {
+			x.msg("Invalid IP address or IPv4 subnet: " + line)
+		}
+	}
 }
 
 // setBan sends one set_bans entry. monerod sends seconds as its time_t, so
