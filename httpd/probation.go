@@ -168,7 +168,7 @@ func (cc *countedConn) claim() bool {
 
 	deadline := time.Now().Add(wait)
 	for {
-		victim, ok := l.claimOnce(cc)
+		victim, ok, gone := l.claimOnce(cc)
 		if victim != nil {
 			l.evicted(victim, cc)
 		}
@@ -176,7 +176,7 @@ func (cc *countedConn) claim() bool {
 			l.guard.probationAdmitted.Add(1)
 			return true
 		}
-		if !time.Now().Before(deadline) {
+		if gone || !time.Now().Before(deadline) {
 			break
 		}
 		time.Sleep(claimPoll)
@@ -192,17 +192,18 @@ func (cc *countedConn) claim() bool {
 
 // claimOnce tries once to move cc from probation into a slot, freeing one
 // by the fair-slot rules if need be; it returns the connection to close
-// for it, if any.
-func (l *limitListener) claimOnce(cc *countedConn) (victim *countedConn, ok bool) {
+// for it, if any, and gone when cc is no longer on probation (closed,
+// Shutdown): there is nothing to wait for.
+func (l *limitListener) claimOnce(cc *countedConn) (victim *countedConn, ok, gone bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !cc.onProbation {
-		return nil, false // dropped (Shutdown)
+		return nil, false, true
 	}
 	if l.maxTotal >= 0 && l.open >= l.maxTotal {
 		victim = l.victimLocked(cc.group, time.Now().UnixNano(), true)
 		if victim == nil {
-			return nil, false
+			return nil, false, false
 		}
 		// The victim's slot is cc's from here: victim.evict (outside the
 		// lock) closes it without giving the slot back twice.
@@ -210,10 +211,10 @@ func (l *limitListener) claimOnce(cc *countedConn) (victim *countedConn, ok bool
 	}
 	l.dropProbationLocked(cc)
 	if reason := l.admitLocked(cc.key, cc.group, cc); reason != "" {
-		return victim, false // cannot happen: the slot and the host's place were just given back
+		return victim, false, true // cannot happen: the slot and the host's place were just given back
 	}
 	cc.standing = l.standingLocked(cc.group)
 	cc.markServing() // not a silent victim in the moment before its handler says so
 	cc.probationPending.Store(false)
-	return victim, true
+	return victim, true, false
 }
