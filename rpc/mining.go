@@ -19,6 +19,7 @@ import (
 	"github.com/gonero/gonero/internal/u128"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/txpool"
 )
 
 // The mining-pool endpoints: block templates and their submission, miner
@@ -243,10 +244,13 @@ func getMinerData(c *call) (func(*epeejson.Writer), *Error) {
 	}
 	// tx_memory_pool::get_block_template_backlog: the transactions relayed
 	// to everyone (not kept back, not in their stem phase), in the pool
-	// table's order.
+	// table's order, up to 112.5 % of the median weight, best paying first
+	// when they weigh more (txpool.CapTemplateBacklog).
 	for _, e := range s.visiblePool(true) {
 		res.backlog = append(res.backlog, minerBacklogEntry{id: e.ID, weight: e.Weight, fee: e.Fee})
 	}
+	res.backlog = txpool.CapTemplateBacklog(res.backlog, next.EffectiveMedian,
+		func(e minerBacklogEntry) (uint64, uint64) { return e.weight, e.fee })
 	return res.write, nil
 }
 

@@ -63,8 +63,12 @@ func (p *Publisher) chainChanged(c *chain.Chain, pool *txpool.Pool, ch chain.Mai
 		return
 	}
 	var final *MinerData
+	var poolBacklog []BacklogEntry // uncapped, for the intermediate miner data
 	if p.WantsMinerData() {
 		final = finalMinerData(c, pool)
+		if len(ch.Added) > 1 {
+			poolBacklog = visibleBacklog(pool)
+		}
 	}
 	notFromPool := pool.NotFromPool()
 	for i := range ch.Added {
@@ -80,7 +84,7 @@ func (p *Publisher) chainChanged(c *chain.Chain, pool *txpool.Pool, ch chain.Mai
 			if i == len(ch.Added)-1 {
 				p.MinerData(final)
 			} else {
-				p.MinerData(intermediateMinerData(c, ch.Added, i, final))
+				p.MinerData(intermediateMinerData(c, ch.Added, i, final, poolBacklog))
 			}
 		}
 		p.publishBlock(&ch.Added[i])
@@ -139,7 +143,7 @@ func finalMinerData(c *chain.Chain, pool *txpool.Pool) *MinerData {
 	m := &MinerData{
 		MajorVersion: net.VersionAt(next.Height), Height: next.Height, PrevID: next.Top.Hash,
 		DifficultyLo: next.Difficulty.Lo, DifficultyHi: next.Difficulty.Hi, MedianWeight: next.EffectiveMedian,
-		AlreadyGeneratedCoins: next.Top.GeneratedCoins, TxBacklog: backlog(pool),
+		AlreadyGeneratedCoins: next.Top.GeneratedCoins, TxBacklog: backlog(pool, next.EffectiveMedian),
 	}
 	if net.VersionAt(next.Height-1) >= consensus.RandomXVersion {
 		m.SeedHash = c.HashAt(consensus.SeedHeight(next.Height))
@@ -153,8 +157,10 @@ func finalMinerData(c *chain.Chain, pool *txpool.Pool) *MinerData {
 // then still held the later blocks' transactions (monerod pools the
 // transactions of alternative blocks). Difference: the median weight is
 // the new top's, not recomputed at block i (equal unless block weights
-// near the reorganisation move the 100-block median).
-func intermediateMinerData(c *chain.Chain, added []chain.AddedBlock, i int, final *MinerData) *MinerData {
+// near the reorganisation move the 100-block median). poolBacklog is the
+// pool's backlog without the cap, which applies to it and the later
+// blocks' transactions together.
+func intermediateMinerData(c *chain.Chain, added []chain.AddedBlock, i int, final *MinerData, poolBacklog []BacklogEntry) *MinerData {
 	b := added[i].Meta
 	net := c.Network()
 	height := b.Height + 1
@@ -167,7 +173,7 @@ func intermediateMinerData(c *chain.Chain, added []chain.AddedBlock, i int, fina
 	if net.VersionAt(height-1) >= consensus.RandomXVersion {
 		m.SeedHash = c.HashAt(consensus.SeedHeight(height))
 	}
-	m.TxBacklog = slices.Clone(final.TxBacklog)
+	m.TxBacklog = slices.Clone(poolBacklog)
 	for _, later := range added[i+1:] {
 		for _, tx := range later.Txs {
 			blob := tx.Serialize()
@@ -175,13 +181,20 @@ func intermediateMinerData(c *chain.Chain, added []chain.AddedBlock, i int, fina
 		}
 	}
 	slices.SortFunc(m.TxBacklog, func(a, b BacklogEntry) int { return cryptonote.CompareHash32(a.ID, b.ID) })
+	m.TxBacklog = capBacklog(m.TxBacklog, m.MedianWeight)
 	return m
 }
 
 // backlog is tx_memory_pool::get_block_template_backlog: the transactions
 // relayed to everyone (not kept back by do_not_relay, not in their stem
-// phase), in the order of monerod's pool table.
-func backlog(pool *txpool.Pool) []BacklogEntry {
+// phase), in the order of monerod's pool table, up to 112.5 % of the
+// median weight (capBacklog).
+func backlog(pool *txpool.Pool, median uint64) []BacklogEntry {
+	return capBacklog(visibleBacklog(pool), median)
+}
+
+// visibleBacklog is backlog without the cap.
+func visibleBacklog(pool *txpool.Pool) []BacklogEntry {
 	var out []BacklogEntry
 	for _, e := range pool.Snapshot() {
 		if !e.DoNotRelay && !e.Stem {
@@ -190,4 +203,9 @@ func backlog(pool *txpool.Pool) []BacklogEntry {
 	}
 	slices.SortFunc(out, func(a, b BacklogEntry) int { return cryptonote.CompareHash32(a.ID, b.ID) })
 	return out
+}
+
+// capBacklog is txpool.CapTemplateBacklog for the miner data's entries.
+func capBacklog(entries []BacklogEntry, median uint64) []BacklogEntry {
+	return txpool.CapTemplateBacklog(entries, median, func(e BacklogEntry) (uint64, uint64) { return e.Weight, e.Fee })
 }

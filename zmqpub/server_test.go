@@ -131,8 +131,13 @@ func TestSubscriptions(t *testing.T) {
 // the others: its queue fills and its messages are dropped.
 func TestStalledSubscriber(t *testing.T) {
 	p, addr := startPublisher(t)
-	stalled := dialSub(t, addr, "")
+	// The reading one first, alone: the union of interests then shows
+	// that its subscription is in place before anything is published (with
+	// the stalled one's "" in the union, it could still be on its way, and
+	// the first blocks would miss it).
 	good := dialSub(t, addr, "json-full-chain_main")
+	waitInterest(t, p, bitFullChain)
+	stalled := dialSub(t, addr, "")
 	_ = stalled
 	waitInterest(t, p, bitFullChain|bitMinimalChain|bitMinerData|bitFullTxpool|bitMinimalTxpool)
 	const batches, perBatch, extra = 30, 100, 20_000 // 3000 blocks of 20 kB: far more than socket buffers hold
