@@ -21,6 +21,7 @@ import (
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/boundedcache"
 )
 
 // Limits, as monerod's defaults (cryptonote_config.h).
@@ -113,6 +114,11 @@ type Pool struct {
 	mu        sync.Mutex
 	txs       map[cryptonote.Hash]*Entry
 	keyImages map[cryptonote.Key]cryptonote.Hash
+	// timedOut remembers the transactions that aged out of the pool
+	// (expire): they are refused if they come again, unless a popped block
+	// brings them back (monerod's m_timed_out_transactions, which it keeps
+	// until it stops; here bounded, arbitrary ones forgotten when full).
+	timedOut  *boundedcache.Cache[cryptonote.Hash, struct{}]
 	weight    uint64
 	bytes     uint64 // the entries' blob sizes (Stats)
 	observer  Observer
@@ -165,8 +171,18 @@ func New(v Verifier, opts Options) *Pool {
 		opts.Now = time.Now
 	}
 	return &Pool{v: v, now: opts.Now, maxWeight: opts.MaxWeight, store: opts.Store, observer: opts.Observer,
-		txs: map[cryptonote.Hash]*Entry{}, keyImages: map[cryptonote.Key]cryptonote.Hash{}}
+		txs: map[cryptonote.Hash]*Entry{}, keyImages: map[cryptonote.Key]cryptonote.Hash{},
+		timedOut: boundedcache.New[cryptonote.Hash, struct{}](maxTimedOut, 0, nil)}
 }
+
+// maxTimedOut bounds the memory of timed-out transactions (2 MiB of ids).
+const maxTimedOut = 1 << 16
+
+// ErrTimedOut refuses a transaction that aged out of the pool before: its
+// fee did not get it mined in a day (three for one a popped block brought
+// back), and monerod does not take it again (tx_memory_pool::add_tx, a
+// verification failure: a peer relaying it is dropped).
+var ErrTimedOut = &consensus.TxError{Rule: "transaction timed out of the pool before", Err: errors.New("txpool: timed out of the pool before")}
 
 // OnAdd registers fn to be called (outside the pool's lock) with every
 // transaction that enters the pool.
@@ -226,6 +242,11 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 		return nil, ErrAlreadyInChain
 	}
 	keptByBlock := opts.Source == SourceBlock
+	if _, ok := p.timedOut.Get(id); ok && !keptByBlock {
+		p.observe(ErrTimedOut)
+		p.unlock()
+		return nil, ErrTimedOut
+	}
 	fee, weight, err := p.v.CheckPoolTx(tx, id, blob, keptByBlock, func(ki cryptonote.Key) bool {
 		_, ok := p.keyImages[ki]
 		return ok
@@ -338,6 +359,7 @@ func (p *Pool) expire() {
 		}
 		if now.Sub(e.Received) > live {
 			p.remove(e)
+			p.timedOut.Put(e.ID, struct{}{})
 		}
 	}
 }

@@ -130,6 +130,17 @@ func TestPoolRules(t *testing.T) {
 	if p.Has(c.ID()) {
 		t.Fatal("an entry older than the pool's lifetime stayed")
 	}
+	// Timed out, it is refused if it comes again (monerod's
+	// m_timed_out_transactions), unless a popped block brings it back.
+	if _, err := p.Add(cb, AddOptions{}); !errors.Is(err, ErrTimedOut) {
+		t.Fatalf("a timed-out transaction sent again: %v, want %v", err, ErrTimedOut)
+	}
+	if consensus.IsNoDropOffense(ErrTimedOut) {
+		t.Fatal("a timed-out transaction is a no-drop offence; monerod drops the peer (a verification failure)")
+	}
+	if _, err := p.Add(cb, AddOptions{Source: SourceBlock}); err != nil {
+		t.Fatalf("a timed-out transaction from a popped block: %v", err)
+	}
 }
 
 func ids(es []*Entry) []cryptonote.Hash {
