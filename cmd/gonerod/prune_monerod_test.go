@@ -39,39 +39,8 @@ type pruneAnswer struct {
 func runGonerod(t *testing.T, bin, data string, extra ...string) (*gonerod, func()) {
 	t.Helper()
 	g := &gonerod{rpcPort: freePort(t), p2pPort: freePort(t), client: &http.Client{Timeout: 60 * time.Second}}
-	g.logPath = filepath.Join(t.TempDir(), "gonerod.log")
-	logFile, err := os.Create(g.logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := append([]string{"--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--log-level", "debug",
-		"--rpc-bind-port", strconv.Itoa(g.rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(g.p2pPort)}, extra...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); logFile.Close(); close(exited) }()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			log, _ := os.ReadFile(g.logPath)
-			t.Logf("gonerod's log (%v):\n%s", extra, clipText(log, 20000))
-		}
-	}
-	t.Cleanup(stop)
+	exited, stop := launchGonerod(t, g, bin, append([]string{"--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--log-level", "debug",
+		"--rpc-bind-port", strconv.Itoa(g.rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(g.p2pPort)}, extra...))
 	waitFor(t, 5*time.Minute, "gonerod's RPC", func() bool {
 		select {
 		case <-exited:

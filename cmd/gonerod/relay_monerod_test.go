@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -246,39 +247,52 @@ func rpcClientFrom(src string) *http.Client {
 func startGonerodClient(t *testing.T, client *http.Client, bin, data string, extra ...string) *gonerod {
 	t.Helper()
 	g := &gonerod{rpcPort: freePort(t), p2pPort: freePort(t), client: client}
-	logPath := filepath.Join(t.TempDir(), "gonerod.log")
-	g.logPath = logPath
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := append([]string{"--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--log-level", "debug",
-		"--rpc-bind-port", strconv.Itoa(g.rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(g.p2pPort)}, extra...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); logFile.Close(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			log, _ := os.ReadFile(logPath)
-			t.Logf("gonerod's log:\n%s", log)
-		}
-	})
+	launchGonerod(t, g, bin, append([]string{"--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--log-level", "debug",
+		"--rpc-bind-port", strconv.Itoa(g.rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(g.p2pPort)}, extra...))
 	waitFor(t, 30*time.Second, "gonerod's RPC", func() bool {
 		_, err := g.post("/get_height", nil)
 		return err == nil
 	})
 	return g
+}
+
+// launchGonerod starts bin with args, its output in g.logPath (a new file
+// in the test's directory). stop ends it, once however often it is called,
+// and the test's end calls it: an interrupt, then a kill after 30 s; a
+// failed test shows the end of the log. exited is closed when the process
+// has exited.
+func launchGonerod(t *testing.T, g *gonerod, bin string, args []string) (exited <-chan struct{}, stop func()) {
+	t.Helper()
+	g.logPath = filepath.Join(t.TempDir(), "gonerod.log")
+	logFile, err := os.Create(g.logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); logFile.Close(); close(done) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			select {
+			case <-done:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				<-done
+			}
+			if t.Failed() {
+				log, _ := os.ReadFile(g.logPath)
+				t.Logf("gonerod's log (%v):\n%s", args, clipText(log, 20000))
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return done, stop
 }
 
 // receivedAs says from gonerod's log how the last transactions a peer

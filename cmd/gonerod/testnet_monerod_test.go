@@ -11,9 +11,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -173,36 +170,8 @@ func postJSON(post func(string, []byte) ([]byte, error), path string, body, into
 func startGonerodArgs(t *testing.T, bin string, p2pPort int, args ...string) *gonerod {
 	t.Helper()
 	g := &gonerod{rpcPort: freePort(t), p2pPort: p2pPort, client: &http.Client{Timeout: 30 * time.Second}}
-	g.logPath = filepath.Join(t.TempDir(), "gonerod.log")
-	logFile, err := os.Create(g.logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args = append([]string{"--data-dir", t.TempDir(), "--log-level", "debug", "--rpc-bind-port", strconv.Itoa(g.rpcPort),
-		"--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(p2pPort)}, args...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); logFile.Close(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			log, _ := os.ReadFile(g.logPath)
-			if len(log) > 20000 {
-				log = log[len(log)-20000:]
-			}
-			t.Logf("gonerod's log (end):\n%s", log)
-		}
-	})
+	launchGonerod(t, g, bin, append([]string{"--data-dir", t.TempDir(), "--log-level", "debug", "--rpc-bind-port", strconv.Itoa(g.rpcPort),
+		"--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(p2pPort)}, args...))
 	waitFor(t, 30*time.Second, "gonerod's RPC", func() bool {
 		_, err := g.post("/get_height", nil)
 		return err == nil

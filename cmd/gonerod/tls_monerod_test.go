@@ -114,33 +114,8 @@ func served(c *http.Client, url string) string {
 func startGonerodWith(t *testing.T, bin, data string, probe *http.Client, scheme string, extra ...string) *gonerod {
 	t.Helper()
 	g := &gonerod{rpcPort: freePort(t), p2pPort: freePort(t), client: probe}
-	g.logPath = filepath.Join(t.TempDir(), "gonerod.log")
-	logFile, err := os.Create(g.logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := append([]string{"--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", data, "--log-level", "debug",
-		"--rpc-bind-port", strconv.Itoa(g.rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(g.p2pPort)}, extra...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); logFile.Close(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-		if t.Failed() {
-			log, _ := os.ReadFile(g.logPath)
-			t.Logf("gonerod's log:\n%s", log)
-		}
-	})
+	exited, _ := launchGonerod(t, g, bin, append([]string{"--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", data, "--log-level", "debug",
+		"--rpc-bind-port", strconv.Itoa(g.rpcPort), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(g.p2pPort)}, extra...))
 	url := scheme + "://127.0.0.1:" + strconv.Itoa(g.rpcPort)
 	waitFor(t, 30*time.Second, "gonerod's RPC", func() bool {
 		select {
