@@ -6,16 +6,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/internal/monerodlab"
+	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/rpc"
@@ -185,5 +188,81 @@ func TestDisableRPCBan(t *testing.T) {
 	}
 	if bans := tn.node.Bans(time.Now()); len(bans) != 0 {
 		t.Fatalf("bans %v", bans)
+	}
+}
+
+// scoresScenario sends a node, each from its own loopback address, the
+// misbehaviours whose fail scores differ from one to none: streams that
+// are not levin (127.0.0.5) and levin headers announcing 100 MB
+// (127.0.0.6), twelve connections each; ten handshakes from another
+// network (127.0.0.7) and eleven (127.0.0.8); eleven connections sending a
+// second handshake (127.0.0.9). It reports whether each host's next valid
+// handshake was answered, and the hosts get_bans lists.
+func scoresScenario(t *testing.T, p2pAddr, rpcAddr string) (served map[string]bool, banned []string) {
+	t.Helper()
+	for range 12 {
+		p := dialFrom(t, "127.0.0.5", p2pAddr)
+		_, _ = p.nc.Write(notLevin)
+		p.expectClosed("a stream that is not levin")
+		p = dialFrom(t, "127.0.0.6", p2pAddr)
+		_, _ = p.nc.Write(hugeLevin())
+		p.expectClosed("a 100 MB levin header")
+	}
+	for src, n := range map[string]int{"127.0.0.7": 10, "127.0.0.8": 11} {
+		for range n {
+			p := dialFrom(t, src, p2pAddr)
+			p.sendPayload(levin.KindRequest, levin.CommandHandshake, wrongNetworkHandshake(0x7007))
+			p.expectClosed("a handshake from another network")
+		}
+	}
+	for i := range 11 {
+		p := handshakeFrom(t, "127.0.0.9", p2pAddr, 0x9000+uint64(i))
+		p.sendPayload(levin.KindRequest, levin.CommandHandshake, goodHandshake(0x9000+uint64(i)))
+		p.expectClosed("a second handshake")
+		p.nc.Close()
+	}
+	served = map[string]bool{}
+	for i, src := range []string{"127.0.0.5", "127.0.0.6", "127.0.0.7", "127.0.0.8", "127.0.0.9"} {
+		p := dialFrom(t, src, p2pAddr)
+		p.sendPayload(levin.KindRequest, levin.CommandHandshake, goodHandshake(0x5000+uint64(i)))
+		for {
+			m, err := p.next()
+			if err != nil {
+				break
+			}
+			if m.Kind == levin.KindResponse && m.Command == levin.CommandHandshake {
+				served[src] = m.ReturnCode == levin.ReturnSuccess
+				break
+			}
+		}
+		p.nc.Close()
+	}
+	for _, b := range getBans(t, rpcAddr) {
+		banned = append(banned, b.Host)
+	}
+	slices.Sort(banned)
+	return served, banned
+}
+
+// Fail scores towards a P2P ban match monerod 0.18.5.3's: streams that are
+// not levin, or levin too large, only close the connection (monerod's
+// levin handler adds no fail), a second handshake on a connection is
+// dropped without a fail, a handshake from another network scores one,
+// and a host is banned once its fails exceed ten (the eleventh).
+func TestFailScoresMatchMonerod(t *testing.T) {
+	lab := monerodlab.Require(t)
+	m := lab.StartMonerodNet(t, "regtest", true, t.TempDir(), "--add-exclusive-node", "127.0.0.1:1",
+		"--max-connections-per-ip", "100")
+	theirServed, theirBans := scoresScenario(t, "127.0.0.1:"+strconv.Itoa(m.P2PPort), "127.0.0.1:"+strconv.Itoa(m.RPCPort))
+
+	tn := startTestNode(t, "", Config{MaxConnectionsPerIP: 100})
+	ourServed, ourBans := scoresScenario(t, tn.p2pAddr(), startFilteredRPC(t, tn))
+	t.Logf("monerod: served %v, banned %v", theirServed, theirBans)
+	if !maps.Equal(ourServed, theirServed) || !slices.Equal(ourBans, theirBans) {
+		t.Fatalf("scores differ\n gonero: served %v, banned %v\nmonerod: served %v, banned %v", ourServed, ourBans, theirServed, theirBans)
+	}
+	// The scenario must show both sides of the threshold.
+	if !slices.Contains(theirBans, "127.0.0.8") || slices.Contains(theirBans, "127.0.0.7") {
+		t.Fatalf("monerod banned %v: the scenario no longer straddles its threshold", theirBans)
 	}
 }

@@ -53,9 +53,14 @@ var (
 )
 
 // peerError is a misbehaving peer: the connection is dropped and the host
-// collects fails (score) towards a ban, as monerod's drop_connection_with_score.
+// collects fails (score) towards a ban, as monerod's drop_connection_with_score
+// (score 0: dropped without a fail, monerod's drop_connection(context,
+// false, ...)). host is monerod's drop_connections(address), which a
+// refused span calls first: the host scores hostFail more and every one of
+// its connections, this one too, is dropped with one fail.
 type peerError struct {
 	score int
+	host  bool
 	err   error
 }
 
@@ -337,7 +342,8 @@ func (c *conn) invoke(command uint32, req interface{ ToSection() portable.Sectio
 			return fmt.Errorf("%w: command %d, return code %d", ErrInvokeFailed, command, m.ReturnCode)
 		}
 		if err := portable.Unmarshal(m.Body, resp); err != nil {
-			return misbehaved(1, "response to command %d: %w", command, err)
+			// monerod's invoke callback gets LEVIN_ERROR_FORMAT: no fail.
+			return misbehaved(0, "response to command %d: %w", command, err)
 		}
 		return nil
 	case <-t.C:
@@ -384,7 +390,9 @@ func (c *conn) readLoop() {
 				if errors.Is(err, io.EOF) {
 					err = ErrClosed
 				} else if isWireError(err) {
-					err = &peerError{score: 1, err: err}
+					// monerod's levin handler closes the connection
+					// on these without a fail towards a ban.
+					err = &peerError{score: 0, err: err}
 				}
 				c.node.dropConn(c, err)
 			}
@@ -400,6 +408,9 @@ func (c *conn) readLoop() {
 	}
 }
 
+// isWireError reports a stream that is not levin, or levin this node does
+// not take (monerod's levin_protocol_handler_async: signature mismatch,
+// packet size exceeded, bad fragment...).
 func isWireError(err error) bool {
 	for _, e := range []error{levin.ErrBadSignature, levin.ErrBadHeader, levin.ErrBadProtocolVersion, levin.ErrTooLarge, levin.ErrBadFragment} {
 		if errors.Is(err, e) {
@@ -459,7 +470,9 @@ func (c *conn) handle(m levin.Message) error {
 		c.pmu.Lock()
 		if len(c.pending) == 0 {
 			c.pmu.Unlock()
-			return misbehaved(1, "a response (command %d) came with no invoke outstanding", m.Command)
+			// monerod: "no active invoke when response came", closed
+			// without a fail.
+			return misbehaved(0, "a response (command %d) came with no invoke outstanding", m.Command)
 		}
 		ch := c.pending[0]
 		c.pending = c.pending[1:]
@@ -477,7 +490,7 @@ func (c *conn) handle(m levin.Message) error {
 	case levin.KindNotification:
 		return c.handleNotification(m)
 	}
-	return misbehaved(1, "unexpected message kind %v", m.Kind)
+	return misbehaved(0, "unexpected message kind %v", m.Kind)
 }
 
 // meter is monerod's per-connection speed meter (network_throttle): bytes

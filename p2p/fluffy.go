@@ -16,16 +16,20 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 	if c.getState() != stateNormal || !n.synchronized.Load() {
 		return nil
 	}
+	// A block or its transactions failing to parse, or not matching, drop
+	// the peer without a fail (monerod's handle_notify_new_fluffy_block:
+	// drop_connection(context, false, false)); a block the chain refuses
+	// is scored by blockFault.
 	if nb.Block.Pruned {
-		return misbehaved(1, "pruned new block")
+		return misbehaved(0, "pruned new block")
 	}
 	blk, err := cryptonote.ParseBlock(nb.Block.Block)
 	if err != nil {
-		return misbehaved(1, "new block: %w", err)
+		return misbehaved(0, "new block: %w", err)
 	}
 	id, err := blk.ID()
 	if err != nil {
-		return misbehaved(1, "new block: %w", err)
+		return misbehaved(0, "new block: %w", err)
 	}
 	c.mu.Lock()
 	c.remoteHeight = max(c.remoteHeight, nb.CurrentBlockchainHeight)
@@ -40,7 +44,7 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 	listed := make(map[cryptonote.Hash]int, len(blk.TxHashes))
 	for i, h := range blk.TxHashes {
 		if _, dup := listed[h]; dup {
-			return misbehaved(1, "new block %s lists tx %s twice", id, h)
+			return misbehaved(0, "new block %s lists tx %s twice", id, h)
 		}
 		listed[h] = i
 	}
@@ -49,11 +53,11 @@ func (n *Node) handleNewBlock(c *conn, nb portable.NewBlock) error {
 	for _, te := range nb.Block.Txs {
 		tx, err := cryptonote.ParseTransaction(te.Blob)
 		if err != nil {
-			return misbehaved(1, "tx of new block %s: %w", id, err)
+			return misbehaved(0, "tx of new block %s: %w", id, err)
 		}
 		i, ok := listed[tx.ID()]
 		if !ok {
-			return misbehaved(1, "new block %s comes with tx %s it does not list", id, tx.ID())
+			return misbehaved(0, "new block %s comes with tx %s it does not list", id, tx.ID())
 		}
 		txs[i], blobs[i] = tx, te.Blob
 	}
@@ -113,14 +117,20 @@ func (n *Node) serveMissingTxs(c *conn, req portable.RequestFluffyMissingTx) err
 	if err != nil {
 		return err
 	}
+	// monerod's handle_request_fluffy_missing_tx: an unknown block or an
+	// index out of range drops the peer without a fail, an index asked
+	// twice with one.
 	if !found {
-		return misbehaved(1, "missing txs requested for unknown block %s", cryptonote.Hash(req.BlockHash))
+		return misbehaved(0, "missing txs requested for unknown block %s", cryptonote.Hash(req.BlockHash))
 	}
 	seen := map[uint64]bool{}
 	txs := make([]portable.TxBlobEntry, 0, len(req.MissingTxIndices))
 	for _, i := range req.MissingTxIndices {
-		if i >= uint64(len(e.Txs)) || seen[i] {
-			return misbehaved(1, "bad missing tx index %d for block %s", i, cryptonote.Hash(req.BlockHash))
+		if i >= uint64(len(e.Txs)) {
+			return misbehaved(0, "missing tx index %d out of range for block %s", i, cryptonote.Hash(req.BlockHash))
+		}
+		if seen[i] {
+			return misbehaved(1, "missing tx index %d asked twice for block %s", i, cryptonote.Hash(req.BlockHash))
 		}
 		seen[i] = true
 		txs = append(txs, e.Txs[i])

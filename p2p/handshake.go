@@ -100,18 +100,21 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 		c.mu.Unlock()
 		return nil
 	}
+	// A refused sync data drops the peer without a fail (monerod's
+	// handle_handshake and handle_timed_sync on process_payload_sync_data
+	// false: drop_connection only).
 	if d.CurrentHeight >= maxBlockNumber {
-		return misbehaved(1, "peer claims height %d", d.CurrentHeight)
+		return misbehaved(0, "peer claims height %d", d.CurrentHeight)
 	}
 	if d.CurrentHeight > 0 {
 		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
-			return misbehaved(1, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
+			return misbehaved(0, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
 		}
 	}
 	// monerod masks the seed's fields (get_pruning_log_stripes keeps 3
 	// bits), so higher bits pass: pruning.ValidateSeed does the same.
 	if err := pruning.ValidateSeed(d.PruningSeed); err != nil {
-		return misbehaved(1, "invalid pruning seed %#x", d.PruningSeed)
+		return misbehaved(0, "invalid pruning seed %#x", d.PruningSeed)
 	}
 	c.mu.Lock()
 	c.remoteHeight, c.pruningSeed = d.CurrentHeight, d.PruningSeed
@@ -165,15 +168,17 @@ func (c *conn) handleInvoke(m levin.Message) error {
 	case levin.CommandHandshake:
 		var req portable.HandshakeRequest
 		if err := portable.Unmarshal(m.Body, &req); err != nil {
+			// monerod answers an undecodable invoke with -1 and scores
+			// no fail; gonero drops the connection too.
 			_ = c.respond(m.Command, levin.ReturnErrConnection, nil)
-			return misbehaved(1, "handshake request: %w", err)
+			return misbehaved(0, "handshake request: %w", err)
 		}
 		return n.handshakeIn(c, req)
 	case levin.CommandTimedSync:
 		var req portable.TimedSyncRequest
 		if err := portable.Unmarshal(m.Body, &req); err != nil {
 			_ = c.respond(m.Command, levin.ReturnErrConnection, nil)
-			return misbehaved(1, "timed sync request: %w", err)
+			return misbehaved(0, "timed sync request: %w", err)
 		}
 		if err := n.processSyncData(c, req.PayloadData, false); err != nil {
 			_ = c.respond(m.Command, levin.ReturnSuccess, portable.TimedSyncResponse{PayloadData: n.syncData()})
@@ -201,6 +206,9 @@ func (c *conn) handleInvoke(m levin.Message) error {
 
 // handshakeIn handles an incoming handshake (docs/p2p-levin.md §6.2).
 func (n *Node) handshakeIn(c *conn, req portable.HandshakeRequest) error {
+	// Scored as monerod's handle_handshake (net_node.inl): another
+	// network and a handshake on an outgoing connection score one fail,
+	// a second handshake none.
 	if req.NodeData.NetworkID != n.chain.Network().NetworkID() {
 		return misbehaved(1, "handshake from another network (id %x)", req.NodeData.NetworkID)
 	}
@@ -211,7 +219,7 @@ func (n *Node) handshakeIn(c *conn, req portable.HandshakeRequest) error {
 	again := c.handshaked
 	c.mu.Unlock()
 	if again {
-		return misbehaved(1, "second handshake on one connection")
+		return misbehaved(0, "second handshake on one connection")
 	}
 	if req.NodeData.PeerID == n.peerID {
 		return errors.New("connection from itself")
@@ -368,8 +376,10 @@ func (n *Node) invokeHandshake(c *conn) (portable.HandshakeResponse, error) {
 	if err != nil {
 		return resp, err
 	}
+	// monerod's do_handshake_with_peer closes on another network without a
+	// fail, and scores one for too many peers (handle_remote_peerlist).
 	if resp.NodeData.NetworkID != n.chain.Network().NetworkID() {
-		return resp, misbehaved(1, "handshake response from another network (id %x)", resp.NodeData.NetworkID)
+		return resp, misbehaved(0, "handshake response from another network (id %x)", resp.NodeData.NetworkID)
 	}
 	if len(resp.LocalPeerlist) > maxPeersInHandshake {
 		return resp, misbehaved(1, "handshake response with %d peers (at most %d)", len(resp.LocalPeerlist), maxPeersInHandshake)

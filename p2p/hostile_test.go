@@ -3,6 +3,7 @@ package p2p
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -323,17 +324,61 @@ func TestServesPeers(t *testing.T) {
 	}
 }
 
-// A host that keeps misbehaving is banned: after ten fails even a valid
-// handshake from it is refused.
-func TestBanAfterTenFails(t *testing.T) {
+// notLevin is a stream that is not levin at all (a bad signature).
+var notLevin = []byte("not levin at all")
+
+// hugeLevin is a levin header announcing a 100 MB handshake request (above
+// any packet size a node takes), followed by 1000 bytes of it.
+func hugeLevin() []byte {
+	b := make([]byte, 33, 33+1000)
+	binary.LittleEndian.PutUint64(b[0:], 0x0101010101012101) // LEVIN_SIGNATURE
+	binary.LittleEndian.PutUint64(b[8:], 100_000_000)        // m_cb
+	b[16] = 1                                                // m_have_to_return_data
+	binary.LittleEndian.PutUint32(b[17:], 1001)              // m_command: handshake
+	binary.LittleEndian.PutUint32(b[21:], 0)                 // m_return_code
+	binary.LittleEndian.PutUint32(b[25:], 1)                 // m_flags: request
+	binary.LittleEndian.PutUint32(b[29:], 1)                 // m_protocol_version
+	return append(b, bytes.Repeat([]byte{0x55}, 1000)...)
+}
+
+// wrongNetworkHandshake is a valid handshake but for its network id.
+func wrongNetworkHandshake(peerID uint64) portable.HandshakeRequest {
+	req := goodHandshake(peerID)
+	req.NodeData.NetworkID[0] ^= 0xff
+	return req
+}
+
+// A host that keeps misbehaving in a way monerod scores is banned: after
+// eleven handshakes from another network (one fail each in monerod's
+// handle_handshake; a ban once the fails exceed ten) even a valid handshake
+// from it is refused. Streams that are not levin, or levin too large, only
+// close their connection, however many (monerod's levin handler counts no
+// fail for them).
+func TestBanAfterElevenFails(t *testing.T) {
 	tn := hostileNode(t)
-	for i := 0; i < failsBeforeBan; i++ {
+	for i := 0; i < 2*failsBeforeBan; i++ {
 		p := dialRaw(t, tn.p2pAddr())
-		_, _ = p.nc.Write([]byte("not levin at all"))
+		_, _ = p.nc.Write(notLevin)
 		p.expectClosed("garbage")
+		p = dialRaw(t, tn.p2pAddr())
+		_, _ = p.nc.Write(hugeLevin())
+		p.expectClosed("a 100 MB levin header")
+	}
+	if bans := tn.node.Bans(time.Now()); len(bans) != 0 {
+		t.Fatalf("garbage banned its host: %v", bans)
+	}
+	dialRaw(t, tn.p2pAddr()).handshake(1)
+	for i := 0; i <= failsBeforeBan; i++ {
+		if i == failsBeforeBan {
+			// Ten fails: not banned yet.
+			dialRaw(t, tn.p2pAddr()).handshake(2)
+		}
+		p := dialRaw(t, tn.p2pAddr())
+		p.sendPayload(levin.KindRequest, levin.CommandHandshake, wrongNetworkHandshake(3))
+		p.expectClosed("a handshake from another network")
 	}
 	p := dialRaw(t, tn.p2pAddr())
-	p.sendPayload(levin.KindRequest, levin.CommandHandshake, goodHandshake(1))
+	p.sendPayload(levin.KindRequest, levin.CommandHandshake, goodHandshake(4))
 	m, err := p.next()
 	if err == nil {
 		t.Fatalf("a banned host was answered (command %d)", m.Command)

@@ -534,7 +534,15 @@ func (n *Node) dropConn(c *conn, err error) {
 	n.releaseIncoming(c)
 	var pe *peerError
 	// A zone's peers have no IP to ban (monerod bans none there either).
-	banned := ok && errors.As(err, &pe) && c.anon == nil && n.bans.fail(c.addr.IP, pe.score, n.now())
+	banned := false
+	if ok && errors.As(err, &pe) && c.anon == nil {
+		score := pe.score
+		if pe.host {
+			n.dropHost(c.addr.IP, c, err)
+			score++ // drop_connections drops this connection with a fail too
+		}
+		banned = n.bans.fail(c.addr.IP, score, n.now())
+	}
 	c.close(err)
 	if !ok {
 		return
@@ -550,6 +558,22 @@ func (n *Node) dropConn(c *conn, err error) {
 		n.log.Debug("connection closed", "conn", c)
 	default:
 		n.log.Info("connection lost", "conn", c, "err", err)
+	}
+}
+
+// dropHost is monerod's drop_connections(address) (cryptonote_protocol_handler.inl),
+// which a refused span calls on the host that sent it: the host scores
+// hostFail, and each of its public connections but except is dropped
+// with one fail more.
+func (n *Node) dropHost(ip netip.Addr, except *conn, cause error) {
+	if n.bans.fail(ip, hostFail, n.now()) {
+		n.log.Warn("host banned", "ip", ip, "for", banDuration)
+	}
+	ip = ip.Unmap()
+	for _, o := range n.connections() {
+		if o != except && o.addr.IP.Unmap() == ip {
+			n.dropConn(o, &peerError{score: 1, err: fmt.Errorf("another connection of the host: %w", cause)})
+		}
 	}
 }
 

@@ -21,10 +21,22 @@ const (
 	whiteLimit          = 1000 // P2P_LOCAL_WHITE_PEERLIST_LIMIT
 	greyLimit           = 5000 // P2P_LOCAL_GRAY_PEERLIST_LIMIT
 	failedAddrForget    = time.Hour
-	failsBeforeBan      = 10 // P2P_IP_FAILS_BEFORE_BLOCK
+	failsBeforeBan      = 10 // P2P_IP_FAILS_BEFORE_BLOCK: a host is banned once its fails exceed it
 	banDuration         = 24 * time.Hour
 	stateFileVersion    = 1
 	whiteCandidateRange = 20
+)
+
+// Fail scores beside monerod's usual 1.
+const (
+	// banAtOnce is gonero's score for what it bans on the first offence
+	// where monerod scores one fail (a block or chain entry below the
+	// node's checkpoints or block-hash list, blockFault).
+	banAtOnce = failsBeforeBan + 1
+	// hostFail is what monerod's drop_connections(address) scores the
+	// host (add_host_fail(address, 5)) before it drops each of the
+	// host's connections with one fail more.
+	hostFail = 5
 )
 
 // reachable is the address filter of the peer lists: loopback, private and
@@ -490,10 +502,13 @@ func (p *peerList) save() error {
 	return os.Rename(tmp.Name(), p.file)
 }
 
-// banList counts fails per host and bans a host that reached
+// banList counts fails per host and bans a host whose fails exceed
 // failsBeforeBan (docs/p2p-levin.md §6.2): for banDuration it is neither accepted nor
-// dialled. Fails older than failForget are forgotten, and both
-// maps stay bounded however many addresses misbehave.
+// dialled. As monerod's add_host_fail (net_node.inl), a ban leaves the
+// host failsBeforeBan/2 fails, so that it is banned again sooner. Fails
+// older than failForget are forgotten (monerod keeps them for good; the
+// fails a ban leaves count from its end), and both maps stay bounded
+// however many addresses misbehave.
 type banList struct {
 	mu    sync.Mutex
 	fails map[netip.Prefix]failCount
@@ -541,9 +556,16 @@ func (b *banList) fail(ip netip.Addr, score int, now time.Time) bool {
 		f.n = 0
 	}
 	f.n, f.last = f.n+score, now
-	if f.n >= failsBeforeBan {
-		delete(b.fails, k)
-		b.until[k] = now.Add(banDuration)
+	// monerod bans once fails > P2P_IP_FAILS_BEFORE_BLOCK: the eleventh
+	// fail, not the tenth.
+	banned := f.n > failsBeforeBan
+	if banned {
+		// The host keeps half the fails (monerod's
+		// P2P_IP_FAILS_BEFORE_BLOCK/2), counted from the ban's end so
+		// that failForget does not wipe them while it is banned.
+		until := now.Add(banDuration)
+		f = failCount{n: failsBeforeBan / 2, last: until}
+		b.until[k] = until
 		if len(b.until) > banListSize {
 			for key, t := range b.until {
 				if now.After(t) {
@@ -551,7 +573,6 @@ func (b *banList) fail(ip netip.Addr, score int, now time.Time) bool {
 				}
 			}
 		}
-		return true
 	}
 	b.fails[k] = f
 	if len(b.fails) > banListSize {
@@ -562,7 +583,7 @@ func (b *banList) fail(ip netip.Addr, score int, now time.Time) bool {
 			}
 		}
 	}
-	return false
+	return banned
 }
 
 func (b *banList) banned(ip netip.Addr, now time.Time) bool {

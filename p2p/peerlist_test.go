@@ -97,24 +97,46 @@ func TestPeerListLimits(t *testing.T) {
 	}
 }
 
-// A misbehaving host is banned after ten fails, and only for a day.
+// A misbehaving host is banned once its fails exceed ten (monerod's
+// add_host_fail: fails > P2P_IP_FAILS_BEFORE_BLOCK), only for a day, and
+// keeps five fails after the ban.
 func TestBanList(t *testing.T) {
 	b := newBanList()
 	ip := netip.MustParseAddr("9.9.9.9")
 	now := time.Unix(1_800_000_000, 0)
-	for i := 1; i < failsBeforeBan; i++ {
+	for i := 1; i <= failsBeforeBan; i++ {
 		if b.fail(ip, 1, now) || b.banned(ip, now) {
 			t.Fatalf("banned after %d fails", i)
 		}
 	}
 	if !b.fail(ip, 1, now) || !b.banned(ip, now.Add(banDuration-time.Second)) {
-		t.Fatal("not banned after ten fails")
+		t.Fatal("not banned after eleven fails")
 	}
-	if b.banned(ip, now.Add(banDuration+time.Second)) {
+	later := now.Add(banDuration + time.Second)
+	if b.banned(ip, later) {
 		t.Fatal("still banned after a day")
 	}
-	if !b.fail(ip, failsBeforeBan, now) {
-		t.Fatal("a block failing proof of work does not ban at once")
+	// Five fails are left from the ban: six more ban again.
+	for i := 1; i <= failsBeforeBan/2; i++ {
+		if b.fail(ip, 1, later) {
+			t.Fatalf("banned again after %d fails", i)
+		}
+	}
+	if !b.fail(ip, 1, later) {
+		t.Fatal("not banned again after six fails on the five the ban left")
+	}
+	// A block failing proof of work scores failsBeforeBan: a host
+	// without fails is not banned by it (monerod: 10 > 10 is false), a
+	// second one bans it; banAtOnce bans at once.
+	pow := netip.MustParseAddr("9.9.9.8")
+	if b.fail(pow, failsBeforeBan, now) {
+		t.Fatal("one block failing proof of work banned a host without fails")
+	}
+	if !b.fail(pow, failsBeforeBan, now) {
+		t.Fatal("a second block failing proof of work did not ban")
+	}
+	if !b.fail(netip.MustParseAddr("9.9.9.7"), banAtOnce, now) {
+		t.Fatal("banAtOnce did not ban at once")
 	}
 }
 
@@ -269,17 +291,17 @@ func TestBanListGrouping(t *testing.T) {
 			t.Fatal("one fail each from addresses of one /64 banned one")
 		}
 	}
-	for i := 0; i < failsBeforeBan-1; i++ {
+	for i := 0; i < failsBeforeBan; i++ {
 		b.fail(netip.MustParseAddr("2001:db8:1:2::99"), 1, now)
 	}
 	if !b.fail(netip.MustParseAddr("2001:db8:1:2::99"), 1, now) || !b.banned(netip.MustParseAddr("2001:db8:1:2::99"), now) {
-		t.Fatal("ten fails from one IPv6 address did not ban it")
+		t.Fatal("eleven fails from one IPv6 address did not ban it")
 	}
 	if b.banned(netip.MustParseAddr("2001:db8:1:2::98"), now) {
 		t.Fatal("a neighbour in the same /64 is banned too")
 	}
 	ip := netip.MustParseAddr("7.7.7.7")
-	for i := 0; i < failsBeforeBan-1; i++ {
+	for i := 0; i < failsBeforeBan; i++ {
 		b.fail(ip, 1, now)
 	}
 	if b.fail(ip, 1, now.Add(2*time.Hour)) {

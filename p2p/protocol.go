@@ -25,60 +25,63 @@ func (c *conn) handleNotification(m levin.Message) error {
 		return nil // is_filtered_command: ignored in an anonymity zone
 	}
 	if !handshaked {
-		// monerod drops these before a handshake and ignores the rest.
+		// monerod drops these before a handshake (without a fail) and
+		// ignores the rest.
 		switch m.Command {
 		case levin.NotifyRequestGetObjects, levin.NotifyRequestChain, levin.NotifyRequestFluffyMissingTx:
-			return misbehaved(1, "command %d before the handshake", m.Command)
+			return misbehaved(0, "command %d before the handshake", m.Command)
 		}
 		return nil
 	}
+	// An undecodable notification closes the connection without a fail
+	// (monerod's notify handler returns -1 to levin).
 	switch m.Command {
 	case levin.NotifyRequestChain:
 		var req portable.RequestChain
 		if err := portable.Unmarshal(m.Body, &req); err != nil {
-			return misbehaved(1, "request chain: %w", err)
+			return misbehaved(0, "request chain: %w", err)
 		}
 		return n.serveChain(c, req)
 	case levin.NotifyResponseChainEntry:
 		var resp portable.ResponseChainEntry
 		if err := portable.Unmarshal(m.Body, &resp); err != nil {
-			return misbehaved(1, "chain entry: %w", err)
+			return misbehaved(0, "chain entry: %w", err)
 		}
 		return n.handleChainEntry(c, resp)
 	case levin.NotifyRequestGetObjects:
 		var req portable.RequestGetObjects
 		if err := portable.Unmarshal(m.Body, &req); err != nil {
-			return misbehaved(1, "request objects: %w", err)
+			return misbehaved(0, "request objects: %w", err)
 		}
 		return n.serveObjects(c, req)
 	case levin.NotifyResponseGetObjects:
 		var resp portable.ResponseGetObjects
 		if err := portable.Unmarshal(m.Body, &resp); err != nil {
-			return misbehaved(1, "objects: %w", err)
+			return misbehaved(0, "objects: %w", err)
 		}
 		return n.handleObjects(c, resp)
 	case levin.NotifyNewBlock, levin.NotifyNewFluffyBlock:
 		var nb portable.NewBlock
 		if err := portable.Unmarshal(m.Body, &nb); err != nil {
-			return misbehaved(1, "new block: %w", err)
+			return misbehaved(0, "new block: %w", err)
 		}
 		return n.handleNewBlock(c, nb)
 	case levin.NotifyRequestFluffyMissingTx:
 		var req portable.RequestFluffyMissingTx
 		if err := portable.Unmarshal(m.Body, &req); err != nil {
-			return misbehaved(1, "request missing txs: %w", err)
+			return misbehaved(0, "request missing txs: %w", err)
 		}
 		return n.serveMissingTxs(c, req)
 	case levin.NotifyNewTransactions:
 		var nt portable.NewTransactions
 		if err := portable.Unmarshal(m.Body, &nt); err != nil {
-			return misbehaved(1, "new transactions: %w", err)
+			return misbehaved(0, "new transactions: %w", err)
 		}
 		return n.handleNewTxs(c, nt)
 	case levin.NotifyGetTxpoolComplement:
 		var req portable.GetTxpoolComplement
 		if err := portable.Unmarshal(m.Body, &req); err != nil {
-			return misbehaved(1, "txpool complement: %w", err)
+			return misbehaved(0, "txpool complement: %w", err)
 		}
 		if c.getState() != stateNormal {
 			return nil

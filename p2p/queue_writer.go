@@ -169,10 +169,17 @@ func (n *Node) addSpan(s *span) {
 		// span of it can be queued after dropFrom.
 		fault := blockFault(addErr)
 		var pe *peerError
-		if s.from.closed() && errors.As(fault, &pe) {
-			// Gone before its span came up: its host still answers for it.
-			if n.bans.fail(s.from.addr.IP, pe.score, n.now()) {
-				n.log.Warn("host banned", "ip", s.from.addr.IP, "for", banDuration)
+		if errors.As(fault, &pe) {
+			// monerod (try_add_next_blocks) calls drop_connections on
+			// the span's host before it drops the span's connection
+			// with the block's score.
+			pe.host = true
+			if s.from.closed() && s.from.anon == nil {
+				// Gone before its span came up: its host still
+				// answers for it (monerod finds no connection left
+				// to score the block on).
+				n.dropHost(s.from.addr.IP, s.from, fault)
+				pe.host, pe.score = false, 0 // not counted twice
 			}
 		}
 		n.dropConn(s.from, fault)

@@ -71,7 +71,8 @@ func (n *Node) serveChain(c *conn, req portable.RequestChain) error {
 // and their transactions (docs/p2p-levin.md §7.4, §7.5).
 func (n *Node) serveObjects(c *conn, req portable.RequestGetObjects) error {
 	if len(req.Blocks) > maxObjectRequest {
-		return misbehaved(1, "request for %d blocks (at most %d)", len(req.Blocks), maxObjectRequest)
+		// monerod: drop_connection without a fail.
+		return misbehaved(0, "request for %d blocks (at most %d)", len(req.Blocks), maxObjectRequest)
 	}
 	n.log.Debug("serving objects", "conn", c, "blocks", len(req.Blocks), "prune", req.Prune)
 	resp := portable.ResponseGetObjects{}

@@ -123,6 +123,10 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 	expected, expectHeight := c.sync.expectChain, c.sync.expectChainHeight
 	c.sync.expectChain = false
 	c.mu.Unlock()
+	// Scored as monerod's handle_response_chain_entry: one fail for an
+	// entry out of the blue, above the height asked, empty or
+	// inconsistent; none for one too large; five for duplicate ids, an
+	// unknown first id, or a known id after an unknown one.
 	switch count := uint64(len(resp.BlockIDs)); {
 	case !expected:
 		return misbehaved(1, "chain entry out of the blue")
@@ -133,7 +137,7 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 	case len(resp.BlockWeights) != 0 && len(resp.BlockWeights) != len(resp.BlockIDs):
 		return misbehaved(1, "chain entry with %d weights for %d ids", len(resp.BlockWeights), count)
 	case resp.TotalHeight >= maxBlockNumber || count > maxChainIDsInResponse:
-		return misbehaved(1, "chain entry too large (total height %d, %d ids)", resp.TotalHeight, count)
+		return misbehaved(0, "chain entry too large (total height %d, %d ids)", resp.TotalHeight, count)
 	case expectHeight != 0 && resp.StartHeight+1 > expectHeight:
 		return misbehaved(1, "chain entry starts at %d, above our height %d", resp.StartHeight, expectHeight)
 	}
@@ -141,7 +145,7 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 	// 512 ids are checked before anything is downloaded; an entry with no
 	// usable id, or with a whole group's worth unusable, is a false chain.
 	// monerod drops such a peer with one fail; gonero bans it (a fork of the
-	// list's history), like a block failing a checkpoint.
+	// list's history), like a block failing a checkpoint (blockFault).
 	entryIDs := make([]cryptonote.Hash, len(resp.BlockIDs))
 	for i, id := range resp.BlockIDs {
 		entryIDs[i] = id
@@ -151,14 +155,14 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 		return err // our store's failure, not the peer's
 	}
 	if count := uint64(len(resp.BlockIDs)); usable == 0 || usable+blockhashes.GroupSize <= count {
-		return &peerError{score: failsBeforeBan, err: fmt.Errorf("%w: chain entry from %d: %d of %d ids usable",
+		return &peerError{score: banAtOnce, err: fmt.Errorf("%w: chain entry from %d: %d of %d ids usable",
 			chain.ErrBlockHashList, resp.StartHeight, usable, count)}
 	}
 	resp.BlockIDs = resp.BlockIDs[:min(usable, uint64(len(resp.BlockIDs)))]
 	seen := make(map[cryptonote.Hash]bool, len(resp.BlockIDs))
 	for _, id := range resp.BlockIDs {
 		if seen[id] {
-			return misbehaved(1, "chain entry lists block %s twice", cryptonote.Hash(id))
+			return misbehaved(5, "chain entry lists block %s twice", cryptonote.Hash(id))
 		}
 		seen[id] = true
 	}
@@ -167,7 +171,7 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 	// last block it listed.
 	if !n.chain.HasBlock(resp.BlockIDs[0]) {
 		if h, ok := n.queue.heightOf(resp.BlockIDs[0]); !ok || h != resp.StartHeight {
-			return misbehaved(1, "chain entry starts at an unknown block %s", cryptonote.Hash(resp.BlockIDs[0]))
+			return misbehaved(5, "chain entry starts at an unknown block %s", cryptonote.Hash(resp.BlockIDs[0]))
 		}
 	}
 	var needed []cryptonote.Hash
@@ -175,7 +179,7 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 	for _, id := range resp.BlockIDs[1:] {
 		if n.chain.HasBlock(id) {
 			if len(needed) > 0 {
-				return misbehaved(1, "chain entry lists known block %s after an unknown one", cryptonote.Hash(id))
+				return misbehaved(5, "chain entry lists known block %s after an unknown one", cryptonote.Hash(id))
 			}
 			neededStart++
 			continue
@@ -203,7 +207,8 @@ func (n *Node) handleChainEntry(c *conn, resp portable.ResponseChainEntry) error
 	c.sync.lastKnownHash, c.sync.hasLastKnown = last, true
 	c.mu.Unlock()
 	if idle >= maxIdleChainEntries {
-		return misbehaved(1, "%d chain entries in a row without a new block, claiming height %d", idle, resp.TotalHeight)
+		// gonero's own rule: monerod has none to score it by.
+		return misbehaved(0, "%d chain entries in a row without a new block, claiming height %d", idle, resp.TotalHeight)
 	}
 	return n.requestMissing(c)
 }
@@ -336,63 +341,70 @@ func (n *Node) handleObjects(c *conn, resp portable.ResponseGetObjects) error {
 		}
 		return entryIDs[h-entryStart], true
 	}
+	// Scored as monerod's handle_response_get_objects: one fail for an
+	// answer out of the blue or without blocks, none for anything else
+	// wrong in it (drop_connection(context, false, false)).
 	var previous cryptonote.Hash
+	if len(resp.Blocks) == 0 {
+		return misbehaved(1, "no blocks returned for %d requested", len(requested))
+	}
 	if len(resp.Blocks) != len(requested) {
-		return misbehaved(1, "%d blocks returned for %d requested", len(resp.Blocks), len(requested))
+		return misbehaved(0, "%d blocks returned for %d requested", len(resp.Blocks), len(requested))
 	}
 	blocks := make([]syncBlock, len(resp.Blocks))
 	size := 0
 	for i, e := range resp.Blocks {
 		if e.Pruned || e.BlockWeight != 0 {
-			return misbehaved(1, "pruned block sent without being asked for")
+			return misbehaved(0, "pruned block sent without being asked for")
 		}
 		blk, err := cryptonote.ParseBlock(e.Block)
 		if err != nil {
-			return misbehaved(1, "block %d of the response: %w", i, err)
+			return misbehaved(0, "block %d of the response: %w", i, err)
 		}
 		id, err := blk.ID()
 		if err != nil {
-			return misbehaved(1, "block %d of the response: %w", i, err)
+			return misbehaved(0, "block %d of the response: %w", i, err)
 		}
 		// The blocks must be the chain the peer announced (monero
 		// ed70c1622): each at the height its coinbase names, where the
 		// peer's chain entry lists it, the first linking to the entry's
-		// block below it and each next to the one before. (monerod drops
-		// such a peer without counting a fail; here, like every other
-		// bad span, it counts one.)
+		// block below it and each next to the one before.
 		gen, ok := coinbaseGen(blk)
 		if !ok {
-			return misbehaved(1, "block %s: its miner tx has not exactly one gen input", id)
+			return misbehaved(0, "block %s: its miner tx has not exactly one gen input", id)
 		}
 		if a, ok := announced(gen.Height); !ok || a != id {
-			return misbehaved(1, "sent invalid chain: block %s at height %d is not the chain entry's block there", id, gen.Height)
+			return misbehaved(0, "sent invalid chain: block %s at height %d is not the chain entry's block there", id, gen.Height)
 		}
 		if i == 0 {
 			if a, ok := announced(gen.Height - 1); gen.Height == 0 || !ok || a != blk.PrevID {
-				return misbehaved(1, "sent invalid chain: block %s at height %d does not follow the chain entry's block below it", id, gen.Height)
+				return misbehaved(0, "sent invalid chain: block %s at height %d does not follow the chain entry's block below it", id, gen.Height)
 			}
 		} else if blk.PrevID != previous {
-			return misbehaved(1, "sent invalid chain: block %s does not follow block %s", id, previous)
+			return misbehaved(0, "sent invalid chain: block %s does not follow block %s", id, previous)
 		}
 		previous = id
 		if gen.Height != start+uint64(i) {
-			return misbehaved(1, "sent invalid chain: block %d of a span from height %d is at height %d", i, start, gen.Height)
+			return misbehaved(0, "sent invalid chain: block %d of a span from height %d is at height %d", i, start, gen.Height)
 		}
 		if id != requested[i] {
-			return misbehaved(1, "block %s returned where %s was requested", id, requested[i])
+			return misbehaved(0, "block %s returned where %s was requested", id, requested[i])
 		}
 		if len(e.Txs) != len(blk.TxHashes) {
-			return misbehaved(1, "block %s comes with %d txs, it lists %d", id, len(e.Txs), len(blk.TxHashes))
+			return misbehaved(0, "block %s comes with %d txs, it lists %d", id, len(e.Txs), len(blk.TxHashes))
 		}
 		p := syncBlock{blk: blk, blob: e.Block}
 		size += len(e.Block)
 		for j, te := range e.Txs {
 			if te.PrunableHash != ([32]byte{}) {
-				return misbehaved(1, "pruned tx sent without being asked for")
+				return misbehaved(0, "pruned tx sent without being asked for")
 			}
 			tx, err := cryptonote.ParseTransaction(te.Blob)
 			if err != nil {
-				return misbehaved(1, "tx %d of block %s: %w", j, id, err)
+				// monerod parses a span's txs when it adds the span,
+				// and drops the host's connections (drop_connections)
+				// when one fails.
+				return &peerError{host: true, err: fmt.Errorf("tx %d of block %s: %w", j, id, err)}
 			}
 			p.txs = append(p.txs, tx)
 			p.txBlobs = append(p.txBlobs, te.Blob)
@@ -421,7 +433,9 @@ func coinbaseGen(blk *cryptonote.Block) (cryptonote.TxInGen, bool) {
 }
 
 // blockFault turns a rejected block into the peer's fault, scored as
-// monerod scores it: a block failing proof of work bans at once.
+// monerod scores it (bvc.m_bad_pow ? P2P_IP_FAILS_BEFORE_BLOCK : 1): a
+// block failing proof of work scores failsBeforeBan, which bans a host
+// with any fail before it.
 func blockFault(err error) error {
 	var be *chain.BlockError
 	if errors.As(err, &be) && be.Rule == "store" {
@@ -430,8 +444,10 @@ func blockFault(err error) error {
 	// A block failing a checkpoint or the block-hash list is from a fork
 	// below the node's fixed history: banned at once (monerod scores these
 	// 1; the issue asks for a ban, and such a peer cannot ever be useful).
-	if errors.Is(err, consensus.ErrInsufficientPoW) || errors.Is(err, chain.ErrCheckpoint) ||
-		errors.Is(err, chain.ErrAltBelowCheckpoint) || errors.Is(err, chain.ErrBlockHashList) {
+	if errors.Is(err, chain.ErrCheckpoint) || errors.Is(err, chain.ErrAltBelowCheckpoint) || errors.Is(err, chain.ErrBlockHashList) {
+		return &peerError{score: banAtOnce, err: err}
+	}
+	if errors.Is(err, consensus.ErrInsufficientPoW) {
 		return &peerError{score: failsBeforeBan, err: err}
 	}
 	return &peerError{score: 1, err: err}

@@ -450,11 +450,11 @@ func zoneNodeData(networkID [16]byte) portable.NodeData {
 // hidden networks").
 func (n *Node) zoneSyncData(c *conn, d portable.CoreSyncData) error {
 	if d.CurrentHeight >= maxBlockNumber {
-		return misbehaved(1, "peer claims height %d", d.CurrentHeight)
+		return misbehaved(0, "peer claims height %d", d.CurrentHeight)
 	}
 	if d.CurrentHeight > 0 {
 		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
-			return misbehaved(1, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
+			return misbehaved(0, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
 		}
 	}
 	c.mu.Lock()
