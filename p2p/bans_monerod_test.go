@@ -132,7 +132,8 @@ func TestBansMatchMonerod(t *testing.T) {
 	if err := os.WriteFile(path, []byte(banListText), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m := lab.StartMonerodNet(t, "regtest", true, t.TempDir(), "--ban-list", path)
+	// Online for its P2P listener, dialing nowhere (127.0.0.1:1) rather than its seeds.
+	m := lab.StartMonerodNet(t, "regtest", true, t.TempDir(), "--add-exclusive-node", "127.0.0.1:1", "--ban-list", path)
 	theirs := bansScenario(t, "127.0.0.1:"+strconv.Itoa(m.P2PPort), "127.0.0.1:"+strconv.Itoa(m.RPCPort))
 
 	tn := startTestNode(t, "", Config{BanListFile: path})
