@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -199,8 +200,10 @@ func TestDisableRPCBan(t *testing.T) {
 // network (127.0.0.7) and eleven (127.0.0.8); eleven connections sending a
 // second handshake (127.0.0.9). It reports whether each host's next valid
 // handshake was answered, and the hosts get_bans lists.
-func scoresScenario(t *testing.T, p2pAddr, rpcAddr string) (served map[string]bool, banned []string) {
+func scoresScenario(t *testing.T, p2pAddr, rpcAddr string) (served map[string]bool, banned []string, keptOpen bool) {
 	t.Helper()
+	// A peer of 127.0.0.8, handshaken before that host earns its ban.
+	kept := handshakeFrom(t, "127.0.0.8", p2pAddr, 0x8008)
 	for range 12 {
 		p := dialFrom(t, "127.0.0.5", p2pAddr)
 		_, _ = p.nc.Write(notLevin)
@@ -222,6 +225,8 @@ func scoresScenario(t *testing.T, p2pAddr, rpcAddr string) (served map[string]bo
 		p.expectClosed("a second handshake")
 		p.nc.Close()
 	}
+	keptOpen = stillConnected(kept)
+	kept.nc.Close()
 	served = map[string]bool{}
 	for i, src := range []string{"127.0.0.5", "127.0.0.6", "127.0.0.7", "127.0.0.8", "127.0.0.9"} {
 		p := dialFrom(t, src, p2pAddr)
@@ -242,7 +247,20 @@ func scoresScenario(t *testing.T, p2pAddr, rpcAddr string) (served map[string]bo
 		banned = append(banned, b.Host)
 	}
 	slices.Sort(banned)
-	return served, banned
+	return served, banned, keptOpen
+}
+
+// stillConnected: the node has not closed p's connection (it reads on,
+// skipping what the node sends, until the 5 s read deadline).
+func stillConnected(p *rawPeer) bool {
+	for {
+		_, err := p.next()
+		if err == nil {
+			continue
+		}
+		var ne net.Error
+		return errors.As(err, &ne) && ne.Timeout()
+	}
 }
 
 // Fail scores towards a P2P ban match monerod 0.18.5.3's: streams that are
@@ -254,13 +272,16 @@ func TestFailScoresMatchMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	m := lab.StartMonerodNet(t, "regtest", true, t.TempDir(), "--add-exclusive-node", "127.0.0.1:1",
 		"--max-connections-per-ip", "100")
-	theirServed, theirBans := scoresScenario(t, "127.0.0.1:"+strconv.Itoa(m.P2PPort), "127.0.0.1:"+strconv.Itoa(m.RPCPort))
+	theirServed, theirBans, theirKept := scoresScenario(t, "127.0.0.1:"+strconv.Itoa(m.P2PPort), "127.0.0.1:"+strconv.Itoa(m.RPCPort))
 
 	tn := startTestNode(t, "", Config{MaxConnectionsPerIP: 100})
-	ourServed, ourBans := scoresScenario(t, tn.p2pAddr(), startFilteredRPC(t, tn))
-	t.Logf("monerod: served %v, banned %v", theirServed, theirBans)
+	ourServed, ourBans, ourKept := scoresScenario(t, tn.p2pAddr(), startFilteredRPC(t, tn))
+	t.Logf("monerod: served %v, banned %v, the banned host's earlier peer kept %v", theirServed, theirBans, theirKept)
 	if !maps.Equal(ourServed, theirServed) || !slices.Equal(ourBans, theirBans) {
 		t.Fatalf("scores differ\n gonero: served %v, banned %v\nmonerod: served %v, banned %v", ourServed, ourBans, theirServed, theirBans)
+	}
+	if ourKept != theirKept {
+		t.Fatalf("the connection a host had before its ban: kept by gonero %v, by monerod %v", ourKept, theirKept)
 	}
 	// The scenario must show both sides of the threshold.
 	if !slices.Contains(theirBans, "127.0.0.8") || slices.Contains(theirBans, "127.0.0.7") {

@@ -368,15 +368,20 @@ func TestBanAfterElevenFails(t *testing.T) {
 		t.Fatalf("garbage banned its host: %v", bans)
 	}
 	dialRaw(t, tn.p2pAddr()).handshake(1)
+	var kept *rawPeer // a peer of the host, handshaken before the ban
 	for i := 0; i <= failsBeforeBan; i++ {
 		if i == failsBeforeBan {
 			// Ten fails: not banned yet.
-			dialRaw(t, tn.p2pAddr()).handshake(2)
+			kept = dialRaw(t, tn.p2pAddr())
+			kept.handshake(2)
 		}
 		p := dialRaw(t, tn.p2pAddr())
 		p.sendPayload(levin.KindRequest, levin.CommandHandshake, wrongNetworkHandshake(3))
 		p.expectClosed("a handshake from another network")
 	}
+	// The ban closes the host's other connections too (monerod's
+	// block_host): the peer handshaken before it is cut off.
+	kept.expectClosed("a connection of a host banned since")
 	p := dialRaw(t, tn.p2pAddr())
 	p.sendPayload(levin.KindRequest, levin.CommandHandshake, goodHandshake(4))
 	m, err := p.next()

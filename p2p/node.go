@@ -544,6 +544,15 @@ func (n *Node) dropConn(c *conn, err error) {
 		banned = n.bans.fail(c.addr.IP, score, n.now())
 	}
 	c.close(err)
+	if banned {
+		// A ban earned by fails is monerod's block_host with the
+		// connection's address, port and all: every connection of the
+		// host is closed, and the peer lists lose that address alone
+		// (remove_from_peer_white/gray; for an incoming connection, an
+		// ephemeral port no list holds).
+		n.closeConnsOf(banKey(c.addr.IP))
+		n.evictPeers(func(a portable.NetAddress) bool { return a.IP.Unmap() == c.addr.IP.Unmap() && a.Port == c.addr.Port })
+	}
 	if !ok {
 		return
 	}

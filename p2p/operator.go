@@ -144,23 +144,43 @@ func (n *Node) ban(p netip.Prefix, until time.Time) (dropped int) {
 		n.bans.subnets[p] = until
 	}
 	n.bans.mu.Unlock()
+	return n.evictBanned(p)
+}
+
+// evictBanned closes the connections of a host or subnet the operator
+// just banned and drops its peer-list entries (monerod's block_host for an
+// address without a port, and block_subnet). It returns the number of
+// connections it closed.
+func (n *Node) evictBanned(p netip.Prefix) (dropped int) {
+	dropped = n.closeConnsOf(p)
+	n.evictPeers(func(a portable.NetAddress) bool { return p.Contains(a.IP.Unmap()) })
+	return dropped
+}
+
+// closeConnsOf closes every connection from or to a host of p.
+func (n *Node) closeConnsOf(p netip.Prefix) (closed int) {
 	for _, c := range n.connections() {
 		if p.Contains(c.addr.IP.Unmap()) {
 			n.dropConn(c, ErrClosed)
-			dropped++
+			closed++
 		}
 	}
+	return closed
+}
+
+// evictPeers drops the white and grey peer-list entries whose address
+// matches.
+func (n *Node) evictPeers(match func(portable.NetAddress) bool) {
 	n.peers.mu.Lock()
+	defer n.peers.mu.Unlock()
 	for _, list := range []map[string]*peerRecord{n.peers.white, n.peers.grey} {
 		for k, r := range list {
-			if p.Contains(r.Entry.Address.IP.Unmap()) {
+			if match(r.Entry.Address) {
 				delete(list, k)
 				n.peers.dirty = true
 			}
 		}
 	}
-	n.peers.mu.Unlock()
-	return dropped
 }
 
 // Unban implements rpc.Peers.
