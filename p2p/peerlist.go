@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -136,7 +137,7 @@ func (p *peerList) merge(list []portable.PeerlistEntry, now time.Time) {
 		if e.PruningSeed != 0 && (e.PruningSeed < 0x180 || e.PruningSeed > 0x187) {
 			continue
 		}
-		if t, ok := p.failedAt[e.Address.String()]; ok && now.Sub(t) < failedAddrForget {
+		if t, ok := p.failedAt[failedKey(e.Address.String())]; ok && now.Sub(t) < failedAddrForget {
 			continue
 		}
 		e.LastSeen = 0
@@ -145,8 +146,9 @@ func (p *peerList) merge(list []portable.PeerlistEntry, now time.Time) {
 }
 
 // failed records a failed connection: the address leaves the grey list
-// (monerod's grey-list housekeeping drops peers it cannot reach) and is not
-// re-learned from other peers for an hour.
+// (monerod's grey-list housekeeping drops peers it cannot reach), and its
+// host, on whatever port, is neither dialled nor re-learned from other
+// peers for an hour (monerod's m_conn_fails_cache, keyed by host_str).
 func (p *peerList) failed(addr string, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -154,7 +156,7 @@ func (p *peerList) failed(addr string, now time.Time) {
 		delete(p.grey, addr)
 		p.dirty = true
 	}
-	p.failedAt[addr] = now
+	p.failedAt[failedKey(addr)] = now
 	if len(p.failedAt) > greyLimit {
 		for k, t := range p.failedAt {
 			if now.Sub(t) >= failedAddrForget {
@@ -162,6 +164,16 @@ func (p *peerList) failed(addr string, now time.Time) {
 			}
 		}
 	}
+}
+
+// failedKey is what a failed connection is remembered by: the host of a
+// "host:port" address ("[v6]:port" gives v6), as monerod's host_str; an
+// address without a port (an I2P one) is its own host.
+func failedKey(addr string) string {
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 func evictOldest(m map[string]*peerRecord, limit int) {
@@ -228,7 +240,7 @@ func (p *peerList) candidates(n int, now time.Time, subnets map[netip.Prefix]boo
 	for _, list := range [][]seenEntry{white, grey} {
 		for _, e := range list {
 			k := e.Address.String()
-			if t, ok := p.failedAt[k]; ok && now.Sub(t) < failedAddrForget {
+			if t, ok := p.failedAt[failedKey(k)]; ok && now.Sub(t) < failedAddrForget {
 				failed[k] = true
 			}
 		}
