@@ -1,11 +1,9 @@
 package daemonctl
 
 import (
-	"bufio"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"os"
@@ -878,25 +876,16 @@ func (x *Ctl) banFile(file string, seconds int) {
 		return
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(io.LimitReader(f, peerinfo.MaxBanListBytes))
-	sc.Buffer(nil, peerinfo.MaxBanListBytes)
-	for sc.Scan() {
-		line := sc.Text()
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		line = strings.Trim(line, " \t\r\n\v\f")
-		if line == "" {
-			continue
-		}
-		if p, ok := peerinfo.ParseIPv4Subnet(line); ok {
+	_ = peerinfo.BanListEntries(f, func(_ int, entry string) bool {
+		if p, ok := peerinfo.ParseIPv4Subnet(entry); ok {
 			x.setBan(p.Masked().String(), true, seconds)
-		} else if a, ok := peerinfo.ParseHost(line); ok {
+		} else if a, ok := peerinfo.ParseHost(entry); ok {
 			x.setBan(a.String(), true, seconds)
 		} else {
-			x.msg("Invalid IP address or IPv4 subnet: " + line)
+			x.msg("Invalid IP address or IPv4 subnet: " + entry)
 		}
-	}
+		return true
+	})
 }
 
 // setBan sends one set_bans entry. monerod sends seconds as its time_t, so

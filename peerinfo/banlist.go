@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -99,28 +100,44 @@ func ParseBanList(data []byte, source string) ([]netip.Prefix, error) {
 		return nil, fmt.Errorf("ban list %s: over %d bytes", source, MaxBanListBytes)
 	}
 	var out []netip.Prefix
-	sc := bufio.NewScanner(bytes.NewReader(data))
+	var bad *BanListError
+	err := BanListEntries(bytes.NewReader(data), func(n int, entry string) bool {
+		p, ok := ParseBanEntry(entry)
+		if !ok {
+			bad = &BanListError{Source: source, Line: n, Text: entry}
+			return false
+		}
+		out = append(out, p)
+		return true
+	})
+	if bad != nil {
+		return nil, bad
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ban list %s: %w", source, err)
+	}
+	return out, nil
+}
+
+// BanListEntries reads the lines of a ban list as monerod does (its
+// --ban-list and its client's `ban @file`): what follows '#' is a
+// comment, blanks around an entry are trimmed (boost::trim: the C locale's
+// spaces), empty lines are skipped. fn gets each entry and its line number
+// (from 1) and returns false to stop. At most MaxBanListBytes are read.
+func BanListEntries(r io.Reader, fn func(n int, entry string) bool) error {
+	sc := bufio.NewScanner(io.LimitReader(r, MaxBanListBytes+1))
 	sc.Buffer(nil, MaxBanListBytes+1)
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		// boost::trim: the C locale's spaces.
 		line = strings.Trim(line, " \t\r\n\v\f")
-		if line == "" {
-			continue
+		if line != "" && !fn(n, line) {
+			return nil
 		}
-		p, ok := ParseBanEntry(line)
-		if !ok {
-			return nil, &BanListError{Source: source, Line: n, Text: line}
-		}
-		out = append(out, p)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("ban list %s: %w", source, err)
-	}
-	return out, nil
+	return sc.Err()
 }
 
 // ParseBanEntry reads one entry of a ban list or DNS blocklist record: an
