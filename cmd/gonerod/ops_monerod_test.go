@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -69,7 +70,7 @@ func tryClientWithin(limit time.Duration, stdin string, bin string, args ...stri
 		// What the process is stuck on is read before it is killed: a
 		// hang of monerod's client (seen once in CI, on "status x", which
 		// asks the daemon nothing) is otherwise a mystery.
-		state := processState(cmd.Process.Pid)
+		state := processState(cmd.Process.Pid) + userStacks(cmd.Process.Pid)
 		_ = cmd.Process.Kill()
 		<-done
 		return opsRun{}, &errClientHung{fmt.Sprintf("%s %v did not finish within %v; stdout %q, stderr %q; %s",
@@ -82,6 +83,22 @@ func tryClientWithin(limit time.Duration, stdin string, bin string, args ...stri
 		return opsRun{}, fmt.Errorf("%s %v: %v", bin, args, err)
 	}
 	return opsRun{out.String(), errOut.String(), code}, nil
+}
+
+// userStacks is gdb's backtrace of every thread of a process, when gdb is
+// installed (bounded: gdb itself gets 30 s).
+func userStacks(pid int) string {
+	gdb, err := exec.LookPath("gdb")
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, gdb, "-p", strconv.Itoa(pid), "-batch", "-nx", "-ex", "thread apply all bt").CombinedOutput()
+	if err != nil {
+		return fmt.Sprintf("\ngdb: %v\n%s", err, out)
+	}
+	return "\ngdb:\n" + string(out)
 }
 
 // processState describes each thread of a process from /proc: its name,
