@@ -6,7 +6,6 @@ import (
 	"encoding/base32"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -162,11 +161,7 @@ func TestAnonymityZonesWithMonerod(t *testing.T) {
 	gonerodProxy := proxy.Addr()
 
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	g := startGonerod(t, bin, data, "--tx-proxy", "tor,"+gonerodProxy, "--tx-proxy", "i2p,"+gonerodProxy,
 		"--add-priority-node", onionA+":18083", "--add-priority-node", i2pA,
 		"--anonymous-inbound", onionG+":18083,127.0.0.1:"+strconv.Itoa(portG),

@@ -48,11 +48,14 @@ var (
 	longDir  string // removed by TestMain
 )
 
-// TestMain removes the long chain the tests of this package shared.
+// TestMain removes what the tests of this package shared: the long chain
+// and gonerod's binary.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if longDir != "" {
-		os.RemoveAll(longDir)
+	for _, dir := range []string{longDir, buildDir} {
+		if dir != "" {
+			os.RemoveAll(dir)
+		}
 	}
 	os.Exit(code)
 }
@@ -322,9 +325,7 @@ func TestNotSynchronizedInsideList(t *testing.T) {
 	for _, fast := range []string{"1", "0"} {
 		t.Run("fast-block-sync="+fast, func(t *testing.T) {
 			data := t.TempDir()
-			if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--input-file", raw).CombinedOutput(); err != nil {
-				t.Fatalf("import: %v\n%s", err, out)
-			}
+			importInto(t, bin, data, raw)
 			g := startGonerod(t, bin, data, "--add-exclusive-node", peer, "--block-hashes-file", list, "--fast-block-sync", fast)
 			waitFor(t, 30*time.Second, "a connection to monerod", func() bool {
 				gi := g.info(t)

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -177,11 +176,7 @@ func TestMonerodSyncsFromGonerodOverIPv6(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	gP6, mP6 := freePort(t), freePort(t)
 	// 192.0.2.1 (TEST-NET-1) is on no interface of the namespace: the IPv4
 	// bind fails and --p2p-ignore-ipv4 lets gonerod go on with IPv6.

@@ -4,43 +4,79 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/gonero/gonero/internal/monerodlab"
 	"github.com/gonero/gonero/internal/testutil"
 )
 
-// buildGonerod compiles the command once per test binary run.
+var (
+	buildOnce sync.Once
+	builtBin  string
+	buildErr  error
+	buildDir  string // removed by TestMain
+)
+
+// buildGonerod compiles the command once per test binary run: every test
+// of the package runs the same binary.
 func buildGonerod(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "gonerod")
-	args := []string{"build", "-o", bin}
-	if os.Getenv("GONERO_RACE") != "" {
-		// make test: the node under test runs with the race detector.
-		args = append(args, "-race")
+	buildOnce.Do(func() {
+		if buildDir, buildErr = os.MkdirTemp("", "gonerod-bin-"); buildErr != nil {
+			return
+		}
+		bin := filepath.Join(buildDir, "gonerod")
+		args := []string{"build", "-o", bin}
+		if os.Getenv("GONERO_RACE") != "" {
+			// make test: the node under test runs with the race detector.
+			args = append(args, "-race")
+		}
+		if out, err := exec.Command("go", append(args, ".")...).CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		builtBin = bin
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return builtBin
 }
 
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+// importInto imports the chain file raw into gonerod's data directory
+// data (regtest, difficulty 1 as monerod-lab's chains), with extra import
+// flags.
+func importInto(t *testing.T, bin, data, raw string, extra ...string) {
+	t.Helper()
+	args := append([]string{"import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--input-file", raw}, extra...)
+	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, out)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+}
+
+// importChain imports a monerod-lab chain into a new gonerod data
+// directory, which it returns.
+func importChain(t *testing.T, bin string, c *monerodlab.Chain) string {
+	t.Helper()
+	data := t.TempDir()
+	importInto(t, bin, data, c.RawFile)
+	return data
+}
+
+// freePort is monerodlab.FreePort: a port below the ephemeral range,
+// never the same twice in this test binary.
+func freePort(t *testing.T) int {
+	t.Helper()
+	return monerodlab.FreePort(t)
 }
 
 // The README's path: import an exported chain, run the node, ask it over
@@ -219,9 +255,7 @@ func TestTwoNodesSync(t *testing.T) {
 	bin := buildGonerod(t)
 	raw := testutil.Path(t, "testdata", "regtest", "blockchain.raw")
 	dataA, dataB := t.TempDir(), t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", dataA, "--input-file", raw).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	importInto(t, bin, dataA, raw)
 	p2pA, rpcA, rpcB := freePort(t), freePort(t), freePort(t)
 	start := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
 		cmd := exec.Command(bin, append([]string{"--regtest", "--fixed-difficulty", "1", "--p2p-bind-ip", "127.0.0.1"}, args...)...)

@@ -97,9 +97,7 @@ func TestMetricsEndpointMoves(t *testing.T) {
 	bin := buildGonerod(t)
 	data := t.TempDir()
 	raw := testutil.Path(t, "testdata", "regtest", "blockchain.raw")
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--input-file", raw, "--count", "289").CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	importInto(t, bin, data, raw, "--count", "289")
 	rd, err := chainexport.Open(raw)
 	if err != nil {
 		t.Fatal(err)

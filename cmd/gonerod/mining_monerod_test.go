@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
@@ -27,11 +26,7 @@ func TestPoolMinesThroughGonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	g := startGonerod(t, bin, data)
 	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(g.p2pPort))
 	waitFor(t, 60*time.Second, "both nodes synchronized at the same top", func() bool {

@@ -20,9 +20,7 @@ func TestStopDaemonOverRPC(t *testing.T) {
 	bin := buildGonerod(t)
 	data := t.TempDir()
 	raw := testutil.Path(t, "testdata", "regtest", "blockchain.raw")
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--input-file", raw).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	importInto(t, bin, data, raw)
 	port, rport := freePort(t), freePort(t)
 	node := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--offline",
 		"--rpc-bind-port", strconv.Itoa(port), "--rpc-restricted-bind-port", strconv.Itoa(rport))

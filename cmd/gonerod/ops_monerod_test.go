@@ -343,11 +343,7 @@ func TestOperatorCommandsMatchMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	// Offline, as monerod-lab starts monerod: a node with P2P but no peer
 	// is not synchronized and refuses start_mining (BUSY), as monerod would.
 	g := startOfflineGonerod(t, bin, data)
@@ -630,11 +626,7 @@ func TestOpsWithPeerMatchMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(freePort(t)))
 	g := startGonerod(t, bin, data, "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(m.P2PPort))
 	waitFor(t, 60*time.Second, "the nodes connected at the same top", func() bool {

@@ -64,11 +64,7 @@ func runGonerod(t *testing.T, bin, data string, extra ...string) (*gonerod, func
 func buildPruneChain(t *testing.T, lab *monerodlab.Lab, bin string) string {
 	t.Helper()
 	fresh := lab.FreshChain(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	g, stop := runGonerod(t, bin, data, "--offline")
 	generateTo := func(height uint64) {
 		t.Helper()

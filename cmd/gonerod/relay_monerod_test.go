@@ -40,11 +40,7 @@ func TestRelayAndMineWithMonerod(t *testing.T) {
 
 	// gonerod on the fresh chain, imported through the binary.
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	g := startGonerod(t, bin, data)
 	step("gonerod running (p2p %d, rpc %d)", g.p2pPort, g.rpcPort)
 

@@ -44,9 +44,7 @@ func TestReplicasBehindLoadBalancer(t *testing.T) {
 	raw := testutil.Path(t, "testdata", "regtest", "blockchain.raw")
 	dataN, dataP := t.TempDir(), t.TempDir()
 	for _, d := range []string{dataN, dataP} {
-		if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", d, "--input-file", raw).CombinedOutput(); err != nil {
-			t.Fatalf("import: %v\n%s", err, out)
-		}
+		importInto(t, bin, d, raw)
 	}
 	p2pN := freePort(t)
 	startNode(t, bin, "the network", []string{"--regtest", "--fixed-difficulty", "1", "--data-dir", dataN,

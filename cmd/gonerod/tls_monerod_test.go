@@ -129,17 +129,6 @@ func startGonerodWith(t *testing.T, bin, data string, probe *http.Client, scheme
 	return g
 }
 
-// importChain imports the fresh chain into a new gonerod data directory.
-func importChain(t *testing.T, bin string, c *monerodlab.Chain) string {
-	t.Helper()
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", c.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
-	return data
-}
-
 // setDaemon points wallet w at the daemon on port with the TLS settings
 // of ssl (monero-wallet-rpc's set_daemon).
 func setDaemon(t *testing.T, w *monerodlab.WalletRPC, port int, ssl map[string]any) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os/exec"
 	"slices"
 	"strconv"
 	"testing"
@@ -28,11 +27,7 @@ func TestMaxTxpoolWeightMatchesMonerod(t *testing.T) {
 	// 2,900 bytes).
 	const limit = 2000
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	g := startGonerod(t, bin, data, "--offline", "--max-txpool-weight", strconv.Itoa(limit))
 	m := lab.StartMonerod(t, fresh.NodeDir, "--max-txpool-weight", strconv.Itoa(limit))
 	// The wallet relays each transaction to monerod as it makes it (so it

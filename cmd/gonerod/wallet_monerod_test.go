@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"os/exec"
 	"reflect"
 	"slices"
 	"strconv"
@@ -44,11 +43,7 @@ func TestWalletOnGonerodMatchesMonerod(t *testing.T) {
 	}
 
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	g := startGonerod(t, bin, data)
 	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(g.p2pPort))
 	waitFor(t, 60*time.Second, "both nodes synchronized at the same top", func() bool {

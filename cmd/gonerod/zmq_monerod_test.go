@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -112,11 +111,7 @@ func TestZMQMatchesMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	gEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
 	mEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
 	g := startGonerod(t, bin, data, "--offline", "--zmq-pub", gEndpoint)
@@ -351,11 +346,7 @@ func TestZMQTxFromPeer(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	gEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
 	mEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
 	// monerod's only exclusive node listens nowhere: it dials no one.
@@ -412,11 +403,7 @@ func startZMQPair(t *testing.T, gonerodArgs func(m *monerodlab.Monerod) []string
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
 	bin := buildGonerod(t)
-	data := t.TempDir()
-	if out, err := exec.Command(bin, "import", "--regtest", "--fixed-difficulty", "1", "--data-dir", data,
-		"--input-file", fresh.RawFile).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, out)
-	}
+	data := importChain(t, bin, fresh)
 	gEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
 	mEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
 	m := lab.StartMonerod(t, fresh.NodeDir, append([]string{"--zmq-pub=" + mEndpoint}, monerodArgs...)...)

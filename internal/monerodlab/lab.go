@@ -14,8 +14,10 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -106,15 +108,74 @@ func Require(t testing.TB) *Lab {
 	return &Lab{NetNS: ns}
 }
 
-// FreePort returns a TCP port free on 127.0.0.1 in this namespace.
+// FreePort returns a TCP port free on 127.0.0.1 in this namespace, never
+// the same twice in one test binary.
+//
+// The port is taken below the kernel's ephemeral range: a port the kernel
+// handed out for a listen on port 0 and took back may be handed out again
+// at once, to the next caller or as the local port of any outgoing
+// connection (an RPC client's, say) before the node that was told to use it
+// has bound it; CI saw both ("address already in use", and one port given
+// twice). Below the range the kernel gives out nothing, and the test
+// binaries of a run, picking at random among some 17,000 ports, rarely
+// meet.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
+}
+
+var (
+	portsMu    sync.Mutex
+	portsGiven = map[int]bool{}
+)
+
+// freePortFloor is the lowest port FreePort hands out: above the ports
+// services commonly use.
+const freePortFloor = 15000
+
+func freePort() (int, error) {
+	lo, hi := freePortFloor, ephemeralLow()
+	portsMu.Lock()
+	defer portsMu.Unlock()
+	for try := 0; try < 1000; try++ {
+		addr := "127.0.0.1:0"
+		if hi-lo >= 1000 {
+			addr = "127.0.0.1:" + strconv.Itoa(lo+rand.IntN(hi-lo))
+		}
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			continue // taken: try another
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		l.Close()
+		if !portsGiven[port] {
+			portsGiven[port] = true
+			return port, nil
+		}
+	}
+	return 0, errors.New("no free TCP port on 127.0.0.1 after 1,000 tries")
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range
+// (net.ipv4.ip_local_port_range; Linux's default 32768).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	f := strings.Fields(string(b))
+	if len(f) != 2 {
+		return 32768
+	}
+	low, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 32768
+	}
+	return low
 }
 
 // Chain is a regtest chain made by BuildChain: the export file, monerod's

@@ -277,16 +277,6 @@ func StartNode(c NodeConfig, detach bool, readyTimeout time.Duration) (*Process,
 	return p, nil
 }
 
-// freePort is a TCP port free on 127.0.0.1 in this namespace.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // InsideNetNS reports whether this process runs in the network namespace
 // called name (ip netns add name).
 func InsideNetNS(name string) bool {
