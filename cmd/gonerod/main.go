@@ -259,7 +259,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	rf.IntVar(&o.rpcMaxConnectionsPerPublicIP, "rpc-max-connections-per-public-ip", httpd.DefaultMaxConnectionsPerPublicIP, "max RPC connections per public IP (an IPv6 client per /64)")
 	rf.IntVar(&o.rpcMaxConnectionsPerPrivateIP, "rpc-max-connections-per-private-ip", httpd.DefaultMaxConnectionsPerPrivateIP, "max RPC connections per private or loopback IP")
 	rf.Int64Var(&o.rpcResponseSoftLimit, "rpc-response-soft-limit", httpd.DefaultResponseSoftLimit, "max bytes of RPC answers a connection may have queued unread")
-	o.tls.addFlags(rf)
+	o.tls.addFlags(rf, serverTLSHelp)
 	rf.StringVar(&o.metricsBindIP, "metrics-bind-ip", "127.0.0.1", "IP the Prometheus metrics listener binds to")
 	rf.Uint16Var(&o.metricsBindPort, "metrics-bind-port", 0, "serve Prometheus metrics at /metrics on this port (0: no metrics listener)")
 	o.rpcAddr.addFlags(rf)

@@ -27,13 +27,7 @@ type opsOptions struct {
 
 	// monerod's client reads the --rpc-ssl flags too (rpc_args::
 	// process_ssl(vm, true)), as how to reach the daemon.
-	ssl               string
-	sslPrivateKey     string
-	sslCertificate    string
-	sslCACertificates string
-	sslFingerprints   []string
-	sslAllowChained   bool
-	sslAllowAnyCert   bool
+	ssl tlsOptions
 }
 
 // addOperatorCommands adds monerod's operator commands (`gonerod status`,
@@ -62,13 +56,7 @@ func addOperatorCommands(root *cobra.Command, o *options) {
 		f.StringVar(&oo.rpcBindIP, "rpc-bind-ip", "127.0.0.1", "IP of the node's RPC server")
 		f.StringVar(&oo.rpcBindPort, "rpc-bind-port", "", "RPC port (default: the network's, 18081 mainnet and regtest, 28081 testnet, 38081 stagenet)")
 		f.StringVar(&oo.rpcLogin, "rpc-login", "", "user[:password] for the node's digest authentication (or RPC_LOGIN); the password is asked for when missing")
-		f.StringVar(&oo.ssl, "rpc-ssl", "autodetect", "TLS to the node: enabled|disabled|autodetect (autodetect: TLS first, whatever the certificate, then plain HTTP if the handshake fails)")
-		f.StringVar(&oo.sslPrivateKey, "rpc-ssl-private-key", "", "path to a PEM private key: a client certificate for a node that asks for one")
-		f.StringVar(&oo.sslCertificate, "rpc-ssl-certificate", "", "path to the PEM client certificate of --rpc-ssl-private-key")
-		f.StringVar(&oo.sslCACertificates, "rpc-ssl-ca-certificates", "", "path to concatenated PEM CA certificates the node's certificate must be signed by (implies TLS)")
-		f.StringArrayVar(&oo.sslFingerprints, "rpc-ssl-allowed-fingerprints", nil, "SHA-256 fingerprint of the node's certificate (repeatable; implies TLS)")
-		f.BoolVar(&oo.sslAllowChained, "rpc-ssl-allow-chained", false, "with --rpc-ssl-ca-certificates: allow the node's certificate through intermediate CAs")
-		f.BoolVar(&oo.sslAllowAnyCert, "rpc-ssl-allow-any-cert", false, "accept any certificate of the node")
+		oo.ssl.addFlags(f, clientTLSHelp)
 		root.AddCommand(cmd)
 	}
 }
@@ -126,15 +114,15 @@ func runOperatorCommand(o *options, oo *opsOptions, command []string, in io.Read
 // client mode does not show) and falls back to plain HTTP when the
 // handshake fails. nil: plain HTTP.
 func (oo *opsOptions) clientTLS(host string) (*tls.Config, bool, error) {
-	mode, err := httpd.ParseTLSMode(oo.ssl)
+	mode, err := httpd.ParseTLSMode(oo.ssl.mode)
 	if err != nil {
 		//lint:ignore ST1005 monerod's words, logged as they are
 		return nil, false, errors.New("Invalid argument for rpc-ssl")
 	}
 	var chk httpd.ServerCheck
-	chk.AllowAny = oo.sslAllowAnyCert
+	chk.AllowAny = oo.ssl.allowAnyCert
 	if !chk.AllowAny {
-		for _, s := range oo.sslFingerprints {
+		for _, s := range oo.ssl.allowedFingerprints {
 			fp, err := httpd.ParseFingerprint(s)
 			if err != nil {
 				//lint:ignore ST1005 monerod's words, logged as they are
@@ -142,21 +130,21 @@ func (oo *opsOptions) clientTLS(host string) (*tls.Config, bool, error) {
 			}
 			chk.Verify.Fingerprints = append(chk.Verify.Fingerprints, fp)
 		}
-		if oo.sslCACertificates != "" {
-			if chk.Verify.CAs, err = httpd.LoadCAFile(oo.sslCACertificates); err != nil {
+		if oo.ssl.caCertificates != "" {
+			if chk.Verify.CAs, err = httpd.LoadCAFile(oo.ssl.caCertificates); err != nil {
 				return nil, false, fmt.Errorf("--rpc-ssl-ca-certificates: %w", err)
 			}
 		}
-		chk.Verify.AllowChained = oo.sslAllowChained
+		chk.Verify.AllowChained = oo.ssl.allowChained
 		if len(chk.Verify.Fingerprints) > 0 || chk.Verify.CAs != nil {
 			mode = httpd.TLSEnabled // "user specified CA file or fingerprints implies enabled SSL"
 		}
 	}
-	if oo.sslPrivateKey != "" || oo.sslCertificate != "" {
-		if oo.sslPrivateKey == "" || oo.sslCertificate == "" {
+	if oo.ssl.privateKey != "" || oo.ssl.certificate != "" {
+		if oo.ssl.privateKey == "" || oo.ssl.certificate == "" {
 			return nil, false, errors.New("--rpc-ssl-private-key and --rpc-ssl-certificate go together")
 		}
-		cert, err := httpd.LoadKeyPair(oo.sslCertificate, oo.sslPrivateKey)
+		cert, err := httpd.LoadKeyPair(oo.ssl.certificate, oo.ssl.privateKey)
 		if err != nil {
 			return nil, false, err
 		}
