@@ -22,15 +22,7 @@ func FuzzPeerStream(f *testing.F) {
 	tn := startTestNode(f, testutil.Path(f, "testdata", "regtest", "blockchain.raw"), Config{Offline: true, Logger: slog.New(slog.DiscardHandler)})
 	n := tn.node
 	msg := func(kind levin.Kind, cmd uint32, p interface{ ToSection() portable.Section }) []byte {
-		body, err := portable.Marshal(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		b, err := levin.AppendMessage(nil, levin.Message{Kind: kind, Command: cmd, Body: body})
-		if err != nil {
-			f.Fatal(err)
-		}
-		return b
+		return levinMessage(f, kind, cmd, p)
 	}
 	var blob []byte
 	_ = tn.chain.Store().View(func(r *chaindb.Reader) error { blob, _ = r.BlockBlob(201); return nil })
@@ -56,16 +48,37 @@ func FuzzPeerStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		server, client := net.Pipe()
 		c := newConn(n, server, true, addr)
-		n.addConn(c)
-		go func() { _, _ = io.Copy(io.Discard, client) }()
-		go func() {
-			_, _ = client.Write(data)
-			_ = client.Close()
-		}()
-		select {
-		case <-c.done:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the connection did not end after its stream did")
-		}
+		streamThrough(t, n, c, client, data)
 	})
+}
+
+// levinMessage is one levin message of kind and command carrying p.
+func levinMessage(tb testing.TB, kind levin.Kind, cmd uint32, p interface{ ToSection() portable.Section }) []byte {
+	tb.Helper()
+	body, err := portable.Marshal(p)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b, err := levin.AppendMessage(nil, levin.Message{Kind: kind, Command: cmd, Body: body})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// streamThrough hands c (the server end of a pipe whose other end is
+// client) to node n, sends data as the peer's whole stream and requires
+// the connection to end once the stream has: whatever the bytes, no hang.
+func streamThrough(t *testing.T, n *Node, c *conn, client net.Conn, data []byte) {
+	n.addConn(c)
+	go func() { _, _ = io.Copy(io.Discard, client) }()
+	go func() {
+		_, _ = client.Write(data)
+		_ = client.Close()
+	}()
+	select {
+	case <-c.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection did not end after its stream did")
+	}
 }

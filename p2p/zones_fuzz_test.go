@@ -1,12 +1,10 @@
 package p2p
 
 import (
-	"io"
 	"log/slog"
 	"net"
 	"net/netip"
 	"testing"
-	"time"
 
 	"github.com/gonero/gonero/anonaddr"
 	"github.com/gonero/gonero/internal/testutil"
@@ -27,15 +25,7 @@ func FuzzZonePeerStream(f *testing.F) {
 			OurAddress: portable.NetAddress{Type: portable.AddressTor, Host: ours, Port: 18083}}}})
 	n := tn.node
 	msg := func(kind levin.Kind, cmd uint32, p interface{ ToSection() portable.Section }) []byte {
-		body, err := portable.Marshal(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		b, err := levin.AppendMessage(nil, levin.Message{Kind: kind, Command: cmd, Body: body})
-		if err != nil {
-			f.Fatal(err)
-		}
-		return b
+		return levinMessage(f, kind, cmd, p)
 	}
 	top := tn.chain.Top()
 	hs := goodHandshake(1)
@@ -65,16 +55,6 @@ func FuzzZonePeerStream(f *testing.F) {
 		server, client := net.Pipe()
 		c := newConn(n, server, true, anonaddr.Unknown(anonaddr.ZoneTor))
 		c.anon = n.zones[0]
-		n.addConn(c)
-		go func() { _, _ = io.Copy(io.Discard, client) }()
-		go func() {
-			_, _ = client.Write(data)
-			_ = client.Close()
-		}()
-		select {
-		case <-c.done:
-		case <-time.After(10 * time.Second):
-			t.Fatal("the connection did not end after its stream did")
-		}
+		streamThrough(t, n, c, client, data)
 	})
 }
