@@ -691,7 +691,8 @@ func (n *Node) makeConnections() {
 			!n.cfg.UseIPv6 && e.Address.IP.Unmap().Is6() // monerod connects over IPv4 only without --p2p-use-ipv6
 	}
 	dialled := 0
-	for _, e := range n.peers.candidates(int(n.maxOut.Load())-out, n.now(), subnets, skip) {
+	maxOut := int(n.maxOut.Load())
+	for _, e := range n.peers.candidates(maxOut-out, whiteShare(maxOut, out), n.now(), subnets, skip) {
 		a := e.Address.String()
 		n.dial(a)
 		connected[a] = true

@@ -210,8 +210,8 @@ func (p *peerList) randomWhite(n int) []portable.PeerlistEntry {
 // candidates picks up to n addresses to dial, as monerod 0.18.5.3's
 // connections_maker fills its outgoing slots one
 // make_new_connection_from_peerlist call at a time (monero 2879885e3):
-// first white peers while fewer than 70 % of the slots would be white, then
-// grey ones (docs/p2p-levin.md §9.3). Each call
+// first whiteFirst white peers (whiteShare), then grey ones, then white
+// ones again while slots stay free (docs/p2p-levin.md §9.3). Each call
 //
 //   - takes the list newest first with one entry per host: of several
 //     ports of one IP only the most recently seen counts, so that a peer
@@ -229,7 +229,7 @@ func (p *peerList) randomWhite(n int) []portable.PeerlistEntry {
 //
 // A round ends when a call finds nothing. skip (nil: none) is monerod's
 // is_peer_used and is_remote_host_allowed.
-func (p *peerList) candidates(n int, now time.Time, subnets map[netip.Prefix]bool, skip func(portable.PeerlistEntry) bool) []portable.PeerlistEntry {
+func (p *peerList) candidates(n, whiteFirst int, now time.Time, subnets map[netip.Prefix]bool, skip func(portable.PeerlistEntry) bool) []portable.PeerlistEntry {
 	if n <= 0 {
 		return nil
 	}
@@ -276,12 +276,28 @@ func (p *peerList) candidates(n int, now time.Time, subnets map[netip.Prefix]boo
 		}
 		return false
 	}
-	wantWhite := (n*70 + 99) / 100
-	for len(out) < wantWhite && pick(white, true) {
+	for len(out) < min(whiteFirst, n) && pick(white, true) {
 	}
 	for len(out) < n && pick(grey, false) {
 	}
+	// monerod's next round, with the white share met or the grey list
+	// spent, takes grey and then white peers up to the limit.
+	for len(out) < n && pick(white, true) {
+	}
 	return out
+}
+
+// whitelistConnectionsPercent is P2P_DEFAULT_WHITELIST_CONNECTIONS_PERCENT:
+// the share of the outgoing connection limit connections_maker fills from
+// the white list before it turns to the grey.
+const whitelistConnectionsPercent = 70
+
+// whiteShare is how many of the next picks come from the white list first:
+// while fewer than 70 % of --out-peers (rounded down) are connected,
+// monerod dials white peers up to that count, then grey; at or past it,
+// grey first.
+func whiteShare(maxOut, out int) int {
+	return max(0, maxOut*whitelistConnectionsPercent/100-out)
 }
 
 // candidatePasses is how many picks one make_new_connection_from_peerlist

@@ -63,7 +63,7 @@ func TestPeerListRulesAndPersistence(t *testing.T) {
 	if got := q.randomWhite(10); len(got) != 1 || got[0].Address.String() != "1.1.1.1:18080" || got[0].ID != 7 {
 		t.Fatalf("reloaded white list %+v", got)
 	}
-	if got := q.candidates(12, now, map[netip.Prefix]bool{}, nil); len(got) != 2 {
+	if got := q.candidates(12, whiteShare(12, 0), now, map[netip.Prefix]bool{}, nil); len(got) != 2 {
 		t.Fatalf("%d dial candidates from 1 white and 1 grey peer", len(got))
 	}
 	for _, bad := range []string{"{", `{"version":99}`, strings.Repeat(" ", maxStateFileSize+10)} {
@@ -154,7 +154,7 @@ func TestCandidatesSkipFailedAndOnePortPerHost(t *testing.T) {
 	}
 	p.merge([]portable.PeerlistEntry{entry("9.9.9.10:18080", 2), entry("1.1.1.1:18080", 3)}, now)
 	for range 20 {
-		got := p.candidates(12, now.Add(time.Minute), map[netip.Prefix]bool{}, nil)
+		got := p.candidates(12, whiteShare(12, 0), now.Add(time.Minute), map[netip.Prefix]bool{}, nil)
 		addrs := map[string]bool{}
 		for _, e := range got {
 			addrs[e.Address.String()] = true
@@ -163,11 +163,11 @@ func TestCandidatesSkipFailedAndOnePortPerHost(t *testing.T) {
 			t.Fatalf("candidates %v; want 9.9.9.9 on the port seen last, 9.9.9.10 and 1.1.1.1, and not the peer that failed a minute ago", addrs)
 		}
 	}
-	if got := p.candidates(12, now.Add(2*time.Hour), map[netip.Prefix]bool{}, nil); len(got) != 4 {
+	if got := p.candidates(12, whiteShare(12, 0), now.Add(2*time.Hour), map[netip.Prefix]bool{}, nil); len(got) != 4 {
 		t.Fatalf("after the hour: %d candidates, want 4", len(got))
 	}
 	// A candidate the node already uses (skip) is not dialled again.
-	got := p.candidates(12, now.Add(time.Minute), map[netip.Prefix]bool{}, func(e portable.PeerlistEntry) bool {
+	got := p.candidates(12, whiteShare(12, 0), now.Add(time.Minute), map[netip.Prefix]bool{}, func(e portable.PeerlistEntry) bool {
 		return e.Address.IP == netip.MustParseAddr("1.1.1.1")
 	})
 	for _, e := range got {
@@ -200,7 +200,7 @@ func TestCandidatesSpreadOverSubnets(t *testing.T) {
 		entry("[2606:4700::1]:18080", 40), entry("[2606:4700::2]:18080", 41))
 	p.merge(list, now)
 	for range 30 {
-		got := addrsOf(p.candidates(5, now, map[netip.Prefix]bool{}, nil))
+		got := addrsOf(p.candidates(5, whiteShare(5, 0), now, map[netip.Prefix]bool{}, nil))
 		in111 := 0
 		for a := range got {
 			if strings.HasPrefix(a, "1.1.1.") {
@@ -212,7 +212,7 @@ func TestCandidatesSpreadOverSubnets(t *testing.T) {
 			t.Fatalf("5 candidates %v; want one of 1.1.1.0/24, 2.2.2.2, 3.3.3.3 and both IPv6 peers of one /64", got)
 		}
 		subnets := map[netip.Prefix]bool{netip.MustParsePrefix("2.2.2.0/24"): true}
-		got = addrsOf(p.candidates(4, now, subnets, nil))
+		got = addrsOf(p.candidates(4, whiteShare(4, 0), now, subnets, nil))
 		if len(got) != 4 || got["2.2.2.2:18080"] || !got["3.3.3.3:18080"] {
 			t.Fatalf("4 candidates with 2.2.2.0/24 connected: %v", got)
 		}
@@ -224,7 +224,7 @@ func TestCandidatesSpreadOverSubnets(t *testing.T) {
 	q := newPeerList("")
 	q.merge(list[:4], now)
 	for range 30 {
-		if got := addrsOf(q.candidates(3, now, map[netip.Prefix]bool{}, nil)); len(got) != 3 {
+		if got := addrsOf(q.candidates(3, whiteShare(3, 0), now, map[netip.Prefix]bool{}, nil)); len(got) != 3 {
 			t.Fatalf("3 slots and 4 peers of one /24: %v", got)
 		}
 	}
@@ -243,7 +243,7 @@ func TestWhiteCandidatesFavourNewest(t *testing.T) {
 	}
 	newest := 0
 	for range 300 {
-		got := p.candidates(1, now, map[netip.Prefix]bool{}, nil)
+		got := p.candidates(1, whiteShare(1, 0), now, map[netip.Prefix]bool{}, nil)
 		if len(got) != 1 {
 			t.Fatalf("%d candidates for one slot", len(got))
 		}
@@ -312,5 +312,50 @@ func TestBanListGrouping(t *testing.T) {
 	}
 	if len(b.fails) > banListSize+1 {
 		t.Fatalf("%d fail counters kept (bound %d)", len(b.fails), banListSize)
+	}
+}
+
+// The white list's share of the outgoing slots is monerod's
+// connections_maker's: while fewer than 70 % of --out-peers (12: 8) are
+// connected, white peers up to that count and then grey ones; at or past
+// it, grey first; white again when the grey list runs out.
+func TestCandidatesWhiteShareAsMonerod(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	p := newPeerList("")
+	for i := 1; i <= 20; i++ {
+		p.addWhite(entry("6."+strconv.Itoa(i)+".0.1:18080", uint64(i)), now)
+		p.merge([]portable.PeerlistEntry{entry("7."+strconv.Itoa(i)+".0.1:18080", uint64(100+i))}, now)
+	}
+	split := func(got []portable.PeerlistEntry) (white, grey int) {
+		for _, e := range got {
+			if e.Address.IP.As4()[0] == 6 {
+				white++
+			} else {
+				grey++
+			}
+		}
+		return white, grey
+	}
+	const maxOut = 12
+	for _, c := range []struct{ out, white, grey int }{
+		{0, 8, 4},  // 8 white (70 % of 12, rounded down), then grey
+		{5, 3, 4},  // white up to 8 connections, then grey
+		{8, 0, 4},  // the share met: grey only
+		{11, 0, 1}, // one slot left: grey
+	} {
+		for range 10 {
+			got := p.candidates(maxOut-c.out, whiteShare(maxOut, c.out), now, map[netip.Prefix]bool{}, nil)
+			if w, g := split(got); w != c.white || g != c.grey {
+				t.Fatalf("%d of %d connected: %d white and %d grey candidates, want %d and %d", c.out, maxOut, w, g, c.white, c.grey)
+			}
+		}
+	}
+	// Without grey peers the free slots go to white ones.
+	q := newPeerList("")
+	for i := 1; i <= 20; i++ {
+		q.addWhite(entry("6."+strconv.Itoa(i)+".0.1:18080", uint64(i)), now)
+	}
+	if got := q.candidates(4, whiteShare(maxOut, 8), now, map[netip.Prefix]bool{}, nil); len(got) != 4 {
+		t.Fatalf("8 of 12 connected, no grey peers: %d white candidates, want 4", len(got))
 	}
 }
