@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/testutil"
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/txpool"
 )
 
 // The epoch's stems: each source keeps its stem, sources spread over the
@@ -112,7 +114,9 @@ func (nopConn) SetReadDeadline(t time.Time) error { return nil }
 // dandelionSetup is a node on the testdata chain with an outgoing peer
 // (out, a listener the node dials as a priority node: a stem candidate),
 // a peer that relays to it (in) and a watcher (w), both incoming. The
-// epoch is a stem epoch unless fluffEpoch.
+// epoch is a stem epoch unless fluffEpoch. newPool, if set, makes the
+// node's pool; beforePeers, if set, runs before the peers connect;
+// relayPass is the node's RelayPassInterval.
 type dandelionSetup struct {
 	tn          *testNode
 	out, in, w  *rawPeer
@@ -124,12 +128,15 @@ type dandelionSetup struct {
 	fluffEpoch  bool
 	embargo     time.Duration
 	withOutPeer bool
+	newPool     func(*chain.Chain) *txpool.Pool
+	beforePeers func()
+	relayPass   time.Duration
 }
 
 func (s *dandelionSetup) start(t *testing.T) {
 	t.Helper()
 	var ln net.Listener
-	cfg := Config{MaxConnectionsPerIP: 100, ConnectInterval: 50 * time.Millisecond}
+	cfg := Config{MaxConnectionsPerIP: 100, ConnectInterval: 50 * time.Millisecond, RelayPassInterval: s.relayPass}
 	if s.withOutPeer {
 		var err error
 		ln, err = net.Listen("tcp", "127.0.0.1:0")
@@ -139,7 +146,7 @@ func (s *dandelionSetup) start(t *testing.T) {
 		t.Cleanup(func() { ln.Close() })
 		cfg.PriorityNodes = []string{ln.Addr().String()}
 	}
-	s.tn = startTestNode(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), cfg)
+	s.tn = startTestNodeWithPool(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), cfg, s.newPool)
 	d := s.tn.node.dandelion
 	d.mu.Lock()
 	if s.fluffEpoch {
@@ -157,6 +164,9 @@ func (s *dandelionSetup) start(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.goodID = tx.ID()
+	if s.beforePeers != nil {
+		s.beforePeers()
+	}
 
 	atTop := func(id uint64) portable.HandshakeRequest {
 		hs := goodHandshake(id)

@@ -20,6 +20,7 @@ import (
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/rpc"
+	"github.com/gonero/gonero/txpool"
 )
 
 // testNode is a gonero node in this process: a regtest chain (fixed
@@ -59,8 +60,18 @@ func newTestChain(t testing.TB, dir, exportFile string) (*chaindb.DB, *chain.Cha
 // on a free loopback port unless cfg.ListenAddr says otherwise.
 func startTestNode(t testing.TB, exportFile string, cfg Config) *testNode {
 	t.Helper()
+	return startTestNodeWithPool(t, exportFile, cfg, nil)
+}
+
+// startTestNodeWithPool is startTestNode with the pool newPool makes for
+// the chain (nil: the node makes its own).
+func startTestNodeWithPool(t testing.TB, exportFile string, cfg Config, newPool func(*chain.Chain) *txpool.Pool) *testNode {
+	t.Helper()
 	tn := &testNode{t: t, dir: t.TempDir()}
 	tn.db, tn.chain = newTestChain(t, tn.dir, exportFile)
+	if newPool != nil {
+		cfg.Pool = newPool(tn.chain)
+	}
 	tn.startP2P(cfg)
 	// generateblocks' blocks are relayed to peers, as gonerod wires it.
 	mnr := miner.New(tn.chain, miner.Options{ExtraNonce: rpc.GenerateBlocksExtraNonce(),

@@ -87,6 +87,9 @@ type Config struct {
 	// SpanTimeout: a span not received this long may be asked of another
 	// peer (30 s; the stall rules scale with it).
 	SpanTimeout time.Duration
+	// RelayPassInterval: how often the pool's transactions due to be
+	// relayed again are relayed (2 min, txpool.RelayCheckInterval).
+	RelayPassInterval time.Duration
 	// PrepBlocksThreads verify downloaded blocks ahead of the writer
 	// (--prep-blocks-threads; default 4, at most the cores).
 	PrepBlocksThreads int
@@ -236,6 +239,9 @@ func New(cfg Config) (*Node, error) {
 	if cfg.SpanTimeout == 0 {
 		cfg.SpanTimeout = DefaultSpanTimeout
 	}
+	if cfg.RelayPassInterval <= 0 {
+		cfg.RelayPassInterval = txpool.RelayCheckInterval
+	}
 	if cfg.PrepBlocksThreads <= 0 {
 		cfg.PrepBlocksThreads = DefaultPrepBlocksThreads
 	}
@@ -337,11 +343,12 @@ func (n *Node) Start() error {
 		n.wg.Wait()
 		return err
 	}
-	n.wg.Add(4)
+	n.wg.Add(5)
 	go n.connectLoop()
 	go n.timedSyncLoop()
 	go n.syncWatchdog()
 	go n.embargoLoop()
+	go n.relayPassLoop()
 	return nil
 }
 

@@ -139,27 +139,49 @@ func (n *Node) relayLocal(e *txpool.Entry) {
 	if e.Source != txpool.SourceRPC || e.DoNotRelay {
 		return
 	}
-	if n.sendOverZone(e) {
-		return
-	}
-	n.relayStem([]*txpool.Entry{e}, nil, true)
+	n.relayPrivately([]*txpool.Entry{e})
 }
 
 // relayAgain relays a pool transaction relay_tx asked for: fluffed when it
 // was already public (relay_method::fluff), else as a local transaction,
 // through Dandelion++ (relay_method::local).
 func (n *Node) relayAgain(e *txpool.Entry, fluff bool) {
-	if fluff && n.ownPrivate(e.ID) && n.sendOverZone(e) {
-		return // sent over a zone before a restart: still private
-	}
 	if fluff {
-		n.relayFluff([]*txpool.Entry{e}, nil)
+		n.fluffAgain([]*txpool.Entry{e})
 		return
 	}
-	if n.sendOverZone(e) {
-		return
+	n.relayPrivately([]*txpool.Entry{e})
+}
+
+// relayPrivately sends the node's own transactions as monerod sends its
+// relay_method::local ones: over an anonymity zone with a --tx-proxy if
+// there is one, else on a Dandelion++ stem (fluffed without a stem peer).
+func (n *Node) relayPrivately(entries []*txpool.Entry) {
+	var stem []*txpool.Entry
+	for _, e := range entries {
+		if !n.sendOverZone(e) {
+			stem = append(stem, e)
+		}
 	}
-	n.relayStem([]*txpool.Entry{e}, nil, true)
+	if len(stem) > 0 {
+		n.relayStem(stem, nil, true)
+	}
+}
+
+// fluffAgain fluffs public pool transactions to every peer, but for the
+// node's own sent over a zone before a restart, which are still private
+// and go over the zone again.
+func (n *Node) fluffAgain(entries []*txpool.Entry) {
+	var fluff []*txpool.Entry
+	for _, e := range entries {
+		if n.ownPrivate(e.ID) && n.sendOverZone(e) {
+			continue
+		}
+		fluff = append(fluff, e)
+	}
+	if len(fluff) > 0 {
+		n.relayFluff(fluff, nil)
+	}
 }
 
 // embargoLoop fluffs the stem-phase transactions whose embargo ran out
@@ -178,5 +200,41 @@ func (n *Node) embargoLoop() {
 			n.log.Debug("Dandelion++ embargo over: fluffing", "txs", len(expired))
 			n.relayFluff(expired, nil)
 		}
+	}
+}
+
+// relayPassLoop runs monerod's relay pass every RelayPassInterval (2
+// minutes, the pool's max_relayable_check): the pool transactions due to
+// be relayed again (txpool.RelayDue: never relayed, or relayed longer ago
+// than their back-off, 5 minutes to 4 hours) are sent again, the node's
+// own not yet public privately, as they were sent first (relayPrivately),
+// the public ones fluffed (fluffAgain). The stem-phase ones are
+// embargoLoop's and forwardLoop's.
+func (n *Node) relayPassLoop() {
+	defer n.wg.Done()
+	t := time.NewTicker(n.cfg.RelayPassInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-n.ctx.Done():
+			return
+		case <-t.C:
+		}
+		n.relayPass()
+	}
+}
+
+// relayPass is one pass of relayPassLoop.
+func (n *Node) relayPass() {
+	local, public := n.pool.RelayDue()
+	if len(local)+len(public) == 0 {
+		return
+	}
+	n.log.Debug("relay pass: relaying pool transactions again", "local", len(local), "public", len(public))
+	if len(local) > 0 {
+		n.relayPrivately(local)
+	}
+	if len(public) > 0 {
+		n.fluffAgain(public)
 	}
 }
