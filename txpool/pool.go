@@ -91,6 +91,9 @@ type Entry struct {
 	// arriving (set_relayed); gonero keeps the arrival, as an offline
 	// monerod does (see docs/operations.md, the bounded pool).
 	sortTime int64
+	// reloaded: loaded from the store at start-up (Load), relayed before
+	// the restart at a time gonero does not keep (relayDue).
+	reloaded bool
 }
 
 // FeePerWeight orders entries for mining.
@@ -753,6 +756,7 @@ func (p *Pool) Load(records []chaindb.PoolTxRecord) (kept int) {
 		e.Received = time.Unix(int64(rec.Received), 0)
 		e.sortTime = e.Received.Unix()
 		e.Relayed = true // it was handed on before the restart, or never will be
+		e.reloaded = true
 		p.unlock()
 		kept++
 	}

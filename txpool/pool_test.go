@@ -209,6 +209,18 @@ func TestPoolFollowsTheChain(t *testing.T) {
 	if kept := restarted.Load(stored); kept != 1 || !restarted.Has(e.ID) {
 		t.Fatalf("reloaded pool kept %d", kept)
 	}
+	// Relayed before the restart at a time the store does not keep: the
+	// first relay pass sends it again, fluffed; the next leaves it to its
+	// back-off. (The pool before the restart never relayed it: nothing.)
+	if local, public := p.RelayDue(); len(local)+len(public) != 0 {
+		t.Fatalf("a transaction never relayed is due: %d local, %d public", len(local), len(public))
+	}
+	if local, public := restarted.RelayDue(); len(local) != 0 || len(public) != 1 || public[0].ID != e.ID {
+		t.Fatalf("after the restart the pass relays %d local and %d public transactions, want it public", len(local), len(public))
+	}
+	if local, public := restarted.RelayDue(); len(local)+len(public) != 0 {
+		t.Fatal("relayed again at once")
+	}
 
 	// monerod's block 300 holds the transfer.
 	after := testutil.Path(t, "testdata", "regtest", "wallet", "blockchain-after-transfer.raw")

@@ -33,8 +33,8 @@ func relayDelay(lastRelayed, received time.Time) time.Duration {
 // forward delay relays it), or a peer's not yet handed on (its handler is
 // about to). Otherwise one that is the node's own and not yet public
 // (relay_method::local), or public (fluff; block when it came back from a
-// popped block) is due when it was never relayed, or when more than
-// relayDelay has passed since its last relay; but not once it has been in
+// popped block) is due when more than relayDelay has passed since its
+// last relay (never relayed: only one reloaded after a restart); but not once it has been in
 // the pool more than half its lifetime (so that nodes about to drop it do
 // not take it back from one another).
 func (e *Entry) relayDue(now time.Time) (due, local bool) {
@@ -45,7 +45,19 @@ func (e *Entry) relayDue(now time.Time) (due, local bool) {
 	if !local && !e.Broadcasted {
 		return false, false
 	}
-	if !e.LastRelayed.IsZero() && now.Unix()-e.LastRelayed.Unix() <= int64(relayDelay(e.LastRelayed, e.Received)/time.Second) {
+	switch {
+	case e.LastRelayed.IsZero():
+		// Never relayed: monerod keeps last_relayed_time at its maximum
+		// until set_relayed, and its unsigned arithmetic then never finds
+		// the transaction due (a popped block's, one kept back and
+		// released by nothing). gonero does not store the time of the
+		// last relay, though, where monerod does: a transaction loaded
+		// from the store after a restart was relayed before it, by all
+		// gonero knows long enough ago, and is due.
+		if !e.reloaded {
+			return false, false
+		}
+	case now.Unix()-e.LastRelayed.Unix() <= int64(relayDelay(e.LastRelayed, e.Received)/time.Second):
 		return false, false
 	}
 	live := Livetime

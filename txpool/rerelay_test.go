@@ -32,8 +32,9 @@ func TestRelayDelay(t *testing.T) {
 }
 
 // The relay pass through the pool's clock: a transaction never relayed is
-// due at once; then each relay waits relayDelay since the last one (due
-// only once more than that has passed), and RelayDue records the relay.
+// not due (as in monerod); once relayed, each relay waits relayDelay since
+// the last one (due only once more than that has passed), and RelayDue
+// records the relay.
 func TestRelayDueBacksOff(t *testing.T) {
 	v := &fakeVerifier{invalid: map[cryptonote.Hash]bool{}, inChain: map[cryptonote.Hash]bool{}}
 	t0 := time.Unix(1_800_000_000, 0)
@@ -61,8 +62,12 @@ func TestRelayDueBacksOff(t *testing.T) {
 			}
 		}
 	}
-	// Never relayed: both due at once, the own one to send privately.
-	pass([]*Entry{own}, []*Entry{fluffed})
+	// Never relayed: neither is due (monerod's set_relayed has not run).
+	pass(nil, nil)
+	// Both relayed at t0; the own one stays the node's own, not public.
+	p.mu.Lock()
+	own.LastRelayed, fluffed.LastRelayed = t0, t0
+	p.unlock()
 	pass(nil, nil) // just relayed
 	// The fluffed one is fluffed by a peer's handler (MarkRelayed) at
 	// t0+10s; the own one stays as the pass left it (t0).
@@ -106,10 +111,12 @@ func TestRelayDueRules(t *testing.T) {
 		e          *Entry
 		due, local bool
 	}{
-		{"fluffed, never relayed", fluff(now, time.Time{}), true, false},
-		{"own, never relayed", &Entry{Fee: 10, Source: SourceRPC, Received: now}, true, true},
+		{"fluffed, never relayed", fluff(ago(time.Hour), time.Time{}), false, false},
+		{"own, never relayed", &Entry{Fee: 10, Source: SourceRPC, Received: ago(time.Hour)}, false, false},
+		{"own, relayed an hour ago", &Entry{Fee: 10, Source: SourceRPC, Received: ago(time.Hour), LastRelayed: ago(time.Hour)}, true, true},
+		{"reloaded after a restart, never relayed since", &Entry{Fee: 10, Source: SourceRPC, Broadcasted: true, Relayed: true, reloaded: true, Received: ago(time.Hour)}, true, false},
 		{"own, fluffed", &Entry{Fee: 10, Source: SourceRPC, Broadcasted: true, Received: ago(time.Hour), LastRelayed: ago(time.Hour)}, true, false},
-		{"from a block, never relayed", block(now, time.Time{}), true, false},
+		{"from a block, never relayed", block(ago(time.Hour), time.Time{}), false, false},
 		{"zero fee", &Entry{Source: SourceP2P, Broadcasted: true, Received: ago(time.Hour)}, false, false},
 		{"own, zero fee", &Entry{Source: SourceRPC, Received: ago(time.Hour)}, false, false},
 		{"do_not_relay", &Entry{Fee: 10, Source: SourceRPC, DoNotRelay: true, Received: ago(time.Hour)}, false, false},
@@ -127,7 +134,7 @@ func TestRelayDueRules(t *testing.T) {
 		{"from a block, older than half a fluffed one's lifetime", block(ago(halfLive+time.Second), ago(5*time.Hour)), true, false},
 		{"from a block, half its lifetime old", block(ago(halfFromBlock), ago(5*time.Hour)), true, false},
 		{"from a block, older than half its lifetime", block(ago(halfFromBlock+time.Second), ago(5*time.Hour)), false, false},
-		{"own, older than half its lifetime", &Entry{Fee: 10, Source: SourceRPC, Received: ago(halfLive + time.Second)}, false, false},
+		{"own, older than half its lifetime", &Entry{Fee: 10, Source: SourceRPC, Received: ago(halfLive + time.Second), LastRelayed: ago(5 * time.Hour)}, false, false},
 	} {
 		if due, local := c.e.relayDue(now); due != c.due || local != c.local {
 			t.Errorf("%s: due %v local %v, want %v %v", c.name, due, local, c.due, c.local)
