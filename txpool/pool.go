@@ -182,7 +182,7 @@ func New(v Verifier, opts Options) *Pool {
 const maxTimedOut = 1 << 16
 
 // ErrTimedOut refuses a transaction that aged out of the pool before: its
-// fee did not get it mined in a day (three for one a popped block brought
+// fee did not get it mined in three days (a week for one a popped block brought
 // back), and monerod does not take it again (tx_memory_pool::add_tx, a
 // verification failure: a peer relaying it is dropped).
 var ErrTimedOut = &consensus.TxError{Rule: "transaction timed out of the pool before", Err: errors.New("txpool: timed out of the pool before")}
