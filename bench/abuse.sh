@@ -45,13 +45,11 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-test}
 CHAIN=${ABUSE_CHAIN:-/tmp/gonero-abuse-heavy}
 duration=15 attacks= nodes=gonerod,monerod out= work= loglevel=
-
-die() { echo "abuse.sh: error: $*" >&2; exit 1; }
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while (($#)); do
   case "$1" in
@@ -62,16 +60,16 @@ while (($#)); do
     --work) work=${2:?}; shift 2 ;;
     --log-level) loglevel=${2:?}; shift 2 ;;
     -h|--help) usage ;;
-    *) echo "abuse.sh: unknown argument: $1" >&2; usage ;;
+    *) unknown_arg "$1" ;;
   esac
 done
 [[ $duration =~ ^[1-9][0-9]*$ ]] && ((duration <= 600)) || die "-d must be 1..600 seconds"
 
-(($(id -u) == 0)) || die "needs root (network namespace)"
-ip netns list | awk '{print $1}' | grep -qx "$NS" || die "network namespace $NS does not exist (make test creates it)"
+need_root
+ns_exists || die "network namespace $NS does not exist (make test creates it)"
 export PATH=/opt/monero-latest/bin:$PATH
 command -v monerod >/dev/null || die "monerod not found (scripts/monero-reference.sh installs 0.18.5.3)"
-monerod --version | grep -q 'v0\.18\.5\.3' || echo "abuse.sh: warning: $(monerod --version | tail -1) is not the reference 0.18.5.3" >&2
+monerod --version | grep -q 'v0\.18\.5\.3' || note "warning: $(monerod --version | tail -1) is not the reference 0.18.5.3"
 
 bin=$(mktemp -d /tmp/gonero-abuse-bin.XXXXXX)
 trap 'rm -rf "$bin"' EXIT
@@ -85,7 +83,7 @@ fi
 gonerod=$(cd "$(dirname "$gonerod")" && pwd)/$(basename "$gonerod")
 
 if [[ ! -f $CHAIN/blockchain.raw || ! -d $CHAIN/node1 ]]; then
-  echo "abuse.sh: building the heavy chain in $CHAIN (once; about 15 minutes)" >&2
+  note "building the heavy chain in $CHAIN (once; about 15 minutes)"
   rm -rf "$CHAIN.build"
   GONERO_NETNS=$NS "$bin/monerodlab" buildheavy "$CHAIN.build" "${TXS:-2000}" >&2
   mv "$CHAIN.build" "$CHAIN"

@@ -22,7 +22,9 @@
 # time). Needs root (network namespace) and the monero package. monerod and its tools run only inside a loopback-only
 # namespace ($GONERO_NETNS, default gonero-bench): nothing leaves 127.0.0.1.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd); LAB=$here/lab.sh
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 runs=3 blocks=0 heavy=0 heavydir= file=$root/testdata/regtest/blockchain.raw
 while (($#)); do
   case "$1" in
@@ -38,12 +40,9 @@ while (($#)); do
   esac
 done
 NS=${GONERO_NETNS:-gonero-bench}
-ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS"
-ip netns exec "$NS" ip link set lo up
+ensure_ns
 # loopback only: the namespace must have no other interface and no route
-if ip netns exec "$NS" ip -o link | awk -F': ' '{print $2}' | grep -vqx lo; then
-  echo "namespace $NS has interfaces other than lo; refusing to run monerod in it" >&2; exit 1
-fi
+ns_only_lo || { echo "namespace $NS has interfaces other than lo; refusing to run monerod in it" >&2; exit 1; }
 work=$(mktemp -d /tmp/gonero-bench.XXXXXX); trap 'rm -rf "$work"' EXIT
 
 if ((blocks > 0)); then

@@ -58,9 +58,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-bench}
-LAB=$here/lab.sh
 
 # ---- options -------------------------------------------------------------------------------------
 duration=10 warmup=2 conns_list="16 64" profile=0 nice_level=0 cpus_mode=split port_base=38590 wait_idle=60 retries=2
@@ -71,10 +71,6 @@ chain_file=$root/testdata/regtest/blockchain.raw
 gonerod_bin=
 quiet_limit=20     # % of one core other processes may use for the machine to count as quiet
 disturbed_limit=25 # % of one core other processes may use during a cell before it is repeated
-
-die()  { echo "rpc.sh: error: $*" >&2; exit 1; }
-note() { echo "rpc.sh: $*" >&2; }
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while (($#)); do
   case "$1" in
@@ -91,7 +87,7 @@ while (($#)); do
     --wait-idle) wait_idle=${2:?}; shift 2 ;;
     --retries) retries=${2:?}; shift 2 ;;
     -h|--help) usage ;;
-    *) echo "rpc.sh: unknown argument: $1" >&2; usage ;;
+    *) unknown_arg "$1" ;;
   esac
 done
 
@@ -101,7 +97,7 @@ done
 [[ $cpus_mode == shared || $cpus_mode == split ]] || die "--cpus must be shared or split"
 [[ $wait_idle =~ ^[0-9]+$ ]] || die "--wait-idle must be a whole number of seconds"
 [[ $retries =~ ^[0-9]+$ ]] || die "--retries must be a whole number"
-[[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65530)) || die "--port-base must be 1024..65530"
+check_port_base "$port_base"
 read -r -a conns <<<"$conns_list"
 read -r -a methods <<<"$methods_list"
 ((${#conns[@]} > 0)) || die "-c: no connection counts"
@@ -117,64 +113,36 @@ target_conns=$(printf '%s\n' "${conns[@]}" | sort -n | tail -1)
 m_p2p=$port_base m_rpc=$((port_base + 1)) g_rpc=$((port_base + 2)) c_rpc=$((port_base + 3))
 
 # ---- state used by cleanup -----------------------------------------------------------------------
-work= profdir= gonerod_pid= monerod_pid= ceiling_pid= wrk_pid= perf_pid= fg_pid=
+work= profdir= gonerod_pid= monerod_pid= ceiling_pid= perf_pid=
 profiles=() # "method conns datafile" of each finished profile
 skipped=()  # paths gonerod does not serve yet
 declare -A ceiling_measured=() # connection counts whose ceiling was measured (in a header cell)
 answer_size=0
 
 # cleanup stops everything this script started, whatever way it ends (normal exit, error, Ctrl-C).
-# monerod runs in its own session (bench/lab.sh starts it with setsid), so it never sees our Ctrl-C: stop it
-# through its pid file even if bench/lab.sh was interrupted before printing the pid.
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   set +e
   [[ -n $fg_pid ]] && kill -TERM "$fg_pid" 2>/dev/null && wait "$fg_pid" 2>/dev/null
-  [[ -n $wrk_pid ]] && kill -TERM "$wrk_pid" 2>/dev/null && wait "$wrk_pid" 2>/dev/null
   [[ -n $perf_pid ]] && kill -TERM "$perf_pid" 2>/dev/null && wait "$perf_pid" 2>/dev/null
   stop_gonerod
   [[ -n $ceiling_pid ]] && kill -TERM "$ceiling_pid" 2>/dev/null && wait "$ceiling_pid" 2>/dev/null
-  if [[ -n $work && -f $work/m/monerod.pid ]]; then
-    NETNS=$NS "$LAB" stop "$work/m" 30 >/dev/null 2>&1
-  elif [[ -n $monerod_pid ]]; then
-    NETNS=$NS "$LAB" stop "$monerod_pid" 30 >/dev/null 2>&1
-  fi
+  stop_monerod
   [[ -n $work ]] && rm -rf "$work"
   # a profile directory without a finished profile is of no use
   [[ -n $profdir && ${#profiles[@]} -eq 0 ]] && rm -rf "$profdir"
   exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# stop_gonerod sends SIGTERM (graceful shutdown), then SIGKILL if it is still there after 15 s.
-stop_gonerod() {
-  [[ -n $gonerod_pid ]] || return 0
-  local i
-  kill -TERM "$gonerod_pid" 2>/dev/null
-  for ((i = 0; i < 150; i++)); do
-    kill -0 "$gonerod_pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "$gonerod_pid" 2>/dev/null && { note "gonerod did not stop on SIGTERM, killing it"; kill -KILL "$gonerod_pid"; }
-  wait "$gonerod_pid" 2>/dev/null
-  gonerod_pid=
-}
+on_exit cleanup
 
 # ---- preflight -----------------------------------------------------------------------------------
-in_ns() { ip netns exec "$NS" "$@"; }
-
 preflight() {
-  (($(id -u) == 0)) || die "needs root (network namespace)"
+  need_root
   # one benchmark at a time: two would share the cores (and could race for the ports below)
   exec 9<"$0" # (the servers are started with fd 9 closed: the lock must not outlive this script)
   flock -n 9 || die "another bench/rpc.sh is running (it holds a lock on $0)"
-  local t
-  for t in ip monerod monero-blockchain-import curl jq ss; do
-    command -v "$t" >/dev/null || die "'$t' not found (monerod and its tools: apt-get install -y monero)"
-  done
+  need_tools "monerod and its tools: apt-get install -y monero" ip monerod monero-blockchain-import curl jq ss
   command -v wrk >/dev/null || die "wrk not found: apt-get install -y wrk"
   [[ -n $gonerod_bin ]] || command -v go >/dev/null || die "go not found (or pass --gonerod BIN)"
   command -v go >/dev/null || die "go not found (it builds bench/rpc/benchtool)"
@@ -186,41 +154,20 @@ preflight() {
       || die "--profile: 'perf record -e cpu-clock -g' does not work here (kernel.perf_event_paranoid=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)); a gonerod built with a pprof endpoint would be the alternative"
   fi
   # a loopback-only namespace; create it if needed
-  ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS" || die "cannot create network namespace $NS"
-  in_ns ip link set lo up
+  ensure_ns
   local p
   for p in "$m_p2p" "$m_rpc" "$g_rpc" "$c_rpc"; do
-    if in_ns ss -Hltn "sport = :$p" | grep -q .; then
+    if port_busy "$p"; then
       die "port $p is already in use in namespace $NS (another benchmark running? try --port-base)"
     fi
   done
 }
 
 # ---- setup ---------------------------------------------------------------------------------------
-# run_in DIR COMMAND...: run COMMAND in DIR and wait for it. It runs in the background and is waited
-# for with `wait`, because bash runs no trap while a foreground command runs, and forgets a Ctrl-C
-# that the command handled itself (monero-blockchain-import does): this way Ctrl-C and SIGTERM reach
-# cleanup at once, and cleanup stops the command ($fg_pid; `exec` keeps the pid the command's own).
-run_in() {
-  local dir=$1 rc=0; shift
-  (cd "$dir" && exec "$@") &
-  fg_pid=$!
-  wait "$fg_pid" || rc=$?
-  fg_pid=
-  return "$rc"
-}
-
 build_tools() {
-  if [[ -n $gonerod_bin ]]; then
-    [[ -x $gonerod_bin ]] || die "--gonerod $gonerod_bin is not an executable"
-    # copy it: the profile (perf report) needs the binary after this run, and others may rebuild it
-    cp "$gonerod_bin" "$bindir/gonerod"
-  else
-    note "building gonerod from $root"
-    run_in "$root" go build -o "$bindir/gonerod" ./cmd/gonerod || die "go build ./cmd/gonerod failed"
-  fi
-  gonerod_bin=$bindir/gonerod
-  run_in "$root" go build -o "$work/benchtool" ./bench/rpc/benchtool || die "go build ./bench/rpc/benchtool failed"
+  [[ -n $gonerod_bin ]] || note "building gonerod from $root"
+  gonerod_to "$bindir/gonerod" # a copy of --gonerod: the profile (perf report) needs it after this run
+  go_build "$work/benchtool" ./bench/rpc/benchtool
 }
 
 import_chains() {
@@ -399,8 +346,6 @@ start_ceiling() {
 # ---- measuring -----------------------------------------------------------------------------------
 clk_tck=$(getconf CLK_TCK)
 
-# proc_cpu PID -> user+system CPU ticks of the whole process (all threads)
-proc_cpu() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
 # sys_cpu -> "busy total" ticks over all CPUs since boot
 sys_cpu() { awk '/^cpu /{t = 0; for (i = 2; i <= 9; i++) t += $i; print t - $5 - $6, t; exit}' /proc/stat; }
 # children_cpu -> CPU seconds of the waited-for children of this shell so far. `times` must run in
@@ -414,21 +359,16 @@ children_cpu() {
 }
 
 # run_wrk PORT METHOD CONNS SECONDS OUTFILE: one wrk run inside the namespace; waits for it in a way
-# Ctrl-C can interrupt (cleanup then stops wrk).
+# Ctrl-C can interrupt (run_in: cleanup then stops wrk).
 run_wrk() {
   local port=$1 method=$2 c=$3 secs=$4 out=$5 threads=2
   ((c == 1)) && threads=1
   [[ $cpus_mode == split ]] && threads=1
   local url=http://127.0.0.1:$port/json_rpc
   [[ $method == /* ]] && url=http://127.0.0.1:$port$method
-  "${client[@]}" ip netns exec "$NS" wrk -t"$threads" -c"$c" -d"${secs}s" --timeout 5s --latency \
+  run_in "$work" "${client[@]}" ip netns exec "$NS" wrk -t"$threads" -c"$c" -d"${secs}s" --timeout 5s --latency \
     -s "$here/rpc/rpc.lua" "$url" -- "$method" "$height" "$work/hashes" "$work/getblocks.body" \
-    >"$out" 2>&1 &
-  wrk_pid=$!
-  local rc=0
-  wait "$wrk_pid" || rc=$?
-  wrk_pid=
-  return "$rc"
+    >"$out" 2>&1
 }
 
 # measure SERVER METHOD CONNS: warm-up run, then the measured run; stores

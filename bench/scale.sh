@@ -48,12 +48,12 @@
 # Network: gonerod and monerod run only inside the network namespace $GONERO_NETNS (default gonero-bench), loopback
 # alone; gonerod runs --offline. Needs root, wrk, curl, jq, go; --compare also needs monero-blockchain-import.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-bench}
 sizes="1000 10000 100000 1000000 4000000" scale=0.05 batch=1000 dir= dur=10 conns=1 interval=10ms writer=1
 stats=0 compare= port=38710 nice_level=0 sreaders=1 extrapolate=0 sample_blocks=2000
-die() { echo "scale.sh: error: $*" >&2; exit 1; }
-note() { echo "scale.sh: $*" >&2; }
 while (($#)); do
   case "$1" in
     --sizes) sizes=$2; shift 2 ;;
@@ -76,12 +76,8 @@ while (($#)); do
   esac
 done
 for t in wrk curl jq go; do command -v $t >/dev/null || die "$t is needed"; done
-ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS"
-ip netns exec "$NS" ip link set lo up
-if ip netns exec "$NS" ip -o link | awk -F': ' '{print $2}' | grep -vqx lo; then
-  die "namespace $NS has interfaces other than lo; refusing to run nodes in it"
-fi
-inns() { ip netns exec "$NS" "$@"; }
+ensure_ns
+ns_only_lo || die "namespace $NS has interfaces other than lo; refusing to run nodes in it"
 
 work=$(mktemp -d /tmp/gonero-scale.XXXXXX)
 gpid=
@@ -103,7 +99,7 @@ if [[ -n $compare ]]; then
     mdb_file_B mdb_du_B mdb_B/blk gonero_file gonero_du_B gonero_pages gon_B/blk ratio
   for f in $compare; do
     m=$work/cmp-m g=$work/cmp-g; rm -rf "$m" "$g"; mkdir -p "$m"
-    (cd "$m" && inns monero-blockchain-import --regtest --keep-fakechain --fixed-difficulty 1 --offline \
+    (cd "$m" && in_ns monero-blockchain-import --regtest --keep-fakechain --fixed-difficulty 1 --offline \
       --disable-dns-checkpoints --check-updates disabled --log-level 0 --data-dir "$m" --input-file "$f" >/dev/null 2>&1) ||
       die "monero-blockchain-import $f failed"
     out=$("$work/gonerod" import --regtest --fixed-difficulty 1 --data-dir "$g" --input-file "$f" 2>&1) ||
@@ -155,10 +151,10 @@ if ((extrapolate)); then
 fi
 
 rpc() { # rpc METHOD [PARAMS]
-  inns curl -s --max-time 60 "http://127.0.0.1:$port/json_rpc" -H 'Content-Type: application/json' \
+  in_ns curl -s --max-time 60 "http://127.0.0.1:$port/json_rpc" -H 'Content-Type: application/json' \
     -d "{\"jsonrpc\":\"2.0\",\"id\":\"0\",\"method\":\"$1\",\"params\":${2:-{\}}}"
 }
-path() { inns curl -s --max-time 120 "http://127.0.0.1:$port/$1" -H 'Content-Type: application/json' -d "${2:-{\}}"; }
+path() { in_ns curl -s --max-time 120 "http://127.0.0.1:$port/$1" -H 'Content-Type: application/json' -d "${2:-{\}}"; }
 height() { rpc get_info | jq -r .result.height; }
 alice=43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS
 
@@ -178,6 +174,7 @@ start_gonerod() { # start_gonerod WITH_WRITER; sets gpid and startup_ms
   done
   die "gonerod did not answer within 120 s"
 }
+# (this script's own, not lib.sh's: no SIGKILL, a large store is let close however long it takes)
 stop_gonerod() { kill "$gpid"; wait "$gpid" 2>/dev/null || true; gpid=; }
 rss_kb() { awk '/^VmRSS/{print $2}' "/proc/$gpid/status"; }
 anon_kb() { awk '/^RssAnon/{print $2}' "/proc/$gpid/status"; }
@@ -185,7 +182,7 @@ hwm_kb() { awk '/^VmHWM/{print $2}' "/proc/$gpid/status"; }
 
 wrkrun() { # wrkrun METHOD FROM TO -> "p50 p99 p999 rps requests"
   local out
-  out=$(inns nice -n "$nice_level" wrk -t1 -c"$conns" -d"${dur}s" --timeout 10s -s "$here/scale/scale.lua" "http://127.0.0.1:$port" -- "$1" "$2" "$3" 7 2>&1 | grep WRKRESULT) ||
+  out=$(in_ns nice -n "$nice_level" wrk -t1 -c"$conns" -d"${dur}s" --timeout 10s -s "$here/scale/scale.lua" "http://127.0.0.1:$port" -- "$1" "$2" "$3" 7 2>&1 | grep WRKRESULT) ||
     die "wrk $1 failed"
   local e; e=$(grep -o 'err_[a-z]*=[0-9]*' <<<"$out" | awk -F= '{s+=$2} END{print s}')
   ((e == 0)) || die "wrk $1: $out"
@@ -259,7 +256,7 @@ for size in $sizes; do
         sep=(--next)
       done <"$blobs"
       t0=$(date +%s%N)
-      answers=$(inns curl "${args[@]}")
+      answers=$(in_ns curl "${args[@]}")
       readd_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
       ok=$(jq -s '[.[] | select(.result.status == "OK")] | length' <<<"$answers")
       ((ok == 100)) || die "submitblock: $ok of 100 blocks accepted"

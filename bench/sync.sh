@@ -16,7 +16,9 @@
 # monerod also verifies what gonerod does not (none here for a coinbase-only chain), and both sides run on the
 # same cores. Needs root and the monero package; everything runs in a loopback-only namespace.
 set -euo pipefail
-here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/.." && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 blocks=1000 runs=3 peers=1 chain="" delay=0
 gargs=()
 while (($#)); do
@@ -31,9 +33,8 @@ while (($#)); do
   esac
 done
 NS=${GONERO_NETNS:-gonero-bench}
-ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS"
-ip netns exec "$NS" ip link set lo up
-lab() { NETNS=$NS "$here/lab.sh" "$@"; }
+ensure_ns
+lab() { NETNS=$NS "$LAB" "$@"; }
 work=$(mktemp -d /tmp/gonero-sync-bench.XXXXXX)
 pids=() procs=()
 cleanup() {

@@ -31,17 +31,13 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-test}
-LAB=$here/lab.sh
 
 duration=10 warmup=2 conns=16 cpus_mode=split port_base=38690
 chain_file=$root/testdata/regtest/blockchain.raw
 gonerod_bin=
-
-die()  { echo "tls.sh: error: $*" >&2; exit 1; }
-note() { echo "tls.sh: $*" >&2; }
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while (($#)); do
   case "$1" in
@@ -53,70 +49,38 @@ while (($#)); do
     --port-base) port_base=${2:?}; shift 2 ;;
     --cpus) cpus_mode=${2:?}; shift 2 ;;
     -h|--help) usage ;;
-    *) echo "tls.sh: unknown argument: $1" >&2; usage ;;
+    *) unknown_arg "$1" ;;
   esac
 done
 [[ $duration =~ ^[1-9][0-9]*$ ]] && ((duration <= 120)) || die "-d must be 1..120 seconds"
 [[ $warmup =~ ^[0-9]+$ ]] && ((warmup <= 30)) || die "-w must be 0..30 seconds"
 [[ $conns =~ ^[1-9][0-9]*$ ]] && ((conns <= 25)) || die "-c must be 1..25"
 [[ $cpus_mode == shared || $cpus_mode == split ]] || die "--cpus must be shared or split"
-[[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65530)) || die "--port-base must be 1024..65530"
+check_port_base "$port_base"
 [[ -f $chain_file ]] || die "chain file $chain_file not found"
 chain_file=$(cd "$(dirname "$chain_file")" && pwd)/$(basename "$chain_file")
 m_p2p=$port_base m_rpc=$((port_base + 1)) g_rpc=$((port_base + 2))
 
-work= gonerod_pid= monerod_pid= wrk_pid= fg_pid=
+work= gonerod_pid= monerod_pid=
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   set +e
   [[ -n $fg_pid ]] && kill -TERM "$fg_pid" 2>/dev/null && wait "$fg_pid" 2>/dev/null
-  [[ -n $wrk_pid ]] && kill -TERM "$wrk_pid" 2>/dev/null && wait "$wrk_pid" 2>/dev/null
   stop_gonerod
-  if [[ -n $work && -f $work/m/monerod.pid ]]; then
-    NETNS=$NS "$LAB" stop "$work/m" 30 >/dev/null 2>&1
-  elif [[ -n $monerod_pid ]]; then
-    NETNS=$NS "$LAB" stop "$monerod_pid" 30 >/dev/null 2>&1
-  fi
+  stop_monerod
   [[ -n $work ]] && rm -rf "$work"
   exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+on_exit cleanup
 
-stop_gonerod() {
-  [[ -n $gonerod_pid ]] || return 0
-  local i
-  kill -TERM "$gonerod_pid" 2>/dev/null
-  for ((i = 0; i < 150; i++)); do kill -0 "$gonerod_pid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$gonerod_pid" 2>/dev/null && kill -KILL "$gonerod_pid"
-  wait "$gonerod_pid" 2>/dev/null
-  gonerod_pid=
-}
-
-in_ns() { ip netns exec "$NS" "$@"; }
-
-# run_in DIR COMMAND...: as bench/rpc.sh's, waited for so that Ctrl-C reaches cleanup at once.
-run_in() {
-  local dir=$1 rc=0; shift
-  (cd "$dir" && exec "$@") &
-  fg_pid=$!
-  wait "$fg_pid" || rc=$?
-  fg_pid=
-  return "$rc"
-}
-
-(($(id -u) == 0)) || die "needs root (network namespace)"
+need_root
 exec 9<"$0"
 flock -n 9 || die "another bench/tls.sh is running"
-for t in ip monerod monero-blockchain-import curl jq wrk go; do
-  command -v "$t" >/dev/null || die "'$t' not found (apt-get install -y monero wrk curl jq)"
-done
-ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS" || die "cannot create network namespace $NS"
-in_ns ip link set lo up
+need_tools "apt-get install -y monero wrk curl jq" ip monerod monero-blockchain-import curl jq wrk go
+ensure_ns
 for p in "$m_p2p" "$m_rpc" "$g_rpc"; do
-  in_ns ss -Hltn "sport = :$p" | grep -q . && die "port $p is in use in namespace $NS (try --port-base)"
+  port_busy "$p" && die "port $p is in use in namespace $NS (try --port-base)"
 done
 
 servers=()
@@ -127,13 +91,9 @@ if [[ $cpus_mode == split ]]; then
 fi
 
 work=$(mktemp -d /tmp/gonero-bench-tls.XXXXXX)
-if [[ -n $gonerod_bin ]]; then
-  cp "$gonerod_bin" "$work/gonerod"
-else
-  note "building gonerod"
-  run_in "$root" go build -o "$work/gonerod" ./cmd/gonerod || die "go build ./cmd/gonerod failed"
-fi
-run_in "$root" go build -o "$work/benchtool" ./bench/rpc/benchtool || die "go build ./bench/rpc/benchtool failed"
+[[ -n $gonerod_bin ]] || note "building gonerod"
+gonerod_to "$work/gonerod"
+go_build "$work/benchtool" ./bench/rpc/benchtool
 
 note "importing $(basename "$chain_file") into monerod and gonerod"
 run_in "$work" ip netns exec "$NS" monero-blockchain-import --regtest --fixed-difficulty 1 --data-dir "$work/m" \
@@ -189,19 +149,13 @@ note "certificates: monerod$(fp "$m_rpc"), gonerod$(fp "$g_rpc")"
 
 # ---- measuring --------------------------------------------------------------------------------------
 clk_tck=$(getconf CLK_TCK)
-proc_cpu() { awk '{sub(/^.*\) /, ""); print $12 + $13}' "/proc/$1/stat"; }
 
-# run_wrk PORT METHOD SECONDS CLOSE OUT
+# run_wrk PORT METHOD SECONDS CLOSE OUT (through run_in: Ctrl-C reaches cleanup, which stops wrk)
 run_wrk() {
   local url=https://127.0.0.1:$1/json_rpc
   [[ $2 == /* ]] && url=https://127.0.0.1:$1$2
-  "${client[@]}" ip netns exec "$NS" env RPC_CLOSE="$4" wrk -t1 -c"$conns" -d"$3s" --timeout 5s --latency \
-    -s "$here/rpc/rpc.lua" "$url" -- "$2" "$height" /dev/null "$work/getblocks.body" >"$5" 2>&1 &
-  wrk_pid=$!
-  local rc=0
-  wait "$wrk_pid" || rc=$?
-  wrk_pid=
-  return "$rc"
+  run_in "$work" "${client[@]}" ip netns exec "$NS" env RPC_CLOSE="$4" wrk -t1 -c"$conns" -d"$3s" --timeout 5s --latency \
+    -s "$here/rpc/rpc.lua" "$url" -- "$2" "$height" /dev/null "$work/getblocks.body" >"$5" 2>&1
 }
 
 # measure NAME SERVER METHOD CLOSE -> result[NAME|SERVER]="rps p50_us p99_us cpu% errors"

@@ -32,16 +32,12 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-wbench}
-LAB=$here/lab.sh
 
 duration=10 warmup=2 conns_list="1 8" chain_dir=/tmp/heavy/h2000 gonerod_bin= port_base=38690 cpus_mode=split
 kinds=(getblocks getouts distribution)
-
-die()  { echo "wallet-endpoints.sh: error: $*" >&2; exit 1; }
-note() { echo "wallet-endpoints.sh: $*" >&2; }
-usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 while (($#)); do
   case "$1" in
@@ -52,11 +48,11 @@ while (($#)); do
     --port-base) port_base=${2:?}; shift 2 ;;
     --cpus) cpus_mode=${2:?}; shift 2 ;;
     -h|--help) usage ;;
-    *) echo "wallet-endpoints.sh: unknown argument: $1" >&2; usage ;;
+    *) unknown_arg "$1" ;;
   esac
 done
 [[ $duration =~ ^[1-9][0-9]*$ ]] && ((duration <= 120)) || die "-d must be 1..120 seconds"
-[[ $port_base =~ ^[0-9]+$ ]] && ((port_base >= 1024 && port_base <= 65530)) || die "--port-base must be 1024..65530"
+check_port_base "$port_base"
 [[ $cpus_mode == split || $cpus_mode == shared ]] || die "--cpus must be split or shared"
 server_pin=() client_pin=()
 if [[ $cpus_mode == split ]]; then
@@ -69,57 +65,40 @@ for c in "${conns[@]}"; do [[ $c =~ ^[1-9][0-9]*$ ]] && ((c <= 64)) || die "-c: 
 chain_dir=$(cd "$chain_dir" && pwd)
 m_p2p=$port_base m_rpc=$((port_base + 1)) g_rpc=$((port_base + 2)) c_rpc=$((port_base + 3))
 
-work= gonerod_pid= monerod_started=0 load_pid= made_ns=0 ceiling_pid=
+work= gonerod_pid= ceiling_pid=
 cleanup() {
   local rc=$?
   trap - EXIT INT TERM
   set +e
-  [[ -n $load_pid ]] && kill -TERM "$load_pid" 2>/dev/null && wait "$load_pid" 2>/dev/null
+  [[ -n $fg_pid ]] && kill -TERM "$fg_pid" 2>/dev/null && wait "$fg_pid" 2>/dev/null
   [[ -n $ceiling_pid ]] && kill -TERM "$ceiling_pid" 2>/dev/null && wait "$ceiling_pid" 2>/dev/null
-  if [[ -n $gonerod_pid ]]; then
-    kill -TERM "$gonerod_pid" 2>/dev/null
-    for _ in $(seq 150); do kill -0 "$gonerod_pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$gonerod_pid" 2>/dev/null
-    wait "$gonerod_pid" 2>/dev/null
-  fi
-  ((monerod_started)) && NETNS=$NS "$LAB" stop "$work/m" 30 >/dev/null 2>&1
+  stop_gonerod
+  stop_monerod
   [[ -n $work ]] && rm -rf "$work"
   ((made_ns)) && ip netns del "$NS" 2>/dev/null
   exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+on_exit cleanup
 
-in_ns() { ip netns exec "$NS" "$@"; }
-
-(($(id -u) == 0)) || die "needs root (network namespace)"
-for t in ip monerod curl jq wrk xxd; do command -v "$t" >/dev/null || die "'$t' not found"; done
+need_root
+need_tools "" ip monerod curl jq wrk xxd
 [[ -n $gonerod_bin ]] || command -v go >/dev/null || die "go not found (or pass --gonerod BIN)"
-if ! ip netns list | awk '{print $1}' | grep -qx "$NS"; then
-  ip netns add "$NS" || die "cannot create namespace $NS"
-  made_ns=1
-fi
-in_ns ip link set lo up
+ensure_ns "cannot create namespace $NS" # deleted again at exit (made_ns)
 
 work=$(mktemp -d /tmp/gonero-wbench.XXXXXX)
 note "building wsload${gonerod_bin:+ (gonerod given)}${gonerod_bin:- and gonerod} from $root"
-(cd "$root" && go build -o "$work/wsload" ./bench/wsload) || die "go build ./bench/wsload failed"
-(cd "$root" && go build -o "$work/benchtool" ./bench/rpc/benchtool) || die "go build ./bench/rpc/benchtool failed"
-if [[ -z $gonerod_bin ]]; then
-  (cd "$root" && go build -o "$work/gonerod" ./cmd/gonerod) || die "go build ./cmd/gonerod failed"
-  gonerod_bin=$work/gonerod
-fi
+go_build "$work/wsload" ./bench/wsload
+go_build "$work/benchtool" ./bench/rpc/benchtool
+gonerod_to "$work/gonerod"
 
 note "importing $(basename "$chain_dir")/blockchain.raw into gonerod"
-(cd "$work" && "$gonerod_bin" import --regtest --fixed-difficulty 1 --data-dir "$work/g" \
-  --input-file "$chain_dir/blockchain.raw" >"$work/gonerod-import.out" 2>&1) \
+run_in "$work" "$gonerod_bin" import --regtest --fixed-difficulty 1 --data-dir "$work/g" \
+  --input-file "$chain_dir/blockchain.raw" >"$work/gonerod-import.out" 2>&1 \
   || { tail -n 20 "$work/gonerod-import.out" >&2; die "gonerod import failed"; }
 mkdir -p "$work/m" && cp -a "$chain_dir/node1/." "$work/m/" && rm -f "$work/m/monerod.pid"
 
 note "starting monerod (rpc 127.0.0.1:$m_rpc) and gonerod (rpc 127.0.0.1:$g_rpc) in namespace $NS"
-monerod_started=1
-(cd "$work" && NETNS=$NS "${server_pin[@]}" "$LAB" start -d "$work/m" -r "$m_rpc" -p "$m_p2p" -t 120 >"$work/monerod.pid.out" 2>"$work/monerod-lab.out") \
+run_in "$work" env NETNS="$NS" "${server_pin[@]}" "$LAB" start -d "$work/m" -r "$m_rpc" -p "$m_p2p" -t 120 >"$work/monerod.pid.out" 2>"$work/monerod-lab.out" \
   || { cat "$work/monerod-lab.out" >&2; die "monerod did not come up"; }
 monerod_pid=$(<"$work/monerod.pid.out")
 "${server_pin[@]}" ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" --rpc-bind-port "$g_rpc" \
@@ -159,11 +138,8 @@ declare -A rps=() p50=() p99=()
 run_wrk() { # PORT KIND CONNS SECONDS OUT
   local threads=2
   (($3 == 1)) || [[ $cpus_mode == split ]] && threads=1
-  "${client_pin[@]}" ip netns exec "$NS" wrk -t"$threads" -c"$3" -d"$4s" --timeout 10s --latency \
-    -s "$here/rpc/rpc.lua" "http://127.0.0.1:$1${path[$2]}" -- "${path[$2]}" 0 - "$work/$2.hex" >"$5" 2>&1 &
-  load_pid=$!
-  wait "$load_pid" || true
-  load_pid=
+  run_in "$work" "${client_pin[@]}" ip netns exec "$NS" wrk -t"$threads" -c"$3" -d"$4s" --timeout 10s --latency \
+    -s "$here/rpc/rpc.lua" "http://127.0.0.1:$1${path[$2]}" -- "${path[$2]}" 0 - "$work/$2.hex" >"$5" 2>&1 || true
 }
 measure() { # SERVER KIND CONNS
   local port=$m_rpc out

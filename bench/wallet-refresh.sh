@@ -23,9 +23,10 @@
 # Network: everything runs inside the network namespace $GONERO_NETNS (default gonero-bench) with loopback
 # alone. Needs root, Debian's monero package (monerod, monero-wallet-rpc), curl, python3, go (unless --gonerod).
 set -euo pipefail
-cd "$(dirname "$0")/.."
-repo=$(pwd)
-LAB=$(pwd)/bench/lab.sh
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
+cd "$root"
 
 runs=3
 chains=()
@@ -47,12 +48,8 @@ done
 [[ $(id -u) -eq 0 ]] || { echo "needs root (network namespace)" >&2; exit 1; }
 
 NS=${GONERO_NETNS:-gonero-bench}
-ip netns list | awk '{print $1}' | grep -qx "$NS" || ip netns add "$NS"
-ip netns exec "$NS" ip link set lo up
-if ip netns exec "$NS" ip -o link | awk -F': ' '{print $2}' | grep -vqx lo; then
-  echo "namespace $NS has interfaces other than lo: refusing to run" >&2; exit 1
-fi
-inns() { ip netns exec "$NS" "$@"; }
+ensure_ns
+ns_only_lo || { echo "namespace $NS has interfaces other than lo: refusing to run" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/gonero-wallet-bench.XXXXXX)
 pids=()
@@ -85,7 +82,7 @@ fi
 # rpc PORT METHOD PARAMS: a JSON-RPC call inside the namespace; prints the result object, fails on an error.
 rpc() {
   local out
-  out=$(inns curl -s --max-time 900 "http://127.0.0.1:$1/json_rpc" -H 'Content-Type: application/json' \
+  out=$(in_ns curl -s --max-time 900 "http://127.0.0.1:$1/json_rpc" -H 'Content-Type: application/json' \
     -d "{\"jsonrpc\":\"2.0\",\"id\":\"0\",\"method\":\"$2\",\"params\":${3:-{\}}}") || { echo "call $2 on port $1 failed" >&2; return 1; }
   python3 -c 'import json,sys; a=json.loads(sys.argv[1]);
 if "error" in a: sys.exit("%s: %s" % (sys.argv[2], a["error"]))
@@ -95,7 +92,7 @@ field() { python3 -c 'import json,sys; v=json.loads(sys.argv[1]); [v:=v[k] for k
 
 wait_rpc() { # PORT PID WHAT
   for _ in $(seq 1 600); do
-    inns curl -s --max-time 2 "http://127.0.0.1:$1/json_rpc" -d '{"jsonrpc":"2.0","id":"0","method":"get_version"}' >/dev/null 2>&1 && return 0
+    in_ns curl -s --max-time 2 "http://127.0.0.1:$1/json_rpc" -d '{"jsonrpc":"2.0","id":"0","method":"get_version"}' >/dev/null 2>&1 && return 0
     kill -0 "$2" 2>/dev/null || { echo "$3 exited" >&2; return 1; }
     sleep 0.2
   done
@@ -104,7 +101,7 @@ wait_rpc() { # PORT PID WHAT
 
 start_wallet() { # DAEMON_PORT WALLET_PORT DIR -> pid in $wallet_pid
   mkdir -p "$3/ringdb"
-  inns monero-wallet-rpc --daemon-address "127.0.0.1:$1" --trusted-daemon --rpc-bind-ip 127.0.0.1 \
+  in_ns monero-wallet-rpc --daemon-address "127.0.0.1:$1" --trusted-daemon --rpc-bind-ip 127.0.0.1 \
     --rpc-bind-port "$2" --disable-rpc-login --wallet-dir "$3" --shared-ringdb-dir "$3/ringdb" \
     --log-file "$3/wallet-rpc.log" --log-level 0 --non-interactive --no-dns >"$3/stdout" 2>&1 &
   wallet_pid=$!
@@ -130,11 +127,11 @@ for chain in "${chains[@]}"; do
   # The chain's first wallet (alice, or w1 for a heavy chain) and its seed.
   wallet=$(cd "$chain/wallets" && ls | grep -v '\.' | grep -v '^wrpc' | sort | head -1)
   rm -rf "$work/g" "$work/m" "$work/seedw"; mkdir -p "$work/seedw"
-  inns "$gonerod_bin" import --regtest --fixed-difficulty 1 --data-dir "$work/g" --input-file "$chain/blockchain.raw" \
+  in_ns "$gonerod_bin" import --regtest --fixed-difficulty 1 --data-dir "$work/g" --input-file "$chain/blockchain.raw" \
     >"$work/import.log" 2>&1 || { tail "$work/import.log" >&2; exit 1; }
   cp -a "$chain/node1" "$work/m"
   gport=$((port)); mport=$((port + 2)); wport=$((port + 4)); gproxy=$((port + 5)); mproxy=$((port + 6))
-  inns "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" --offline --log-level warn \
+  in_ns "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" --offline --log-level warn \
     --rpc-bind-port "$gport" >"$work/gonerod.log" 2>&1 &
   gpid=$!; pids+=("$gpid")
   mpid=$(NETNS=$NS "$LAB" start -d "$work/m" -r "$mport" -p $((mport + 1)))
@@ -145,9 +142,9 @@ for chain in "${chains[@]}"; do
     || { echo "$name: gonerod and monerod serve different chains" >&2; exit 1; }
   height=$(field "$ginfo" height); txs=$(field "$ginfo" tx_count)
   # The wallets reach each daemon through waitproxy, which sums the time they wait on it.
-  inns "$work/waitproxy" -listen "127.0.0.1:$gproxy" -daemon "127.0.0.1:$gport" & pids+=($!)
-  inns "$work/waitproxy" -listen "127.0.0.1:$mproxy" -daemon "127.0.0.1:$mport" & pids+=($!)
-  waited() { inns curl -s --max-time 5 "http://127.0.0.1:$1/.waitproxy" | sed 's/.*wait_seconds=//'; }
+  in_ns "$work/waitproxy" -listen "127.0.0.1:$gproxy" -daemon "127.0.0.1:$gport" & pids+=($!)
+  in_ns "$work/waitproxy" -listen "127.0.0.1:$mproxy" -daemon "127.0.0.1:$mport" & pids+=($!)
+  waited() { in_ns curl -s --max-time 5 "http://127.0.0.1:$1/.waitproxy" | sed 's/.*wait_seconds=//'; }
   for p in $gproxy $mproxy; do
     for _ in $(seq 1 100); do waited "$p" >/dev/null 2>&1 && break; sleep 0.1; done
   done
