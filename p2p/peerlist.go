@@ -63,11 +63,90 @@ type peerList struct {
 	white    map[string]*peerRecord
 	grey     map[string]*peerRecord
 	failedAt map[string]time.Time
-	dirty    bool
+	// anchors are the outgoing peers of this run (and, until consumed,
+	// of the last one): monerod's anchor list.
+	anchors map[string]anchorRecord
+	dirty   bool
 }
 
 func newPeerList(file string) *peerList {
-	return &peerList{file: file, white: map[string]*peerRecord{}, grey: map[string]*peerRecord{}, failedAt: map[string]time.Time{}}
+	return &peerList{file: file, white: map[string]*peerRecord{}, grey: map[string]*peerRecord{}, failedAt: map[string]time.Time{},
+		anchors: map[string]anchorRecord{}}
+}
+
+// anchorLimit bounds the anchor list, which monerod leaves unbounded: it
+// holds the outgoing connections, far fewer.
+const anchorLimit = whiteLimit
+
+// anchorRecord is monerod's anchor_peerlist_entry: an outgoing peer's
+// address and id, and when it was first connected to (kept across
+// restarts while it stays an anchor).
+type anchorRecord struct {
+	Address   portable.NetAddress
+	ID        uint64
+	FirstSeen time.Time
+}
+
+// addAnchor is append_with_peer_anchor, called when an outgoing
+// connection completes its handshake: an address already listed keeps its
+// entry.
+func (p *peerList) addAnchor(a portable.NetAddress, id uint64, firstSeen time.Time) {
+	if !p.accepts(a) {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := a.String()
+	if _, ok := p.anchors[k]; ok || len(p.anchors) >= anchorLimit {
+		return
+	}
+	p.anchors[k] = anchorRecord{Address: a, ID: id, FirstSeen: firstSeen}
+	p.dirty = true
+}
+
+// removeAnchor is remove_from_peer_anchor: an outgoing connection to a
+// closed while the node runs (or its address was banned).
+func (p *peerList) removeAnchor(a portable.NetAddress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.anchors[a.String()]; ok {
+		delete(p.anchors, a.String())
+		p.dirty = true
+	}
+}
+
+// takeAnchors is get_and_empty_anchor_peerlist: the anchors, oldest
+// first_seen first, leaving the list empty.
+func (p *peerList) takeAnchors() []anchorRecord {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.anchorsLocked()
+	if len(out) > 0 {
+		clear(p.anchors)
+		p.dirty = true
+	}
+	return out
+}
+
+// anchorList is the anchor list, oldest first_seen first.
+func (p *peerList) anchorList() []anchorRecord {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.anchorsLocked()
+}
+
+func (p *peerList) anchorsLocked() []anchorRecord {
+	out := make([]anchorRecord, 0, len(p.anchors))
+	for _, r := range p.anchors {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].FirstSeen.Equal(out[j].FirstSeen) {
+			return out[i].FirstSeen.Before(out[j].FirstSeen)
+		}
+		return out[i].Address.String() < out[j].Address.String()
+	})
+	return out
 }
 
 func (p *peerList) addWhite(e portable.PeerlistEntry, now time.Time) {
@@ -405,6 +484,15 @@ type stateFile struct {
 	Version int         `json:"version"`
 	White   []savedPeer `json:"white"`
 	Grey    []savedPeer `json:"grey"`
+	// Anchors came after version 1's first files, which load without
+	// them (and builds before them skip the field).
+	Anchors []savedAnchor `json:"anchors,omitempty"`
+}
+
+type savedAnchor struct {
+	Address   string `json:"address"`
+	ID        uint64 `json:"id"`
+	FirstSeen int64  `json:"first_seen"`
 }
 
 type savedPeer struct {
@@ -457,6 +545,18 @@ func (p *peerList) load() error {
 	for k := range p.white {
 		delete(p.grey, k)
 	}
+	for _, sa := range st.Anchors {
+		a, ok := p.parseSaved(sa.Address)
+		if !ok {
+			continue
+		}
+		p.anchors[a.String()] = anchorRecord{Address: a, ID: sa.ID, FirstSeen: time.Unix(sa.FirstSeen, 0)}
+	}
+	if len(p.anchors) > anchorLimit {
+		for _, r := range p.anchorsLocked()[anchorLimit:] {
+			delete(p.anchors, r.Address.String())
+		}
+	}
 	return nil
 }
 
@@ -504,6 +604,9 @@ func (p *peerList) save() error {
 				PruningSeed: r.Entry.PruningSeed, RPCPort: r.Entry.RPCPort})
 		}
 		sort.Slice(*pair.out, func(i, j int) bool { return (*pair.out)[i].Address < (*pair.out)[j].Address })
+	}
+	for _, r := range p.anchorsLocked() {
+		st.Anchors = append(st.Anchors, savedAnchor{Address: r.Address.String(), ID: r.ID, FirstSeen: r.FirstSeen.Unix()})
 	}
 	p.dirty = false
 	p.mu.Unlock()

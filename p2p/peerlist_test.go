@@ -4,6 +4,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -358,4 +359,85 @@ func TestCandidatesWhiteShareAsMonerod(t *testing.T) {
 	if got := q.candidates(4, whiteShare(maxOut, 8), now, map[netip.Prefix]bool{}, nil); len(got) != 4 {
 		t.Fatalf("8 of 12 connected, no grey peers: %d white candidates, want 4", len(got))
 	}
+}
+
+// The anchor list (monerod's anchor_peerlist_entry list): an address is
+// added once and keeps its first entry, only addresses the list keeps are
+// added, it is taken oldest first_seen first and left empty, and it goes
+// through the state file with the white and grey lists.
+func TestAnchorListRulesAndPersistence(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "p2pstate.json")
+	p := newPeerList(file)
+	t0 := time.Unix(1_800_000_000, 0)
+	a, b, c := entry("1.1.1.1:18080", 1).Address, entry("8.8.8.8:18080", 2).Address, entry("9.9.9.9:18080", 3).Address
+	p.addAnchor(a, 1, t0.Add(time.Hour))
+	p.addAnchor(b, 2, t0)
+	p.addAnchor(a, 9, t0.Add(2*time.Hour)) // already listed: kept as it was
+	p.addAnchor(entry("127.0.0.1:18080", 4).Address, 4, t0)
+	p.addAnchor(c, 3, t0.Add(3*time.Hour))
+	p.removeAnchor(c)
+	want := []anchorRecord{{b, 2, t0}, {a, 1, t0.Add(time.Hour)}}
+	if got := p.anchorList(); !slices.Equal(got, want) {
+		t.Fatalf("anchors %+v, want %+v", got, want)
+	}
+	if err := p.save(); err != nil {
+		t.Fatal(err)
+	}
+	q := newPeerList(file)
+	if err := q.load(); err != nil {
+		t.Fatal(err)
+	}
+	if got := q.takeAnchors(); !slices.EqualFunc(got, want, sameAnchor) {
+		t.Fatalf("reloaded anchors %+v, want %+v", got, want)
+	}
+	if got := q.anchorList(); len(got) != 0 {
+		t.Fatalf("anchors %+v left after taking them", got)
+	}
+	if err := q.saveIfChanged(); err != nil {
+		t.Fatal(err)
+	}
+	r := newPeerList(file)
+	if err := r.load(); err != nil || len(r.anchorList()) != 0 {
+		t.Fatalf("after taking the anchors and saving: %v, anchors %+v", err, r.anchorList())
+	}
+
+	// A file written before the anchors (no "anchors" field) loads.
+	old := `{"version":1,"white":[{"address":"1.1.1.1:18080","id":7,"last_seen":1800000000}],"grey":[{"address":"8.8.8.8:18080","id":8,"last_seen":1}]}`
+	if err := os.WriteFile(file, []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := newPeerList(file)
+	if err := s.load(); err != nil {
+		t.Fatalf("a state file without anchors: %v", err)
+	}
+	if w, g := s.sizes(); w != 1 || g != 1 || len(s.anchorList()) != 0 {
+		t.Fatalf("a state file without anchors: %d white, %d grey, anchors %+v", w, g, s.anchorList())
+	}
+	// Anchors the list would not keep are left out of a loaded file.
+	mixed := `{"version":1,"white":[],"grey":[],"anchors":[{"address":"127.0.0.1:18080","id":1,"first_seen":5},` +
+		`{"address":"not an address","id":2,"first_seen":5},{"address":"1.1.1.1:18080","id":3,"first_seen":5}]}`
+	if err := os.WriteFile(file, []byte(mixed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := newPeerList(file)
+	if err := m.load(); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.anchorList(); len(got) != 1 || got[0].Address != a || got[0].ID != 3 || got[0].FirstSeen.Unix() != 5 {
+		t.Fatalf("anchors loaded %+v, want 1.1.1.1:18080 alone", got)
+	}
+	// Damaged anchors are refused with the file.
+	for _, bad := range []string{`{"version":1,"anchors":5}`, `{"version":1,"anchors":[{"address":1}]}`,
+		`{"version":1,"anchors":[{"address":"1.1.1.1:18080","first_seen":"x"}]}`, `{"version":1,"anchors":[`} {
+		if err := os.WriteFile(file, []byte(bad), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := newPeerList(file).load(); err == nil {
+			t.Errorf("a damaged state file (%q) loaded without error", bad)
+		}
+	}
+}
+
+func sameAnchor(x, y anchorRecord) bool {
+	return x.Address == y.Address && x.ID == y.ID && x.FirstSeen.Equal(y.FirstSeen)
 }
