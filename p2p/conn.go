@@ -85,6 +85,9 @@ type conn struct {
 	// the public zone.
 	anon    *zone
 	started time.Time
+	// anchorSince is the first_seen of the anchor an outgoing connection
+	// was dialled for (zero when it was not), which its handshake keeps.
+	anchorSince time.Time
 	// limitKey is what an incoming connection counts under for
 	// --max-connections-per-ip; admitted says it is still counted
 	// (Node.admitIncoming, releaseIncoming).

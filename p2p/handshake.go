@@ -65,6 +65,13 @@ func (n *Node) handshakeOut(c *conn) (err error) {
 	}
 	n.listFor(c).addWhite(portable.PeerlistEntry{Address: c.addr, ID: resp.NodeData.PeerID,
 		RPCPort: resp.NodeData.RPCPort, RPCCreditsPerHash: resp.NodeData.RPCCreditsPerHash}, n.now())
+	// Every outgoing peer becomes an anchor, one dialled as an anchor with
+	// its first_seen (try_to_connect_and_handshake_with_new_peer).
+	since := c.anchorSince
+	if since.IsZero() {
+		since = n.now()
+	}
+	n.listFor(c).addAnchor(c.addr, resp.NodeData.PeerID, since)
 	n.log.Info("connected", "conn", c, "peer_id", resp.NodeData.PeerID, "height", resp.PayloadData.CurrentHeight)
 	if resp.NodeData.SupportFlags == 0 && c.anon == nil {
 		n.goTracked(func() { n.requestSupportFlags(c) })

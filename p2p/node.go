@@ -537,8 +537,15 @@ func (n *Node) dropConn(c *conn, err error) {
 	n.mu.Lock()
 	_, ok := n.conns[c]
 	delete(n.conns, c)
+	stopping := n.closing
 	n.mu.Unlock()
 	n.releaseIncoming(c)
+	// An outgoing connection that closes leaves the anchor list, unless
+	// the node is stopping: what is left at Close are the outgoing peers
+	// of this run (monerod's on_connection_close).
+	if ok && !c.inbound && !stopping && n.ctx.Err() == nil {
+		n.listFor(c).removeAnchor(c.addr)
+	}
 	var pe *peerError
 	// A zone's peers have no IP to ban (monerod bans none there either).
 	banned := false
@@ -646,6 +653,7 @@ func (n *Node) makeConnections() {
 	peers := map[peerHost]bool{}
 	subnets := map[netip.Prefix]bool{}
 	out := 0
+	outgoing := map[string]bool{}
 	for _, c := range n.connections() {
 		if s, ok := ipv4Subnet(c.addr.IP); ok {
 			subnets[s] = true
@@ -657,6 +665,7 @@ func (n *Node) makeConnections() {
 		c.mu.Unlock()
 		if !c.inbound {
 			connected[c.addr.String()] = true
+			outgoing[c.addr.String()] = true
 			out++
 		}
 	}
@@ -699,6 +708,20 @@ func (n *Node) makeConnections() {
 	}
 	dialled := 0
 	maxOut := int(n.maxOut.Load())
+	// Below the white share and two outgoing connections, the anchors
+	// (the last run's outgoing peers) come first, oldest first_seen
+	// first (connections_maker, make_new_connection_from_anchor_peerlist).
+	if whiteShare(maxOut, out) > 0 && out < anchorConnections {
+		for _, a := range n.takeAnchors(n.peers, out, connected, outgoing, skip) {
+			n.dialFrom(a.Address.String(), a.FirstSeen)
+			connected[a.Address.String()] = true
+			if s, ok := ipv4Subnet(a.Address.IP); ok {
+				subnets[s] = true
+			}
+			out++
+			dialled++
+		}
+	}
 	for _, e := range n.peers.candidates(maxOut-out, whiteShare(maxOut, out), n.now(), subnets, skip) {
 		a := e.Address.String()
 		n.dial(a)
@@ -727,8 +750,40 @@ const (
 	supportFlagsInvokeLimit = handshakeInvokeTimeout
 )
 
+// takeAnchors empties a zone's anchor list and returns the anchors to
+// dial, up to anchorConnections outgoing connections with out open. As
+// monerod's, the list is taken whole: an anchor skipped (banned, an IPv6
+// one without --p2p-use-ipv6, connected by another connection, failed
+// within the hour) or left over is dropped, and one dialled comes back
+// when its handshake completes, so that one whose dial fails is dropped.
+// An anchor with an outgoing connection open stays: it is still an
+// outgoing peer of this run (monerod empties the list of it too).
+func (n *Node) takeAnchors(list *peerList, out int, connected, outgoing map[string]bool, skip func(portable.PeerlistEntry) bool) []anchorRecord {
+	var dial, keep []anchorRecord
+	for _, a := range list.takeAnchors() {
+		k := a.Address.String()
+		switch {
+		case outgoing[k]:
+			keep = append(keep, a)
+		case out >= anchorConnections || connected[k] || skip != nil && skip(portable.PeerlistEntry{Address: a.Address, ID: a.ID}) ||
+			list.recentlyFailed(k, n.now()):
+		default:
+			dial = append(dial, a)
+			out++
+		}
+	}
+	for _, a := range keep {
+		list.addAnchor(a.Address, a.ID, a.FirstSeen)
+	}
+	return dial
+}
+
 // dial connects to addr and handshakes, in the background.
-func (n *Node) dial(addr string) {
+func (n *Node) dial(addr string) { n.dialFrom(addr, time.Time{}) }
+
+// dialFrom is dial for an anchor first seen at since (zero for other
+// peers).
+func (n *Node) dialFrom(addr string, since time.Time) {
 	ap, err := parseAddr(addr)
 	if err != nil || n.bans.banned(ap.Addr().Unmap(), n.now()) || !n.cfg.UseIPv6 && ap.Addr().Unmap().Is6() {
 		return
@@ -755,6 +810,7 @@ func (n *Node) dial(addr string) {
 			return
 		}
 		c := newConn(n, nc, false, netAddress(ap))
+		c.anchorSince = since
 		// Large messages are allowed once the handshake is sent (docs/p2p-levin.md §2.4);
 		// set before the reading goroutine starts.
 		c.rd.Limit = levin.MaxPacketSize

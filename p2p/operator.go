@@ -168,11 +168,17 @@ func (n *Node) closeConnsOf(p netip.Prefix) (closed int) {
 	return closed
 }
 
-// evictPeers drops the white and grey peer-list entries whose address
-// matches.
+// evictPeers drops the white, grey and anchor peer-list entries whose
+// address matches (block_host's remove_from_peer_white, _gray, _anchor).
 func (n *Node) evictPeers(match func(portable.NetAddress) bool) {
 	n.peers.mu.Lock()
 	defer n.peers.mu.Unlock()
+	for k, r := range n.peers.anchors {
+		if match(r.Address) {
+			delete(n.peers.anchors, k)
+			n.peers.dirty = true
+		}
+	}
 	for _, list := range []map[string]*peerRecord{n.peers.white, n.peers.grey} {
 		for k, r := range list {
 			if match(r.Entry.Address) {

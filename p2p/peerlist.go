@@ -74,6 +74,11 @@ func newPeerList(file string) *peerList {
 		anchors: map[string]anchorRecord{}}
 }
 
+// anchorConnections is P2P_DEFAULT_ANCHOR_CONNECTIONS_COUNT: while fewer
+// outgoing connections are open (and the white share is not met),
+// connections_maker dials anchors before white and grey peers.
+const anchorConnections = 2
+
 // anchorLimit bounds the anchor list, which monerod leaves unbounded: it
 // holds the outgoing connections, far fewer.
 const anchorLimit = whiteLimit
@@ -147,6 +152,15 @@ func (p *peerList) anchorsLocked() []anchorRecord {
 		return out[i].Address.String() < out[j].Address.String()
 	})
 	return out
+}
+
+// recentlyFailed is is_addr_recently_failed: the address's host failed
+// a connection within the hour.
+func (p *peerList) recentlyFailed(addr string, now time.Time) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t, ok := p.failedAt[failedKey(addr)]
+	return ok && now.Sub(t) < failedAddrForget
 }
 
 func (p *peerList) addWhite(e portable.PeerlistEntry, now time.Time) {

@@ -335,9 +335,11 @@ func (n *Node) zoneConns(z *zone, outOnly bool) []*conn {
 // white list, then its grey one, up to its max_connections.
 func (n *Node) zoneConnect(z *zone) {
 	connected := map[string]bool{}
+	outgoing := map[string]bool{}
 	outs := n.zoneConns(z, true)
 	for _, c := range outs {
 		connected[c.addr.String()] = true
+		outgoing[c.addr.String()] = true
 	}
 	n.mu.Lock()
 	for a := range n.dialing {
@@ -349,7 +351,7 @@ func (n *Node) zoneConnect(z *zone) {
 		if !connected[a.String()] && out < z.cfg.MaxOut {
 			connected[a.String()] = true
 			out++
-			n.zoneDial(z, a)
+			n.zoneDial(z, a, time.Time{})
 		}
 	}
 	if n.exclusive {
@@ -368,6 +370,14 @@ func (n *Node) zoneConnect(z *zone) {
 			defer z.seeding.Store(false)
 			n.zoneSeeds(z)
 		}()
+	}
+	// The zone's anchors first, as in the public zone (makeConnections).
+	if whiteShare(z.cfg.MaxOut, out) > 0 && out < anchorConnections {
+		for _, a := range n.takeAnchors(z.peers, out, connected, outgoing, nil) {
+			connected[a.Address.String()] = true
+			out++
+			n.zoneDial(z, a.Address, a.FirstSeen)
+		}
 	}
 	for _, e := range z.peers.zoneCandidates(n.now()) {
 		if out >= z.cfg.MaxOut {
@@ -399,9 +409,10 @@ func (p *peerList) zoneCandidates(now time.Time) []portable.PeerlistEntry {
 }
 
 // zoneDial connects to a through the zone's proxy and handshakes, in the
-// background. A proxy that fails is logged with its reason; nothing is
+// background (since: the first_seen of the anchor it is dialled for, else
+// zero). A proxy that fails is logged with its reason; nothing is
 // ever dialled directly.
-func (n *Node) zoneDial(z *zone, a portable.NetAddress) {
+func (n *Node) zoneDial(z *zone, a portable.NetAddress, since time.Time) {
 	key := a.String()
 	n.mu.Lock()
 	if n.dialing[key] || n.closing {
@@ -428,6 +439,7 @@ func (n *Node) zoneDial(z *zone, a portable.NetAddress) {
 		}
 		c := newConn(n, nc, false, a)
 		c.anon = z
+		c.anchorSince = since
 		c.rd.Limit = levin.MaxPacketSize
 		n.addConn(c)
 		if err := n.handshakeOut(c); err != nil {
