@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"runtime/debug"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -334,6 +335,20 @@ func (s *Server) write(ctx *fasthttp.RequestCtx, resp Response) {
 	s.addCORS(ctx)
 	// The body is written as it is (no copy); for HEAD fasthttp writes its
 	// Content-Length and skips it.
+	if resp.Parts != nil && !ctx.IsHead() {
+		// A stream of known length: Content-Length as for a body, and
+		// net.Buffers writes each part straight to the connection's
+		// writer. (fasthttp would announce a stream's length as 0 to a
+		// HEAD request, which gets the parts joined below.)
+		// (A copy of the list: writing consumes a net.Buffers, which
+		// shortens its elements, and the route's list may be shared.)
+		parts := net.Buffers(slices.Clone(resp.Parts))
+		r.SetBodyStream(&parts, resp.Len())
+		return
+	}
+	if resp.Parts != nil {
+		resp.Body = bytes.Join(resp.Parts, nil)
+	}
 	r.SetBodyRaw(resp.Body)
 }
 

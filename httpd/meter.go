@@ -319,7 +319,7 @@ func (s *Server) serveMetered(fn Route, req *Request, cc *countedConn) Response 
 		return s.busy(req)
 	}
 	resp := s.call(fn, req)
-	s.meter.release(t, len(resp.Body))
+	s.meter.release(t, resp.Len())
 	return resp
 }
 

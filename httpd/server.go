@@ -88,7 +88,23 @@ type Response struct {
 	Status      int
 	ContentType string // "" for none
 	Body        []byte
-	Close       bool // close the connection after the response (monerod does after a 500)
+	// Parts, when not nil, is the body instead of Body: pieces sent one
+	// after another, none of them copied. A large answer made of shared,
+	// cached pieces (the block entries of /getblocks.bin) then costs each
+	// request in flight only its own few bytes: fifty clients asking for
+	// the same 5 MB of blocks do not hold fifty copies while their answers
+	// are written.
+	Parts [][]byte
+	Close bool // close the connection after the response (monerod does after a 500)
+}
+
+// Len is the body's length.
+func (r *Response) Len() int {
+	n := len(r.Body)
+	for _, p := range r.Parts {
+		n += len(p)
+	}
+	return n
 }
 
 // Route answers one request. A panic in a route is answered with 500 and a

@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -526,5 +527,67 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := New(Config{}, map[string]Route{"/x": nil}); err == nil {
 		t.Error("nil route accepted")
+	}
+}
+
+// A body given as Parts goes out byte for byte as the same body given
+// whole: the same headers (Content-Length included) and the same bytes,
+// for GET and for HEAD, on a connection kept alive across both.
+func TestResponsePartsAsBody(t *testing.T) {
+	whole := make([]byte, 3<<20+17)
+	for i := range whole {
+		whole[i] = byte(i * 7)
+	}
+	parts := [][]byte{whole[:5], whole[5 : 1<<20], {}, whole[1<<20 : 3<<20], whole[3<<20:]}
+	routes := map[string]Route{
+		"/whole": func(*Request) Response {
+			return Response{ContentType: "application/octet-stream", Body: whole}
+		},
+		"/parts": func(*Request) Response {
+			return Response{ContentType: "application/octet-stream", Parts: parts}
+		},
+	}
+	s := startServer(t, Config{}, routes)
+	// The raw answer without its Last-Modified line (the second it was
+	// sent).
+	raw := func(c net.Conn, br *bufio.Reader, method, path string, body bool) string {
+		t.Helper()
+		if _, err := io.WriteString(c, method+" "+path+" HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		var head strings.Builder
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasPrefix(line, "Last-Modified:") {
+				head.WriteString(line)
+			}
+			if line == "\r\n" {
+				break
+			}
+		}
+		if !body {
+			return head.String()
+		}
+		b := make([]byte, len(whole))
+		if _, err := io.ReadFull(br, b); err != nil {
+			t.Fatal(err)
+		}
+		return head.String() + string(b)
+	}
+	c := dial(t, s)
+	br := bufio.NewReader(c)
+	for _, m := range []string{"GET", "HEAD", "GET"} {
+		want := raw(c, br, m, "/whole", m == "GET")
+		got := raw(c, br, m, "/parts", m == "GET")
+		if got != want {
+			t.Fatalf("%s: the answer from parts differs from the whole body's (%d and %d bytes; heads %q and %q)",
+				m, len(got), len(want), got[:min(len(got), 300)], want[:min(len(want), 300)])
+		}
+		if !strings.Contains(want, "Content-Length: "+strconv.Itoa(len(whole))+"\r\n") {
+			t.Fatalf("%s: no Content-Length of the body: %q", m, want[:min(len(want), 300)])
+		}
 	}
 }

@@ -294,13 +294,16 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 		}
 		total += 32 * (len(pool.Remaining) + len(pool.Removed))
 	}
+	shared := 0
 	if len(blocks) > 0 {
 		n += 2
 		for _, b := range blocks {
 			total += len(b.entry) + len(b.indices)
+			shared += len(b.entry)
 		}
 	}
-	w := binAnswer(n, total)
+	bp := newBinParts(n, total-shared, total)
+	w := bp.w
 	if len(poolBlobs) > 0 {
 		w.Array("added_pool_txs", portable.TypeObject, len(poolBlobs))
 		for i, blob := range poolBlobs {
@@ -314,7 +317,7 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 	if len(blocks) > 0 {
 		w.Array("blocks", portable.TypeObject, len(blocks))
 		for _, b := range blocks {
-			w.Raw(b.entry)
+			bp.Shared(b.entry)
 		}
 	}
 	w.FieldUint64("credits", 0)
@@ -349,10 +352,10 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 	}
 	w.FieldUint64("start_height", start)
 	writeBinTail(w, status)
-	if in.RequestedInfo == blocksOnly {
+	if in.RequestedInfo == blocksOnly && !bp.share {
 		s.answers.putKept(version, s.answerVersion(), routeGetBlocks, req, keptAnswer{answer: w.Bytes(), timeAt: timeAt})
 	}
-	return binResponse(w)
+	return bp.response()
 }
 
 func countNonEmpty(lens ...int) int {
@@ -410,23 +413,25 @@ func (s *Server) serveGetBlocksByHeight(req *httpd.Request) httpd.Response {
 		return internalError()
 	}
 	n := 4
-	total := 96
+	total, shared := 96, 0
 	if len(blocks) > 0 {
 		n++
 		for _, b := range blocks {
 			total += len(b.entry)
+			shared += len(b.entry)
 		}
 	}
-	w := binAnswer(n, total)
+	bp := newBinParts(n, total-shared, total)
+	w := bp.w
 	if len(blocks) > 0 {
 		w.Array("blocks", portable.TypeObject, len(blocks))
 		for _, b := range blocks {
-			w.Raw(b.entry)
+			bp.Shared(b.entry)
 		}
 	}
 	w.FieldUint64("credits", 0)
 	writeBinTail(w, status)
-	return binResponse(w)
+	return bp.response()
 }
 
 // serveGetHashes is /gethashes.bin: block ids from the split point on, at
