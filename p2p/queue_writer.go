@@ -199,16 +199,7 @@ func (n *Node) addSpan(s *span) {
 // stalled, or the sync may be over.
 func (n *Node) standbyLoop() {
 	defer n.wg.Done()
-	t := time.NewTicker(standbyWake)
-	defer t.Stop()
-	for {
-		select {
-		case <-n.ctx.Done():
-			return
-		case <-t.C:
-		}
-		n.wakeStandby()
-	}
+	n.every(standbyWake, n.wakeStandby)
 }
 
 // wakeStandby lets every paused connection look again (skipping one busy

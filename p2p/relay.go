@@ -188,7 +188,19 @@ func (n *Node) fluffAgain(entries []*txpool.Entry) {
 // (core::relay_txpool_transactions, run from monerod's idle loop).
 func (n *Node) embargoLoop() {
 	defer n.wg.Done()
-	t := time.NewTicker(time.Second)
+	n.every(time.Second, func() {
+		if expired := n.pool.EmbargoExpired(); len(expired) > 0 {
+			n.log.Debug("Dandelion++ embargo over: fluffing", "txs", len(expired))
+			n.relayFluff(expired, nil)
+		}
+	})
+}
+
+// every runs fn every d until the node stops: the shape of the node's
+// periodic loops (embargo, relay pass, standby, forward delays, sync
+// watchdog).
+func (n *Node) every(d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -196,32 +208,21 @@ func (n *Node) embargoLoop() {
 			return
 		case <-t.C:
 		}
-		if expired := n.pool.EmbargoExpired(); len(expired) > 0 {
-			n.log.Debug("Dandelion++ embargo over: fluffing", "txs", len(expired))
-			n.relayFluff(expired, nil)
-		}
+		fn()
 	}
 }
 
 // relayPassLoop runs monerod's relay pass every RelayPassInterval (2
 // minutes, the pool's max_relayable_check): the pool transactions due to
-// be relayed again (txpool.RelayDue: never relayed, or relayed longer ago
-// than their back-off, 5 minutes to 4 hours) are sent again, the node's
+// be relayed again (txpool.RelayDue: relayed longer ago than their
+// back-off, 5 minutes to 4 hours; never relayed, only those reloaded at
+// start-up) are sent again, the node's
 // own not yet public privately, as they were sent first (relayPrivately),
 // the public ones fluffed (fluffAgain). The stem-phase ones are
 // embargoLoop's and forwardLoop's.
 func (n *Node) relayPassLoop() {
 	defer n.wg.Done()
-	t := time.NewTicker(n.cfg.RelayPassInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-n.ctx.Done():
-			return
-		case <-t.C:
-		}
-		n.relayPass()
-	}
+	n.every(n.cfg.RelayPassInterval, n.relayPass)
 }
 
 // relayPass is one pass of relayPassLoop.

@@ -465,22 +465,18 @@ func (n *Node) syncWatchdog() {
 	for range n.cfg.PrepBlocksThreads {
 		go n.prepWorker()
 	}
-	t := time.NewTicker(max(n.cfg.SyncTimeout/4, 100*time.Millisecond))
-	defer t.Stop()
-	for {
-		select {
-		case <-n.ctx.Done():
-			return
-		case <-t.C:
-		}
-		now := n.now()
-		for _, c := range n.connections() {
-			c.mu.Lock()
-			waiting := (c.sync.expectChain || len(c.sync.requested) > 0) && now.Sub(c.sync.requestedAt) > n.cfg.SyncTimeout
-			c.mu.Unlock()
-			if waiting {
-				n.dropConn(c, errSyncTimeout)
-			}
+	n.every(max(n.cfg.SyncTimeout/4, 100*time.Millisecond), n.dropSilentSyncPeers)
+}
+
+// dropSilentSyncPeers is one round of syncWatchdog.
+func (n *Node) dropSilentSyncPeers() {
+	now := n.now()
+	for _, c := range n.connections() {
+		c.mu.Lock()
+		waiting := (c.sync.expectChain || len(c.sync.requested) > 0) && now.Sub(c.sync.requestedAt) > n.cfg.SyncTimeout
+		c.mu.Unlock()
+		if waiting {
+			n.dropConn(c, errSyncTimeout)
 		}
 	}
 }

@@ -628,34 +628,30 @@ func (n *Node) forwardFromZone(z *zone, entries []*txpool.Entry) []*txpool.Entry
 // dropped from the queue.
 func (n *Node) forwardLoop() {
 	defer n.wg.Done()
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-n.ctx.Done():
-			return
-		case <-t.C:
+	n.every(time.Second, n.forwardDue)
+}
+
+// forwardDue is one round of forwardLoop.
+func (n *Node) forwardDue() {
+	now := n.now()
+	var ready []*txpool.Entry
+	n.forwards.mu.Lock()
+	for id, at := range n.forwards.due {
+		if now.Before(at) {
+			continue
 		}
-		now := n.now()
-		var ready []*txpool.Entry
-		n.forwards.mu.Lock()
-		for id, at := range n.forwards.due {
-			if now.Before(at) {
-				continue
-			}
-			delete(n.forwards.due, id)
-			if _, private := n.pool.StemPhase(id); !private {
-				continue
-			}
-			if e, ok := n.pool.Get(id); ok {
-				ready = append(ready, e)
-			}
+		delete(n.forwards.due, id)
+		if _, private := n.pool.StemPhase(id); !private {
+			continue
 		}
-		n.forwards.mu.Unlock()
-		if len(ready) > 0 {
-			n.log.Debug("forward delay over: relaying transactions from a zone", "txs", len(ready))
-			n.relayStem(ready, nil, false)
+		if e, ok := n.pool.Get(id); ok {
+			ready = append(ready, e)
 		}
+	}
+	n.forwards.mu.Unlock()
+	if len(ready) > 0 {
+		n.log.Debug("forward delay over: relaying transactions from a zone", "txs", len(ready))
+		n.relayStem(ready, nil, false)
 	}
 }
 
