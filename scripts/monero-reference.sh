@@ -76,7 +76,7 @@ echo 'Acquire::Check-Valid-Until "false";' >"$root/etc/apt/apt.conf.d/99gonero-s
 
 # The Debian version of the reference: upstream version, then "+..." or
 # "-..." (0.18.5.3+~0+20260428-1+b1).
-versions=$(chroot "$root" apt-cache madison monero | awk -F'|' '{gsub(/ /, "", $2); print $2}')
+versions=$(chroot "$root" apt-cache madison monero 2>/dev/null | awk -F'|' '{gsub(/ /, "", $2); print $2}' || true)
 pin=$(grep -E "^${ref//./\\.}[-+]" <<<"$versions" | head -n 1 || true)
 if [[ -z $pin ]]; then
   log "Debian $suite at $mirror has no monero $ref (it has: ${versions//$'\n'/, }); the reference is pinned" \
