@@ -1,0 +1,187 @@
+// Code in this file is the template of fieldhs.go (TestGeneratedInSync keeps them equal up to names;
+// `go test -run TestGeneratedInSync -update` rewrites fieldhs.go). Edit this file, not fieldhs.go.
+
+package helioselene
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
+
+// Field25519 is an element of GF(2^255 - 19), the ed25519 base field: Helios's base field and Selene's
+// scalar field (helioselene's Field25519, dalek-ff-group's FieldElement). It is kept in Montgomery form
+// (value·2^256 mod p) in four 64-bit limbs, always fully reduced, so that equal values have equal limbs.
+// The zero value is 0.
+type Field25519 struct {
+	l [4]uint64
+}
+
+// ErrField25519Encoding is returned for a 32-byte string that is not the canonical little-endian encoding
+// of an element (its value is at least the modulus), or that is not 32 bytes long.
+var ErrField25519Encoding = errors.New("helioselene: non-canonical Field25519 encoding")
+
+// Set sets z = x.
+func (z *Field25519) Set(x *Field25519) *Field25519 { *z = *x; return z }
+
+// Zero sets z = 0.
+func (z *Field25519) Zero() *Field25519 { *z = Field25519{}; return z }
+
+// One sets z = 1.
+func (z *Field25519) One() *Field25519 { z.l = p25519.one; return z }
+
+// SetUint64 sets z = v.
+func (z *Field25519) SetUint64(v uint64) *Field25519 {
+	z.l = [4]uint64{v}
+	return z.Mul(z, &Field25519{p25519.r2})
+}
+
+// IsZero reports whether z = 0.
+func (z *Field25519) IsZero() bool { return z.l[0]|z.l[1]|z.l[2]|z.l[3] == 0 }
+
+// Equal reports whether z = x.
+func (z *Field25519) Equal(x *Field25519) bool {
+	return (z.l[0]^x.l[0])|(z.l[1]^x.l[1])|(z.l[2]^x.l[2])|(z.l[3]^x.l[3]) == 0
+}
+
+// Add sets z = x + y.
+func (z *Field25519) Add(x, y *Field25519) *Field25519 {
+	// x, y < p < 2^255: the sum fits in 256 bits, then one conditional subtraction.
+	var c uint64
+	var s [4]uint64
+	s[0], c = bits.Add64(x.l[0], y.l[0], 0)
+	s[1], c = bits.Add64(x.l[1], y.l[1], c)
+	s[2], c = bits.Add64(x.l[2], y.l[2], c)
+	s[3], _ = bits.Add64(x.l[3], y.l[3], c)
+	z.l = p25519.reduceOnce(s)
+	return z
+}
+
+// Double sets z = 2x.
+func (z *Field25519) Double(x *Field25519) *Field25519 { return z.Add(x, x) }
+
+// Sub sets z = x - y.
+func (z *Field25519) Sub(x, y *Field25519) *Field25519 {
+	var b uint64
+	var d [4]uint64
+	d[0], b = bits.Sub64(x.l[0], y.l[0], 0)
+	d[1], b = bits.Sub64(x.l[1], y.l[1], b)
+	d[2], b = bits.Sub64(x.l[2], y.l[2], b)
+	d[3], b = bits.Sub64(x.l[3], y.l[3], b)
+	// On a borrow add p back (mask instead of a branch).
+	m := -b
+	var c uint64
+	d[0], c = bits.Add64(d[0], p25519.p[0]&m, 0)
+	d[1], c = bits.Add64(d[1], p25519.p[1]&m, c)
+	d[2], c = bits.Add64(d[2], p25519.p[2]&m, c)
+	d[3], _ = bits.Add64(d[3], p25519.p[3]&m, c)
+	z.l = d
+	return z
+}
+
+// Negate sets z = -x.
+func (z *Field25519) Negate(x *Field25519) *Field25519 {
+	var zero Field25519
+	return z.Sub(&zero, x)
+}
+
+// Mul sets z = x·y.
+func (z *Field25519) Mul(x, y *Field25519) *Field25519 {
+	z.l = p25519.montMul(&x.l, &y.l)
+	return z
+}
+
+// Square sets z = x².
+func (z *Field25519) Square(x *Field25519) *Field25519 {
+	z.l = p25519.montSquare(&x.l)
+	return z
+}
+
+// Select sets z = a if cond == 1 and z = b if cond == 0, without branching on cond.
+func (z *Field25519) Select(a, b *Field25519, cond uint64) *Field25519 {
+	m := -cond
+	for i := range z.l {
+		z.l[i] = (a.l[i] & m) | (b.l[i] &^ m)
+	}
+	return z
+}
+
+// pow sets z = x^e for a public exponent e (little-endian limbs), by a fixed 4-bit window.
+func (z *Field25519) pow(x *Field25519, e *[4]uint64) *Field25519 {
+	var table [16]Field25519
+	table[0].One()
+	table[1] = *x
+	for i := 2; i < 16; i++ {
+		table[i].Mul(&table[i-1], x)
+	}
+	var r Field25519
+	r.One()
+	for i := 63; i >= 0; i-- {
+		w := (e[i/16] >> (uint(i%16) * 4)) & 15
+		r.Square(&r)
+		r.Square(&r)
+		r.Square(&r)
+		r.Square(&r)
+		r.Mul(&r, &table[w])
+	}
+	*z = r
+	return z
+}
+
+// Invert sets z = 1/x (Fermat: x^(p-2)) and reports whether x was invertible; for x = 0, z = 0 and
+// false.
+func (z *Field25519) Invert(x *Field25519) (*Field25519, bool) {
+	ok := !x.IsZero()
+	z.pow(x, &p25519.pMinus2)
+	return z, ok
+}
+
+// SetBytes sets z to the canonical 32-byte little-endian encoding b and refuses any other input (a value
+// at least the modulus, or a length other than 32), as the reference's from_repr does.
+func (z *Field25519) SetBytes(b []byte) (*Field25519, error) {
+	if len(b) != 32 {
+		return nil, ErrField25519Encoding
+	}
+	var v [4]uint64
+	for i := range v {
+		v[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	if !lessThan(&v, &p25519.p) {
+		return nil, ErrField25519Encoding
+	}
+	z.l = p25519.montMul(&v, &p25519.r2)
+	return z, nil
+}
+
+// SetWideBytes sets z to the 64-byte little-endian integer b reduced mod p (the reference's
+// wide_reduce).
+func (z *Field25519) SetWideBytes(b *[64]byte) *Field25519 {
+	var lo, hi [4]uint64
+	for i := range lo {
+		lo[i] = binary.LittleEndian.Uint64(b[8*i:])
+		hi[i] = binary.LittleEndian.Uint64(b[32+8*i:])
+	}
+	// Each half is below 2^256 < 3p: two conditional subtractions bring it below p, as montMul wants.
+	lo = p25519.reduceOnce(p25519.reduceOnce(lo))
+	hi = p25519.reduceOnce(p25519.reduceOnce(hi))
+	// lo·R²·R⁻¹ and hi·R³·R⁻¹ = hi·2^256·R are the two halves in Montgomery form.
+	a := p25519.montMul(&lo, &p25519.r2)
+	c := p25519.montMul(&hi, &p25519.r3)
+	return z.Add(&Field25519{a}, &Field25519{c})
+}
+
+// Bytes returns the canonical 32-byte little-endian encoding of z.
+func (z *Field25519) Bytes() [32]byte {
+	v := p25519.montMul(&z.l, &[4]uint64{1})
+	var b [32]byte
+	for i := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], v[i])
+	}
+	return b
+}
+
+// IsOdd reports whether the canonical value of z is odd (the reference's is_odd).
+func (z *Field25519) IsOdd() bool {
+	v := p25519.montMul(&z.l, &[4]uint64{1})
+	return v[0]&1 == 1
+}

@@ -1,0 +1,186 @@
+// Code generated from field25519.go by gen_test.go (go test -run TestGeneratedInSync -update); DO NOT EDIT.
+
+package helioselene
+
+import (
+	"encoding/binary"
+	"errors"
+	"math/bits"
+)
+
+// HelioseleneField is an element of GF(2^255 - 19), the ed25519 base field: Helios's base field and Selene's
+// scalar field (helioselene's HelioseleneField, dalek-ff-group's FieldElement). It is kept in Montgomery form
+// (value·2^256 mod p) in four 64-bit limbs, always fully reduced, so that equal values have equal limbs.
+// The zero value is 0.
+type HelioseleneField struct {
+	l [4]uint64
+}
+
+// ErrHelioseleneFieldEncoding is returned for a 32-byte string that is not the canonical little-endian encoding
+// of an element (its value is at least the modulus), or that is not 32 bytes long.
+var ErrHelioseleneFieldEncoding = errors.New("helioselene: non-canonical HelioseleneField encoding")
+
+// Set sets z = x.
+func (z *HelioseleneField) Set(x *HelioseleneField) *HelioseleneField { *z = *x; return z }
+
+// Zero sets z = 0.
+func (z *HelioseleneField) Zero() *HelioseleneField { *z = HelioseleneField{}; return z }
+
+// One sets z = 1.
+func (z *HelioseleneField) One() *HelioseleneField { z.l = pHS.one; return z }
+
+// SetUint64 sets z = v.
+func (z *HelioseleneField) SetUint64(v uint64) *HelioseleneField {
+	z.l = [4]uint64{v}
+	return z.Mul(z, &HelioseleneField{pHS.r2})
+}
+
+// IsZero reports whether z = 0.
+func (z *HelioseleneField) IsZero() bool { return z.l[0]|z.l[1]|z.l[2]|z.l[3] == 0 }
+
+// Equal reports whether z = x.
+func (z *HelioseleneField) Equal(x *HelioseleneField) bool {
+	return (z.l[0]^x.l[0])|(z.l[1]^x.l[1])|(z.l[2]^x.l[2])|(z.l[3]^x.l[3]) == 0
+}
+
+// Add sets z = x + y.
+func (z *HelioseleneField) Add(x, y *HelioseleneField) *HelioseleneField {
+	// x, y < p < 2^255: the sum fits in 256 bits, then one conditional subtraction.
+	var c uint64
+	var s [4]uint64
+	s[0], c = bits.Add64(x.l[0], y.l[0], 0)
+	s[1], c = bits.Add64(x.l[1], y.l[1], c)
+	s[2], c = bits.Add64(x.l[2], y.l[2], c)
+	s[3], _ = bits.Add64(x.l[3], y.l[3], c)
+	z.l = pHS.reduceOnce(s)
+	return z
+}
+
+// Double sets z = 2x.
+func (z *HelioseleneField) Double(x *HelioseleneField) *HelioseleneField { return z.Add(x, x) }
+
+// Sub sets z = x - y.
+func (z *HelioseleneField) Sub(x, y *HelioseleneField) *HelioseleneField {
+	var b uint64
+	var d [4]uint64
+	d[0], b = bits.Sub64(x.l[0], y.l[0], 0)
+	d[1], b = bits.Sub64(x.l[1], y.l[1], b)
+	d[2], b = bits.Sub64(x.l[2], y.l[2], b)
+	d[3], b = bits.Sub64(x.l[3], y.l[3], b)
+	// On a borrow add p back (mask instead of a branch).
+	m := -b
+	var c uint64
+	d[0], c = bits.Add64(d[0], pHS.p[0]&m, 0)
+	d[1], c = bits.Add64(d[1], pHS.p[1]&m, c)
+	d[2], c = bits.Add64(d[2], pHS.p[2]&m, c)
+	d[3], _ = bits.Add64(d[3], pHS.p[3]&m, c)
+	z.l = d
+	return z
+}
+
+// Negate sets z = -x.
+func (z *HelioseleneField) Negate(x *HelioseleneField) *HelioseleneField {
+	var zero HelioseleneField
+	return z.Sub(&zero, x)
+}
+
+// Mul sets z = x·y.
+func (z *HelioseleneField) Mul(x, y *HelioseleneField) *HelioseleneField {
+	z.l = pHS.montMul(&x.l, &y.l)
+	return z
+}
+
+// Square sets z = x².
+func (z *HelioseleneField) Square(x *HelioseleneField) *HelioseleneField {
+	z.l = pHS.montSquare(&x.l)
+	return z
+}
+
+// Select sets z = a if cond == 1 and z = b if cond == 0, without branching on cond.
+func (z *HelioseleneField) Select(a, b *HelioseleneField, cond uint64) *HelioseleneField {
+	m := -cond
+	for i := range z.l {
+		z.l[i] = (a.l[i] & m) | (b.l[i] &^ m)
+	}
+	return z
+}
+
+// pow sets z = x^e for a public exponent e (little-endian limbs), by a fixed 4-bit window.
+func (z *HelioseleneField) pow(x *HelioseleneField, e *[4]uint64) *HelioseleneField {
+	var table [16]HelioseleneField
+	table[0].One()
+	table[1] = *x
+	for i := 2; i < 16; i++ {
+		table[i].Mul(&table[i-1], x)
+	}
+	var r HelioseleneField
+	r.One()
+	for i := 63; i >= 0; i-- {
+		w := (e[i/16] >> (uint(i%16) * 4)) & 15
+		r.Square(&r)
+		r.Square(&r)
+		r.Square(&r)
+		r.Square(&r)
+		r.Mul(&r, &table[w])
+	}
+	*z = r
+	return z
+}
+
+// Invert sets z = 1/x (Fermat: x^(p-2)) and reports whether x was invertible; for x = 0, z = 0 and
+// false.
+func (z *HelioseleneField) Invert(x *HelioseleneField) (*HelioseleneField, bool) {
+	ok := !x.IsZero()
+	z.pow(x, &pHS.pMinus2)
+	return z, ok
+}
+
+// SetBytes sets z to the canonical 32-byte little-endian encoding b and refuses any other input (a value
+// at least the modulus, or a length other than 32), as the reference's from_repr does.
+func (z *HelioseleneField) SetBytes(b []byte) (*HelioseleneField, error) {
+	if len(b) != 32 {
+		return nil, ErrHelioseleneFieldEncoding
+	}
+	var v [4]uint64
+	for i := range v {
+		v[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+	if !lessThan(&v, &pHS.p) {
+		return nil, ErrHelioseleneFieldEncoding
+	}
+	z.l = pHS.montMul(&v, &pHS.r2)
+	return z, nil
+}
+
+// SetWideBytes sets z to the 64-byte little-endian integer b reduced mod p (the reference's
+// wide_reduce).
+func (z *HelioseleneField) SetWideBytes(b *[64]byte) *HelioseleneField {
+	var lo, hi [4]uint64
+	for i := range lo {
+		lo[i] = binary.LittleEndian.Uint64(b[8*i:])
+		hi[i] = binary.LittleEndian.Uint64(b[32+8*i:])
+	}
+	// Each half is below 2^256 < 3p: two conditional subtractions bring it below p, as montMul wants.
+	lo = pHS.reduceOnce(pHS.reduceOnce(lo))
+	hi = pHS.reduceOnce(pHS.reduceOnce(hi))
+	// lo·R²·R⁻¹ and hi·R³·R⁻¹ = hi·2^256·R are the two halves in Montgomery form.
+	a := pHS.montMul(&lo, &pHS.r2)
+	c := pHS.montMul(&hi, &pHS.r3)
+	return z.Add(&HelioseleneField{a}, &HelioseleneField{c})
+}
+
+// Bytes returns the canonical 32-byte little-endian encoding of z.
+func (z *HelioseleneField) Bytes() [32]byte {
+	v := pHS.montMul(&z.l, &[4]uint64{1})
+	var b [32]byte
+	for i := range v {
+		binary.LittleEndian.PutUint64(b[8*i:], v[i])
+	}
+	return b
+}
+
+// IsOdd reports whether the canonical value of z is odd (the reference's is_odd).
+func (z *HelioseleneField) IsOdd() bool {
+	v := pHS.montMul(&z.l, &[4]uint64{1})
+	return v[0]&1 == 1
+}
