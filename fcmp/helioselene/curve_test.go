@@ -126,3 +126,74 @@ func mustSelene(t testing.TB, s string) *SelenePoint {
 	}
 	return p
 }
+
+// TestMultiScalarMult compares the multiscalar multiplication with the sum of single multiplications,
+// for sizes around every window choice, with identities and zero scalars among the inputs.
+func TestMultiScalarMult(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 7, 16, 33, 100} {
+		hs := make([]HelioseleneField, n)
+		hp := make([]HeliosPoint, n)
+		ss := make([]Field25519, n)
+		sp := make([]SelenePoint, n)
+		wantH := NewHeliosPoint()
+		wantS := NewSelenePoint()
+		for i := range n {
+			hs[i] = HeliosHashToF([]byte("msm scalar"), []byte{byte(i), byte(n)})
+			k := HeliosHashToF([]byte("msm point"), []byte{byte(i), byte(n)})
+			hp[i].ScalarMult(&k, HeliosGenerator())
+			ss[i] = SeleneHashToF([]byte("msm scalar"), []byte{byte(i), byte(n)})
+			k2 := SeleneHashToF([]byte("msm point"), []byte{byte(i), byte(n)})
+			sp[i].ScalarMult(&k2, SeleneGenerator())
+			switch i % 7 {
+			case 3:
+				hp[i].Identity()
+				sp[i].Identity()
+			case 5:
+				hs[i].Zero()
+				ss[i].Zero()
+			case 6:
+				hs[i].One()
+				hs[i].Negate(&hs[i])
+				ss[i].One()
+				ss[i].Negate(&ss[i])
+			}
+			wantH.Add(wantH, new(HeliosPoint).ScalarMult(&hs[i], &hp[i]))
+			wantS.Add(wantS, new(SelenePoint).ScalarMult(&ss[i], &sp[i]))
+		}
+		if got := HeliosMultiScalarMult(hs, hp); !got.Equal(wantH) {
+			t.Errorf("Helios n=%d: multiscalar multiplication differs", n)
+		}
+		if got := SeleneMultiScalarMult(ss, sp); !got.Equal(wantS) {
+			t.Errorf("Selene n=%d: multiscalar multiplication differs", n)
+		}
+	}
+	// Every window width, against each other.
+	for c := 1; c <= 12; c++ {
+		k := HeliosHashToF([]byte("digits"), []byte{byte(c)})
+		kb := k.Bytes()
+		d := signedDigits([][32]byte{kb}, c)[0]
+		var acc HelioseleneField
+		var pow HelioseleneField
+		pow.One()
+		var base HelioseleneField
+		base.SetUint64(1 << c)
+		for _, v := range d {
+			var t0 HelioseleneField
+			if v >= 0 {
+				t0.SetUint64(uint64(v))
+			} else {
+				t0.SetUint64(uint64(-v))
+				t0.Negate(&t0)
+			}
+			t0.Mul(&t0, &pow)
+			acc.Add(&acc, &t0)
+			pow.Mul(&pow, &base)
+			if v > 1<<(c-1) || v < -(1<<(c-1)) {
+				t.Fatalf("c=%d: digit %d out of range", c, v)
+			}
+		}
+		if !acc.Equal(&k) {
+			t.Errorf("c=%d: signed digits do not sum to the scalar", c)
+		}
+	}
+}

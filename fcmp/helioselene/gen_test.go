@@ -21,17 +21,20 @@ var generated = []struct {
 		s = strings.ReplaceAll(s, "p25519", "pHS")
 		return s
 	}},
-	{"helios.go", "selene.go", func(s string) string {
-		s = strings.ReplaceAll(s, "helioselene", "\x00H\x00")
-		s = strings.ReplaceAll(s, "HelioseleneField", "\x00Q\x00")
-		s = strings.ReplaceAll(s, "Field25519", "\x00P\x00")
-		s = strings.ReplaceAll(s, "Helios", "Selene")
-		s = strings.ReplaceAll(s, "helios", "selene")
-		s = strings.ReplaceAll(s, "\x00Q\x00", "Field25519")
-		s = strings.ReplaceAll(s, "\x00P\x00", "HelioseleneField")
-		s = strings.ReplaceAll(s, "\x00H\x00", "helioselene")
-		return s
-	}},
+	{"helios.go", "selene.go", heliosToSelene},
+	{"helios_msm.go", "selene_msm.go", heliosToSelene},
+}
+
+func heliosToSelene(s string) string {
+	s = strings.ReplaceAll(s, "helioselene", "\x00H\x00")
+	s = strings.ReplaceAll(s, "HelioseleneField", "\x00Q\x00")
+	s = strings.ReplaceAll(s, "Field25519", "\x00P\x00")
+	s = strings.ReplaceAll(s, "Helios", "Selene")
+	s = strings.ReplaceAll(s, "helios", "selene")
+	s = strings.ReplaceAll(s, "\x00Q\x00", "Field25519")
+	s = strings.ReplaceAll(s, "\x00P\x00", "HelioseleneField")
+	s = strings.ReplaceAll(s, "\x00H\x00", "helioselene")
+	return s
 }
 
 func header(template string) string {
