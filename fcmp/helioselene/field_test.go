@@ -230,3 +230,12 @@ func TestWideReduce(t *testing.T) {
 		}
 	}
 }
+
+func TestFieldConstants(t *testing.T) {
+	if [4]uint64{p25519P0, p25519P1, p25519P2, p25519P3} != p25519.p || p25519Inv != p25519.pInv {
+		t.Error("2^255-19 constants")
+	}
+	if [4]uint64{pHSP0, pHSP1, pHSP2, pHSP3} != pHS.p || pHSInv != pHS.pInv {
+		t.Error("Helioselene field constants")
+	}
+}

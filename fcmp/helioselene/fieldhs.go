@@ -86,13 +86,13 @@ func (z *HelioseleneField) Negate(x *HelioseleneField) *HelioseleneField {
 
 // Mul sets z = x·y.
 func (z *HelioseleneField) Mul(x, y *HelioseleneField) *HelioseleneField {
-	z.l = pHS.montMul(&x.l, &y.l)
+	z.l = montMulHelioseleneField(&x.l, &y.l)
 	return z
 }
 
 // Square sets z = x².
 func (z *HelioseleneField) Square(x *HelioseleneField) *HelioseleneField {
-	z.l = pHS.montSquare(&x.l)
+	z.l = montMulHelioseleneField(&x.l, &x.l)
 	return z
 }
 
@@ -183,4 +183,189 @@ func (z *HelioseleneField) Bytes() [32]byte {
 func (z *HelioseleneField) IsOdd() bool {
 	v := pHS.montMul(&z.l, &[4]uint64{1})
 	return v[0]&1 == 1
+}
+
+// montMulHelioseleneField returns x·y·R⁻¹ mod p for x, y < p: CIOS Montgomery multiplication, unrolled, with the
+// modulus as constants; every intermediate stays below 2p, so five limbs suffice and one conditional
+// subtraction ends it.
+func montMulHelioseleneField(x, y *[4]uint64) [4]uint64 {
+	var t0, t1, t2, t3, t4, c, hi, lo, cc, m uint64
+	x0, x1, x2, x3 := x[0], x[1], x[2], x[3]
+	// round 0: t += x·y[0], then t = (t + m·p) / 2^64
+	yi := y[0]
+	hi, lo = bits.Mul64(x0, yi)
+	t0, cc = bits.Add64(t0, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x1, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t1, cc = bits.Add64(t1, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x2, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t2, cc = bits.Add64(t2, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x3, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t3, cc = bits.Add64(t3, lo, 0)
+	c = hi + cc
+	t4 += c
+	m = t0 * pHSInv
+	hi, lo = bits.Mul64(m, pHSP0)
+	_, cc = bits.Add64(t0, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP1)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t0, cc = bits.Add64(t1, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP2)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t1, cc = bits.Add64(t2, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP3)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t2, cc = bits.Add64(t3, lo, 0)
+	c = hi + cc
+	t3, cc = bits.Add64(t4, c, 0)
+	t4 = cc
+	// round 1: t += x·y[1], then t = (t + m·p) / 2^64
+	yi = y[1]
+	hi, lo = bits.Mul64(x0, yi)
+	t0, cc = bits.Add64(t0, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x1, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t1, cc = bits.Add64(t1, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x2, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t2, cc = bits.Add64(t2, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x3, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t3, cc = bits.Add64(t3, lo, 0)
+	c = hi + cc
+	t4 += c
+	m = t0 * pHSInv
+	hi, lo = bits.Mul64(m, pHSP0)
+	_, cc = bits.Add64(t0, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP1)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t0, cc = bits.Add64(t1, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP2)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t1, cc = bits.Add64(t2, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP3)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t2, cc = bits.Add64(t3, lo, 0)
+	c = hi + cc
+	t3, cc = bits.Add64(t4, c, 0)
+	t4 = cc
+	// round 2: t += x·y[2], then t = (t + m·p) / 2^64
+	yi = y[2]
+	hi, lo = bits.Mul64(x0, yi)
+	t0, cc = bits.Add64(t0, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x1, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t1, cc = bits.Add64(t1, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x2, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t2, cc = bits.Add64(t2, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x3, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t3, cc = bits.Add64(t3, lo, 0)
+	c = hi + cc
+	t4 += c
+	m = t0 * pHSInv
+	hi, lo = bits.Mul64(m, pHSP0)
+	_, cc = bits.Add64(t0, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP1)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t0, cc = bits.Add64(t1, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP2)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t1, cc = bits.Add64(t2, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP3)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t2, cc = bits.Add64(t3, lo, 0)
+	c = hi + cc
+	t3, cc = bits.Add64(t4, c, 0)
+	t4 = cc
+	// round 3: t += x·y[3], then t = (t + m·p) / 2^64
+	yi = y[3]
+	hi, lo = bits.Mul64(x0, yi)
+	t0, cc = bits.Add64(t0, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x1, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t1, cc = bits.Add64(t1, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x2, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t2, cc = bits.Add64(t2, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(x3, yi)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t3, cc = bits.Add64(t3, lo, 0)
+	c = hi + cc
+	t4 += c
+	m = t0 * pHSInv
+	hi, lo = bits.Mul64(m, pHSP0)
+	_, cc = bits.Add64(t0, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP1)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t0, cc = bits.Add64(t1, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP2)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t1, cc = bits.Add64(t2, lo, 0)
+	c = hi + cc
+	hi, lo = bits.Mul64(m, pHSP3)
+	lo, cc = bits.Add64(lo, c, 0)
+	hi += cc
+	t2, cc = bits.Add64(t3, lo, 0)
+	c = hi + cc
+	t3, cc = bits.Add64(t4, c, 0)
+	t4 = cc
+	_ = t4 // zero here: t < 2p < 2^256
+	// One conditional subtraction of p, by mask.
+	var d0, d1, d2, d3, b uint64
+	d0, b = bits.Sub64(t0, pHSP0, 0)
+	d1, b = bits.Sub64(t1, pHSP1, b)
+	d2, b = bits.Sub64(t2, pHSP2, b)
+	d3, b = bits.Sub64(t3, pHSP3, b)
+	mask := -b
+	return [4]uint64{(t0 & mask) | (d0 &^ mask), (t1 & mask) | (d1 &^ mask), (t2 & mask) | (d2 &^ mask), (t3 & mask) | (d3 &^ mask)}
 }

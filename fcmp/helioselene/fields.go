@@ -2,6 +2,21 @@ package helioselene
 
 import "math/big"
 
+// The moduli's limbs and -p⁻¹ mod 2^64 as constants for the unrolled multiplications (TestFieldConstants
+// checks them against the ones newFieldParams derives).
+const (
+	p25519P0  = 0xffffffffffffffed
+	p25519P1  = 0xffffffffffffffff
+	p25519P2  = 0xffffffffffffffff
+	p25519P3  = 0x7fffffffffffffff
+	p25519Inv = 0x86bca1af286bca1b
+	pHSP0     = 0x6eb6d2727927c79f
+	pHSP1     = 0xbf7f782cb7656b58
+	pHSP2     = 0xffffffffffffffff
+	pHSP3     = 0x7fffffffffffffff
+	pHSInv    = 0x8a5f094bd6f46ba1
+)
+
 // The two moduli, as helioselene (d06d9518 crypto/helioselene/src/field.rs) and dalek-ff-group write them.
 const (
 	modulus25519 = "7fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffed"
