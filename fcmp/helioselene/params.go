@@ -76,7 +76,8 @@ func (f *fieldParams) reduceOnce(s [4]uint64) [4]uint64 {
 	}
 }
 
-// montMul returns x·y·R⁻¹ mod p (CIOS) for x, y < p: every intermediate stays below 2p, so five limbs
+// montMul returns x·y·R⁻¹ mod p (CIOS) for x, y < p, for the conversions (the arithmetic uses the
+// unrolled copies in field25519.go and fieldhs.go): every intermediate stays below 2p, so five limbs
 // suffice and one conditional subtraction ends it.
 func (f *fieldParams) montMul(x, y *[4]uint64) [4]uint64 {
 	var t0, t1, t2, t3, t4 uint64
@@ -130,6 +131,3 @@ func (f *fieldParams) montMul(x, y *[4]uint64) [4]uint64 {
 	// t < 2p < 2^256 (t4 = 0 here), one conditional subtraction.
 	return f.reduceOnce([4]uint64{t0, t1, t2, t3})
 }
-
-// montSquare returns x²·R⁻¹ mod p.
-func (f *fieldParams) montSquare(x *[4]uint64) [4]uint64 { return f.montMul(x, x) }
