@@ -18,6 +18,9 @@ func FuzzField25519SetBytes(f *testing.F) {
 		if out := z.Bytes(); !bytes.Equal(out[:], b) {
 			t.Fatalf("accepted %x re-encodes as %x", b, out)
 		}
+		if !new(Field25519).Square(z).Equal(new(Field25519).Mul(z, z)) {
+			t.Fatalf("%x: square differs from multiplication", b)
+		}
 	})
 }
 
@@ -31,6 +34,9 @@ func FuzzHelioseleneFieldSetBytes(f *testing.F) {
 		}
 		if out := z.Bytes(); !bytes.Equal(out[:], b) {
 			t.Fatalf("accepted %x re-encodes as %x", b, out)
+		}
+		if !new(HelioseleneField).Square(z).Equal(new(HelioseleneField).Mul(z, z)) {
+			t.Fatalf("%x: square differs from multiplication", b)
 		}
 	})
 }
