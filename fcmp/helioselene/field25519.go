@@ -46,14 +46,21 @@ func (z *Field25519) Equal(x *Field25519) bool {
 
 // Add sets z = x + y.
 func (z *Field25519) Add(x, y *Field25519) *Field25519 {
-	// x, y < p < 2^255: the sum fits in 256 bits, then one conditional subtraction.
-	var c uint64
-	var s [4]uint64
-	s[0], c = bits.Add64(x.l[0], y.l[0], 0)
-	s[1], c = bits.Add64(x.l[1], y.l[1], c)
-	s[2], c = bits.Add64(x.l[2], y.l[2], c)
-	s[3], _ = bits.Add64(x.l[3], y.l[3], c)
-	z.l = p25519.reduceOnce(s)
+	// x, y < p < 2^255: the sum fits in 256 bits, then one conditional subtraction by mask.
+	var c, b uint64
+	s0, c := bits.Add64(x.l[0], y.l[0], 0)
+	s1, c := bits.Add64(x.l[1], y.l[1], c)
+	s2, c := bits.Add64(x.l[2], y.l[2], c)
+	s3, _ := bits.Add64(x.l[3], y.l[3], c)
+	d0, b := bits.Sub64(s0, p25519P0, 0)
+	d1, b := bits.Sub64(s1, p25519P1, b)
+	d2, b := bits.Sub64(s2, p25519P2, b)
+	d3, b := bits.Sub64(s3, p25519P3, b)
+	m := -b // all ones when the sum is below p: keep it
+	z.l[0] = (s0 & m) | (d0 &^ m)
+	z.l[1] = (s1 & m) | (d1 &^ m)
+	z.l[2] = (s2 & m) | (d2 &^ m)
+	z.l[3] = (s3 & m) | (d3 &^ m)
 	return z
 }
 
@@ -62,20 +69,17 @@ func (z *Field25519) Double(x *Field25519) *Field25519 { return z.Add(x, x) }
 
 // Sub sets z = x - y.
 func (z *Field25519) Sub(x, y *Field25519) *Field25519 {
-	var b uint64
-	var d [4]uint64
-	d[0], b = bits.Sub64(x.l[0], y.l[0], 0)
-	d[1], b = bits.Sub64(x.l[1], y.l[1], b)
-	d[2], b = bits.Sub64(x.l[2], y.l[2], b)
-	d[3], b = bits.Sub64(x.l[3], y.l[3], b)
+	d0, b := bits.Sub64(x.l[0], y.l[0], 0)
+	d1, b := bits.Sub64(x.l[1], y.l[1], b)
+	d2, b := bits.Sub64(x.l[2], y.l[2], b)
+	d3, b := bits.Sub64(x.l[3], y.l[3], b)
 	// On a borrow add p back (mask instead of a branch).
 	m := -b
 	var c uint64
-	d[0], c = bits.Add64(d[0], p25519.p[0]&m, 0)
-	d[1], c = bits.Add64(d[1], p25519.p[1]&m, c)
-	d[2], c = bits.Add64(d[2], p25519.p[2]&m, c)
-	d[3], _ = bits.Add64(d[3], p25519.p[3]&m, c)
-	z.l = d
+	z.l[0], c = bits.Add64(d0, p25519P0&m, 0)
+	z.l[1], c = bits.Add64(d1, p25519P1&m, c)
+	z.l[2], c = bits.Add64(d2, p25519P2&m, c)
+	z.l[3], _ = bits.Add64(d3, p25519P3&m, c)
 	return z
 }
 

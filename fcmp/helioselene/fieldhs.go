@@ -45,14 +45,21 @@ func (z *HelioseleneField) Equal(x *HelioseleneField) bool {
 
 // Add sets z = x + y.
 func (z *HelioseleneField) Add(x, y *HelioseleneField) *HelioseleneField {
-	// x, y < p < 2^255: the sum fits in 256 bits, then one conditional subtraction.
-	var c uint64
-	var s [4]uint64
-	s[0], c = bits.Add64(x.l[0], y.l[0], 0)
-	s[1], c = bits.Add64(x.l[1], y.l[1], c)
-	s[2], c = bits.Add64(x.l[2], y.l[2], c)
-	s[3], _ = bits.Add64(x.l[3], y.l[3], c)
-	z.l = pHS.reduceOnce(s)
+	// x, y < p < 2^255: the sum fits in 256 bits, then one conditional subtraction by mask.
+	var c, b uint64
+	s0, c := bits.Add64(x.l[0], y.l[0], 0)
+	s1, c := bits.Add64(x.l[1], y.l[1], c)
+	s2, c := bits.Add64(x.l[2], y.l[2], c)
+	s3, _ := bits.Add64(x.l[3], y.l[3], c)
+	d0, b := bits.Sub64(s0, pHSP0, 0)
+	d1, b := bits.Sub64(s1, pHSP1, b)
+	d2, b := bits.Sub64(s2, pHSP2, b)
+	d3, b := bits.Sub64(s3, pHSP3, b)
+	m := -b // all ones when the sum is below p: keep it
+	z.l[0] = (s0 & m) | (d0 &^ m)
+	z.l[1] = (s1 & m) | (d1 &^ m)
+	z.l[2] = (s2 & m) | (d2 &^ m)
+	z.l[3] = (s3 & m) | (d3 &^ m)
 	return z
 }
 
@@ -61,20 +68,17 @@ func (z *HelioseleneField) Double(x *HelioseleneField) *HelioseleneField { retur
 
 // Sub sets z = x - y.
 func (z *HelioseleneField) Sub(x, y *HelioseleneField) *HelioseleneField {
-	var b uint64
-	var d [4]uint64
-	d[0], b = bits.Sub64(x.l[0], y.l[0], 0)
-	d[1], b = bits.Sub64(x.l[1], y.l[1], b)
-	d[2], b = bits.Sub64(x.l[2], y.l[2], b)
-	d[3], b = bits.Sub64(x.l[3], y.l[3], b)
+	d0, b := bits.Sub64(x.l[0], y.l[0], 0)
+	d1, b := bits.Sub64(x.l[1], y.l[1], b)
+	d2, b := bits.Sub64(x.l[2], y.l[2], b)
+	d3, b := bits.Sub64(x.l[3], y.l[3], b)
 	// On a borrow add p back (mask instead of a branch).
 	m := -b
 	var c uint64
-	d[0], c = bits.Add64(d[0], pHS.p[0]&m, 0)
-	d[1], c = bits.Add64(d[1], pHS.p[1]&m, c)
-	d[2], c = bits.Add64(d[2], pHS.p[2]&m, c)
-	d[3], _ = bits.Add64(d[3], pHS.p[3]&m, c)
-	z.l = d
+	z.l[0], c = bits.Add64(d0, pHSP0&m, 0)
+	z.l[1], c = bits.Add64(d1, pHSP1&m, c)
+	z.l[2], c = bits.Add64(d2, pHSP2&m, c)
+	z.l[3], _ = bits.Add64(d3, pHSP3&m, c)
 	return z
 }
 
