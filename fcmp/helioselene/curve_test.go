@@ -130,7 +130,7 @@ func mustSelene(t testing.TB, s string) *SelenePoint {
 // TestMultiScalarMult compares the multiscalar multiplication with the sum of single multiplications,
 // for sizes around every window choice, with identities and zero scalars among the inputs.
 func TestMultiScalarMult(t *testing.T) {
-	for _, n := range []int{0, 1, 2, 3, 7, 16, 33, 100} {
+	for _, n := range []int{0, 1, 2, 3, 7, 16, 33, 100, 500} {
 		hs := make([]HelioseleneField, n)
 		hp := make([]HeliosPoint, n)
 		ss := make([]Field25519, n)
