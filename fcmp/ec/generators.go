@@ -35,8 +35,8 @@ const (
 // generators.cpp's comments (and its debug-only reproduce_generator_T/U/V) say each is
 // unbiased_hash_to_ec(keccak256(seed)), with monerod's BLAKE2b personalised "Monero"; that does not give
 // these bytes. They are 8·F(h[0:32]) + 8·F(h[32:64]) with h the plain, unpersonalised BLAKE2b-512 of
-// keccak256(seed) (masterDerivation; TestGeneratorsMasterDerivation), as monero-oxide's code, from which
-// generators.cpp says it took them, computes them.
+// keccak256(seed) (masterDerivation; TestGeneratorsMasterDerivation), presumably as monero-oxide's code,
+// from which generators.cpp says it took them, computes them.
 func MasterGenerators() Generators {
 	return Generators{T: mustPoint(masterT), U: mustPoint(masterU), V: mustPoint(masterV)}
 }
