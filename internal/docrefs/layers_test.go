@@ -36,7 +36,7 @@ var layers = []struct {
 	{"P2P and RPC, side by side", []string{"p2p", "rpc", "daemonctl"}},
 	// node (coming): cmd/gonerod's wiring as a package.
 	{"the node", []string{"node"}},
-	{"commands and tools", []string{"cmd/gonerod", "internal/monerodlab/cmd/monerodlab", "bench/..."}},
+	{"commands and tools", []string{"cmd/gonerod", "cmd/fcmpcheck", "internal/monerodlab/cmd/monerodlab", "bench/..."}},
 }
 
 // pending are packages the table places that other branches are adding;
