@@ -416,7 +416,7 @@ func TestFairSlotsManySilentGroups(t *testing.T) {
 	}
 
 	// Newcomers that ask something are served, one after the other.
-	time.Sleep(60 * time.Millisecond) // the grace (50 ms) of the flood's connections
+	waitPastGrace(t, s, 3) // the silent half of the flood: one for each newcomer
 	for i := 0; i < 3; i++ {
 		good := dialFrom(t, s, fmt.Sprintf("127.0.4.%d", i+1))
 		if !good.served() {

@@ -34,6 +34,26 @@ func silentFlood(t *testing.T, s *Server, n int) []net.Conn {
 	return flood
 }
 
+// waitPastGrace waits until n of s's connections have sent nothing for the
+// grace, by the listener's own records and clock: the moment a silent
+// connection becomes a candidate to give up its slot.
+func waitPastGrace(t *testing.T, s *Server, n int) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d connections silent past the grace", n), func() bool {
+		l := s.ln
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		now := time.Now().UnixNano()
+		silent := 0
+		for c := range l.conns {
+			if !c.evicted && !c.closed.Load() && c.idle() && !c.requested.Load() && now-c.idleSince.Load() >= int64(l.staleGrace) {
+				silent++
+			}
+		}
+		return silent >= n
+	})
+}
+
 // stillOpen: the server has not closed c (a read waits rather than ends).
 func stillOpen(c net.Conn) bool {
 	c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
@@ -54,7 +74,7 @@ func TestProbationNewSilentGroupsDisplaceNothing(t *testing.T) {
 	s := startServer(t, Config{MaxConnections: slots, ConnectionRate: -1}, testRoutes(nil))
 	shortProbation(s, 30*time.Millisecond, 150*time.Millisecond, 500*time.Millisecond, 64)
 	flood := silentFlood(t, s, slots)
-	time.Sleep(40 * time.Millisecond) // past the grace
+	waitPastGrace(t, s, slots)
 
 	var fresh []net.Conn
 	for i := 0; i < 20; i++ {
@@ -177,7 +197,7 @@ func TestProbationBumpsOldest(t *testing.T) {
 	if !stillOpen(a) || !stillOpen(b) {
 		t.Fatal("a connection on probation closed before its window")
 	}
-	time.Sleep(40 * time.Millisecond) // the flood is past its grace
+	waitPastGrace(t, s, slots) // the flood
 	good := dialFrom(t, s, "127.0.7.1")
 	a.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if n, err := a.Read(make([]byte, 1)); n != 0 || err == nil {
