@@ -70,6 +70,7 @@ func stillOpen(c net.Conn) bool {
 // connection loses its slot to them. A newcomer that asks something is
 // served in the place of one of them.
 func TestProbationNewSilentGroupsDisplaceNothing(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const slots = 6
 	s := startServer(t, Config{MaxConnections: slots, ConnectionRate: -1}, testRoutes(nil))
 	shortProbation(s, 30*time.Millisecond, 150*time.Millisecond, 500*time.Millisecond, 64)
@@ -120,6 +121,7 @@ func TestProbationNewSilentGroupsDisplaceNothing(t *testing.T) {
 // a new client asks, so there is no silent slot yet; its request waits on
 // probation until one goes stale, and is then served.
 func TestProbationClaimWaitsForStale(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const slots = 4
 	s := startServer(t, Config{MaxConnections: slots, ConnectionRate: -1}, testRoutes(nil))
 	shortProbation(s, 200*time.Millisecond, 2*time.Second, 2*time.Second, 64)
@@ -138,6 +140,7 @@ func TestProbationClaimWaitsForStale(t *testing.T) {
 // probation and its connection is closed without an answer, as a refused
 // one is; the busy requests are answered.
 func TestProbationRefusedWithoutSlot(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	routes := testRoutes(nil)
 	entered, release := holdRoute(t, routes, 4)
 	s := startServer(t, Config{MaxConnections: 2, ConnectionRate: -1}, routes)
@@ -172,6 +175,7 @@ func TestProbationRefusedWithoutSlot(t *testing.T) {
 // connection of a group on probation is refused (one place per group),
 // and monerod's per-IP limit counts connections on probation.
 func TestProbationBumpsOldest(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const slots = 2
 	s := startServer(t, Config{MaxConnections: slots, MaxConnectionsPerPrivateIP: 2, ConnectionRate: -1}, testRoutes(nil))
 	shortProbation(s, 30*time.Millisecond, 10*time.Second, time.Second, 2)

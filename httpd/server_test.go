@@ -323,6 +323,7 @@ func (c *rawClient) served() bool {
 }
 
 func TestConnectionLimits(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	entered, release := make(chan struct{}), make(chan struct{})
 	routes := testRoutes(nil)
 	routes["/hold"] = func(*Request) Response {
@@ -446,6 +447,7 @@ func TestConnectionLimitsConcurrent(t *testing.T) {
 // TestSlowloris: a client dribbling its headers one byte at a time is cut
 // off by ReadHeaderTimeout, without a response.
 func TestSlowloris(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const timeout = 600 * time.Millisecond
 	s := startServer(t, Config{ReadHeaderTimeout: timeout}, testRoutes(nil))
 	// The server's clock starts when it accepts the connection, so ours
@@ -485,6 +487,7 @@ func TestSlowloris(t *testing.T) {
 
 // TestSlowBody: a body dribbled slower than ReadTimeout allows is cut off.
 func TestSlowBody(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const timeout = 600 * time.Millisecond
 	s := startServer(t, Config{ReadTimeout: timeout, ReadHeaderTimeout: timeout}, testRoutes(nil))
 	start := time.Now() // before dialling: the server's clock starts at accept
@@ -507,6 +510,7 @@ func TestSlowBody(t *testing.T) {
 }
 
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const idle = 400 * time.Millisecond
 	s := startServer(t, Config{IdleTimeout: idle}, testRoutes(nil))
 	c := newRawClient(t, s)
