@@ -240,27 +240,55 @@ func TestHashAfterClose(t *testing.T) {
 	}
 }
 
-// Close while hashes are running and queued: each one either finishes
-// correctly or reports ErrClosed.
+// Close while a hash is running and others are queued: each one either
+// finishes correctly or reports ErrClosed. The test holds the only VM until
+// all six callers hold the seed (and so wait for a VM), then lets one hash
+// finish before closing, so that Close meets the rest running or queued
+// whatever the machine's load.
 func TestCloseWhileHashing(t *testing.T) {
+	const callers = 6
 	key := []byte("closing")
 	h := newHasher(t, Options{VMs: 1})
 	want, err := h.HashWithKey(key, []byte("x"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	for range 6 {
-		wg.Go(func() {
+	h.vmSlots <- struct{}{} // occupy the only VM
+	results := make(chan error, callers)
+	for range callers {
+		go func() {
 			got, err := h.HashWithKey(key, []byte("x"))
-			if err == nil && got != want || err != nil && !errors.Is(err, ErrClosed) {
-				t.Errorf("got %x, %v; want %x or ErrClosed", got, err, want)
+			if err == nil && got != want {
+				err = fmt.Errorf("got %x, want %x", got, want)
 			}
-		})
+			results <- err
+		}()
 	}
-	time.Sleep(30 * time.Millisecond) // let some hash run and others queue
+	waitUntil(t, "every caller to hold the seed", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.seeds[string(key)].users == callers
+	})
+	<-h.vmSlots // the queue moves
+	if err := <-results; err != nil {
+		t.Fatalf("the first hash, before Close: %v", err)
+	}
 	h.Close()
-	wg.Wait()
+	for range callers - 1 {
+		if err := <-results; err != nil && !errors.Is(err, ErrClosed) {
+			t.Errorf("%v; want the hash or ErrClosed", err)
+		}
+	}
+}
+
+// waitUntil polls cond until it holds, failing the test after a minute.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
 }
 
 func TestContextWhileVMsBusy(t *testing.T) {
