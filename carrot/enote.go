@@ -66,15 +66,15 @@ type EnoteType byte
 
 // The enote types.
 const (
-	Payment EnoteType = EnoteType(enoteTypePayment)
-	Change  EnoteType = EnoteType(enoteTypeChange)
+	EnoteTypePayment EnoteType = EnoteType(enoteTypePayment)
+	EnoteTypeChange  EnoteType = EnoteType(enoteTypeChange)
 )
 
 func (t EnoteType) String() string {
 	switch t {
-	case Payment:
+	case EnoteTypePayment:
 		return "payment"
-	case Change:
+	case EnoteTypeChange:
 		return "change"
 	}
 	return fmt.Sprintf("EnoteType(%d)", byte(t))

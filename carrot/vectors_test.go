@@ -150,10 +150,10 @@ func TestConvergenceVectors(t *testing.T) {
 			s := SenderReceiverSecret(b32(0), xk(1), ic(2))
 			got = s[:]
 		case "make_carrot_amount_blinding_factor_payment":
-			s := AmountBlindingFactor(b32(0), u(1), pt(2), Payment)
+			s := AmountBlindingFactor(b32(0), u(1), pt(2), EnoteTypePayment)
 			got = s[:]
 		case "make_carrot_amount_blinding_factor_change":
-			s := AmountBlindingFactor(b32(0), u(1), pt(2), Change)
+			s := AmountBlindingFactor(b32(0), u(1), pt(2), EnoteTypeChange)
 			got = s[:]
 		case "make_carrot_amount_commitment":
 			p := Commit(u(0), sc(1))
