@@ -77,8 +77,7 @@ func blake2bPersonal(out, key, personal []byte, data ...[]byte) {
 	if len(out) < 1 || len(out) > 64 || len(key) > 64 || len(personal) > 16 {
 		panic("carrot: blake2b parameters out of range") // callers pass constants
 	}
-	var h [8]uint64
-	h = blake2bIV
+	h := blake2bIV
 	h[0] ^= uint64(len(out)) | uint64(len(key))<<8 | 1<<16 | 1<<24
 	var p [16]byte
 	copy(p[:], personal)
