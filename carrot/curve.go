@@ -28,9 +28,9 @@ func (s Scalar) String() string { return hex.EncodeToString(s[:]) }
 
 // generatorTHex is the FCMP++ generator T as monerod master hard-codes it
 // (src/crypto/generators.cpp at 0aa9c51bd8eb53abb0a7023b5c768d9b46ee18a0,
-// copied from the fcmp-oracle's xcheck/master_generators_TUV.txt). It is a
-// constant of this package rather than an import of the fcmp packages
-// another branch is writing; when those land, one of the two should go.
+// copied from the fcmp-oracle's xcheck/master_generators_TUV.txt). fcmp/ec
+// holds the same constant; it sits in this package's layer, so neither
+// imports the other, and TestAgreesWithFcmpEC keeps the two equal.
 // carrot-rs's vectors that involve T (K_ps, K_s and everything after the
 // one-time address) pass with it, and fail with the older T that
 // kayabaNerve/fcmp-plus-plus d06d9518 derives.
