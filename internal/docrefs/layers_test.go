@@ -25,6 +25,9 @@ var layers = []struct {
 	{"above the codec: proofs, PoW, networks, export files, zones", []string{
 		"ringct", "crypto/cryptonight", "params", "params/blockhashes", "chainexport", "anonaddr",
 		"internal/monerodlab", "fcmp/ec",
+		// carrot: Carrot addressing (FCMP++ fork), over crypto; nothing
+		// imports it until version 17's rules are known.
+		"carrot",
 	}},
 	{"rules and store, side by side", []string{"consensus", "chaindb", "address", "fcmp/tree"}},
 	// rpctypes (coming): the RPC's request and answer values, shared by the
