@@ -190,15 +190,22 @@ func (c *Chain) HashAt(h uint64) cryptonote.Hash {
 
 // BlockError says which block broke which rule. Err wraps the rule's
 // sentinel (from this package or consensus), so errors.Is works on it.
+// Switch is set when the block was refused while switching to the
+// alternative chain it belongs to (the switch was rolled back).
 type BlockError struct {
 	Height uint64
 	Hash   cryptonote.Hash
-	Rule   string
+	Rule   BlockRule
+	Switch bool
 	Err    error
 }
 
 func (e *BlockError) Error() string {
-	return fmt.Sprintf("block %d (%s) rejected: %s: %v", e.Height, e.Hash, e.Rule, e.Err)
+	sw := ""
+	if e.Switch {
+		sw = "switch to alternative chain: "
+	}
+	return fmt.Sprintf("block %d (%s) rejected: %s%s: %v", e.Height, e.Hash, sw, e.Rule, e.Err)
 }
 
 func (e *BlockError) Unwrap() error { return e.Err }

@@ -147,7 +147,7 @@ func TestCheckpointRules(t *testing.T) {
 		t.Fatal("the main chain moved")
 	}
 	var be *BlockError
-	if err := altOn(4); !errors.As(err, &be) || be.Rule != "checkpoint" {
+	if err := altOn(4); !errors.As(err, &be) || be.Rule != RuleCheckpoint {
 		t.Fatalf("rule of the refusal: %v", err)
 	}
 }

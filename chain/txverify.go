@@ -403,7 +403,7 @@ func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob
 			if errors.As(err, &te) {
 				return &consensus.TxError{Rule: te.Rule, Flags: te.Flags | consensus.FlagInvalidInput, Err: te.Err}
 			}
-			return &consensus.TxError{Rule: "rct signature semantics check failed", Flags: consensus.FlagInvalidInput, Err: err}
+			return &consensus.TxError{Rule: consensus.RuleRctSemantics, Flags: consensus.FlagInvalidInput, Err: err}
 		}
 		ctx := &consensus.InputContext{HF: hf, Height: height, Now: facts.AdjustedTime(c.cfg.Now()), State: storeState{r}}
 		if hf < consensus.VersionDeterministicUT {

@@ -23,7 +23,7 @@ var (
 )
 
 func semanticsErr(format string, args ...any) error {
-	return txErr("rct signature semantics check failed", 0, &detail{ErrRctSemantics, fmt.Sprintf(format, args...)})
+	return txErr(RuleRctSemantics, 0, &detail{ErrRctSemantics, fmt.Sprintf(format, args...)})
 }
 
 // detail is the particulars of a refusal whose rule names the sentinel:
@@ -213,7 +213,7 @@ func rctSizes(tx *cryptonote.Transaction) error {
 }
 
 func sigErr(format string, args ...any) error {
-	return txErr("failed to check ring signatures", 0, &detail{ErrSignature, fmt.Sprintf(format, args...)})
+	return txErr(RuleSignatures, 0, &detail{ErrSignature, fmt.Sprintf(format, args...)})
 }
 
 // VerifyTxSignatures checks a transaction's signatures over its resolved

@@ -69,14 +69,14 @@ const (
 // 4, HF_VERSION_DYNAMIC_FEE, else 2).
 func CheckTxPre(tx *cryptonote.Transaction, blobSize int, hf uint8) error {
 	if blobSize > MaxTxSize {
-		return txErr("transaction too big", FlagTooBig, fmt.Errorf("%d bytes, at most %d", blobSize, MaxTxSize))
+		return txErr(RuleTxTooBig, FlagTooBig, fmt.Errorf("%d bytes, at most %d", blobSize, MaxTxSize))
 	}
 	maxVersion := uint64(2)
 	if hf < VersionDynamicFee {
 		maxVersion = 1
 	}
 	if tx.Version == 0 || tx.Version > maxVersion {
-		return txErr("bad tx version", 0, fmt.Errorf("version %d, max is %d", tx.Version, maxVersion))
+		return txErr(RuleTxVersion, 0, fmt.Errorf("version %d, max is %d", tx.Version, maxVersion))
 	}
 	return nil
 }
@@ -85,7 +85,7 @@ func CheckTxPre(tx *cryptonote.Transaction, blobSize int, hf uint8) error {
 // transaction weighs at most TxWeightLimit, inside a block or not.
 func CheckTxWeight(weight uint64, hf uint8) error {
 	if limit := TxWeightLimit(hf); hf >= VersionPerByteFee && weight > limit {
-		return txErr("transaction is too heavy", FlagTooBig, fmt.Errorf("weight %d, maximum %d", weight, limit))
+		return txErr(RuleTxTooHeavy, FlagTooBig, fmt.Errorf("weight %d, maximum %d", weight, limit))
 	}
 	return nil
 }
@@ -95,32 +95,32 @@ func CheckTxWeight(weight uint64, hf uint8) error {
 // the block weight limit less 600; rule 4, CheckTxWeight, replaced that).
 func CheckTxSemantic(tx *cryptonote.Transaction, hf uint8) error {
 	if len(tx.Inputs) == 0 {
-		return txErr("tx with empty inputs", FlagInvalidInput, nil)
+		return txErr(RuleNoInputs, FlagInvalidInput, nil)
 	}
 	if err := checkInputTypes(tx); err != nil {
-		return txErr("unsupported input types", FlagInvalidInput, err)
+		return txErr(RuleInputTypes, FlagInvalidInput, err)
 	}
 	if err := checkOutsValid(tx); err != nil {
-		return txErr("tx with invalid outputs", FlagInvalidOutput, err)
+		return txErr(RuleInvalidOutputs, FlagInvalidOutput, err)
 	}
 	if tx.Version > 1 {
 		if tx.Rct == nil || len(tx.Rct.OutPk) != len(tx.Outputs) {
-			return txErr("tx with mismatched vout/outPk count", FlagInvalidOutput, nil)
+			return txErr(RuleOutPkCount, FlagInvalidOutput, nil)
 		}
 	}
 	in, inOver := inputSum(tx)
 	out, outOver := tx.OutputSum()
 	if inOver || outOver {
-		return txErr("tx has money overflow", FlagOverspend, nil)
+		return txErr(RuleMoneyOverflow, FlagOverspend, nil)
 	}
 	if tx.Version == 1 && in <= out {
-		return txErr("tx with wrong amounts", FlagOverspend, fmt.Errorf("ins %d, outs %d", in, out))
+		return txErr(RuleWrongAmounts, FlagOverspend, fmt.Errorf("ins %d, outs %d", in, out))
 	}
 	seen := make(map[cryptonote.Key]struct{}, len(tx.Inputs))
 	for _, txin := range tx.Inputs {
 		ki := txin.(cryptonote.TxInToKey).KeyImage
 		if _, dup := seen[ki]; dup {
-			return txErr("tx uses a single key image more than once", FlagInvalidInput, fmt.Errorf("key image %s", ki))
+			return txErr(RuleKeyImageTwice, FlagInvalidInput, fmt.Errorf("key image %s", ki))
 		}
 		seen[ki] = struct{}{}
 	}
@@ -129,7 +129,7 @@ func CheckTxSemantic(tx *cryptonote.Transaction, hf uint8) error {
 			offs := txin.(cryptonote.TxInToKey).KeyOffsets
 			for n := 1; n < len(offs); n++ {
 				if offs[n] == 0 {
-					return txErr("tx uses duplicate ring members", FlagInvalidInput, fmt.Errorf("input %d, ring member %d", i, n))
+					return txErr(RuleDuplicateRingMember, FlagInvalidInput, fmt.Errorf("input %d, ring member %d", i, n))
 				}
 			}
 		}
@@ -137,11 +137,11 @@ func CheckTxSemantic(tx *cryptonote.Transaction, hf uint8) error {
 	for i, txin := range tx.Inputs {
 		ki := txin.(cryptonote.TxInToKey).KeyImage
 		if !keyImageInDomain(ki) {
-			return txErr("tx uses key image not in the valid domain", FlagInvalidInput, fmt.Errorf("input %d, key image %s", i, ki))
+			return txErr(RuleKeyImageDomain, FlagInvalidInput, fmt.Errorf("input %d, key image %s", i, ki))
 		}
 	}
 	if err := CheckOutputTypes(tx, hf); err != nil {
-		return txErr("tx does not use valid output type(s)", FlagInvalidOutput, err)
+		return txErr(RuleSemanticOutputTypes, FlagInvalidOutput, err)
 	}
 	return nil
 }
@@ -285,7 +285,7 @@ type PoolEntry struct {
 // Every refusal here is a no-drop offence (TxError.NoDropOffense). It
 // returns the fee.
 func CheckTxPoolEntry(tx *cryptonote.Transaction, e PoolEntry) (uint64, error) {
-	soft := func(rule string, flags TxFlags, err error) error {
+	soft := func(rule Rule, flags TxFlags, err error) error {
 		return &TxError{Rule: rule, Flags: flags, Err: err, NoDropOffense: true}
 	}
 	var fee uint64
@@ -300,19 +300,19 @@ func CheckTxPoolEntry(tx *cryptonote.Transaction, e PoolEntry) (uint64, error) {
 		return fee, nil
 	}
 	if e.FeeOK != nil && !e.FeeOK(e.Weight, fee) {
-		return 0, soft("fee too low", FlagFeeTooLow, fmt.Errorf("fee %d for weight %d", fee, e.Weight))
+		return 0, soft(RuleFeeTooLow, FlagFeeTooLow, fmt.Errorf("fee %d for weight %d", fee, e.Weight))
 	}
 	if len(tx.Extra) > MaxTxExtraSize {
-		return 0, soft("transaction tx-extra is too big", FlagTxExtraTooBig, fmt.Errorf("%d bytes, the limit is %d", len(tx.Extra), MaxTxExtraSize))
+		return 0, soft(RuleTxExtraTooBig, FlagTxExtraTooBig, fmt.Errorf("%d bytes, the limit is %d", len(tx.Extra), MaxTxExtraSize))
 	}
 	if tx.UnlockTime != 0 {
-		return 0, soft("transaction unlock time is not zero", FlagNonzeroUnlockTime, fmt.Errorf("unlock time %d", tx.UnlockTime))
+		return 0, soft(RuleNonzeroUnlockTime, FlagNonzeroUnlockTime, fmt.Errorf("unlock time %d", tx.UnlockTime))
 	}
 	if e.KeyImageInPool != nil {
 		for _, in := range tx.Inputs {
 			if k, ok := in.(cryptonote.TxInToKey); ok && e.KeyImageInPool(k.KeyImage) {
 				ki := k.KeyImage
-				return 0, soft("key image already spent in the pool", FlagDoubleSpend, fmt.Errorf("key image %s", ki))
+				return 0, soft(RuleKeyImageInPool, FlagDoubleSpend, fmt.Errorf("key image %s", ki))
 			}
 		}
 	}
@@ -327,18 +327,18 @@ var ErrRctTypeNotAllowed = errors.New("RingCT type not allowed at this hard fork
 // from 3, output keys that decode from 4, RingCT types by hard fork, and
 // output types.
 func CheckTxOutputs(tx *cryptonote.Transaction, hf uint8, grandfathered bool) error {
-	fail := func(rule string, err error) error { return txErr(rule, FlagInvalidOutput, err) }
+	fail := func(rule Rule, err error) error { return txErr(rule, FlagInvalidOutput, err) }
 	if hf >= 2 && tx.Version == 1 {
 		for i, o := range tx.Outputs {
 			if !IsDecomposedAmount(o.Amount) {
-				return fail("output amount is not decomposed", fmt.Errorf("output %d: %d", i, o.Amount))
+				return fail(RuleAmountNotDecomposed, fmt.Errorf("output %d: %d", i, o.Amount))
 			}
 		}
 	}
 	if hf >= 3 && tx.Version >= 2 {
 		for i, o := range tx.Outputs {
 			if o.Amount != 0 {
-				return fail("v2 output amount is not 0", fmt.Errorf("output %d: %d", i, o.Amount))
+				return fail(RuleV2AmountNotZero, fmt.Errorf("output %d: %d", i, o.Amount))
 			}
 		}
 	}
@@ -346,20 +346,20 @@ func CheckTxOutputs(tx *cryptonote.Transaction, hf uint8, grandfathered bool) er
 		for i, o := range tx.Outputs {
 			key, ok := OutputKey(o)
 			if !ok {
-				return fail("output is not to a key", fmt.Errorf("output %d", i))
+				return fail(RuleOutputNotToKey, fmt.Errorf("output %d", i))
 			}
 			if _, err := crypto.DecodePoint(key[:]); err != nil {
-				return fail("output key is not a valid point", fmt.Errorf("output %d", i))
+				return fail(RuleOutputKeyInvalid, fmt.Errorf("output %d", i))
 			}
 		}
 	}
 	if tx.Version >= 2 && tx.Rct != nil {
 		if err := CheckRctType(tx.Rct, hf, grandfathered); err != nil {
-			return fail("RingCT type not allowed", err)
+			return fail(RuleRctTypeNotAllowed, err)
 		}
 	}
 	if err := CheckOutputTypes(tx, hf); err != nil {
-		return fail("invalid output type", err)
+		return fail(RuleOutputTypes, err)
 	}
 	return nil
 }

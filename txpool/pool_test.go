@@ -28,11 +28,11 @@ type fakeVerifier struct {
 
 func (f *fakeVerifier) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, inPool func(cryptonote.Key) bool) (uint64, uint64, error) {
 	if f.invalid[id] {
-		return 0, 0, &consensus.TxError{Rule: "invalid", Flags: consensus.FlagInvalidInput}
+		return 0, 0, &consensus.TxError{Rule: consensus.RuleSignatures, Flags: consensus.FlagInvalidInput}
 	}
 	for _, in := range tx.Inputs {
 		if inPool(in.(cryptonote.TxInToKey).KeyImage) {
-			return 0, 0, &consensus.TxError{Rule: "double spend", Flags: consensus.FlagDoubleSpend}
+			return 0, 0, &consensus.TxError{Rule: consensus.RuleKeyImageInPool, Flags: consensus.FlagDoubleSpend}
 		}
 	}
 	return 10 * uint64(tx.Extra[0]), 100 * uint64(tx.Extra[1]), nil
