@@ -47,6 +47,11 @@ type Config struct {
 	// BlockHashes is the block-hash list of fast sync (--fast-block-sync 1);
 	// nil verifies every block fully.
 	BlockHashes *blockhashes.List
+
+	// verifySignatures checks a transaction's signatures over its rings on
+	// the signature workers (nil: consensus.VerifyTxSignatures); tests
+	// inject a panicking one.
+	verifySignatures func(*cryptonote.Transaction, [][]consensus.RingOutput) error
 }
 
 // BlockObserver hears the outcome of every block given to Add: err is nil
@@ -92,6 +97,9 @@ func Open(store chaindb.Store, cfg Config) (*Chain, error) {
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.verifySignatures == nil {
+		cfg.verifySignatures = consensus.VerifyTxSignatures
 	}
 	c := &Chain{cfg: cfg, store: store, checkpoints: enforcedCheckpoints(cfg), pow: newPoWCache()}
 	c.mu.Lock()

@@ -102,6 +102,7 @@ func (c *Chain) rctSemantics(checks []*txCheck) error {
 	errs := consensus.CheckRctSemantics(todo)
 	for i, err := range errs {
 		if err != nil {
+			c.logPanic(ids[i], err)
 			return fmt.Errorf("transaction %s: %w", ids[i], err)
 		}
 	}
@@ -168,7 +169,9 @@ func (c *Chain) verifySignatures(checks []*txCheck) error {
 
 // checkSignatures verifies the signatures of every transaction over its
 // rings (t.rings) on a worker pool, remembers each that passes, and returns
-// one error per transaction.
+// one error per transaction. A verifier that panics refuses the
+// transaction it was checking (consensus.Recovered), logged once here; the
+// worker goes on with the others.
 func (c *Chain) checkSignatures(checks []*txCheck) []error {
 	errs := make([]error, len(checks))
 	keys := make([][32]byte, len(checks))
@@ -190,10 +193,11 @@ func (c *Chain) checkSignatures(checks []*txCheck) []error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = consensus.VerifyTxSignatures(checks[i].tx, checks[i].rings)
+				errs[i] = c.verifyTx(checks[i])
 				if errs[i] == nil {
 					c.verified.rememberSig(keys[i])
 				}
+				c.logPanic(checks[i].id, errs[i])
 			}
 		}()
 	}
@@ -203,6 +207,25 @@ func (c *Chain) checkSignatures(checks []*txCheck) []error {
 	close(next)
 	wg.Wait()
 	return errs
+}
+
+// verifyTx checks one transaction's signatures, a panic being its refusal.
+func (c *Chain) verifyTx(t *txCheck) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = consensus.Recovered(r)
+		}
+	}()
+	return c.cfg.verifySignatures(t.tx, t.rings)
+}
+
+// logPanic logs, with its stack, a verifier's panic that refused the
+// transaction id (err from the verifying pools; anything else is not
+// logged here).
+func (c *Chain) logPanic(id cryptonote.Hash, err error) {
+	if pe := consensus.PanicOf(err); pe != nil {
+		c.cfg.Logger.Error("a verifier panicked: transaction refused", "tx", id, "panic", pe.Value, "stack", string(pe.Stack))
+	}
 }
 
 // Preverify runs ahead of AddBlock the expensive checks of a block's
@@ -249,6 +272,7 @@ func (c *Chain) Preverify(blk *cryptonote.Block, txs []*cryptonote.Transaction, 
 			if err == nil {
 				c.verified.rememberRct(ids[i])
 			}
+			c.logPanic(ids[i], err)
 		}
 	}()
 	defer wg.Wait()
