@@ -125,6 +125,9 @@ type Config struct {
 	// beforeHandle, if not nil, sees every message a connection is about
 	// to handle: tests make a handler panic with it.
 	beforeHandle func(levin.Message)
+	// beforePrep, if not nil, sees the height of every block a prep
+	// worker is about to verify: tests make a prep worker panic with it.
+	beforePrep func(height uint64)
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.
