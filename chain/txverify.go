@@ -373,16 +373,18 @@ func (s *boundedSet[K]) add(k K) {
 }
 
 // CheckPoolTx verifies a transaction for the pool against the main chain's
-// top, in the order monerod 0.18.5.3 applies the rules: the size, version,
-// weight, semantics and outputs (ver_non_input_consensus), the pool's
-// entry rules (fee, tx extra size, unlock time, the pool's key images
-// through inPool), then the RingCT semantics (range proofs, balance: after
-// the pool's rules, as monerod 0.18.5.3 answers send_raw_transaction,
-// though tx_verification_utils.cpp reads as if before), the inputs and
-// signatures. keptByBlock is set for a transaction coming back from a popped
-// block (none of the pool's entry rules). It returns the fee and weight; a
-// refusal is a *consensus.TxError whose flags are those monerod's pool
-// reports (every input failure also sets invalid_input).
+// top, in the order monerod 0.18.5.3 applies the rules (tx_memory_pool::add_tx
+// since 0.18.5.2, monero-project/monero PR #11304): first the pool's entry
+// rules, whose refusals are no offence of the relaying peer (fee, tx extra
+// size, unlock time, the pool's key images through inPool), then the size,
+// version, weight, semantics, outputs and RingCT semantics (range proofs,
+// balance) of ver_non_input_consensus, the inputs and signatures. So a
+// version-1 transaction whose outputs match its inputs (or exceed them) is
+// refused fee_too_low, not overspend or invalid_output. keptByBlock is set
+// for a transaction coming back from a popped block (none of the pool's
+// entry rules). It returns the fee and weight; a refusal is a
+// *consensus.TxError whose flags are those monerod's pool reports (every
+// input failure also sets invalid_input).
 //
 // It reads a store snapshot and never takes the writer's lock.
 func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, inPool func(cryptonote.Key) bool) (fee, weight uint64, err error) {
@@ -397,19 +399,7 @@ func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob
 			return err
 		}
 		hf := c.cfg.Network.VersionAt(height)
-		if err := consensus.CheckTxPre(tx, len(blob), hf); err != nil {
-			return err
-		}
 		weight = tx.Weight(len(blob))
-		if err := consensus.CheckTxWeight(weight, hf); err != nil {
-			return err
-		}
-		if err := consensus.CheckTxSemantic(tx, hf); err != nil {
-			return err
-		}
-		if err := consensus.CheckTxOutputs(tx, hf, grandfathered(c.cfg.Network, id)); err != nil {
-			return err
-		}
 		limit := consensus.BlockWeightLimit(facts.EffectiveMedian)
 		feeCtx := consensus.FeeContext{HF: hf, BlockWeightLimit: limit,
 			LongTermEffective: facts.LongTermEffectiveMedian, AlreadyGenerated: facts.Top.GeneratedCoins}
@@ -419,9 +409,21 @@ func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob
 		if err != nil {
 			return err
 		}
+		if err := consensus.CheckTxPre(tx, len(blob), hf); err != nil {
+			return err
+		}
+		if err := consensus.CheckTxWeight(weight, hf); err != nil {
+			return err
+		}
+		if err := consensus.CheckTxSemantic(tx, hf); err != nil {
+			return err
+		}
+		if err := consensus.CheckTxOutputs(tx, hf, grandfathered(c.cfg.Network, id)); err != nil {
+			return err
+		}
 		t := &txCheck{id: id, tx: tx, blob: blob, weight: weight}
 		if err := c.rctSemantics([]*txCheck{t}); err != nil {
-			// invalid_input, as monerod 0.18.5.3 answers.
+			// invalid_input (ver_non_input_consensus rule 7).
 			err = errors.Unwrap(err) // drop the "transaction <id>" prefix: the caller names it
 			var te *consensus.TxError
 			if errors.As(err, &te) {

@@ -13,18 +13,23 @@ import (
 // transaction and what the chain knows. They are split the way monerod
 // splits them, because the split decides which flag a refusal carries and
 // which rules a transaction inside a block skips. A transaction entering
-// the pool meets them in this order, the order monerod 0.18.5.3's verdicts
-// show (tx_memory_pool::add_tx, whose first step is ver_non_input_consensus,
-// tx_verification_utils.cpp):
+// the pool meets them in this order, monerod 0.18.5.3's
+// (tx_memory_pool::add_tx, which since 0.18.5.2 runs the pool's own rules,
+// whose refusals are no offence of the relaying peer, before the
+// expensive ver_non_input_consensus of tx_verification_utils.cpp:
+// monero-project/monero PR #11304):
 //
+//	CheckTxPoolEntry  the pool's own rules: fee, tx extra size, unlock time, the pool's key images
 //	CheckTxPre        blob size, version
 //	CheckTxWeight     the transaction weight limit (from hard fork 8)
 //	CheckTxSemantic   core::check_tx_semantic: inputs, outputs, sums, key images
 //	CheckTxOutputs    Blockchain::check_tx_outputs
-//	CheckTxPoolEntry  the pool's own rules: fee, tx extra size, unlock time, the pool's key images
 //	CheckRctSemantics ringct semantics: sizes, balance, range proofs (rct.go; invalid_input)
 //	CheckTxInputs     Blockchain::check_tx_inputs: ring sizes, versions, order, spends, rings (inputs.go)
 //	VerifyTxSignatures the ring signatures, MLSAG and CLSAG (inputs.go)
+//
+// A transaction of a block meets the same rules but the pool's, in the same
+// order.
 
 // Transaction limits (cryptonote_config.h).
 const (
@@ -215,21 +220,33 @@ func inputSum(tx *cryptonote.Transaction) (sum uint64, overflow bool) {
 	return sum, overflow
 }
 
-// TxFee is the fee a transaction pays: Σin − Σout for v1 (its semantics
-// guarantee Σin > Σout), txnFee for v2.
+// TxFee is get_tx_fee, the fee a transaction pays: txnFee for v2; for v1
+// Σin − Σout, each sum wrapping as monerod's does, and 0 when an input is
+// not to_key or Σin < Σout. The pool reads it before any rule has looked at
+// the transaction (CheckTxPoolEntry); for a transaction that passed
+// CheckTxSemantic it is the true Σin − Σout.
 func TxFee(tx *cryptonote.Transaction) uint64 {
-	if tx.Version == 1 {
-		in, _ := inputSum(tx)
-		out, _ := tx.OutputSum()
-		if in < out {
+	if tx.Version > 1 {
+		if tx.Rct == nil {
 			return 0
 		}
-		return in - out
+		return tx.Rct.TxnFee
 	}
-	if tx.Rct == nil {
+	var in, out uint64
+	for _, txin := range tx.Inputs {
+		k, ok := txin.(cryptonote.TxInToKey)
+		if !ok {
+			return 0
+		}
+		in += k.Amount
+	}
+	for _, o := range tx.Outputs {
+		out += o.Amount
+	}
+	if in < out {
 		return 0
 	}
-	return tx.Rct.TxnFee
+	return in - out
 }
 
 // CheckOutputTypes is cryptonote_format_utils check_output_types: to_key
@@ -279,23 +296,19 @@ type PoolEntry struct {
 	KeyImageInPool func(cryptonote.Key) bool
 }
 
-// CheckTxPoolEntry is tx_memory_pool::add_tx after ver_non_input_consensus
-// and before the input checks, in its order: the fee, the size of the tx
-// extra (MaxTxExtraSize), a zero unlock time, then the pool's key images.
-// Every refusal here is a no-drop offence (TxError.NoDropOffense). It
-// returns the fee.
+// CheckTxPoolEntry is tx_memory_pool::add_tx's first rules, in its order
+// (monerod 0.18.5.2 on): the fee (TxFee, which a v1 transaction spending
+// more than it has, or an input that is not to_key, makes 0), the size of
+// the tx extra (MaxTxExtraSize), a zero unlock time, then the pool's key
+// images. They come before every other rule, so a v1 transaction whose
+// outputs match its inputs is refused for its fee, not its amounts. Every
+// refusal here is a no-drop offence (TxError.NoDropOffense). It returns
+// the fee.
 func CheckTxPoolEntry(tx *cryptonote.Transaction, e PoolEntry) (uint64, error) {
 	soft := func(rule Rule, flags TxFlags, err error) error {
 		return &TxError{Rule: rule, Flags: flags, Err: err, NoDropOffense: true}
 	}
-	var fee uint64
-	if tx.Version == 1 {
-		in, _ := inputSum(tx)
-		out, _ := tx.OutputSum()
-		fee = in - out // CheckTxSemantic made sure in > out
-	} else if tx.Rct != nil {
-		fee = tx.Rct.TxnFee
-	}
+	fee := TxFee(tx)
 	if e.KeptByBlock {
 		return fee, nil
 	}

@@ -393,6 +393,43 @@ func TestCheckTxPoolEntry(t *testing.T) {
 		t.Errorf("block tx with an unlock time: %v", err)
 	}
 
+	// The fee is get_tx_fee's, read before any other rule: a v1
+	// transaction spending all it has, or more, or with an input that is
+	// not to_key, pays 0 and is refused for its fee (monerod 0.18.5.2 on).
+	v1 := func(in, out uint64) *cryptonote.Transaction {
+		return &cryptonote.Transaction{Version: 1,
+			Inputs: []cryptonote.TxIn{cryptonote.TxInToKey{Amount: in, KeyOffsets: []uint64{3}, KeyImage: keyImage(0)},
+				cryptonote.TxInToKey{Amount: in, KeyOffsets: []uint64{4}, KeyImage: keyImage(1)}},
+			Outputs: []cryptonote.TxOut{{Amount: out, Target: cryptonote.TxOutToTaggedKey{Key: point(1)}}}}
+	}
+	for _, c := range []struct {
+		name string
+		tx   *cryptonote.Transaction
+		fee  uint64
+	}{
+		{"v1 paying 1000", v1(1000, 1000), 1000},
+		{"v1 amounts 0", v1(0, 0), 0},
+		{"v1 outputs equal to inputs", v1(500, 1000), 0},
+		{"v1 outputs over inputs", v1(100, 1000), 0},
+		{"v1 inputs wrapping (as monerod's sums: 2·(2^63+5) is 10)", v1(1<<63+5, 1), 9},
+		{"v1 with a gen input", func() *cryptonote.Transaction {
+			tx := v1(1000, 1000)
+			tx.Inputs[0] = cryptonote.TxInGen{Height: 1}
+			return tx
+		}(), 0},
+	} {
+		if got := TxFee(c.tx); got != c.fee {
+			t.Errorf("%s: fee %d, want %d", c.name, got, c.fee)
+		}
+		pay := e
+		pay.FeeOK = func(_, f uint64) bool { return f > 0 }
+		if c.fee == 0 {
+			refused(c.name, c.tx, pay, FlagFeeTooLow)
+		} else if _, err := CheckTxPoolEntry(c.tx, pay); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+
 	spent := e
 	spent.KeyImageInPool = func(ki cryptonote.Key) bool { return ki == tx.Inputs[1].(cryptonote.TxInToKey).KeyImage }
 	refused("pool double spend", tx, spent, FlagDoubleSpend)
