@@ -220,7 +220,7 @@ func TestFastSyncSkipsPoWOnlyForProvedIDs(t *testing.T) {
 	// Fast sync off: the first block needs its PoW, which fails.
 	pow := &countingPoW{}
 	off := regtestAt(t, Config{FixedDifficulty: 1000, PoW: pow})
-	if _, err := off.AddBlock(blocks[0], blocks[0].Serialize(), nil, nil); !errors.Is(err, consensus.ErrInsufficientPoW) {
+	if _, err := off.AddBlock(blocks[0], blocks[0].Serialize(), nil, nil); !errors.Is(err, consensus.ErrInsufficientPoW) || blockRule(err) != RuleProofOfWork {
 		t.Fatalf("without fast sync: %v", err)
 	}
 
@@ -248,7 +248,7 @@ func TestFastSyncSkipsPoWOnlyForProvedIDs(t *testing.T) {
 	}
 	// A block with another id at a proved height: refused, PoW not even run.
 	forged := synthOn(all[0], 1, blocks[0].Timestamp, 12345, blocks[0].MinerTx.Outputs[0].Amount)
-	if _, err := c.AddBlock(forged, forged.Serialize(), nil, nil); !errors.Is(err, ErrBlockHashList) {
+	if _, err := c.AddBlock(forged, forged.Serialize(), nil, nil); !errors.Is(err, ErrBlockHashList) || blockRule(err) != RuleBlockHashList {
 		t.Fatalf("forged block at a proved height: %v", err)
 	}
 	calls := pow.calls.Load()
@@ -398,4 +398,13 @@ func TestPrevalidateBounds(t *testing.T) {
 	if len(c.fast.expected) != 0 {
 		t.Fatalf("%d heights recorded from random ids", len(c.fast.expected))
 	}
+}
+
+// blockRule is the rule of the BlockError in err's chain (0 if none).
+func blockRule(err error) BlockRule {
+	var be *BlockError
+	if errors.As(err, &be) {
+		return be.Rule
+	}
+	return 0
 }

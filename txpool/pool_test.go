@@ -138,6 +138,16 @@ func TestPoolRules(t *testing.T) {
 	if consensus.IsNoDropOffense(ErrTimedOut) {
 		t.Fatal("a timed-out transaction is a no-drop offence; monerod drops the peer (a verification failure)")
 	}
+	if r := consensus.RuleOf(ErrTimedOut); r != consensus.RuleTimedOut {
+		t.Fatalf("a timed-out transaction's rule: %q", r)
+	}
+	// A blob that is no transaction, or too big to be one.
+	if _, err := p.Add([]byte{2, 0}, AddOptions{}); consensus.RuleOf(err) != consensus.RuleParse || consensus.FlagsOf(err) != 0 {
+		t.Fatalf("a blob that does not parse: %v", err)
+	}
+	if _, err := p.Add(make([]byte, consensus.MaxTxSize+1), AddOptions{}); consensus.RuleOf(err) != consensus.RuleTxTooBig || consensus.FlagsOf(err) != consensus.FlagTooBig {
+		t.Fatalf("a blob over the size limit: %v", err)
+	}
 	if _, err := p.Add(cb, AddOptions{Source: SourceBlock}); err != nil {
 		t.Fatalf("a timed-out transaction from a popped block: %v", err)
 	}
