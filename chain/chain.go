@@ -101,7 +101,7 @@ func Open(store chaindb.Store, cfg Config) (*Chain, error) {
 	if cfg.verifySignatures == nil {
 		cfg.verifySignatures = consensus.VerifyTxSignatures
 	}
-	c := &Chain{cfg: cfg, store: store, checkpoints: enforcedCheckpoints(cfg), pow: newPoWCache()}
+	c := &Chain{cfg: cfg, store: store, checkpoints: enforcedCheckpoints(cfg), pow: newPoWCache(), verified: newVerifiedCache()}
 	c.mu.Lock()
 	err := c.load()
 	if err == nil {

@@ -369,9 +369,7 @@ func TestFastSyncSkipsTxVerification(t *testing.T) {
 }
 
 func cacheSize(c *Chain) int {
-	c.verified.mu.Lock()
-	defer c.verified.mu.Unlock()
-	return len(c.verified.rct.cur) + len(c.verified.rct.old) + len(c.verified.sigs.cur) + len(c.verified.sigs.old)
+	return c.verified.rct.Len() + c.verified.sigs.Len()
 }
 
 // Whatever a chain entry holds, PrevalidateBlockHashes never calls more ids

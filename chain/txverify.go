@@ -10,6 +10,7 @@ import (
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/boundedcache"
 	"github.com/gonero/gonero/params"
 )
 
@@ -310,67 +311,42 @@ func sigCacheKey(id cryptonote.Hash, rings [][]consensus.RingOutput) [32]byte {
 
 // verifiedCache remembers transactions that passed the expensive checks, so
 // that a transaction verified in the pool is not verified again when its
-// block arrives. Both sets are bounded; the oldest half goes when full.
+// block arrives: the ids whose RingCT semantics passed, and the signature
+// keys (sigCacheKey) whose signatures did. Each set holds
+// verifiedCacheSize entries, arbitrary ones leaving when it is full (a
+// transaction is looked up once more, when its block comes, so which of
+// the old ones goes matters little).
 type verifiedCache struct {
-	mu   sync.Mutex
-	rct  boundedSet[cryptonote.Hash]
-	sigs boundedSet[[32]byte]
+	rct  *boundedcache.Cache[cryptonote.Hash, struct{}]
+	sigs *boundedcache.Cache[[32]byte, struct{}]
 }
 
 const verifiedCacheSize = 8192 // monerod's RCT_VER_CACHE_SIZE
 
+func newVerifiedCache() verifiedCache {
+	return verifiedCache{rct: boundedcache.New[cryptonote.Hash, struct{}](verifiedCacheSize, 0, nil),
+		sigs: boundedcache.New[[32]byte, struct{}](verifiedCacheSize, 0, nil)}
+}
+
 // reset forgets everything (for benchmarks).
 func (v *verifiedCache) reset() {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.rct, v.sigs = boundedSet[cryptonote.Hash]{}, boundedSet[[32]byte]{}
+	v.rct.Clear()
+	v.sigs.Clear()
 }
 
 func (v *verifiedCache) rctKnown(id cryptonote.Hash) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.rct.has(id)
-}
-
-func (v *verifiedCache) rememberRct(id cryptonote.Hash) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.rct.add(id)
-}
-
-func (v *verifiedCache) sigKnown(k [32]byte) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.sigs.has(k)
-}
-
-func (v *verifiedCache) rememberSig(k [32]byte) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.sigs.add(k)
-}
-
-// boundedSet keeps at most verifiedCacheSize keys: two generations, the
-// older dropped when the newer fills.
-type boundedSet[K comparable] struct{ cur, old map[K]struct{} }
-
-func (s *boundedSet[K]) has(k K) bool {
-	if _, ok := s.cur[k]; ok {
-		return true
-	}
-	_, ok := s.old[k]
+	_, ok := v.rct.Get(id)
 	return ok
 }
 
-func (s *boundedSet[K]) add(k K) {
-	if s.cur == nil {
-		s.cur = map[K]struct{}{}
-	}
-	if len(s.cur) >= verifiedCacheSize/2 {
-		s.old, s.cur = s.cur, map[K]struct{}{}
-	}
-	s.cur[k] = struct{}{}
+func (v *verifiedCache) rememberRct(id cryptonote.Hash) { v.rct.Put(id, struct{}{}) }
+
+func (v *verifiedCache) sigKnown(k [32]byte) bool {
+	_, ok := v.sigs.Get(k)
+	return ok
 }
+
+func (v *verifiedCache) rememberSig(k [32]byte) { v.sigs.Put(k, struct{}{}) }
 
 // CheckPoolTx verifies a transaction for the pool against the main chain's
 // top, in the order monerod 0.18.5.3 applies the rules (tx_memory_pool::add_tx
