@@ -121,6 +121,12 @@ func Open(store chaindb.Store, cfg Config) (*Chain, error) {
 		}
 	} else if got, want := c.HashAt(0), cfg.Network.GenesisID(); got != want {
 		return nil, fmt.Errorf("the store's genesis block %s is not %s's (%s)", got, cfg.Network, want)
+	} else {
+		// The first block submitted or received after a restart is checked
+		// with a seed already built, or being built.
+		c.mu.Lock()
+		c.prepareSeeds()
+		c.mu.Unlock()
 	}
 	return c, nil
 }

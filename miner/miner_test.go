@@ -21,7 +21,7 @@ import (
 	"github.com/gonero/gonero/randomx"
 )
 
-func randomScalar(t *testing.T) *edwards25519.Scalar {
+func randomScalar(t testing.TB) *edwards25519.Scalar {
 	var b [64]byte
 	rand.Read(b[:])
 	s, err := edwards25519.NewScalar().SetUniformBytes(b[:])
@@ -107,7 +107,7 @@ func TestRecipientFindsOutput(t *testing.T) {
 	}
 }
 
-func openChain(t *testing.T, fixed uint64, pow consensus.PoWHasher, now func() time.Time) *chain.Chain {
+func openChain(t testing.TB, fixed uint64, pow consensus.PoWHasher, now func() time.Time) *chain.Chain {
 	t.Helper()
 	db, err := chaindb.Open(filepath.Join(t.TempDir(), "chain.db"), chaindb.Options{Network: params.Regtest.String()})
 	if err != nil {
@@ -121,7 +121,7 @@ func openChain(t *testing.T, fixed uint64, pow consensus.PoWHasher, now func() t
 	return c
 }
 
-func testAddress(t *testing.T) address.Address {
+func testAddress(t testing.TB) address.Address {
 	return address.Address{Network: params.Mainnet, Kind: address.Standard, Spend: pub(randomScalar(t)), View: pub(randomScalar(t))}
 }
 
