@@ -305,20 +305,11 @@ func (n *Node) timedSyncLoop() {
 	defer n.wg.Done()
 	t := time.NewTicker(n.cfg.TimedSyncInterval)
 	defer t.Stop()
-	lastSave := n.now()
 	for {
 		select {
 		case <-n.ctx.Done():
 			return
 		case <-t.C:
-		}
-		// The peer lists are saved every 30 minutes as well as at shutdown,
-		// so a crash loses little.
-		if n.now().Sub(lastSave) >= peerListSaveInterval {
-			lastSave = n.now()
-			if err := n.peers.saveIfChanged(); err != nil {
-				n.log.Warn("saving the peer lists", "err", err)
-			}
 		}
 		// Every zone's connections, as monerod's peer_sync_idle_maker.
 		for _, c := range n.allConnections() {

@@ -137,7 +137,6 @@ type Node struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	ln     net.Listener
 
 	// inbound counts the incoming connections for the limits at accept.
 	inbound inboundCounts
@@ -160,10 +159,6 @@ type Node struct {
 	// dandelion is the Dandelion++ epoch for relaying transactions.
 	dandelion *dandelion
 
-	// maxOut and maxIn are the connection limits (cfg.OutPeers and
-	// cfg.InPeers at the start; the RPC's /out_peers and /in_peers change
-	// them).
-	maxOut, maxIn atomic.Int64
 	// traffic counts every connection's reads and writes (/get_net_stats).
 	traffic struct{ packetsIn, bytesIn, packetsOut, bytesOut atomic.Uint64 }
 
@@ -188,10 +183,10 @@ type Node struct {
 	prep chan prepJob
 	// banLists: the ban-list file and the DNS blocklist (banlistfile.go).
 	banLists
-	// ln6 is the IPv6 listener (listen.go).
-	ln6 net.Listener
-	// zones are the anonymity zones (zones.go); exclusive is set when
-	// --add-exclusive-node names a peer in any zone.
+	// public is the public zone (zone.go), zones the anonymity zones
+	// (zones.go); exclusive is set when --add-exclusive-node names a peer
+	// in any zone.
+	public    *zone
 	zones     []*zone
 	exclusive bool
 	// unassigned are the node's own transactions waiting for a zone to
@@ -255,21 +250,6 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	applyProxy(&cfg) // after newZones: a zone reaches its proxy directly
-	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
-		conns: map[*conn]struct{}{}, dialing: map[string]bool{}, inbound: inboundCounts{per: map[netip.Prefix]int{}},
-		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: cfg.Pool, dandelion: newDandelion(),
-		queue: newBlockQueue(), prep: make(chan prepJob, prepQueueLen), zones: zones, exclusive: exclusive}
-	if n.pool == nil {
-		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
-	}
-	n.pool.OnAdd(n.relayLocal)
-	n.pool.OnRelay(n.relayAgain)
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	n.peerID = binary.LittleEndian.Uint64(b[:])
-	n.synchronized.Store(cfg.Offline)
-	n.maxOut.Store(int64(max(cfg.OutPeers, 0)))
-	n.maxIn.Store(int64(cfg.InPeers))
 	// Addresses are kept in the form connections are keyed by
 	// ([2001:db8::1]:p, an IPv4-mapped address as IPv4), so that a
 	// connected peer is recognised however it was written.
@@ -282,6 +262,23 @@ func New(cfg Config) (*Node, error) {
 			list[i] = netAddress(ap).String()
 		}
 	}
+	public, err := newPublicZone(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
+		conns: map[*conn]struct{}{}, dialing: map[string]bool{}, inbound: inboundCounts{per: map[netip.Prefix]int{}},
+		public: public, peers: public.peers, bans: newBanList(), pool: cfg.Pool, dandelion: newDandelion(),
+		queue: newBlockQueue(), prep: make(chan prepJob, prepQueueLen), zones: zones, exclusive: exclusive}
+	if n.pool == nil {
+		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
+	}
+	n.pool.OnAdd(n.relayLocal)
+	n.pool.OnRelay(n.relayAgain)
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	n.peerID = binary.LittleEndian.Uint64(b[:])
+	n.synchronized.Store(cfg.Offline)
 	if err := n.peers.load(); err != nil {
 		n.log.Warn("peer lists not loaded; starting with empty ones", "file", cfg.StateFile, "err", err)
 	}
@@ -327,24 +324,14 @@ func (n *Node) Start() error {
 	if err := n.listen(); err != nil {
 		return err
 	}
-	for _, ln := range []net.Listener{n.ln, n.ln6} {
-		if ln != nil {
-			n.wg.Add(1)
-			go n.acceptLoop(ln)
-		}
-	}
 	if err := n.startZones(); err != nil {
 		n.cancel()
-		for _, ln := range []net.Listener{n.ln, n.ln6} {
-			if ln != nil {
-				_ = ln.Close()
-			}
-		}
+		n.closeListeners()
 		n.wg.Wait()
 		return err
 	}
-	n.wg.Add(5)
-	go n.connectLoop()
+	n.startZone(n.public)
+	n.wg.Add(4)
 	go n.timedSyncLoop()
 	go n.syncWatchdog()
 	go n.embargoLoop()
@@ -355,10 +342,10 @@ func (n *Node) Start() error {
 // Addr is the bound listening address (nil when not listening); with
 // IPv6 alone, the IPv6 one.
 func (n *Node) Addr() net.Addr {
-	if n.ln == nil {
+	if n.public.ln == nil {
 		return n.AddrIPv6()
 	}
-	return n.ln.Addr()
+	return n.public.ln.Addr()
 }
 
 // PeerID is this run's peer id.
@@ -369,12 +356,7 @@ func (n *Node) Close() error {
 	if n.cancel != nil {
 		n.cancel()
 	}
-	for _, ln := range []net.Listener{n.ln, n.ln6} {
-		if ln != nil {
-			_ = ln.Close()
-		}
-	}
-	n.closeZones()
+	n.closeListeners()
 	n.mu.Lock()
 	n.closing = true
 	for c := range n.conns {
@@ -386,39 +368,6 @@ func (n *Node) Close() error {
 }
 
 func (n *Node) now() time.Time { return time.Now() }
-
-func (n *Node) acceptLoop(ln net.Listener) {
-	defer n.wg.Done()
-	for {
-		nc, err := ln.Accept()
-		if err != nil {
-			if n.ctx.Err() != nil {
-				return
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			n.log.Warn("accept failed", "err", err)
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		n.accepted.Add(1)
-		ap, _ := netip.ParseAddrPort(nc.RemoteAddr().String())
-		addr := netAddress(ap)
-		key, reason := n.admitIncoming(ap.Addr())
-		if reason != "" {
-			n.refusals.refuse(reason)
-			n.log.Debug("incoming connection refused", "addr", addr, "why", reason)
-			_ = nc.Close()
-			continue
-		}
-		c := newConn(n, nc, true, addr)
-		c.limitKey = key
-		c.admitted.Store(true)
-		n.addConn(c)
-	}
-}
 
 // inboundCounts counts the incoming connections, in all and per limit key
 // (connLimitKey), so that an accept is admitted or refused in O(1): monerod
@@ -464,7 +413,7 @@ func (n *Node) admitIncoming(ip netip.Addr) (netip.Prefix, string) {
 	key := connLimitKey(ip)
 	n.inbound.mu.Lock()
 	defer n.inbound.mu.Unlock()
-	if maxIn := n.maxIn.Load(); maxIn >= 0 && int64(n.inbound.total) >= maxIn {
+	if maxIn := n.public.maxIn.Load(); maxIn >= 0 && int64(n.inbound.total) >= maxIn {
 		return key, "--in-peers reached"
 	}
 	if n.inbound.per[key] >= n.cfg.MaxConnectionsPerIP {
@@ -602,17 +551,7 @@ func (n *Node) dropHost(ip netip.Addr, except *conn, cause error) {
 
 // connections are the public zone's connections: everything but the
 // anonymity zones' (zones.go), which carry transactions only.
-func (n *Node) connections() []*conn {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	out := make([]*conn, 0, len(n.conns))
-	for c := range n.conns {
-		if c.anon == nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func (n *Node) connections() []*conn { return n.zoneConns(n.public, false) }
 
 // allConnections are the connections of every zone.
 func (n *Node) allConnections() []*conn {
@@ -623,204 +562,6 @@ func (n *Node) allConnections() []*conn {
 		out = append(out, c)
 	}
 	return out
-}
-
-// connectLoop is monerod's connections_maker (docs/p2p-levin.md §6.6): every second, keep the
-// exclusive (or priority) nodes connected and fill the outgoing slots.
-func (n *Node) connectLoop() {
-	defer n.wg.Done()
-	t := time.NewTicker(n.cfg.ConnectInterval)
-	defer t.Stop()
-	for {
-		n.makeConnections()
-		select {
-		case <-n.ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-func (n *Node) makeConnections() {
-	// connected: outgoing connections and dials by address; peers: every
-	// connection's peer id and host (monerod's is_peer_used); subnets: the
-	// IPv4 /24s of every connection, which peer selection spreads over.
-	type peerHost struct {
-		id uint64
-		ip netip.Addr
-	}
-	connected := map[string]bool{}
-	peers := map[peerHost]bool{}
-	subnets := map[netip.Prefix]bool{}
-	out := 0
-	outgoing := map[string]bool{}
-	for _, c := range n.connections() {
-		if s, ok := ipv4Subnet(c.addr.IP); ok {
-			subnets[s] = true
-		}
-		c.mu.Lock()
-		if c.handshaked {
-			peers[peerHost{c.remote.PeerID, c.addr.IP.Unmap()}] = true
-		}
-		c.mu.Unlock()
-		if !c.inbound {
-			connected[c.addr.String()] = true
-			outgoing[c.addr.String()] = true
-			out++
-		}
-	}
-	n.mu.Lock()
-	for a := range n.dialing {
-		connected[a] = true
-		if ap, err := netip.ParseAddrPort(a); err == nil {
-			if s, ok := ipv4Subnet(ap.Addr()); ok {
-				subnets[s] = true
-			}
-		}
-	}
-	n.mu.Unlock()
-	if n.exclusive {
-		for _, a := range n.cfg.ExclusiveNodes {
-			if !connected[a] {
-				n.dial(a)
-			}
-		}
-		return
-	}
-	// monerod asks a seed for peers first whenever its white list is
-	// empty (connections_maker).
-	askedSeeds := false
-	if white, _ := n.peers.sizes(); white == 0 {
-		n.connectToSeed()
-		askedSeeds = true
-	}
-	for _, a := range n.cfg.PriorityNodes {
-		if !connected[a] {
-			n.dial(a)
-			connected[a] = true
-			out++
-		}
-	}
-	skip := func(e portable.PeerlistEntry) bool {
-		return e.ID == n.peerID || peers[peerHost{e.ID, e.Address.IP.Unmap()}] ||
-			connected[e.Address.String()] || n.bans.banned(e.Address.IP, n.now()) ||
-			!n.cfg.UseIPv6 && e.Address.IP.Unmap().Is6() // monerod connects over IPv4 only without --p2p-use-ipv6
-	}
-	dialled := 0
-	maxOut := int(n.maxOut.Load())
-	// Below the white share and two outgoing connections, the anchors
-	// (the last run's outgoing peers) come first, oldest first_seen
-	// first (connections_maker, make_new_connection_from_anchor_peerlist).
-	if whiteShare(maxOut, out) > 0 && out < anchorConnections {
-		for _, a := range n.takeAnchors(n.peers, out, connected, outgoing, skip) {
-			n.dialFrom(a.Address.String(), a.FirstSeen)
-			connected[a.Address.String()] = true
-			if s, ok := ipv4Subnet(a.Address.IP); ok {
-				subnets[s] = true
-			}
-			out++
-			dialled++
-		}
-	}
-	for _, e := range n.peers.candidates(maxOut-out, whiteShare(maxOut, out), n.now(), subnets, skip) {
-		a := e.Address.String()
-		n.dial(a)
-		connected[a] = true
-		dialled++
-	}
-	// Nothing to dial and slots free: "Failed to connect to any, trying
-	// seeds". (monerod dials synchronously and asks the seeds when the
-	// round made no connection; gonero dials in the background, so it asks
-	// when the round had nothing to try and no dial is still under way,
-	// and once a round, where monerod may ask twice.)
-	n.mu.Lock()
-	inFlight := len(n.dialing)
-	n.mu.Unlock()
-	if !askedSeeds && dialled == 0 && inFlight == 0 && int64(out) < n.maxOut.Load() {
-		n.connectToSeed()
-	}
-}
-
-// Timeouts of docs/p2p-levin.md §11.
-const (
-	connectTimeout          = 5 * time.Second
-	handshakeInvokeTimeout  = 5 * time.Second
-	invokeTimeout           = 2 * time.Minute
-	timedSyncInvokeTimeout  = invokeTimeout
-	supportFlagsInvokeLimit = handshakeInvokeTimeout
-)
-
-// takeAnchors empties a zone's anchor list and returns the anchors to
-// dial, up to anchorConnections outgoing connections with out open. As
-// monerod's, the list is taken whole: an anchor skipped (banned, an IPv6
-// one without --p2p-use-ipv6, connected by another connection, failed
-// within the hour) or left over is dropped, and one dialled comes back
-// when its handshake completes, so that one whose dial fails is dropped.
-// An anchor with an outgoing connection open stays: it is still an
-// outgoing peer of this run (monerod empties the list of it too).
-func (n *Node) takeAnchors(list *peerList, out int, connected, outgoing map[string]bool, skip func(portable.PeerlistEntry) bool) []anchorRecord {
-	var dial, keep []anchorRecord
-	for _, a := range list.takeAnchors() {
-		k := a.Address.String()
-		switch {
-		case outgoing[k]:
-			keep = append(keep, a)
-		case out >= anchorConnections || connected[k] || skip != nil && skip(portable.PeerlistEntry{Address: a.Address, ID: a.ID}) ||
-			list.recentlyFailed(k, n.now()):
-		default:
-			dial = append(dial, a)
-			out++
-		}
-	}
-	for _, a := range keep {
-		list.addAnchor(a.Address, a.ID, a.FirstSeen)
-	}
-	return dial
-}
-
-// dial connects to addr and handshakes, in the background.
-func (n *Node) dial(addr string) { n.dialFrom(addr, time.Time{}) }
-
-// dialFrom is dial for an anchor first seen at since (zero for other
-// peers).
-func (n *Node) dialFrom(addr string, since time.Time) {
-	ap, err := parseAddr(addr)
-	if err != nil || n.bans.banned(ap.Addr().Unmap(), n.now()) || !n.cfg.UseIPv6 && ap.Addr().Unmap().Is6() {
-		return
-	}
-	n.mu.Lock()
-	if n.dialing[addr] {
-		n.mu.Unlock()
-		return
-	}
-	n.dialing[addr] = true
-	n.mu.Unlock()
-	n.wg.Add(1)
-	go func() {
-		defer n.wg.Done()
-		defer func() {
-			n.mu.Lock()
-			delete(n.dialing, addr)
-			n.mu.Unlock()
-		}()
-		nc, err := n.dialTCP(addr, connectTimeout)
-		if err != nil {
-			n.log.Debug("dial failed", "addr", addr, "err", err)
-			n.peers.failed(addr, n.now())
-			return
-		}
-		c := newConn(n, nc, false, netAddress(ap))
-		c.anchorSince = since
-		// Large messages are allowed once the handshake is sent (docs/p2p-levin.md §2.4);
-		// set before the reading goroutine starts.
-		c.rd.Limit = levin.MaxPacketSize
-		n.addConn(c)
-		if err := n.handshakeOut(c); err != nil {
-			n.log.Info("handshake failed", "addr", addr, "err", err)
-			n.peers.failed(addr, n.now())
-			n.dropConn(c, err)
-		}
-	}()
 }
 
 // Connections implements rpc.Peers: get_connections (docs/p2p-levin.md §10).

@@ -209,17 +209,17 @@ func (n *Node) BannedUntil(ip netip.Addr, now time.Time) (time.Time, bool) {
 }
 
 // MaxPeers implements rpc.Peers.
-func (n *Node) MaxPeers() (out, in int64) { return n.maxOut.Load(), n.maxIn.Load() }
+func (n *Node) MaxPeers() (out, in int64) { return n.public.maxOut.Load(), n.public.maxIn.Load() }
 
 // SetMaxPeers implements rpc.Peers: like monerod's
 // change_max_{out,in}_public_peers, lowering a limit closes connections
 // of that direction until it holds.
 func (n *Node) SetMaxPeers(out, in int64) {
 	if out >= 0 {
-		n.maxOut.Store(out)
+		n.public.maxOut.Store(out)
 	}
 	if in >= 0 {
-		n.maxIn.Store(in)
+		n.public.maxIn.Store(in)
 	}
 	var nOut, nIn int64
 	for _, c := range n.connections() {
