@@ -128,6 +128,36 @@ type Config struct {
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.
+//
+// Lock order. A goroutine holding one of these locks may take only those
+// further down the list (L1 outermost); the two locks of one level are
+// never held together. Each declaration names its level.
+//
+//	L1 conn.handling       a message being handled: anything below (a handler
+//	                       drops connections, adds blocks, relays)
+//	L2 blockSync.syncMu    blocks being added: the chain's own locks (and the
+//	                       pool's through it), nothing of p2p's
+//	L3 zone.mu             a zone's own transactions and noise channels: sends
+//	                       and drops connections (Node.mu and below)
+//	L4 ownQueue.mu,        the own transactions waiting for a zone (picking one
+//	   dandelion.mu        looks at the connections: Node.mu, conn.mu); the
+//	                       Dandelion++ epoch (asks for its stem candidates)
+//	L5 forwardQueue.mu,    the forward delays (the pool only); the seed list
+//	   seedList.mu         (held over the DNS lookups; nothing of the node's)
+//	L6 Node.mu             connections, dials, closing: only conn.close
+//	                       (conn.pmu) and goroutine starts
+//	L7 conn.mu             a connection's handshake and sync fields: the
+//	                       block queue's lock
+//	L8 blockQueue.mu       nothing (it reads whether a connection closed)
+//	L9 leaves, which take nothing while held: inboundCounts.mu, peerList.mu,
+//	   banList.mu, blockSync.coreTargetMu, conn.wmu (then conn.pmu, its
+//	   only nesting), conn.pmu, meter.mu.
+//
+// The pool calls OnAdd and OnRelay outside its lock, so relaying from
+// them starts with no lock held. Nothing takes a zone's or a part's lock
+// while holding Node.mu; code that needs both (dropping a connection that
+// failed while sending a zone's own transactions) takes the outer one
+// first. wakeStandby only TryLocks conn.handling, holding nothing.
 type Node struct {
 	cfg    Config
 	chain  *chain.Chain
@@ -146,54 +176,35 @@ type Node struct {
 	// decides on them (tests see the accept loop holding one).
 	accepted atomic.Uint64
 
-	mu      sync.Mutex
-	closing bool // set by Close: no new connections
+	mu      sync.Mutex // L6 (lock order above)
+	closing bool       // set by Close: no new connections
 	conns   map[*conn]struct{}
 	// dialing marks addresses being dialled, so one is not dialled twice.
 	dialing map[string]bool
 
-	peers *peerList
-	bans  *banList
 	seeds seedList
-	pool  *txpool.Pool
-	// dandelion is the Dandelion++ epoch for relaying transactions.
-	dandelion *dandelion
+
+	// The node's parts, each owning its state and its locks: what it
+	// knows of peers (peerstore.go), block download (blockSync, sync.go)
+	// and transaction relay (txRelay, relay.go). Node owns the
+	// connections and the zones, and runs the loops that tie them
+	// together.
+	*peerStore
+	*blockSync
+	*txRelay
 
 	// traffic counts every connection's reads and writes (/get_net_stats).
 	traffic struct{ packetsIn, bytesIn, packetsOut, bytesOut atomic.Uint64 }
 
-	synchronized atomic.Bool
-	// coreTarget is monerod's core target height (see CoreTargetHeight).
-	coreTargetMu sync.Mutex
-	coreTarget   uint64
-	// adding counts goroutines adding synced blocks (get_info busy_syncing).
-	adding atomic.Int32
-	// blocksFromPeers counts the blocks peers gave that the chain stored
-	// (BlocksFromPeers).
-	blocksFromPeers atomic.Uint64
 	// handlerPanics counts the panics recovered below a connection's
 	// goroutines (HandlerPanics).
 	handlerPanics atomic.Uint64
-	// syncMu lets one connection at a time add downloaded blocks, as
-	// monerod's sync lock does.
-	syncMu sync.Mutex
-	// queue is the block queue shared by the syncing connections (queue.go).
-	queue *blockQueue
-	// prep feeds downloaded blocks to the verifying workers.
-	prep chan prepJob
-	// banLists: the ban-list file and the DNS blocklist (banlistfile.go).
-	banLists
 	// public is the public zone (zone.go), zones the anonymity zones
 	// (zones.go); exclusive is set when --add-exclusive-node names a peer
 	// in any zone.
 	public    *zone
 	zones     []*zone
 	exclusive bool
-	// unassigned are the node's own transactions waiting for a zone to
-	// leave through, forwards those from a zone waiting for their forward
-	// delay (zones.go).
-	unassigned ownQueue
-	forwards   forwardQueue
 }
 
 // New prepares a node; Start runs it.
@@ -268,8 +279,8 @@ func New(cfg Config) (*Node, error) {
 	}
 	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
 		conns: map[*conn]struct{}{}, dialing: map[string]bool{}, inbound: inboundCounts{per: map[netip.Prefix]int{}},
-		public: public, peers: public.peers, bans: newBanList(), pool: cfg.Pool, dandelion: newDandelion(),
-		queue: newBlockQueue(), prep: make(chan prepJob, prepQueueLen), zones: zones, exclusive: exclusive}
+		public: public, peerStore: &peerStore{peers: public.peers, bans: newBanList()}, blockSync: newBlockSync(cfg.Chain),
+		txRelay: &txRelay{pool: cfg.Pool, dandelion: newDandelion()}, zones: zones, exclusive: exclusive}
 	if n.pool == nil {
 		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
 	}
@@ -374,7 +385,7 @@ func (n *Node) now() time.Time { return time.Now() }
 // 0.18.5.3 checks --in-peers and --max-connections-per-ip when it accepts
 // a connection (is_host_limit, monero 0cd74568d), before any handshake.
 type inboundCounts struct {
-	mu    sync.Mutex
+	mu    sync.Mutex // L9, a leaf
 	total int
 	per   map[netip.Prefix]int
 }
@@ -646,9 +657,6 @@ func (n *Node) Counts() (incoming, outgoing, white, grey uint64) {
 // Offline implements rpc.Peers.
 func (n *Node) Offline() bool { return n.cfg.Offline }
 
-// Synchronized implements rpc.Peers: monerod's sticky flag (docs/p2p-levin.md §8.5).
-func (n *Node) Synchronized() bool { return n.synchronized.Load() }
-
 // TargetHeight implements rpc.Peers: 0 once synchronized, else the
 // highest height peers announced.
 func (n *Node) TargetHeight() uint64 {
@@ -656,35 +664,6 @@ func (n *Node) TargetHeight() uint64 {
 		return 0
 	}
 	return n.target()
-}
-
-// CoreTargetHeight is monerod's core::get_target_blockchain_height, which
-// sync_info's next needed pruning seed is computed from: 0 until a peer
-// announces a chain this node does not have, higher than this node's
-// (or than the target already); raised by such announcements and by
-// chain entries and blocks claiming more; lowered, when a connection
-// closes, to the highest height the other connections reported (0 with
-// none). Unlike TargetHeight it is not 0 once synchronized, and a peer
-// at or below this node's height never raises it.
-func (n *Node) CoreTargetHeight() uint64 {
-	n.coreTargetMu.Lock()
-	defer n.coreTargetMu.Unlock()
-	return n.coreTarget
-}
-
-// raiseCoreTarget is set_target_blockchain_height(h) where monerod calls
-// it when h exceeds the target; with orHeight, a target of 0 counts as
-// this node's height (process_payload_sync_data).
-func (n *Node) raiseCoreTarget(h uint64, orHeight bool) {
-	n.coreTargetMu.Lock()
-	defer n.coreTargetMu.Unlock()
-	t := n.coreTarget
-	if t == 0 && orHeight {
-		t = n.chain.Height()
-	}
-	if h > t {
-		n.coreTarget = h
-	}
 }
 
 // lowerCoreTarget is on_connection_close's: the target falls to the
@@ -699,21 +678,8 @@ func (n *Node) lowerCoreTarget() {
 		t = max(t, c.remoteHeight)
 		c.mu.Unlock()
 	}
-	n.coreTargetMu.Lock()
-	n.coreTarget = min(n.coreTarget, t)
-	n.coreTargetMu.Unlock()
+	n.capCoreTarget(t)
 }
-
-// BlocksFromPeers is how many blocks received from peers (while syncing
-// or announced) the chain has stored since the start: the metrics' sync
-// rate.
-func (n *Node) BlocksFromPeers() uint64 { return n.blocksFromPeers.Load() }
-
-// BusySyncing implements rpc.Peers.
-func (n *Node) BusySyncing() bool { return n.adding.Load() > 0 }
-
-// TxPoolSize implements rpc.Peers.
-func (n *Node) TxPoolSize() uint64 { return uint64(n.pool.Len()) }
 
 // target is the sync target: the highest chain height the connected
 // peers report. It is computed from the live connections, so a peer that

@@ -22,7 +22,7 @@ import (
 // use (connect_to_seed), from --seed-node first and then the network's
 // built-in seeds, the mainnet DNS names resolved at that moment.
 type seedList struct {
-	mu            sync.Mutex
+	mu            sync.Mutex // L5 (Node's lock order): held over the DNS lookups, takes nothing of the node's
 	initialized   bool
 	nodes         []string // IP:port, keyed as connections are
 	fallbackAdded bool     // m_fallback_seed_nodes_added

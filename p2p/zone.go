@@ -3,13 +3,14 @@ package p2p
 import (
 	"context"
 	"errors"
-	"github.com/gonero/gonero/params"
 	"math"
 	"net"
 	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gonero/gonero/params"
 
 	"github.com/gonero/gonero/anonaddr"
 	"github.com/gonero/gonero/cryptonote"
@@ -63,9 +64,8 @@ type zone struct {
 	forwardDelay func() time.Duration
 	seeding      atomic.Bool // a seed is being asked for peers
 
-	// mu guards own and noise. Lock order: taken after Node.mu is
-	// released (never while holding it); conn.mu and pool locks may be
-	// taken inside it, nothing else of the node's.
+	// mu guards own and noise: L3 (Node's lock order), above Node.mu,
+	// since flushOwn drops a connection that fails while holding it.
 	mu    sync.Mutex
 	own   map[cryptonote.Hash]*ownTx // the node's own transactions to send here
 	noise noiseState                 // the noise channels (noise.go), with Noise
@@ -213,10 +213,10 @@ func (n *Node) acceptAnon(z *zone, nc net.Conn) {
 	})
 }
 
-// connectLoop is monerod's connections_maker for z (docs/p2p-levin.md
-// §6.6): every ConnectInterval, keep the exclusive (or priority) nodes
-// connected and fill the outgoing slots; an anonymity zone also sends the
-// node's own transactions. The zone's peer lists are saved every 30
+// connectLoop is monerod's connections_maker for z
+// (docs/p2p-levin.md §6.6): every ConnectInterval, keep the exclusive (or
+// priority) nodes connected and fill the outgoing slots; an anonymity zone
+// also sends the node's own transactions. The zone's peer lists are saved every 30
 // minutes as well as at shutdown, so a crash loses little.
 func (n *Node) connectLoop(z *zone) {
 	defer n.wg.Done()

@@ -401,7 +401,7 @@ func (n *Node) zonePeersToSend(c *conn) []portable.PeerlistEntry {
 // forwardQueue holds the transactions received over a zone until their
 // forward delay ends.
 type forwardQueue struct {
-	mu  sync.Mutex
+	mu  sync.Mutex // L5 (Node's lock order): the pool only
 	due map[cryptonote.Hash]time.Time
 }
 
@@ -461,7 +461,7 @@ func (n *Node) forwardDue() {
 // the ids of all those sent over a zone and not yet mined (private,
 // ownprivate.go).
 type ownQueue struct {
-	mu      sync.Mutex
+	mu      sync.Mutex // L4 (Node's lock order): ownTxZone looks at the connections under it
 	txs     map[cryptonote.Hash][]byte
 	private map[cryptonote.Hash]bool
 	dirty   bool
@@ -611,20 +611,7 @@ func (n *Node) flushOwn(z *zone) {
 // each by address.
 func (n *Node) zonePeerLists() (white, grey []peerinfo.PeerEntry) {
 	for _, z := range n.zones {
-		p := z.peers
-		var w, g []peerinfo.PeerEntry
-		p.mu.Lock()
-		for _, r := range p.white {
-			e := zonePeerEntry(r.Entry)
-			if !r.LastSeen.IsZero() {
-				e.LastSeen = r.LastSeen.Unix()
-			}
-			w = append(w, e)
-		}
-		for _, r := range p.grey {
-			g = append(g, zonePeerEntry(r.Entry))
-		}
-		p.mu.Unlock()
+		w, g := z.peers.entries(zonePeerEntry)
 		byHost := func(a, b peerinfo.PeerEntry) int { return strings.Compare(a.Host, b.Host) }
 		slices.SortFunc(w, byHost)
 		slices.SortFunc(g, byHost)
