@@ -107,16 +107,8 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 		c.mu.Unlock()
 		return nil
 	}
-	// A refused sync data drops the peer without a fail (monerod's
-	// handle_handshake and handle_timed_sync on process_payload_sync_data
-	// false: drop_connection only).
-	if d.CurrentHeight >= maxBlockNumber {
-		return misbehaved(0, "peer claims height %d", d.CurrentHeight)
-	}
-	if d.CurrentHeight > 0 {
-		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
-			return misbehaved(0, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
-		}
+	if err := n.checkSyncData(d); err != nil {
+		return err
 	}
 	// monerod masks the seed's fields (get_pruning_log_stripes keeps 3
 	// bits), so higher bits pass: pruning.ValidateSeed does the same.
@@ -148,6 +140,23 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 	c.mu.Lock()
 	c.sync.wantChain = true
 	c.mu.Unlock()
+	return nil
+}
+
+// checkSyncData is what process_payload_sync_data checks in every zone:
+// a height below the block-number limit and, from version 6 on, the top
+// version of this network at that height. A refused sync data drops the
+// peer without a fail (monerod's handle_handshake and handle_timed_sync on
+// process_payload_sync_data false: drop_connection only).
+func (n *Node) checkSyncData(d portable.CoreSyncData) error {
+	if d.CurrentHeight >= maxBlockNumber {
+		return misbehaved(0, "peer claims height %d", d.CurrentHeight)
+	}
+	if d.CurrentHeight > 0 {
+		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
+			return misbehaved(0, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
+		}
+	}
 	return nil
 }
 

@@ -375,7 +375,7 @@ func (n *Node) Close() error {
 	}
 	n.mu.Unlock()
 	n.wg.Wait()
-	return errors.Join(n.peers.save(), n.saveZones())
+	return n.saveState()
 }
 
 func (n *Node) now() time.Time { return time.Now() }

@@ -268,13 +268,8 @@ func zoneNodeData(networkID [16]byte) portable.NodeData {
 // checked and noted, but never synced ("No chain synchronization over
 // hidden networks").
 func (n *Node) zoneSyncData(c *conn, d portable.CoreSyncData) error {
-	if d.CurrentHeight >= maxBlockNumber {
-		return misbehaved(0, "peer claims height %d", d.CurrentHeight)
-	}
-	if d.CurrentHeight > 0 {
-		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
-			return misbehaved(0, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
-		}
+	if err := n.checkSyncData(d); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	c.remoteHeight, c.pruningSeed = d.CurrentHeight, d.PruningSeed
@@ -338,13 +333,14 @@ func zoneStateFile(public string, z anonaddr.Zone) string {
 	return strings.TrimSuffix(public, ext) + "-" + z.String() + ext
 }
 
-// saveZones writes every zone's lists.
-func (n *Node) saveZones() error {
-	errs := []error{n.saveOwn()}
-	for _, z := range n.zones {
+// saveState writes every zone's lists and the own transactions sent
+// over a zone.
+func (n *Node) saveState() error {
+	var errs []error
+	for _, z := range n.allZones() {
 		errs = append(errs, z.peers.save())
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, n.saveOwn())...)
 }
 
 // mergePeers takes a peer list c's peer sent. In the public zone other
