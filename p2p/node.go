@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gonero/gonero/anonaddr"
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/params"
@@ -125,6 +126,9 @@ type Config struct {
 	// beforeHandle, if not nil, sees every message a connection is about
 	// to handle: tests make a handler panic with it.
 	beforeHandle func(levin.Message)
+	// afterConnectRound, if not nil, hears every round of a zone's connect
+	// loop: tests wait for rounds rather than for time.
+	afterConnectRound func(anonaddr.Zone)
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.

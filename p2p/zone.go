@@ -229,6 +229,9 @@ func (n *Node) connectLoop(z *zone) {
 			n.assignOwn()
 			n.flushOwn(z)
 		}
+		if n.cfg.afterConnectRound != nil {
+			n.cfg.afterConnectRound(z.id)
+		}
 		if n.now().Sub(lastSave) >= peerListSaveInterval {
 			lastSave = n.now()
 			if err := z.peers.saveIfChanged(); err != nil {
