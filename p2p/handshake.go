@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -282,6 +283,25 @@ func (n *Node) peersToSend(c *conn) []portable.PeerlistEntry {
 		out = append(out, e)
 	}
 	return out
+}
+
+// pingBackTimeout bounds the connection of a ping-back.
+const pingBackTimeout = 2 * time.Second
+
+// newPingConn opens a short-lived outgoing connection for a ping-back, as
+// the public zone opens its connections (only public peers are pinged
+// back).
+func newPingConn(n *Node, a portable.NetAddress) (*conn, error) {
+	ctx, cancel := context.WithTimeout(n.ctx, pingBackTimeout)
+	nc, err := n.public.connect(ctx, a)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	c := newConn(n, nc, false, a)
+	c.ping = true
+	n.addConn(c)
+	return c, nil
 }
 
 // pingBack checks that an incoming peer accepts connections on the port

@@ -132,36 +132,7 @@ type Config struct {
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.
-//
-// Lock order. A goroutine holding one of these locks may take only those
-// further down the list (L1 outermost); the two locks of one level are
-// never held together. Each declaration names its level.
-//
-//	L1 conn.handling       a message being handled: anything below (a handler
-//	                       drops connections, adds blocks, relays)
-//	L2 blockSync.syncMu    blocks being added: the chain's own locks (and the
-//	                       pool's through it), nothing of p2p's
-//	L3 zone.mu             a zone's own transactions and noise channels: sends
-//	                       and drops connections (Node.mu and below)
-//	L4 ownQueue.mu,        the own transactions waiting for a zone (picking one
-//	   dandelion.mu        looks at the connections: Node.mu, conn.mu); the
-//	                       Dandelion++ epoch (asks for its stem candidates)
-//	L5 forwardQueue.mu,    the forward delays (the pool only); the seed list
-//	   seedList.mu         (held over the DNS lookups; nothing of the node's)
-//	L6 Node.mu             connections, dials, closing: only conn.close
-//	                       (conn.pmu) and goroutine starts
-//	L7 conn.mu             a connection's handshake and sync fields: the
-//	                       block queue's lock
-//	L8 blockQueue.mu       nothing (it reads whether a connection closed)
-//	L9 leaves, which take nothing while held: inboundCounts.mu, peerList.mu,
-//	   banList.mu, blockSync.coreTargetMu, conn.wmu (then conn.pmu, its
-//	   only nesting), conn.pmu, meter.mu.
-//
-// The pool calls OnAdd and OnRelay outside its lock, so relaying from
-// them starts with no lock held. Nothing takes a zone's or a part's lock
-// while holding Node.mu; code that needs both (dropping a connection that
-// failed while sending a zone's own transactions) takes the outer one
-// first. wakeStandby only TryLocks conn.handling, holding nothing.
+// Its parts and its lock order are described inside.
 type Node struct {
 	cfg    Config
 	chain  *chain.Chain
@@ -180,7 +151,36 @@ type Node struct {
 	// decides on them (tests see the accept loop holding one).
 	accepted atomic.Uint64
 
-	mu      sync.Mutex // L6 (lock order above)
+	// Lock order. A goroutine holding one of these locks may take only those
+	// further down the list (L1 outermost); the two locks of one level are
+	// never held together. Each declaration names its level.
+	//
+	//	L1 conn.handling       a message being handled: anything below (a handler
+	//	                       drops connections, adds blocks, relays)
+	//	L2 blockSync.syncMu    blocks being added: the chain's own locks (and the
+	//	                       pool's through it), nothing of p2p's
+	//	L3 zone.mu             a zone's own transactions and noise channels: sends
+	//	                       and drops connections (Node.mu and below)
+	//	L4 ownQueue.mu,        the own transactions waiting for a zone (picking one
+	//	   dandelion.mu        looks at the connections: Node.mu, conn.mu); the
+	//	                       Dandelion++ epoch (asks for its stem candidates)
+	//	L5 forwardQueue.mu,    the forward delays (the pool only); the seed list
+	//	   seedList.mu         (held over the DNS lookups; nothing of the node's)
+	//	L6 Node.mu             connections, dials, closing: only conn.close
+	//	                       (conn.pmu) and goroutine starts
+	//	L7 conn.mu             a connection's handshake and sync fields: the
+	//	                       block queue's lock
+	//	L8 blockQueue.mu       nothing (it reads whether a connection closed)
+	//	L9 leaves, which take nothing while held: inboundCounts.mu, peerList.mu,
+	//	   banList.mu, blockSync.coreTargetMu, conn.wmu (then conn.pmu, its
+	//	   only nesting), conn.pmu, meter.mu.
+	//
+	// The pool calls OnAdd and OnRelay outside its lock, so relaying from
+	// them starts with no lock held. Nothing takes a zone's or a part's lock
+	// while holding Node.mu; code that needs both (dropping a connection that
+	// failed while sending a zone's own transactions) takes the outer one
+	// first. wakeStandby only TryLocks conn.handling, holding nothing.
+	mu      sync.Mutex // L6
 	closing bool       // set by Close: no new connections
 	conns   map[*conn]struct{}
 	// dialing marks addresses being dialled, so one is not dialled twice.

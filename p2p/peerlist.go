@@ -687,15 +687,3 @@ func (p *peerList) save() error {
 	}
 	return os.Rename(tmp.Name(), p.file)
 }
-
-// newPingConn opens a short-lived outgoing connection for a ping-back.
-func newPingConn(n *Node, a portable.NetAddress) (*conn, error) {
-	nc, err := n.dialTCP(a.String(), 2*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	c := newConn(n, nc, false, a)
-	c.ping = true
-	n.addConn(c)
-	return c, nil
-}

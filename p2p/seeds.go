@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/params"
@@ -44,13 +43,6 @@ func defaultLookupHost(ctx context.Context, host string) ([]string, error) {
 		out = append(out, ip.String())
 	}
 	return out, err
-}
-
-// dialTCP opens an outgoing connection through cfg.Dial within timeout.
-func (n *Node) dialTCP(addr string, timeout time.Duration) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(n.ctx, timeout)
-	defer cancel()
-	return n.cfg.Dial(ctx, addr)
 }
 
 // seedsAllowed says whether this node may use seeds at all: monerod uses
