@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/node"
 )
 
 // TestTLSFlags: monerod's --rpc-ssl flags, their defaults, what they imply
@@ -25,7 +26,11 @@ func TestTLSFlags(t *testing.T) {
 		if err := newRootCommandFor(o).ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}
-		return o.tls.config(filepath.Join(dir, "net"), log)
+		c, err := o.tls.serverTLS()
+		if err != nil {
+			return nil, err
+		}
+		return c.Load(filepath.Join(dir, "net"), log)
 	}
 
 	// The default: autodetect with a generated certificate, kept.
@@ -116,7 +121,7 @@ func TestTLSFlags(t *testing.T) {
 	half := filepath.Join(dir, "half")
 	os.MkdirAll(half, 0o700)
 	os.WriteFile(filepath.Join(half, "rpc_ssl.crt"), first, 0o600)
-	if _, err := storedCertificate(filepath.Join(half, "rpc_ssl"), slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil ||
+	if _, err := (&node.TLSConfig{}).Load(half, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil ||
 		!strings.Contains(err.Error(), "must both exist") {
 		t.Errorf("half a stored pair: %v", err)
 	}

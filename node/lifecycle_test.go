@@ -1,7 +1,8 @@
-package main
+package node
 
 import (
 	"bytes"
+	"log/slog"
 	"net"
 	"path/filepath"
 	"runtime"
@@ -22,40 +23,37 @@ func TestFailedStartStopsWhatStarted(t *testing.T) {
 	for _, occupied := range []string{"--metrics-bind-port", "--rpc-restricted-bind-port"} {
 		t.Run(occupied, func(t *testing.T) {
 			watch := &netWatch{}
-			p2pConfigHook = watch.hook
-			defer func() { p2pConfigHook = nil }()
 			taken, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer taken.Close()
-			takenPort := taken.Addr().(*net.TCPAddr).Port
-			ports := map[string]int{"--p2p-bind-port": freePort(t), "--rpc-bind-port": freePort(t),
+			takenPort := uint16(taken.Addr().(*net.TCPAddr).Port)
+			ports := map[string]uint16{"--p2p-bind-port": freePort(t), "--rpc-bind-port": freePort(t),
 				"--rpc-restricted-bind-port": freePort(t), "--metrics-bind-port": freePort(t), "zmq": freePort(t)}
 			ports[occupied] = takenPort
 			data := t.TempDir()
-			args := []string{"--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--log-level", "error",
-				"--p2p-bind-ip", "127.0.0.1", "--add-exclusive-node", "127.0.0.1:" + strconv.Itoa(freePort(t)),
-				"--zmq-pub", "tcp://127.0.0.1:" + strconv.Itoa(ports["zmq"])}
-			for _, flag := range []string{"--p2p-bind-port", "--rpc-bind-port", "--rpc-restricted-bind-port", "--metrics-bind-port"} {
-				args = append(args, flag, strconv.Itoa(ports[flag]))
-			}
-			// os/signal's own goroutine starts with the first Notify and
-			// stays: start it before counting.
-			_, stopSignals := signalContext()
-			stopSignals()
+			cfg := regtestConfig(t, data)
+			cfg.Logger = testLogger(t, slog.LevelError)
+			watch.watch(&cfg.P2P)
+			cfg.P2P.ExclusiveNodes = []string{"127.0.0.1:" + strconv.Itoa(int(freePort(t)))}
+			cfg.ZMQPub = []string{"tcp://127.0.0.1:" + strconv.Itoa(int(ports["zmq"]))}
+			cfg.P2P.BindPort, cfg.RPC.BindPort = ports["--p2p-bind-port"], ports["--rpc-bind-port"]
+			cfg.RPC.RestrictedBindPort, cfg.MetricsBindPort = ports["--rpc-restricted-bind-port"], ports["--metrics-bind-port"]
 			before := runtime.NumGoroutine()
-			root := newRootCommand()
-			root.SetArgs(args)
-			err = root.Execute()
-			if err == nil || !strings.Contains(err.Error(), strconv.Itoa(takenPort)) {
-				t.Fatalf("gonerod with port %d taken for %s: %v, want an error naming it", takenPort, occupied, err)
+			n, err := New(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = n.Start()
+			if err == nil || !strings.Contains(err.Error(), strconv.Itoa(int(takenPort))) {
+				t.Fatalf("a node with port %d taken for %s: %v, want an error naming it", takenPort, occupied, err)
 			}
 			for name, port := range ports {
 				if port == takenPort {
 					continue
 				}
-				l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+				l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(int(port)))
 				if err != nil {
 					t.Errorf("%s port %d still taken after the failed start: %v", name, port, err)
 					continue
