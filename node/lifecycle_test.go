@@ -79,3 +79,49 @@ func TestFailedStartStopsWhatStarted(t *testing.T) {
 		})
 	}
 }
+
+// A node starts once; Close stops it once however often it is called, and
+// Done tells its owner it has ended; the accessors give what it bound.
+func TestStartOnceCloseTwice(t *testing.T) {
+	t.Parallel()
+	cfg := regtestConfig(t, t.TempDir())
+	cfg.P2P.Offline = true
+	cfg.MetricsBindPort = freePort(t)
+	n, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.RPCAddr() != "" || n.Chain() != nil || n.MetricsAddr() != nil {
+		t.Fatalf("a node not started has addresses: %q %v", n.RPCAddr(), n.MetricsAddr())
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err == nil {
+		t.Error("a second Start succeeded")
+	}
+	if want := "127.0.0.1:" + strconv.Itoa(int(cfg.RPC.BindPort)); n.RPCAddr() != want {
+		t.Errorf("RPC on %s, want %s", n.RPCAddr(), want)
+	}
+	if n.MetricsAddr() == nil || n.MetricsAddr().String() != "127.0.0.1:"+strconv.Itoa(int(cfg.MetricsBindPort)) {
+		t.Errorf("metrics on %v", n.MetricsAddr())
+	}
+	if n.Chain() == nil || n.Chain().Height() != 1 {
+		t.Errorf("the chain of a new regtest store: %v", n.Chain())
+	}
+	select {
+	case <-n.Done():
+		t.Fatal("Done before Close")
+	default:
+	}
+	if err := n.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	<-n.Done()
+	if err := n.Err(); err != nil {
+		t.Fatalf("Err after Close: %v", err)
+	}
+}
