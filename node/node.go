@@ -56,7 +56,8 @@ type Node struct {
 	main     httpd.Config
 	restrict *httpd.Config
 	miningTo *address.Address
-	metrics  string // the metrics listener's address, "" for none
+	p2pCfg   p2p.Config // without the chain and pool, set at Start
+	metrics  string     // the metrics listener's address, "" for none
 
 	names []string
 	parts []Lifecycle
@@ -73,6 +74,7 @@ type Node struct {
 	miner       *miner.Miner
 	rpc         *rpc.Server
 	metricS     *metrics.Server
+	rpcTLS      *httpd.TLS
 	metricsReg  *metrics.Metrics
 	metricsDone chan struct{}
 	serving     bool // the RPC's Serve runs
@@ -102,6 +104,14 @@ func New(cfg Config) (*Node, error) {
 	if n.metrics, err = cfg.metricsAddr(); err != nil {
 		return nil, err
 	}
+	if n.p2pCfg, err = cfg.P2P.p2pConfig(cfg.Network, cfg.DataDir, n.log); err != nil {
+		return nil, err
+	}
+	// TLS of both RPC listeners first, as monerod checks its --rpc-ssl
+	// flags before it opens anything; a generated certificate is kept
+	// beside the chain, as monerod keeps its own.
+	n.register("RPC TLS", func() (err error) { n.rpcTLS, err = n.cfg.RPC.TLS.Load(n.cfg.netDir(), n.log); return err },
+		func() error { return nil })
 	n.register("chain store", n.startStore, func() error { n.store.Close(); return nil })
 	var stopPruning func()
 	n.register("pruning", func() (err error) { stopPruning, err = startPruning(&n.cfg, n.store.db, n.log); return err },
@@ -309,10 +319,7 @@ func (n *Node) startPool() error {
 }
 
 func (n *Node) startP2P() error {
-	cfg, err := n.cfg.P2P.p2pConfig(n.cfg.Network, n.cfg.DataDir, n.log)
-	if err != nil {
-		return err
-	}
+	cfg := n.p2pCfg
 	cfg.Chain, cfg.Pool = n.store.chain, n.pool
 	peers, err := p2p.New(cfg)
 	if err != nil {
@@ -326,12 +333,7 @@ func (n *Node) startP2P() error {
 }
 
 func (n *Node) startRPC() error {
-	// TLS of both RPC listeners; a generated certificate is kept beside
-	// the chain, as monerod keeps its own.
-	rpcTLS, err := n.cfg.RPC.TLS.Load(n.cfg.netDir(), n.log)
-	if err != nil {
-		return err
-	}
+	rpcTLS := n.rpcTLS
 	main, restricted := n.main, n.restrict
 	main.TLS = rpcTLS
 	// Banned hosts are refused on RPC too (monerod's connection filter).
