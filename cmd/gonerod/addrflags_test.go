@@ -11,6 +11,7 @@ import (
 // The IPv6 and ban-list flags refuse what monerod refuses, and a ban list
 // that does not parse stops the start naming file and line.
 func TestAddrFlagErrors(t *testing.T) {
+	t.Parallel()
 	bin := buildGonerod(t)
 	data := t.TempDir()
 	bad := filepath.Join(data, "bans.txt")

@@ -11,6 +11,7 @@ import (
 // Bad anonymity flags stop gonerod at the start with a message that
 // names the mistake; none falls back to clearnet.
 func TestAnonymityFlagErrors(t *testing.T) {
+	t.Parallel()
 	bin := buildGonerod(t)
 	data := t.TempDir()
 	const onion = "zbjkbsxc5munw3qusl7j2hpcmikhqocdf4pqhnhtpzw5nt5jrmofptid.onion"

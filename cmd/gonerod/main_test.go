@@ -153,6 +153,7 @@ const alice = "43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u
 
 // Mistakes get a clear message and exit status 1.
 func TestCommandLineErrors(t *testing.T) {
+	t.Parallel()
 	bin := buildGonerod(t)
 	data := t.TempDir()
 	corrupt := filepath.Join(data, "corrupt.raw")
@@ -200,6 +201,7 @@ func TestCommandLineErrors(t *testing.T) {
 // TestRPCLimitFlags: monerod's limit flags reach the listener
 // configuration, with monerod's defaults and its refusals.
 func TestRPCLimitFlags(t *testing.T) {
+	t.Parallel()
 	parse := func(args ...string) (*options, error) {
 		o := &options{}
 		cmd := newRootCommandFor(o)
@@ -253,6 +255,7 @@ func TestRPCLimitFlags(t *testing.T) {
 // Without flags, gonerod's Config is node.DefaultConfig (its data
 // directory aside): the flags take their defaults from it.
 func TestFlagDefaultsAreNodeDefaults(t *testing.T) {
+	t.Parallel()
 	o := &options{}
 	if err := newRootCommandFor(o).ParseFlags(nil); err != nil {
 		t.Fatal(err)

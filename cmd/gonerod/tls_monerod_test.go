@@ -354,6 +354,7 @@ func readPEMCert(t *testing.T, path string) []byte {
 // TestTLSStartErrors: gonerod refuses to start on bad TLS input, saying
 // why, instead of serving without it.
 func TestTLSStartErrors(t *testing.T) {
+	t.Parallel()
 	bin := buildGonerod(t)
 	dir := t.TempDir()
 	a := makeCert(t, dir, "a", false, x509.ExtKeyUsageServerAuth, nil)

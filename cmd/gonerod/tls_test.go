@@ -17,6 +17,7 @@ import (
 // and the contradictions and bad input refused at start (never a silent
 // fall-back to something else).
 func TestTLSFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var logged bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, nil))
