@@ -2,6 +2,7 @@ package carrot
 
 import (
 	"encoding/binary"
+	"github.com/gonero/gonero/crypto/blake2bp"
 
 	"filippo.io/edwards25519"
 )
@@ -66,7 +67,7 @@ func u64le(v uint64) []byte { return binary.LittleEndian.AppendUint64(nil, v) }
 // hashBytes is H_n[key](transcript): BLAKE2b-8n, keyed with the secret.
 func hashBytes(n int, key []byte, ds string, fields ...[]byte) []byte {
 	out := make([]byte, n)
-	blake2bPersonal(out, key, personal, transcript(ds, fields...))
+	blake2bp.Sum(out, key, personal, transcript(ds, fields...))
 	return out
 }
 

@@ -20,7 +20,7 @@ var layers = []struct {
 		"internal/u128", "internal/boundedcache", "pruning", "randomx",
 		"epeejson", "httpd", "levin", "portable", "peerinfo", "dnstxt", "socks",
 		"internal/testutil", "internal/sockstest", "internal/dnstest", "internal/docrefs",
-		"fcmp/helioselene",
+		"fcmp/helioselene", "crypto/blake2bp",
 	}},
 	{"above the codec: proofs, PoW, networks, export files, zones", []string{
 		"ringct", "crypto/cryptonight", "params", "params/blockhashes", "chainexport", "anonaddr",

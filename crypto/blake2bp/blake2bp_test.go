@@ -1,4 +1,4 @@
-package carrot
+package blake2bp
 
 import (
 	"bytes"
@@ -7,7 +7,7 @@ import (
 	"golang.org/x/crypto/blake2b"
 )
 
-// TestBlake2bAgainstXCrypto: with no personalisation, blake2bPersonal is
+// TestBlake2bAgainstXCrypto: with no personalisation, Sum is
 // plain keyed BLAKE2b, which x/crypto computes; every output length, key
 // lengths 0 to 64 and inputs across block boundaries.
 func TestBlake2bAgainstXCrypto(t *testing.T) {
@@ -27,7 +27,7 @@ func TestBlake2bAgainstXCrypto(t *testing.T) {
 				want := h.Sum(nil)
 				got := make([]byte, outLen)
 				// Split the input to exercise the streaming writes.
-				blake2bPersonal(got, key, nil, data[:dataLen/3], data[dataLen/3:dataLen])
+				Sum(got, key, nil, data[:dataLen/3], data[dataLen/3:dataLen])
 				if !bytes.Equal(got, want) {
 					t.Fatalf("key %d data %d out %d: %x, want %x", keyLen, dataLen, outLen, got, want)
 				}

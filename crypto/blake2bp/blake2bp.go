@@ -1,15 +1,18 @@
-package carrot
+// Package blake2bp is BLAKE2b (RFC 7693) with the whole parameter block's
+// key length, digest length and personalisation: monerod's blake2b_monero
+// (personalised "Monero") under FCMP++'s unbiased hash-to-point and
+// Carrot's hashes. golang.org/x/crypto/blake2b has no personalisation
+// parameter. It is fed public data and secrets alike, and does not branch on
+// either.
+package blake2bp
 
 import (
 	"encoding/binary"
 	"math/bits"
 )
 
-// Carrot hashes with BLAKE2b personalised with "Monero" (the parameter
-// block's personal field), keyed, at output lengths 3 to 64 bytes.
-// golang.org/x/crypto/blake2b has no personalisation parameter, so the
-// compression function (RFC 7693) is written out here; blake2b_test.go
-// checks it against x/crypto for an empty personalisation.
+// The compression function is written out here; blake2bp_test.go checks it
+// against x/crypto for an empty personalisation.
 
 var blake2bIV = [8]uint64{
 	0x6a09e667f3bcc908, 0xbb67ae8584caa73b, 0x3c6ef372fe94f82b, 0xa54ff53a5f1d36f1,
@@ -69,13 +72,13 @@ func blake2bCompress(h *[8]uint64, block []byte, t uint64, last bool) {
 	}
 }
 
-// blake2bPersonal returns BLAKE2b-(8*len(out)) of data, keyed with key
+// Sum writes BLAKE2b-(8*len(out)) of data, keyed with key
 // (at most 64 bytes) and personalised with personal (at most 16 bytes),
 // into out (1 to 64 bytes). The digest length is part of the parameter
 // block, so a 3-byte hash is not a prefix of the 32-byte one.
-func blake2bPersonal(out, key, personal []byte, data ...[]byte) {
+func Sum(out, key, personal []byte, data ...[]byte) {
 	if len(out) < 1 || len(out) > 64 || len(key) > 64 || len(personal) > 16 {
-		panic("carrot: blake2b parameters out of range") // callers pass constants
+		panic("blake2bp: parameters out of range") // callers pass constants
 	}
 	h := blake2bIV
 	h[0] ^= uint64(len(out)) | uint64(len(key))<<8 | 1<<16 | 1<<24
