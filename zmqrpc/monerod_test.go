@@ -1,0 +1,286 @@
+package zmqrpc
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/go-zeromq/zmq4/security/null"
+
+	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/importer"
+	"github.com/gonero/gonero/internal/monerodlab"
+	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/randomx"
+	"github.com/gonero/gonero/txpool"
+)
+
+// client is a ZMQ REQ peer speaking raw frames, so tests can also send
+// what a REQ socket never would.
+type client struct {
+	c net.Conn
+	r *bufio.Reader
+	w *bufio.Writer
+}
+
+func dial(t testing.TB, addr string) *client {
+	t.Helper()
+	var c net.Conn
+	var err error
+	for i := 0; i < 100; i++ { // monerod binds its ZMQ port after its RPC port answers
+		if c, err = net.DialTimeout("tcp", addr, 5*time.Second); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	_ = c.SetDeadline(time.Now().Add(60 * time.Second))
+	if _, err := zmq4.Open(c, null.Security(), zmq4.Dealer, zmq4.SocketIdentity(nil), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	return &client{c: c, r: bufio.NewReader(c), w: bufio.NewWriter(c)}
+}
+
+// send writes one message of frames.
+func (cl *client) send(t testing.TB, frames ...[]byte) {
+	t.Helper()
+	for i, f := range frames {
+		writeFrame(cl.w, f, i < len(frames)-1)
+	}
+	if err := cl.w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// recv reads one message's frames.
+func (cl *client) recv(t testing.TB) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for {
+		flags, size, err := frameHeader(cl.r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, size)
+		if _, err := ioReadFull(cl.r, b); err != nil {
+			t.Fatal(err)
+		}
+		if flags&4 != 0 {
+			continue
+		}
+		out = append(out, b)
+		if flags&1 == 0 {
+			return out
+		}
+	}
+}
+
+// call sends a request as REQ does and returns the answer's body.
+func (cl *client) call(t testing.TB, body string) string {
+	t.Helper()
+	cl.send(t, nil, []byte(body))
+	m := cl.recv(t)
+	if len(m) != 2 || len(m[0]) != 0 {
+		t.Fatalf("answer to %q: %d frames %q", body, len(m), m)
+	}
+	return string(m[1])
+}
+
+func openChain(t testing.TB, raw string) (*chain.Chain, *txpool.Pool) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := chaindb.Open(filepath.Join(dir, "chain.db"), chaindb.Options{Network: params.Regtest.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pow, err := randomx.New(randomx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := chain.Open(db, chain.Config{Network: params.Regtest, FixedDifficulty: 1, PoW: pow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := importer.Import(context.Background(), c, raw, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	pool := txpool.NewForChain(c, txpool.Options{})
+	t.Cleanup(func() { pow.Close(); db.Close() })
+	return c, pool
+}
+
+// requests are asked of both servers: every method built, and errors.
+func requests(t testing.TB, c *chain.Chain) []string {
+	height := c.Height()
+	var hashes, txs []string
+	_ = c.Store().View(func(r *chaindb.Reader) error {
+		for h := uint64(0); h < height; h++ {
+			m, err := r.MetaByHeight(h)
+			if err != nil {
+				return err
+			}
+			hashes = append(hashes, m.Hash.String())
+			if h%7 == 0 {
+				txs = append(txs, m.MinerTxHash.String())
+			}
+			ids, _ := r.TxHashes(h)
+			for _, id := range ids {
+				txs = append(txs, id.String())
+			}
+		}
+		return nil
+	})
+	req := func(id, method, params string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, params)
+	}
+	var out []string
+	for _, m := range []string{"get_height", "get_rpc_version", "get_last_block_header"} {
+		out = append(out, req("1", m, "{}"))
+	}
+	for h := uint64(0); h < height; h += 5 {
+		out = append(out, req(strconv.FormatUint(h, 10), "get_block_header_by_height", fmt.Sprintf(`{"height":%d}`, h)),
+			req(`"x"`, "get_block_header_by_hash", fmt.Sprintf(`{"hash":%q}`, hashes[h])))
+	}
+	var hs []string
+	for h := uint64(0); h < height; h += 3 {
+		hs = append(hs, strconv.FormatUint(h, 10))
+	}
+	out = append(out, req("2", "get_block_headers_by_height", `{"heights":[`+strings.Join(hs, ",")+`]}`))
+	for _, tx := range txs {
+		out = append(out, req("3", "get_tx_global_output_indices", fmt.Sprintf(`{"tx_hash":%q}`, tx)))
+	}
+	zero := strings.Repeat("0", 64)
+	out = append(out,
+		req("4", "key_images_spent", `{"key_images":["`+zero+`","`+strings.Repeat("ab", 32)+`"]}`),
+		// Failures and malformed parameters.
+		req("5", "get_block_header_by_height", fmt.Sprintf(`{"height":%d}`, height)),
+		req("5", "get_block_header_by_hash", `{"hash":"`+zero+`"}`),
+		req("5", "get_block_header_by_hash", `{"hash":"xyz"}`),
+		req("5", "get_block_header_by_hash", `{"hash":12}`),
+		req("5", "get_block_header_by_hash", `[]`),
+		req("5", "get_block_header_by_height", `{"height":-1}`),
+		req("5", "get_block_header_by_height", `{"height":1.0}`),
+		req("5", "get_block_header_by_height", `{}`),
+		req("5", "get_block_headers_by_height", fmt.Sprintf(`{"heights":[1,%d]}`, height)),
+		req("5", "get_block_headers_by_height", `{"heights":{}}`),
+		req("5", "get_tx_global_output_indices", `{"tx_hash":"`+zero+`"}`),
+		req("5", "key_images_spent", `{"key_images":[1]}`),
+		// Ids: echoed as monerod's writer writes them.
+		req(`"a\u0001\/\"é"`, "get_height", "{}"),
+		req(`null`, "get_height", "{}"),
+		req(`-0`, "get_height", "{}"),
+		req(`1e2`, "get_height", "{}"),
+		req(`1.25`, "get_height", "{}"),
+		req(`18446744073709551615`, "get_height", "{}"),
+		req(`1e-7`, "get_height", "{}"),
+		req(`[]`, "get_height", "{}"),
+		req(`true`, "get_height", "{}"),
+		// Envelope errors.
+		`{"jsonrpc":"2.0","method":"get_height","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"get_height"}`,
+		`{"id":1,"method":"get_height","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":7,"params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"get_height","params":{}`,
+		`{"jsonrpc":"2.0","id":1,"method":"get_height","params":{}} x`,
+		`{"jsonrpc":"2.0","id":1,"method":"get_height","params":{}}`+"\x00garbage",
+		`{"jsonrpc":"2.0","id":1,"method":"get_height\u0000x","params":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"get_height","method":"nope","params":{}}`,
+		`[1,2]`, ``, `{}`, `"x"`, `{"a":1e999}`, `{"a":"`+"\x01"+`"}`, `{"a":"\ud800"}`,
+		req("6", "no_such_method", "{}"),
+		req("6", "get_fee_estimate", "{}"),
+		req("6", "relay_tx", "{}"),
+		req("6", "flush_txpool", "{}"),
+		req("6", "get_peer_list", "{}"),
+	)
+	return out
+}
+
+func TestAgainstMonerod(t *testing.T) {
+	lab := monerodlab.Require(t)
+	fresh := lab.FreshChain(t)
+	c, pool := openChain(t, fresh.RawFile)
+	reqs := requests(t, c)
+	for _, restricted := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restricted=%v", restricted), func(t *testing.T) {
+			pubPort := monerodlab.FreePort(t)
+			extra := []string{fmt.Sprintf("--zmq-pub=tcp://127.0.0.1:%d", pubPort)}
+			if restricted {
+				extra = append(extra, "--restricted-zmq-rpc")
+			}
+			m := lab.StartMonerod(t, fresh.NodeDir, extra...)
+			theirs := dial(t, fmt.Sprintf("127.0.0.1:%d", m.RPCPort+1000))
+
+			s := New(Config{Addr: "127.0.0.1:0", Restricted: restricted}, NewChainSource(c), NewPoolSource(pool))
+			if err := s.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			ours := dial(t, s.Addr().String())
+
+			list := reqs
+			if restricted {
+				list = append(list, `{"jsonrpc":"2.0","id":7,"method":"start_mining","params":{}}`,
+					`{"jsonrpc":"2.0","id":7,"method":"stop_mining","params":{}}`,
+					`{"jsonrpc":"2.0","id":7,"method":"mining_status","params":{}}`,
+					`{"jsonrpc":"2.0","id":7,"method":"save_bc","params":{}}`,
+					`{"jsonrpc":"2.0","method":"save_bc","params":{}}`)
+			}
+			for _, q := range list {
+				w, g := theirs.call(t, q), ours.call(t, q)
+				if g != w {
+					t.Errorf("%q\n gonero: %s\nmonerod: %s", q, clip(g), clip(w))
+				}
+			}
+			// Multipart: body frames are concatenated.
+			for _, frames := range [][][]byte{
+				{nil, []byte(`{"jsonrpc":"2.0","id":1,`), []byte(`"method":"get_height","params":{}}`)},
+				{[]byte("route"), nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"get_height","params":{}}`)},
+			} {
+				theirs.send(t, frames...)
+				ours.send(t, frames...)
+				w, g := theirs.recv(t), ours.recv(t)
+				if fmt.Sprintf("%q", g) != fmt.Sprintf("%q", w) {
+					t.Errorf("frames %q\n gonero: %q\nmonerod: %q", frames, g, w)
+				}
+			}
+			// A message without delimiter is dropped; the next is answered.
+			for _, cl := range []*client{theirs, ours} {
+				cl.send(t, []byte(`{"jsonrpc":"2.0","id":1,"method":"get_height","params":{}}`))
+			}
+			q := `{"jsonrpc":"2.0","id":9,"method":"get_rpc_version","params":{}}`
+			if w, g := theirs.call(t, q), ours.call(t, q); g != w {
+				t.Errorf("after a message without delimiter\n gonero: %s\nmonerod: %s", g, w)
+			}
+			// Too large in all, each frame under the limit.
+			big := make([]byte, 6<<20)
+			for _, cl := range []*client{theirs, ours} {
+				cl.send(t, nil, big, big)
+			}
+			if w, g := theirs.recv(t), ours.recv(t); fmt.Sprintf("%q", g) != fmt.Sprintf("%q", w) {
+				t.Errorf("oversized request\n gonero: %q\nmonerod: %q", g, w)
+			}
+		})
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "..."
+	}
+	return s
+}
+
+func ioReadFull(r *bufio.Reader, b []byte) (int, error) { return io.ReadFull(r, b) }
