@@ -73,9 +73,9 @@ var methods = map[string]method{
 	"get_block_header_by_hash":     {public, (*Server).getBlockHeaderByHash},
 	"get_block_header_by_height":   {public, (*Server).getBlockHeaderByHeight},
 	"get_block_headers_by_height":  {public, (*Server).getBlockHeadersByHeight},
-	"get_blocks_fast":              {public, notBuilt},
+	"get_blocks_fast":              {public, (*Server).getBlocksFast},
 	"get_dynamic_fee_estimate":     {public, notBuilt},
-	"get_hashes_fast":              {public, notBuilt},
+	"get_hashes_fast":              {public, (*Server).getHashesFast},
 	"get_height":                   {public, (*Server).getHeight},
 	"get_info":                     {public, notBuilt},
 	"get_last_block_header":        {public, (*Server).getLastBlockHeader},
@@ -316,12 +316,34 @@ func (s *Server) getRPCVersion(_ raw, w *writer) (string, error) {
 
 const noBlock = "Requested block does not exist"
 
+// errStore is a store failure; monerod has none to answer, so it answers
+// Failed with this text.
+const errStore = "gonero: the store failed"
+
+func (s *Server) metaByHeight(h uint64) (m chaindb.BlockMeta, ok bool) {
+	err := s.chain.View(func(r *chaindb.Reader) error {
+		var err error
+		m, err = r.MetaByHeight(h)
+		return err
+	})
+	return m, err == nil
+}
+
+func (s *Server) metaByHash(id cryptonote.Hash) (m chaindb.BlockMeta, ok bool) {
+	err := s.chain.View(func(r *chaindb.Reader) error {
+		var err error
+		m, err = r.MetaByHash(id)
+		return err
+	})
+	return m, err == nil
+}
+
 func (s *Server) getLastBlockHeader(_ raw, w *writer) (string, error) {
 	h := s.chain.Height()
 	if h == 0 {
 		return noBlock, nil
 	}
-	m, ok := s.chain.MetaByHeight(h - 1)
+	m, ok := s.metaByHeight(h - 1)
 	if !ok {
 		return noBlock, nil
 	}
@@ -340,7 +362,7 @@ func (s *Server) getBlockHeaderByHash(params raw, w *writer) (string, error) {
 		return "", err
 	}
 	h := s.chain.Height()
-	m, ok := s.chain.MetaByHash(id)
+	m, ok := s.metaByHash(id)
 	if !ok {
 		return noBlock, nil
 	}
@@ -359,7 +381,7 @@ func (s *Server) getBlockHeaderByHeight(params raw, w *writer) (string, error) {
 		return "", err
 	}
 	h := s.chain.Height()
-	m, ok := s.chain.MetaByHeight(height)
+	m, ok := s.metaByHeight(height)
 	if !ok {
 		return noBlock, nil
 	}
@@ -390,7 +412,7 @@ func (s *Server) getBlockHeadersByHeight(params raw, w *writer) (string, error) 
 	w.key("headers")
 	w.b = append(w.b, '[')
 	for i, height := range heights {
-		m, ok := s.chain.MetaByHeight(height)
+		m, ok := s.metaByHeight(height)
 		if !ok {
 			return "A requested block does not exist", nil
 		}
@@ -421,7 +443,19 @@ func (s *Server) keyImagesSpent(params raw, w *writer) (string, error) {
 	if s.cfg.Restricted && len(kis) > restrictedMaxKeyImages {
 		return "Too many key images queried in restricted mode", nil
 	}
-	chainSpent := s.chain.KeyImagesSpent(kis)
+	chainSpent := make([]bool, len(kis))
+	if err := s.chain.View(func(r *chaindb.Reader) error {
+		for i, ki := range kis {
+			_, spent, err := r.KeyImageSpent(ki)
+			if err != nil {
+				return err
+			}
+			chainSpent[i] = spent
+		}
+		return nil
+	}); err != nil {
+		return errStore, nil
+	}
 	status := make([]uint64, len(kis))
 	for i, ki := range kis {
 		switch {
@@ -444,8 +478,12 @@ func (s *Server) getTxGlobalOutputIndices(params raw, w *writer) (string, error)
 	if err != nil {
 		return "", err
 	}
-	idx, ok := s.chain.TxOutputIndices(id)
-	if !ok {
+	var idx []uint64
+	if err := s.chain.View(func(r *chaindb.Reader) error {
+		var err error
+		idx, err = r.TxOutputIndexes(id)
+		return err
+	}); err != nil {
 		return "core::get_tx_outputs_gindexs() returned false", nil
 	}
 	w.uints("output_indices", idx)

@@ -162,6 +162,21 @@ func requests(t testing.TB, c *chain.Chain) []string {
 		out = append(out, req("3", "get_tx_global_output_indices", fmt.Sprintf(`{"tx_hash":%q}`, tx)))
 	}
 	zero := strings.Repeat("0", 64)
+	gen := hashes[0]
+	for _, known := range []string{`["` + gen + `"]`, `["` + hashes[150] + `","` + gen + `"]`, `["` + zero + `","` + hashes[height-1] + `","` + gen + `"]`,
+		`["` + hashes[5] + `"]`, `[]`} {
+		out = append(out, req("8", "get_hashes_fast", `{"known_hashes":`+known+`,"start_height":0}`))
+		for _, prune := range []string{"true", "false"} {
+			for _, start := range []uint64{0, 1, 290, height - 1, height} {
+				out = append(out, req("8", "get_blocks_fast", fmt.Sprintf(`{"block_ids":%s,"start_height":%d,"prune":%s}`, known, start, prune)))
+			}
+		}
+	}
+	out = append(out, req("8", "get_blocks_fast", `{"block_ids":["`+gen+`"],"start_height":0}`),
+		req("8", "get_blocks_fast", `{"block_ids":["`+gen+`"],"start_height":0,"prune":1}`),
+		req("8", "get_blocks_fast", `{"start_height":0,"prune":true}`),
+		req("8", "get_hashes_fast", `{"known_hashes":["`+gen+`"]}`),
+		req("8", "get_hashes_fast", `{"known_hashes":"`+gen+`","start_height":0}`))
 	out = append(out,
 		req("4", "key_images_spent", `{"key_images":["`+zero+`","`+strings.Repeat("ab", 32)+`"]}`),
 		// Failures and malformed parameters.
@@ -223,7 +238,7 @@ func TestAgainstMonerod(t *testing.T) {
 			m := lab.StartMonerod(t, fresh.NodeDir, extra...)
 			theirs := dial(t, fmt.Sprintf("127.0.0.1:%d", m.RPCPort+1000))
 
-			s := New(Config{Addr: "127.0.0.1:0", Restricted: restricted}, NewChainSource(c), NewPoolSource(pool))
+			s := New(Config{Addr: "127.0.0.1:0", Restricted: restricted}, NewChainSource(c), pool)
 			if err := s.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -241,7 +256,7 @@ func TestAgainstMonerod(t *testing.T) {
 			for _, q := range list {
 				w, g := theirs.call(t, q), ours.call(t, q)
 				if g != w {
-					t.Errorf("%q\n gonero: %s\nmonerod: %s", q, clip(g), clip(w))
+					t.Errorf("%s\n%s", clip(q), firstDiff(g, w))
 				}
 			}
 			// Multipart: body frames are concatenated.
@@ -274,6 +289,16 @@ func TestAgainstMonerod(t *testing.T) {
 			}
 		})
 	}
+}
+
+// firstDiff shows both answers around their first difference.
+func firstDiff(g, w string) string {
+	i := 0
+	for i < len(g) && i < len(w) && g[i] == w[i] {
+		i++
+	}
+	lo := max(0, i-150)
+	return fmt.Sprintf("at byte %d:\n gonero: …%s\nmonerod: …%s", i, clip(g[lo:min(len(g), i+150)]), clip(w[lo:min(len(w), i+150)]))
 }
 
 func clip(s string) string {
