@@ -5,15 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/params"
 )
 
 // noChain is a chain whose store always fails: the fuzz targets the
 // parsing, and every method must still answer.
 type noChain struct{}
 
-func (noChain) Height() uint64 { return 1 }
+func (noChain) Height() uint64                { return 1 }
+func (noChain) Network() params.Network       { return params.Regtest }
+func (noChain) AdjustedTime(time.Time) uint64 { return 0 }
 func (noChain) View(func(r *chaindb.Reader) error) error {
 	return errors.New("no store")
 }
