@@ -1,8 +1,6 @@
 package zmqrpc
 
 import (
-	"time"
-
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
@@ -20,9 +18,8 @@ type Chain interface {
 	View(fn func(r *chaindb.Reader) error) error
 	// Network is the chain's network (its hard forks).
 	Network() params.Network
-	// AdjustedTime is the time a time-locked output's unlock is judged
-	// by from hard fork 13 (get_adjusted_time for the next block).
-	AdjustedTime(now time.Time) uint64
+	// NextBlockFacts are the figures for the block after the top.
+	NextBlockFacts() chain.NextBlock
 }
 
 // Pool is what the server reads of the transaction pool. *txpool.Pool
@@ -33,9 +30,22 @@ type Pool interface {
 	// Public is a pool transaction that may be shown to anyone (not
 	// do_not_relay, not in its Dandelion++ stem phase).
 	Public(id cryptonote.Hash) (*txpool.Entry, bool)
+	// Count is the number of pool transactions, those kept private
+	// (do_not_relay, Dandelion++ stem) only when private.
+	Count(private bool) int
 }
 
-var _ Pool = (*txpool.Pool)(nil)
+// NewPoolSource serves p to the server.
+func NewPoolSource(p *txpool.Pool) Pool { return poolSource{p} }
+
+type poolSource struct{ *txpool.Pool }
+
+func (p poolSource) Count(private bool) int {
+	if private {
+		return p.Len()
+	}
+	return len(p.PublicEntries())
+}
 
 // chainSource reads a chain.Chain's store.
 type chainSource struct{ c *chain.Chain }
@@ -47,9 +57,6 @@ func (s chainSource) Height() uint64 { return s.c.Height() }
 
 func (s chainSource) Network() params.Network { return s.c.Network() }
 
-func (s chainSource) AdjustedTime(now time.Time) uint64 {
-	next := s.c.NextBlockFacts()
-	return next.AdjustedTime(now)
-}
+func (s chainSource) NextBlockFacts() chain.NextBlock { return s.c.NextBlockFacts() }
 
 func (s chainSource) View(fn func(r *chaindb.Reader) error) error { return s.c.Store().View(fn) }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
-	"time"
 
+	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/params"
 )
@@ -15,9 +15,9 @@ import (
 // parsing, and every method must still answer.
 type noChain struct{}
 
-func (noChain) Height() uint64                { return 1 }
-func (noChain) Network() params.Network       { return params.Regtest }
-func (noChain) AdjustedTime(time.Time) uint64 { return 0 }
+func (noChain) Height() uint64                  { return 1 }
+func (noChain) Network() params.Network         { return params.Regtest }
+func (noChain) NextBlockFacts() chain.NextBlock { return chain.NextBlock{Height: 1} }
 func (noChain) View(func(r *chaindb.Reader) error) error {
 	return errors.New("no store")
 }
@@ -37,7 +37,7 @@ func FuzzRequest(f *testing.F) {
 		f.Add([]byte(s), false)
 	}
 	f.Fuzz(func(t *testing.T, msg []byte, restricted bool) {
-		s := New(Config{Restricted: restricted}, noChain{}, nil)
+		s := New(Config{Restricted: restricted}, noChain{}, nil, nil)
 		out := s.handle(msg)
 		if !bytes.HasPrefix(out, []byte(`{"jsonrpc":"2.0","id":`)) {
 			t.Fatalf("answer %q", out)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -206,6 +207,15 @@ func requests(t testing.TB, c *chain.Chain) []string {
 		`{"amounts":[0],"from_height":0,"to_height":0}`} {
 		out = append(out, req("11", "get_output_distribution", p))
 	}
+	out = append(out, req("12", "get_info", "{}"), req("12", "get_info", "[]"))
+	for _, p := range []string{`{"version":0}`, `{"version":1}`, `{"version":16}`, `{"version":17}`, `{"version":255}`,
+		`{"version":256}`, `{"version":-1}`, `{"version":4294967296}`, `{}`, `{"version":"1"}`} {
+		out = append(out, req("13", "hard_fork_info", p))
+	}
+	for _, p := range []string{`{"num_grace_blocks":0}`, `{"num_grace_blocks":10}`, `{"num_grace_blocks":99}`,
+		`{"num_grace_blocks":100}`, `{"num_grace_blocks":101}`, `{}`, `{"grace_blocks":1}`} {
+		out = append(out, req("14", "get_dynamic_fee_estimate", p))
+	}
 	out = append(out, req("8", "get_blocks_fast", `{"block_ids":["`+gen+`"],"start_height":0}`),
 		req("8", "get_blocks_fast", `{"block_ids":["`+gen+`"],"start_height":0,"prune":1}`),
 		req("8", "get_blocks_fast", `{"start_height":0,"prune":true}`),
@@ -272,7 +282,7 @@ func TestAgainstMonerod(t *testing.T) {
 			m := lab.StartMonerod(t, fresh.NodeDir, extra...)
 			theirs := dial(t, fmt.Sprintf("127.0.0.1:%d", m.RPCPort+1000))
 
-			s := New(Config{Addr: "127.0.0.1:0", Restricted: restricted}, NewChainSource(c), pool)
+			s := New(Config{Addr: "127.0.0.1:0", Restricted: restricted, Version: "0.18.5.3"}, NewChainSource(c), NewPoolSource(pool), nil)
 			if err := s.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -289,6 +299,11 @@ func TestAgainstMonerod(t *testing.T) {
 			}
 			for _, q := range list {
 				w, g := theirs.call(t, q), ours.call(t, q)
+				if strings.Contains(q, `"get_info"`) && !restricted {
+					// The start time is each node's own.
+					g = regexp.MustCompile(`"start_time":\d+`).ReplaceAllString(g, `"start_time":0`)
+					w = regexp.MustCompile(`"start_time":\d+`).ReplaceAllString(w, `"start_time":0`)
+				}
 				if strings.Contains(q, `"get_transactions"`) {
 					// An unordered_map in monerod: compared as JSON values.
 					g, w = canonical(t, g), canonical(t, w)

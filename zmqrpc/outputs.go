@@ -221,7 +221,8 @@ func (s *Server) getOutputKeys(params raw, w *writer) (string, error) {
 				k.mask = cryptonote.Key(crypto.ZeroCommit(out.Amount))
 			}
 			if out.UnlockTime >= consensus.MaxBlockNumber && !haveNow {
-				now, haveNow = s.chain.AdjustedTime(time.Now()), true
+				next := s.chain.NextBlockFacts()
+				now, haveNow = next.AdjustedTime(time.Now()), true
 				if hf < consensus.VersionDeterministicUT {
 					now = uint64(time.Now().Unix())
 				}

@@ -57,7 +57,11 @@ type Config struct {
 	// Restricted is monerod's --restricted-zmq-rpc: the methods of its
 	// blocked list are refused and some answers capped.
 	Restricted bool
-	Log        *slog.Logger
+	// Version is get_info's version (monerod's MONERO_VERSION, "" when
+	// restricted); StartTime its start_time (New's time when zero).
+	Version   string
+	StartTime time.Time
+	Log       *slog.Logger
 }
 
 // Server is a running ZMQ RPC server.
@@ -66,6 +70,7 @@ type Server struct {
 	log   *slog.Logger
 	chain Chain
 	pool  Pool
+	peers Peers
 
 	ln     net.Listener
 	budget *semaphore.Weighted
@@ -78,14 +83,20 @@ type Server struct {
 	once  sync.Once
 }
 
-// New makes a server reading c and p (p may be nil: no pool). It listens
-// once Start is called.
-func New(cfg Config, c Chain, p Pool) *Server {
+// New makes a server reading c, p (nil: no pool) and peers (nil: an
+// offline node). It listens once Start is called.
+func New(cfg Config, c Chain, p Pool, peers Peers) *Server {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.StartTime.IsZero() {
+		cfg.StartTime = time.Now()
+	}
+	if peers == nil {
+		peers = noPeers{}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{cfg: cfg, log: cfg.Log, chain: c, pool: p, budget: semaphore.NewWeighted(MaxInFlight),
+	return &Server{cfg: cfg, log: cfg.Log, chain: c, pool: p, peers: peers, budget: semaphore.NewWeighted(MaxInFlight),
 		ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
 }
 
