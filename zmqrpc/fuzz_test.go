@@ -37,7 +37,10 @@ func FuzzRequest(f *testing.F) {
 		f.Add([]byte(s), false)
 	}
 	f.Fuzz(func(t *testing.T, msg []byte, restricted bool) {
-		s := New(Config{Restricted: restricted}, noChain{}, nil, nil)
+		s, err := New(Config{Restricted: restricted}, Backend{Chain: noChain{}})
+		if err != nil {
+			t.Fatal(err)
+		}
 		out := s.handle(msg)
 		if !bytes.HasPrefix(out, []byte(`{"jsonrpc":"2.0","id":`)) {
 			t.Fatalf("answer %q", out)

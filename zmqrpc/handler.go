@@ -69,7 +69,7 @@ type method struct {
 // order), with restricted access from zmq_restricted_methods.cpp. A method
 // gonero does not serve yet answers Failed with notBuilt (see docs/zmq.md).
 var methods = map[string]method{
-	"get_block_hash":               {public, notBuilt},
+	"get_block_hash":               {public, (*Server).getBlockHash},
 	"get_block_header_by_hash":     {public, (*Server).getBlockHeaderByHash},
 	"get_block_header_by_height":   {public, (*Server).getBlockHeaderByHeight},
 	"get_block_headers_by_height":  {public, (*Server).getBlockHeadersByHeight},
@@ -80,7 +80,7 @@ var methods = map[string]method{
 	"get_info":                     {public, (*Server).getInfo},
 	"get_last_block_header":        {public, (*Server).getLastBlockHeader},
 	"get_output_distribution":      {public, (*Server).getOutputDistribution},
-	"get_output_histogram":         {public, notBuilt},
+	"get_output_histogram":         {public, (*Server).getOutputHistogram},
 	"get_output_keys":              {public, (*Server).getOutputKeys},
 	"get_peer_list":                {blocked, notImplemented},
 	"get_rpc_version":              {public, (*Server).getRPCVersion},
@@ -89,13 +89,13 @@ var methods = map[string]method{
 	"get_tx_global_output_indices": {public, (*Server).getTxGlobalOutputIndices},
 	"hard_fork_info":               {public, (*Server).hardForkInfo},
 	"key_images_spent":             {public, (*Server).keyImagesSpent},
-	"mining_status":                {blocked, notBuilt},
-	"save_bc":                      {blocked, notBuilt},
+	"mining_status":                {blocked, (*Server).miningStatus},
+	"save_bc":                      {blocked, (*Server).saveBC},
 	"send_raw_tx":                  {public, notBuilt},
-	"send_raw_tx_hex":              {public, notBuilt},
-	"set_log_level":                {blocked, notBuilt},
-	"start_mining":                 {blocked, notBuilt},
-	"stop_mining":                  {blocked, notBuilt},
+	"send_raw_tx_hex":              {public, (*Server).sendRawTxHex},
+	"set_log_level":                {blocked, (*Server).setLogLevel},
+	"start_mining":                 {blocked, (*Server).startMining},
+	"stop_mining":                  {blocked, (*Server).stopMining},
 }
 
 // blockedOnly are names monerod refuses in restricted mode although its

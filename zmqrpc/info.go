@@ -18,6 +18,9 @@ type Peers interface {
 	Counts() (incoming, outgoing, white, grey uint64)
 	// TargetHeight is the height the node syncs towards (0 when none).
 	TargetHeight() uint64
+	// Synchronized is monerod's sticky "has synchronized" flag
+	// (send_raw_tx_hex refuses transactions before).
+	Synchronized() bool
 }
 
 // noPeers is an offline node's.
@@ -25,6 +28,7 @@ type noPeers struct{}
 
 func (noPeers) Counts() (incoming, outgoing, white, grey uint64) { return 0, 0, 0, 0 }
 func (noPeers) TargetHeight() uint64                             { return 0 }
+func (noPeers) Synchronized() bool                               { return true }
 
 func (s *Server) getInfo(_ raw, w *writer) (string, error) {
 	next := s.chain.NextBlockFacts()

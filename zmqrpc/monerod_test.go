@@ -3,6 +3,7 @@ package zmqrpc
 import (
 	"bufio"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -208,6 +209,51 @@ func requests(t testing.TB, c *chain.Chain) []string {
 		out = append(out, req("11", "get_output_distribution", p))
 	}
 	out = append(out, req("12", "get_info", "{}"), req("12", "get_info", "[]"))
+	for _, h := range []string{"0", "1", strconv.FormatUint(height-1, 10), strconv.FormatUint(height, 10), "-1", `"1"`} {
+		out = append(out, req("15", "get_block_hash", `{"height":`+h+`}`))
+	}
+	var txBlob string
+	_ = c.Store().View(func(r *chaindb.Reader) error {
+		for h := height - 1; h > 0 && txBlob == ""; h-- {
+			ids, _ := r.TxHashes(h)
+			if len(ids) > 0 {
+				b, err := r.TxBlob(ids[0])
+				if err != nil {
+					return err
+				}
+				txBlob = hex.EncodeToString(b)
+			}
+		}
+		return nil
+	})
+	for _, p := range []string{`{"tx_as_hex":"zz","relay":true}`, `{"tx_as_hex":"abc","relay":true}`,
+		`{"tx_as_hex":"0102","relay":true}`, `{"tx_as_hex":"` + txBlob + `","relay":true}`,
+		`{"tx_as_hex":"` + txBlob + `","relay":false}`, `{"tx_as_hex":"` + txBlob + `"}`, `{"relay":true}`,
+		`{"tx_as_hex":1,"relay":true}`} {
+		out = append(out, req("16", "send_raw_tx_hex", p))
+	}
+	const addr = "44AFFq5kSiGBoZ4NMDwYtN18obc8AemS33DBLWs3H7otXft3XjrpDtQGv7SqSsaBYBb98uNbr2VBBEt7f2wfn3RVGQBEP3A"
+	for _, p := range []string{`{"miner_address":"x","threads_count":1,"do_background_mining":false,"ignore_battery":false}`,
+		`{"miner_address":"` + addr + `","threads_count":100000,"do_background_mining":false,"ignore_battery":false}`,
+		`{"miner_address":"` + addr + `","threads_count":1}`, `{}`} {
+		out = append(out, req("17", "start_mining", p))
+	}
+	out = append(out, req("17", "mining_status", "{}"), req("17", "stop_mining", "{}"), req("17", "mining_status", "{}"),
+		req("17", "save_bc", "{}"))
+	for _, l := range []string{"0", "4", "5", "-1", "1.5", `"1"`, "4294967296"} {
+		out = append(out, req("18", "set_log_level", `{"level":`+l+`}`))
+	}
+	out = append(out, req("18", "set_log_level", `{"level":0}`))
+	recent := strconv.FormatInt(time.Now().Unix()-3600, 10)
+	for _, p := range []string{`{"amounts":[0],"min_count":0,"max_count":0,"unlocked":false,"recent_cutoff":0}`,
+		`{"amounts":[0],"min_count":0,"max_count":0,"unlocked":true,"recent_cutoff":0}`,
+		`{"amounts":[0,0,5],"min_count":0,"max_count":0,"unlocked":true,"recent_cutoff":` + recent + `}`,
+		`{"amounts":[],"min_count":0,"max_count":0,"unlocked":true,"recent_cutoff":` + recent + `}`,
+		`{"amounts":[0],"min_count":100000,"max_count":0,"unlocked":false,"recent_cutoff":` + recent + `}`,
+		`{"amounts":[0],"min_count":1,"max_count":5,"unlocked":false,"recent_cutoff":` + recent + `}`,
+		`{"amounts":[0],"min_count":0,"max_count":0,"unlocked":false}`} {
+		out = append(out, req("19", "get_output_histogram", p))
+	}
 	for _, p := range []string{`{"version":0}`, `{"version":1}`, `{"version":16}`, `{"version":17}`, `{"version":255}`,
 		`{"version":256}`, `{"version":-1}`, `{"version":4294967296}`, `{}`, `{"version":"1"}`} {
 		out = append(out, req("13", "hard_fork_info", p))
@@ -282,7 +328,11 @@ func TestAgainstMonerod(t *testing.T) {
 			m := lab.StartMonerod(t, fresh.NodeDir, extra...)
 			theirs := dial(t, fmt.Sprintf("127.0.0.1:%d", m.RPCPort+1000))
 
-			s := New(Config{Addr: "127.0.0.1:0", Restricted: restricted, Version: "0.18.5.3"}, NewChainSource(c), NewPoolSource(pool), nil)
+			s, err := New(Config{Addr: "127.0.0.1:0", Restricted: restricted, Version: "0.18.5.3"},
+				Backend{Chain: NewChainSource(c), Pool: NewPoolSource(pool), Submit: pool})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := s.Start(); err != nil {
 				t.Fatal(err)
 			}
@@ -312,6 +362,7 @@ func TestAgainstMonerod(t *testing.T) {
 					t.Errorf("%s\n%s", clip(q), firstDiff(g, w))
 				}
 			}
+			t.Logf("%d requests answered alike", len(list))
 			// Multipart: body frames are concatenated.
 			for _, frames := range [][][]byte{
 				{nil, []byte(`{"jsonrpc":"2.0","id":1,`), []byte(`"method":"get_height","params":{}}`)},

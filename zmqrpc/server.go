@@ -66,11 +66,13 @@ type Config struct {
 
 // Server is a running ZMQ RPC server.
 type Server struct {
-	cfg   Config
-	log   *slog.Logger
-	chain Chain
-	pool  Pool
-	peers Peers
+	cfg    Config
+	log    *slog.Logger
+	chain  Chain
+	pool   Pool
+	submit Submitter
+	peers  Peers
+	miner  Miner
 
 	ln     net.Listener
 	budget *semaphore.Weighted
@@ -83,22 +85,38 @@ type Server struct {
 	once  sync.Once
 }
 
-// New makes a server reading c, p (nil: no pool) and peers (nil: an
-// offline node). It listens once Start is called.
-func New(cfg Config, c Chain, p Pool, peers Peers) *Server {
+// Backend is what the server reads of the node and acts on. Chain is
+// required; a nil Pool serves an empty pool, a nil Submit refuses
+// transactions, a nil Peers is an offline node, a nil Miner never mines.
+type Backend struct {
+	Chain  Chain
+	Pool   Pool
+	Submit Submitter
+	Peers  Peers
+	Miner  Miner
+}
+
+// New makes a server. It listens once Start is called.
+func New(cfg Config, b Backend) (*Server, error) {
+	if b.Chain == nil {
+		return nil, errors.New("zmq-rpc: no chain")
+	}
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.StartTime.IsZero() {
 		cfg.StartTime = time.Now()
 	}
-	if peers == nil {
-		peers = noPeers{}
+	if b.Peers == nil {
+		b.Peers = noPeers{}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Server{cfg: cfg, log: cfg.Log, chain: c, pool: p, peers: peers, budget: semaphore.NewWeighted(MaxInFlight),
-		ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}
+	return &Server{cfg: cfg, log: cfg.Log, chain: b.Chain, pool: b.Pool, submit: b.Submit, peers: b.Peers, miner: b.Miner,
+		budget: semaphore.NewWeighted(MaxInFlight), ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}, nil
 }
+
+// now is the clock (get_output_histogram's restricted cutoff).
+func (s *Server) now() time.Time { return time.Now() }
 
 // Start binds Config.Addr and serves until Close.
 func (s *Server) Start() error {
