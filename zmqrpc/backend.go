@@ -30,6 +30,8 @@ type Pool interface {
 	// Public is a pool transaction that may be shown to anyone (not
 	// do_not_relay, not in its Dandelion++ stem phase).
 	Public(id cryptonote.Hash) (*txpool.Entry, bool)
+	// PublicEntries are the pool's broadcast transactions.
+	PublicEntries() []*txpool.Entry
 	// Count is the number of pool transactions, those kept private
 	// (do_not_relay, Dandelion++ stem) only when private.
 	Count(private bool) int

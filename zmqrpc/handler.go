@@ -84,7 +84,7 @@ var methods = map[string]method{
 	"get_output_keys":              {public, (*Server).getOutputKeys},
 	"get_peer_list":                {blocked, notImplemented},
 	"get_rpc_version":              {public, (*Server).getRPCVersion},
-	"get_transaction_pool":         {public, notBuilt},
+	"get_transaction_pool":         {public, (*Server).getTransactionPool},
 	"get_transactions":             {public, (*Server).getTransactions},
 	"get_tx_global_output_indices": {public, (*Server).getTxGlobalOutputIndices},
 	"hard_fork_info":               {public, (*Server).hardForkInfo},

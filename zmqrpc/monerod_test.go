@@ -208,7 +208,7 @@ func requests(t testing.TB, c *chain.Chain) []string {
 		`{"amounts":[0],"from_height":0,"to_height":0}`} {
 		out = append(out, req("11", "get_output_distribution", p))
 	}
-	out = append(out, req("12", "get_info", "{}"), req("12", "get_info", "[]"))
+	out = append(out, req("12", "get_info", "{}"), req("12", "get_info", "[]"), req("12", "get_transaction_pool", "{}"))
 	for _, h := range []string{"0", "1", strconv.FormatUint(height-1, 10), strconv.FormatUint(height, 10), "-1", `"1"`} {
 		out = append(out, req("15", "get_block_hash", `{"height":`+h+`}`))
 	}

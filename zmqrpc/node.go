@@ -1,6 +1,7 @@
 package zmqrpc
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/hex"
 	"errors"
@@ -12,8 +13,10 @@ import (
 	"github.com/gonero/gonero/address"
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/txpool"
+	"github.com/gonero/gonero/zmqpub"
 )
 
 // Miner is the node's mining loop (start_mining, stop_mining,
@@ -365,5 +368,88 @@ func (s *Server) getOutputHistogram(params raw, w *writer) (string, error) {
 		w.b = append(w.b, '}')
 	}
 	w.b = append(w.b, ']')
+	return "", nil
+}
+
+func (s *Server) getTransactionPool(_ raw, w *writer) (string, error) {
+	var entries []*txpool.Entry
+	if s.pool != nil {
+		entries = s.pool.PublicEntries()
+	}
+	// get_pool_for_rpc lists the broadcast transactions in the pool
+	// table's order (by id); receive and relay times only unrestricted.
+	slices.SortFunc(entries, func(a, b *txpool.Entry) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	w.key("transactions")
+	w.b = append(w.b, '[')
+	kis := map[cryptonote.Key][]cryptonote.Hash{}
+	var kiOrder []cryptonote.Key
+	for i, e := range entries {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		var receive, relayedAt uint64
+		if !s.cfg.Restricted {
+			receive = uint64(e.Received.Unix())
+			if !e.LastRelayed.IsZero() {
+				relayedAt = uint64(e.LastRelayed.Unix())
+			}
+		}
+		b := append(w.b, `{"tx":`...)
+		b = zmqpub.AppendTxJSON(b, e.Tx, false)
+		b = append(b, `,"tx_hash":"`...)
+		b = hex.AppendEncode(b, e.ID[:])
+		b = append(b, `","blob_size":`...)
+		b = strconv.AppendUint(b, uint64(len(e.Blob)), 10)
+		b = append(b, `,"weight":`...)
+		b = strconv.AppendUint(b, e.Weight, 10)
+		b = append(b, `,"fee":`...)
+		b = strconv.AppendUint(b, e.Fee, 10)
+		// gonero's pool does not keep the newest block a transaction's
+		// rings use nor the last block it failed in (monerod's
+		// max_used_block_id, last_failed_id): written as never set.
+		b = append(b, `,"max_used_block_hash":"0000000000000000000000000000000000000000000000000000000000000000","max_used_block_height":0,"kept_by_block":`...)
+		b = strconv.AppendBool(b, e.KeptByBlock)
+		b = append(b, `,"last_failed_block_hash":"0000000000000000000000000000000000000000000000000000000000000000","last_failed_block_height":0,"receive_time":`...)
+		b = strconv.AppendUint(b, receive, 10)
+		b = append(b, `,"last_relayed_time":`...)
+		b = strconv.AppendUint(b, relayedAt, 10)
+		b = append(b, `,"relayed":`...)
+		b = strconv.AppendBool(b, e.Relayed)
+		b = append(b, `,"do_not_relay":`...)
+		b = strconv.AppendBool(b, e.DoNotRelay)
+		b = append(b, `,"double_spend_seen":`...)
+		b = strconv.AppendBool(b, e.DoubleSpendSeen)
+		w.b = append(b, '}')
+		for _, in := range e.Tx.Inputs {
+			if k, ok := in.(cryptonote.TxInToKey); ok {
+				if _, seen := kis[k.KeyImage]; !seen {
+					kiOrder = append(kiOrder, k.KeyImage)
+				}
+				kis[k.KeyImage] = append(kis[k.KeyImage], e.ID)
+			}
+		}
+	}
+	w.b = append(w.b, ']')
+	// An unordered_map in monerod: any order is its order.
+	w.key("key_images")
+	w.b = append(w.b, '{')
+	for i, ki := range kiOrder {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = append(w.b, '"')
+		w.b = hex.AppendEncode(w.b, ki[:])
+		w.b = append(w.b, `":[`...)
+		for j, id := range kis[ki] {
+			if j > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = append(w.b, '"')
+			w.b = hex.AppendEncode(w.b, id[:])
+			w.b = append(w.b, '"')
+		}
+		w.b = append(w.b, ']')
+	}
+	w.b = append(w.b, '}')
 	return "", nil
 }
