@@ -7,6 +7,7 @@ import (
 
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/txpool"
 )
 
 // rpcVersionZMQ is DAEMON_RPC_VERSION_ZMQ (major 2, minor 0), which every
@@ -302,6 +303,19 @@ func getArray(o object, key string) ([]raw, error) {
 	return elements(v), nil
 }
 
+// publicKeyImages are the key images the given pool entries spend.
+func publicKeyImages(entries []*txpool.Entry) map[cryptonote.Key]bool {
+	out := map[cryptonote.Key]bool{}
+	for _, e := range entries {
+		for _, in := range e.Tx.Inputs {
+			if k, ok := in.(cryptonote.TxInToKey); ok {
+				out[k.KeyImage] = true
+			}
+		}
+	}
+	return out
+}
+
 // The methods.
 
 func (s *Server) getHeight(_ raw, w *writer) (string, error) {
@@ -456,12 +470,22 @@ func (s *Server) keyImagesSpent(params raw, w *writer) (string, error) {
 	}); err != nil {
 		return errStore, nil
 	}
+	// The pool's check counts only broadcast transactions (monerod's
+	// check_for_key_images skips do_not_relay and stem ones).
+	var inPool map[cryptonote.Key]bool
 	status := make([]uint64, len(kis))
 	for i, ki := range kis {
-		switch {
-		case chainSpent[i]:
+		if chainSpent[i] {
 			status[i] = 1 // SPENT_IN_BLOCKCHAIN
-		case s.pool != nil && s.pool.KeyImageInPool(ki):
+			continue
+		}
+		if s.pool == nil || !s.pool.KeyImageInPool(ki) {
+			continue
+		}
+		if inPool == nil {
+			inPool = publicKeyImages(s.pool.PublicEntries())
+		}
+		if inPool[ki] {
 			status[i] = 2 // SPENT_IN_POOL
 		}
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/importer"
 	"github.com/gonero/gonero/internal/monerodlab"
 	"github.com/gonero/gonero/params"
@@ -101,7 +102,8 @@ func (cl *client) call(t testing.TB, body string) string {
 	return string(m[1])
 }
 
-func openChain(t testing.TB, raw string) (*chain.Chain, *txpool.Pool) {
+// openChain imports raw's first maxBlocks blocks (0: all) into a new store.
+func openChain(t testing.TB, raw string, maxBlocks uint64) (*chain.Chain, *txpool.Pool) {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := chaindb.Open(filepath.Join(dir, "chain.db"), chaindb.Options{Network: params.Regtest.String()})
@@ -116,7 +118,7 @@ func openChain(t testing.TB, raw string) (*chain.Chain, *txpool.Pool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := importer.Import(context.Background(), c, raw, 0, nil); err != nil {
+	if _, err := importer.Import(context.Background(), c, raw, maxBlocks, nil); err != nil {
 		t.Fatal(err)
 	}
 	pool := txpool.NewForChain(c, txpool.Options{})
@@ -316,7 +318,7 @@ func requests(t testing.TB, c *chain.Chain) []string {
 func TestAgainstMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
-	c, pool := openChain(t, fresh.RawFile)
+	c, pool := openChain(t, fresh.RawFile, 0)
 	reqs := requests(t, c)
 	for _, restricted := range []bool{false, true} {
 		t.Run(fmt.Sprintf("restricted=%v", restricted), func(t *testing.T) {
@@ -428,3 +430,107 @@ func clip(s string) string {
 }
 
 func ioReadFull(r *bufio.Reader, b []byte) (int, error) { return io.ReadFull(r, b) }
+
+// TestPoolAgainstMonerod: both nodes stop below the chain's last block
+// with transactions (gonero imports fewer blocks, monerod pops them and
+// flushes its pool); that block's transactions are then sent to both over
+// ZMQ, and the pool and the methods that look into it must answer alike.
+func TestPoolAgainstMonerod(t *testing.T) {
+	lab := monerodlab.Require(t)
+	fresh := lab.FreshChain(t)
+	full, _ := openChain(t, fresh.RawFile, 0)
+	height := full.Height()
+	var top uint64
+	var blobs []string
+	var ids []string
+	var kis []string
+	_ = full.Store().View(func(r *chaindb.Reader) error {
+		for h := height - 1; h > 0; h-- {
+			hs, _ := r.TxHashes(h)
+			if len(hs) == 0 {
+				continue
+			}
+			top = h
+			for _, id := range hs {
+				b, err := r.TxBlob(id)
+				if err != nil {
+					return err
+				}
+				blobs = append(blobs, hex.EncodeToString(b))
+				ids = append(ids, id.String())
+				tx, err := cryptonote.ParseTransaction(b)
+				if err != nil {
+					return err
+				}
+				for _, in := range tx.Inputs {
+					if k, ok := in.(cryptonote.TxInToKey); ok {
+						kis = append(kis, k.KeyImage.String())
+					}
+				}
+			}
+			return nil
+		}
+		return nil
+	})
+	if len(blobs) == 0 {
+		t.Fatal("the chain has no transactions")
+	}
+	for _, restricted := range []bool{false, true} {
+		t.Run(fmt.Sprintf("restricted=%v", restricted), func(t *testing.T) {
+			c, pool := openChain(t, fresh.RawFile, top-1) // genesis, then top-1 blocks
+			if c.Height() != top {
+				t.Fatalf("imported %d blocks, want %d", c.Height(), top)
+			}
+			extra := []string{fmt.Sprintf("--zmq-pub=tcp://127.0.0.1:%d", monerodlab.FreePort(t))}
+			if restricted {
+				extra = append(extra, "--restricted-zmq-rpc")
+			}
+			m := lab.StartMonerod(t, fresh.NodeDir, extra...)
+			if _, err := m.Post("/pop_blocks", []byte(fmt.Sprintf(`{"nblocks":%d}`, height-top))); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.Call("flush_txpool", map[string]any{}, nil); err != nil {
+				t.Fatal(err)
+			}
+			theirs := dial(t, fmt.Sprintf("127.0.0.1:%d", m.RPCPort+1000))
+			s, err := New(Config{Addr: "127.0.0.1:0", Restricted: restricted, Version: "0.18.5.3"},
+				Backend{Chain: NewChainSource(c), Pool: NewPoolSource(pool), Submit: pool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			ours := dial(t, s.Addr().String())
+			times := regexp.MustCompile(`"(receive_time|last_relayed_time)":\d+`)
+			ask := func(q string, asJSON bool) {
+				t.Helper()
+				w, g := theirs.call(t, q), ours.call(t, q)
+				w, g = times.ReplaceAllString(w, `"$1":0`), times.ReplaceAllString(g, `"$1":0`)
+				if asJSON {
+					g, w = canonical(t, g), canonical(t, w)
+				}
+				if g != w {
+					t.Errorf("%s\n%s", clip(q), firstDiff(g, w))
+				}
+			}
+			req := func(method, params string) string {
+				return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params)
+			}
+			ask(req("get_height", "{}"), false)
+			for i, b := range blobs {
+				relay := "true"
+				if i%2 == 1 {
+					relay = "false"
+				}
+				ask(req("send_raw_tx_hex", `{"tx_as_hex":"`+b+`","relay":`+relay+`}`), false)
+			}
+			ask(req("send_raw_tx_hex", `{"tx_as_hex":"`+blobs[0]+`","relay":true}`), false)
+			ask(req("get_transaction_pool", "{}"), true)
+			ask(req("get_transactions", `{"tx_hashes":["`+strings.Join(ids, `","`)+`"]}`), true)
+			ask(req("key_images_spent", `{"key_images":["`+strings.Join(kis, `","`)+`"]}`), false)
+			ask(req("get_info", "{}"), false)
+		})
+	}
+}

@@ -379,6 +379,38 @@ func (s *Server) getTransactionPool(_ raw, w *writer) (string, error) {
 	// get_pool_for_rpc lists the broadcast transactions in the pool
 	// table's order (by id); receive and relay times only unrestricted.
 	slices.SortFunc(entries, func(a, b *txpool.Entry) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	// max_used_block: the newest block holding a ring member of the
+	// transaction (check_tx_inputs' max_used_block_height), found here
+	// from the store since the pool does not keep it.
+	maxUsed := make([]chaindb.BlockMeta, len(entries))
+	hasMaxUsed := make([]bool, len(entries))
+	_ = s.chain.View(func(r *chaindb.Reader) error {
+		for i, e := range entries {
+			var top uint64
+			found := false
+			for _, in := range e.Tx.Inputs {
+				k, ok := in.(cryptonote.TxInToKey)
+				if !ok {
+					continue
+				}
+				for _, idx := range consensus.AbsoluteOffsets(k.KeyOffsets) {
+					o, err := r.Output(k.Amount, idx)
+					if err != nil {
+						continue
+					}
+					if !found || o.Height > top {
+						top, found = o.Height, true
+					}
+				}
+			}
+			if found {
+				if m, err := r.MetaByHeight(top); err == nil {
+					maxUsed[i], hasMaxUsed[i] = m, true
+				}
+			}
+		}
+		return nil
+	})
 	w.key("transactions")
 	w.b = append(w.b, '[')
 	kis := map[cryptonote.Key][]cryptonote.Hash{}
@@ -404,17 +436,23 @@ func (s *Server) getTransactionPool(_ raw, w *writer) (string, error) {
 		b = strconv.AppendUint(b, e.Weight, 10)
 		b = append(b, `,"fee":`...)
 		b = strconv.AppendUint(b, e.Fee, 10)
-		// gonero's pool does not keep the newest block a transaction's
-		// rings use nor the last block it failed in (monerod's
-		// max_used_block_id, last_failed_id): written as never set.
-		b = append(b, `,"max_used_block_hash":"0000000000000000000000000000000000000000000000000000000000000000","max_used_block_height":0,"kept_by_block":`...)
+		// gonero's pool does not keep the last block a transaction failed
+		// in (monerod's last_failed_id): written as never set.
+		b = append(b, `,"max_used_block_hash":"`...)
+		b = hex.AppendEncode(b, maxUsed[i].Hash[:])
+		b = append(b, `","max_used_block_height":`...)
+		b = strconv.AppendUint(b, maxUsed[i].Height, 10)
+		b = append(b, `,"kept_by_block":`...)
 		b = strconv.AppendBool(b, e.KeptByBlock)
 		b = append(b, `,"last_failed_block_hash":"0000000000000000000000000000000000000000000000000000000000000000","last_failed_block_height":0,"receive_time":`...)
 		b = strconv.AppendUint(b, receive, 10)
 		b = append(b, `,"last_relayed_time":`...)
 		b = strconv.AppendUint(b, relayedAt, 10)
+		// monerod marks a transaction it was asked to relay over RPC as
+		// relayed as soon as it hands it to the protocol, peers or not;
+		// gonero's pool when a peer got it.
 		b = append(b, `,"relayed":`...)
-		b = strconv.AppendBool(b, e.Relayed)
+		b = strconv.AppendBool(b, e.Relayed || (e.Source == txpool.SourceRPC && !e.DoNotRelay))
 		b = append(b, `,"do_not_relay":`...)
 		b = strconv.AppendBool(b, e.DoNotRelay)
 		b = append(b, `,"double_spend_seen":`...)
