@@ -503,7 +503,7 @@ func TestPoolAgainstMonerod(t *testing.T) {
 			}
 			t.Cleanup(func() { s.Close() })
 			ours := dial(t, s.Addr().String())
-			times := regexp.MustCompile(`"(receive_time|last_relayed_time)":\d+`)
+			times := regexp.MustCompile(`"(receive_time|last_relayed_time|start_time)":\d+`) // each node's own clock
 			ask := func(q string, asJSON bool) {
 				t.Helper()
 				w, g := theirs.call(t, q), ours.call(t, q)
