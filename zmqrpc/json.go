@@ -597,14 +597,11 @@ func writeDouble(out []byte, f float64) []byte {
 		out = append(out, '-')
 		f = -f
 	}
-	// Shortest digits and decimal exponent, laid out as rapidjson's
-	// Prettify does (k: exponent of the last digit, kk: of the point).
-	e := strconv.FormatFloat(f, 'e', -1, 64)
-	mant, expS, _ := strings.Cut(e, "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	exp10, _ := strconv.Atoi(expS)
+	// Grisu2's digits, laid out as rapidjson's Prettify does (k: the
+	// exponent of the last digit, kk: of the decimal point).
+	digitBytes, k := grisu2(f)
+	digits := string(digitBytes)
 	length := len(digits)
-	k := exp10 - (length - 1)
 	kk := length + k
 	switch {
 	case k >= 0 && kk <= 21:
