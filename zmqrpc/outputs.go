@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gonero/gonero/chaindb"
@@ -273,6 +274,46 @@ func rctStartHeight(n params.Network) uint64 {
 	return 0
 }
 
+// rctCache keeps the cumulative amount-0 output counts of heights 0..n-1
+// that get_output_distribution last read, with the id of the block at its
+// last height: wallets ask for the whole range again and again, and
+// monerod caches it too. A reorganisation below that height shows as a
+// different id there, and the cache is read again.
+type rctCache struct {
+	mu   sync.Mutex
+	cum  []uint64
+	last cryptonote.Hash
+}
+
+// counts returns the cumulative counts at heights start..to (a copy).
+func (c *rctCache) counts(r *chaindb.Reader, start, to uint64) ([]uint64, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := uint64(len(c.cum)); n > 0 {
+		m, err := r.MetaByHeight(n - 1)
+		if err != nil || m.Hash != c.last {
+			c.cum = c.cum[:0]
+		}
+	}
+	for h := uint64(len(c.cum)); h <= to; h++ {
+		v, err := r.RctOutputsUpTo(h)
+		if err != nil {
+			c.cum = c.cum[:0]
+			return nil, err
+		}
+		c.cum = append(c.cum, v)
+	}
+	if n := uint64(len(c.cum)); n > 0 {
+		m, err := r.MetaByHeight(n - 1)
+		if err != nil {
+			c.cum = c.cum[:0]
+			return nil, err
+		}
+		c.last = m.Hash
+	}
+	return append([]uint64(nil), c.cum[start:to+1]...), nil
+}
+
 type distribution struct {
 	amount, start, base uint64
 	data                []uint64
@@ -301,13 +342,9 @@ func (s *Server) outputDistribution(r *chaindb.Reader, amount, from, to, height 
 		if to < start {
 			return nil, errNoDistribution
 		}
-		dist = make([]uint64, 0, to+1-start)
-		for h := start; h <= to; h++ {
-			n, err := r.RctOutputsUpTo(h)
-			if err != nil {
-				return nil, err
-			}
-			dist = append(dist, n)
+		var err error
+		if dist, err = s.rct.counts(r, start, to); err != nil {
+			return nil, err
 		}
 		if start > 0 {
 			var err error

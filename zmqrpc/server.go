@@ -26,6 +26,8 @@ import (
 	"github.com/go-zeromq/zmq4"
 	"github.com/go-zeromq/zmq4/security/null"
 	"golang.org/x/sync/semaphore"
+
+	"github.com/gonero/gonero/internal/boundedcache"
 )
 
 // Limits.
@@ -45,6 +47,8 @@ const (
 	HandshakeTimeout = 10 * time.Second
 	// WriteTimeout bounds sending one answer to a peer that does not read.
 	WriteTimeout = 60 * time.Second
+	// BlockCacheBytes bounds the rendered blocks kept for get_blocks_fast.
+	BlockCacheBytes = 64 << 20
 	// maxEnvelope bounds the routing frames before a request's delimiter.
 	maxEnvelope = 64
 )
@@ -79,6 +83,11 @@ type Server struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
+	// blocks keeps rendered get_blocks_fast blocks; rct the amount-0
+	// output counts get_output_distribution last read.
+	blocks *boundedcache.Cache[blockKey, *renderedBlock]
+	rct    rctCache
+
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
@@ -112,6 +121,7 @@ func New(cfg Config, b Backend) (*Server, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{cfg: cfg, log: cfg.Log, chain: b.Chain, pool: b.Pool, submit: b.Submit, peers: b.Peers, miner: b.Miner,
+		blocks: boundedcache.New[blockKey, *renderedBlock](BlockCacheBytes, 0, func(b *renderedBlock) int { return len(b.json) + len(b.indices) + 64 }),
 		budget: semaphore.NewWeighted(MaxInFlight), ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}, nil
 }
 

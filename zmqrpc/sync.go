@@ -158,69 +158,19 @@ func (s *Server) getBlocksFast(params raw, w *writer) (string, error) {
 		var size uint64
 		n, txs := 0, 0
 		for h := start; h < height && n < maxSyncBlocks && (size < maxSyncBytes || n < minSyncBlocks); h++ {
-			blob, err := r.BlockBlob(h)
+			rb, err := s.renderedBlock(r, h, prune)
 			if err != nil {
 				return err
 			}
-			b, err := cryptonote.ParseBlock(blob)
-			if err != nil {
-				return err
-			}
-			meta, err := r.MetaByHeight(h)
-			if err != nil {
-				return err
-			}
-			size += uint64(len(blob))
 			if n > 0 {
 				w.b = append(w.b, ',')
 				indices = append(indices, ',')
 			}
-			w.b = append(w.b, `{"block":`...)
-			w.b = zmqpub.AppendBlockJSON(w.b, b)
-			w.b = append(w.b, `,"transactions":[`...)
-			idx, err := r.TxOutputIndexes(meta.MinerTxHash)
-			if err != nil {
-				return err
-			}
-			indices = append(indices, '[')
-			indices = appendUints(indices, idx)
-			for i, id := range b.TxHashes {
-				var tx *cryptonote.Transaction
-				if prune {
-					parts, err := r.TxParts(id)
-					if err != nil {
-						return err
-					}
-					size += uint64(len(parts.Pruned))
-					tx, err = cryptonote.ParsePrunedTransaction(parts.Pruned)
-					if err != nil {
-						return err
-					}
-				} else {
-					txBlob, err := r.TxBlob(id)
-					if err != nil {
-						return err
-					}
-					size += uint64(len(txBlob))
-					if tx, err = cryptonote.ParseTransaction(txBlob); err != nil {
-						return err
-					}
-				}
-				if i > 0 {
-					w.b = append(w.b, ',')
-				}
-				w.b = zmqpub.AppendTxJSON(w.b, tx, prune)
-				idx, err := r.TxOutputIndexes(id)
-				if err != nil {
-					return err
-				}
-				indices = append(indices, ',')
-				indices = appendUints(indices, idx)
-			}
-			w.b = append(w.b, "]}"...)
-			indices = append(indices, ']')
+			w.b = append(w.b, rb.json...)
+			indices = append(indices, rb.indices...)
+			size += rb.size
 			n++
-			txs += len(b.TxHashes)
+			txs += rb.txs
 			if n >= minSyncBlocks && txs >= maxSyncTxs {
 				break
 			}
@@ -240,6 +190,85 @@ func (s *Server) getBlocksFast(params raw, w *writer) (string, error) {
 	w.uint("current_height", height)
 	w.b = append(w.b, indices...)
 	return "", nil
+}
+
+// renderedBlock is one block of a get_blocks_fast answer: its
+// block_with_transactions JSON and its output indices, with the blob sizes
+// find_blockchain_supplement counts. Both are fixed for a main-chain block
+// id, so they are kept (blockCache) for the next wallet that syncs.
+type renderedBlock struct {
+	json, indices []byte
+	size          uint64
+	txs           int
+}
+
+type blockKey struct {
+	id    cryptonote.Hash
+	prune bool
+}
+
+func (s *Server) renderedBlock(r *chaindb.Reader, h uint64, prune bool) (*renderedBlock, error) {
+	meta, err := r.MetaByHeight(h)
+	if err != nil {
+		return nil, err
+	}
+	k := blockKey{meta.Hash, prune}
+	if rb, ok := s.blocks.Get(k); ok {
+		return rb, nil
+	}
+	blob, err := r.BlockBlob(h)
+	if err != nil {
+		return nil, err
+	}
+	b, err := cryptonote.ParseBlock(blob)
+	if err != nil {
+		return nil, err
+	}
+	rb := &renderedBlock{size: uint64(len(blob)), txs: len(b.TxHashes)}
+	j := append(make([]byte, 0, 2*len(blob)+64), `{"block":`...)
+	j = zmqpub.AppendBlockJSON(j, b)
+	j = append(j, `,"transactions":[`...)
+	idx, err := r.TxOutputIndexes(meta.MinerTxHash)
+	if err != nil {
+		return nil, err
+	}
+	ind := appendUints([]byte{'['}, idx)
+	for i, id := range b.TxHashes {
+		var tx *cryptonote.Transaction
+		if prune {
+			parts, err := r.TxParts(id)
+			if err != nil {
+				return nil, err
+			}
+			rb.size += uint64(len(parts.Pruned))
+			if tx, err = cryptonote.ParsePrunedTransaction(parts.Pruned); err != nil {
+				return nil, err
+			}
+		} else {
+			txBlob, err := r.TxBlob(id)
+			if err != nil {
+				return nil, err
+			}
+			rb.size += uint64(len(txBlob))
+			if tx, err = cryptonote.ParseTransaction(txBlob); err != nil {
+				return nil, err
+			}
+		}
+		if i > 0 {
+			j = append(j, ',')
+		}
+		j = zmqpub.AppendTxJSON(j, tx, prune)
+		idx, err := r.TxOutputIndexes(id)
+		if err != nil {
+			return nil, err
+		}
+		ind = append(ind, ',')
+		ind = appendUints(ind, idx)
+	}
+	rb.json = append(j, "]}"...)
+	rb.indices = append(ind, ']')
+	s.blocks.Put(k, rb)
+	return rb, nil
 }
 
 func appendUints(b []byte, v []uint64) []byte {
