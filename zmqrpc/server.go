@@ -20,6 +20,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"runtime"
 	"sync"
 	"time"
 
@@ -47,6 +48,11 @@ const (
 	HandshakeTimeout = 10 * time.Second
 	// WriteTimeout bounds sending one answer to a peer that does not read.
 	WriteTimeout = 60 * time.Second
+	// MessageTimeout bounds reading one request once its first frame has
+	// begun; BudgetWait how long a frame waits for room in MaxInFlight
+	// (the connection is dropped after).
+	MessageTimeout = 60 * time.Second
+	BudgetWait     = 10 * time.Second
 	// BlockCacheBytes bounds the rendered blocks kept for get_blocks_fast.
 	BlockCacheBytes = 64 << 20
 	// maxEnvelope bounds the routing frames before a request's delimiter.
@@ -88,6 +94,10 @@ type Server struct {
 	blocks *boundedcache.Cache[blockKey, *renderedBlock]
 	rct    rctCache
 
+	handling chan struct{} // one slot per request being answered
+	// MessageTimeout and BudgetWait (shorter in tests).
+	messageTimeout, budgetWait time.Duration
+
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
 	wg    sync.WaitGroup
@@ -122,7 +132,8 @@ func New(cfg Config, b Backend) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{cfg: cfg, log: cfg.Log, chain: b.Chain, pool: b.Pool, submit: b.Submit, peers: b.Peers, miner: b.Miner,
 		blocks: boundedcache.New[blockKey, *renderedBlock](BlockCacheBytes, 0, func(b *renderedBlock) int { return len(b.json) + len(b.indices) + 64 }),
-		budget: semaphore.NewWeighted(MaxInFlight), ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}, nil
+		budget: semaphore.NewWeighted(MaxInFlight), handling: make(chan struct{}, max(2, runtime.NumCPU())),
+		messageTimeout: MessageTimeout, budgetWait: BudgetWait, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}, nil
 }
 
 // now is the clock (get_output_histogram's restricted cutoff).
@@ -273,7 +284,12 @@ func (s *Server) serve(c net.Conn) {
 	r := bufio.NewReaderSize(c, 16<<10)
 	bw := bufio.NewWriterSize(c, 64<<10)
 	for {
-		env, body, tooLarge, err := s.readRequest(r)
+		env, body, tooLarge, err := s.readRequest(r, func() {
+			// Once a message has begun, the rest must come in time: a
+			// peer trickling a big frame would hold its budget.
+			_ = c.SetReadDeadline(time.Now().Add(s.messageTimeout))
+		})
+		_ = c.SetReadDeadline(time.Time{})
 		if err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
 				s.log.Debug("zmq-rpc: peer dropped", "remote", c.RemoteAddr(), "err", err)
@@ -284,7 +300,15 @@ func (s *Server) serve(c net.Conn) {
 		if tooLarge {
 			answer = errorAnswer(nil, statusTooLarge, msgRequestTooLarge)
 		} else {
+			// Answers can be big (get_blocks_fast): a few at a time.
+			select {
+			case s.handling <- struct{}{}:
+			case <-s.ctx.Done():
+				s.budget.Release(int64(len(body)))
+				return
+			}
 			answer = s.handle(body)
+			<-s.handling
 			s.budget.Release(int64(len(body)))
 		}
 		_ = c.SetWriteDeadline(time.Now().Add(WriteTimeout))
@@ -350,17 +374,20 @@ func frameHeader(r *bufio.Reader) (flags byte, size uint64, err error) {
 // whole, as REP drops it. Bodies adding up to more than MaxMessage are
 // read and discarded (tooLarge). The body's bytes are held against the
 // server's budget: the caller releases them.
-func (s *Server) readRequest(r *bufio.Reader) (env [][]byte, body []byte, tooLarge bool, err error) {
+func (s *Server) readRequest(r *bufio.Reader, started func()) (env [][]byte, body []byte, tooLarge bool, err error) {
 	for {
 		env, body, tooLarge = env[:0], nil, false
 		inBody, dropped := false, false
-		for {
+		for first := true; ; first = false {
 			flags, size, err := frameHeader(r)
 			if err != nil {
 				if body != nil {
 					s.budget.Release(int64(len(body)))
 				}
 				return nil, nil, false, err
+			}
+			if first && started != nil {
+				started()
 			}
 			more := flags&1 != 0
 			if flags&4 != 0 { // a command: not part of any message
@@ -404,7 +431,12 @@ func (s *Server) readRequest(r *bufio.Reader) (env [][]byte, body []byte, tooLar
 					}
 					break
 				}
-				if err := s.budget.Acquire(s.ctx, int64(size)); err != nil {
+				// A bounded wait: connections each holding part of the
+				// budget and waiting for more would otherwise wait forever.
+				ctx, cancel := context.WithTimeout(s.ctx, s.budgetWait)
+				err := s.budget.Acquire(ctx, int64(size))
+				cancel()
+				if err != nil {
 					if body != nil {
 						s.budget.Release(int64(len(body)))
 					}

@@ -120,7 +120,7 @@ func FuzzStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := bufio.NewReader(bytes.NewReader(in))
 		for {
-			env, body, tooLarge, err := s.readRequest(r)
+			env, body, tooLarge, err := s.readRequest(r, nil)
 			if err != nil {
 				return
 			}
@@ -136,4 +136,45 @@ func FuzzStream(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A message begun and not finished in time closes its connection, and a
+// frame that finds no room in the request budget gives up after a while
+// instead of waiting forever.
+func TestStalledMessageAndBudget(t *testing.T) {
+	s, err := New(Config{Addr: "127.0.0.1:0"}, Backend{Chain: noChain{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.messageTimeout, s.budgetWait = 300*time.Millisecond, 300*time.Millisecond
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	closed := func(cl *client) {
+		t.Helper()
+		_ = cl.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if _, err := cl.r.ReadByte(); err == nil {
+			t.Fatal("answered instead of closing")
+		} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Fatal("connection left open")
+		}
+	}
+	// Half a frame, then nothing.
+	stalled := dial(t, s.Addr().String())
+	if _, err := stalled.c.Write([]byte{1, 0, 0, 100, '{'}); err != nil {
+		t.Fatal(err)
+	}
+	closed(stalled)
+	// The whole budget taken by one half-sent message; another frame
+	// waits, then its connection is dropped.
+	if !s.budget.TryAcquire(MaxInFlight) {
+		t.Fatal("budget in use")
+	}
+	waiting := dial(t, s.Addr().String())
+	waiting.send(t, nil, []byte(heightReq))
+	closed(waiting)
+	s.budget.Release(MaxInFlight)
+	ok := dial(t, s.Addr().String())
+	ok.call(t, heightReq)
 }
