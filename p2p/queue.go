@@ -62,8 +62,8 @@ func (s *span) received() bool { return s.blocks != nil }
 // by every connection, kept in height order. The writer (Node.writeLoop)
 // adds received spans strictly in height order.
 type blockQueue struct {
-	mu    sync.Mutex
-	spans []*span // by start height (spans of competing chains may overlap)
+	mu    sync.Mutex // L8 (Node's lock order): taken under conn.mu, takes nothing
+	spans []*span    // by start height (spans of competing chains may overlap)
 	ids   map[cryptonote.Hash]*span
 	bytes int // size of the received spans not yet added
 	wake  chan struct{}

@@ -121,6 +121,10 @@ func TestSendRawTransactionMatchesMonerod(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	withGen := asV1(func(tx *cryptonote.Transaction) {
+		tx.Inputs[0], tx.Signatures[0] = cryptonote.TxInGen{Height: 1}, nil
+	})
+
 	cases := []struct {
 		name string
 		hex  string
@@ -183,6 +187,11 @@ func TestSendRawTransactionMatchesMonerod(t *testing.T) {
 		{"version 1, outputs over inputs", asV1(v1Amounts(100, 1_000_000_000_000)), ""},
 		{"version 1 with a fee, ring members that do not exist", asV1(v1Amounts(2_000_000_000_000, 1_000_000_000_000)), ""},
 		{"mainnet version 1 (outputs without view tags)", hex.EncodeToString(mainnetV1), ""},
+		// monerod 0.18.5.3 does not parse a txin_gen beside other inputs
+		// (docs/chain-format.md §3.1): the sanity check fails on it, and
+		// without the sanity check handle_incoming_tx refuses it unparsed.
+		{"version 1 with a coinbase input beside its key inputs", withGen, ""},
+		{"the same, without sanity checks", withGen, `,"do_sanity_checks":false`},
 		{"fee 0 and an output key not a point", mutate(func(tx *cryptonote.Transaction) {
 			tx.Rct.TxnFee = 0
 			tx.Outputs[0].Target = cryptonote.TxOutToTaggedKey{Key: cryptonote.Key{2}, ViewTag: 1}

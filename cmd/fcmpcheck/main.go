@@ -1,4 +1,4 @@
-// Command fcmpcheck reads fcmp-oracle's `vectors` output (shared/tools/fcmp-oracle; testdata/fcmp/README.md)
+// Command fcmpcheck reads fcmp-oracle's `vectors` output (the developers' oracle tool; testdata/fcmp/README.md)
 // and prints, for each value, whether gonero's fcmp packages reproduce it, ending with "N/M match". Values
 // of parts gonero does not have yet (the divisor, proof sizes, the proof's verdict) are listed as "todo"
 // and count among M. Vectors made with another seed, or by a newer reference revision, can be checked the

@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ import (
 // only a known release's data (here v0.18.0.0's, taken from the installed
 // monerod) are used, anything else is ignored with a warning; testnet and
 // stagenet use none; regtest takes any well-formed list (tests);
-// --fast-block-sync 0 uses none; a missing file or --fast-block-sync 2 is an
-// error.
+// --fast-block-sync 0 uses none; a missing file is an error
+// (--fast-block-sync 2 is cmd/gonerod's).
 func TestBlockHashesFileFlag(t *testing.T) {
 	testutil.RequireFile(t, "/usr/bin/monerod", "apt-get install monero")
 	bin, err := os.ReadFile("/usr/bin/monerod")
@@ -48,24 +48,23 @@ func TestBlockHashesFileFlag(t *testing.T) {
 		name   string
 		net    params.Network
 		file   string
-		fast   uint
+		fast   bool
 		groups int    // -1: an error
 		warn   string // in the log
 	}{
-		{"mainnet pinned", params.Mainnet, realPath, 1, rel.Groups, ""},
-		{"mainnet unpinned", params.Mainnet, shortPath, 1, 0, "no known monero release"},
-		{"mainnet fast sync off", params.Mainnet, realPath, 0, 0, ""},
-		{"testnet", params.Testnet, realPath, 1, 0, "no block-hash list for testnet"},
-		{"stagenet", params.Stagenet, realPath, 1, 0, "no block-hash list for stagenet"},
-		{"regtest any list", params.Regtest, shortPath, 1, rel.Groups - 1, ""},
-		{"regtest malformed", params.Regtest, garbage, 1, 0, "not a block-hash list"},
-		{"missing file", params.Regtest, filepath.Join(dir, "none"), 1, -1, ""},
-		{"fast sync 2", params.Regtest, realPath, 2, -1, ""},
+		{"mainnet pinned", params.Mainnet, realPath, true, rel.Groups, ""},
+		{"mainnet unpinned", params.Mainnet, shortPath, true, 0, "no known monero release"},
+		{"mainnet fast sync off", params.Mainnet, realPath, false, 0, ""},
+		{"testnet", params.Testnet, realPath, true, 0, "no block-hash list for testnet"},
+		{"stagenet", params.Stagenet, realPath, true, 0, "no block-hash list for stagenet"},
+		{"regtest any list", params.Regtest, shortPath, true, rel.Groups - 1, ""},
+		{"regtest malformed", params.Regtest, garbage, true, 0, "not a block-hash list"},
+		{"missing file", params.Regtest, filepath.Join(dir, "none"), true, -1, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var logBuf bytes.Buffer
 			log := slog.New(slog.NewTextHandler(&logBuf, nil))
-			l, err := loadBlockHashes(&options{blockHashesFile: tc.file, fastBlockSync: tc.fast}, tc.net, log)
+			l, err := loadBlockHashes(&Config{Network: tc.net, BlockHashesFile: tc.file, FastBlockSync: tc.fast}, log)
 			if tc.groups < 0 {
 				if err == nil {
 					t.Fatal("no error")

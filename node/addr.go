@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/gonero/gonero/dnstxt"
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/p2p"
@@ -23,47 +21,26 @@ import (
 // the ban-list file, the DNS blocklist and RPC fail bans
 // (docs/ipv6-and-bans.md).
 
-// p2pAddrOptions are the P2P side's: --p2p-use-ipv6,
-// --p2p-bind-ipv6-address, --p2p-bind-port-ipv6, --p2p-ignore-ipv4,
-// --ban-list, --enable-dns-blocklist.
-type p2pAddrOptions struct {
-	useIPv6      bool
-	bindIPv6     string
-	bindPortIPv6 uint16
-	ignoreIPv4   bool
-	banList      string
-	dnsBlocklist bool
-}
-
-func (o *p2pAddrOptions) addFlags(f *pflag.FlagSet) {
-	f.BoolVar(&o.useIPv6, "p2p-use-ipv6", false, "listen for and connect to IPv6 peers too")
-	f.StringVar(&o.bindIPv6, "p2p-bind-ipv6-address", "::", "IPv6 address the P2P listener binds to (with --p2p-use-ipv6)")
-	f.Uint16Var(&o.bindPortIPv6, "p2p-bind-port-ipv6", 0, "IPv6 P2P port (default: the network's, 18080 mainnet and regtest, 28080 testnet, 38080 stagenet)")
-	f.BoolVar(&o.ignoreIPv4, "p2p-ignore-ipv4", false, "run even if the IPv4 P2P address cannot be bound (with --p2p-use-ipv6)")
-	f.StringVar(&o.banList, "ban-list", "", "file of hosts and IPv4 subnets to ban, one a line ('#' comments); watched for changes")
-	f.BoolVar(&o.dnsBlocklist, "enable-dns-blocklist", false, "mainnet: apply the blocklist published in DNS TXT records (resolver: DNS_PUBLIC=tcp://IP[:PORT] or /etc/resolv.conf)")
-}
-
-// apply puts the options into cfg for network.
-func (o *p2pAddrOptions) apply(cfg *p2p.Config, network params.Network, log *slog.Logger) error {
-	cfg.UseIPv6 = o.useIPv6
-	cfg.IgnoreIPv4 = o.ignoreIPv4
-	if o.useIPv6 {
-		host := strings.TrimSuffix(strings.TrimPrefix(o.bindIPv6, "["), "]")
+// applyAddr puts the IPv6, ban-list and DNS-blocklist settings into cfg.
+func applyAddr(o *P2PConfig, cfg *p2p.Config, network params.Network, log *slog.Logger) error {
+	cfg.UseIPv6 = o.UseIPv6
+	cfg.IgnoreIPv4 = o.IgnoreIPv4
+	if o.UseIPv6 {
+		host := strings.TrimSuffix(strings.TrimPrefix(o.BindIPv6, "["), "]")
 		ip, err := netip.ParseAddr(host)
 		if err != nil || !ip.Is6() || ip.Is4In6() {
-			return fmt.Errorf("--p2p-bind-ipv6-address %q is not an IPv6 address", o.bindIPv6)
+			return fmt.Errorf("--p2p-bind-ipv6-address %q is not an IPv6 address", o.BindIPv6)
 		}
-		port := o.bindPortIPv6
+		port := o.BindPortIPv6
 		if port == 0 {
 			port = network.P2PPort()
 		}
 		cfg.ListenAddrIPv6 = net.JoinHostPort(host, strconv.Itoa(int(port)))
 	}
-	cfg.BanListFile = o.banList
+	cfg.BanListFile = o.BanList
 	// monerod applies the DNS blocklist on mainnet only.
-	if o.dnsBlocklist && network == params.Mainnet {
-		servers, err := dnsServers(os.Getenv("DNS_PUBLIC"), "/etc/resolv.conf")
+	if o.DNSBlocklist && network == params.Mainnet {
+		servers, err := DNSServers(o.DNSPublic, "/etc/resolv.conf")
 		if err != nil {
 			return fmt.Errorf("--enable-dns-blocklist: %w", err)
 		}
@@ -78,12 +55,12 @@ func (o *p2pAddrOptions) apply(cfg *p2p.Config, network params.Network, log *slo
 // DNS_PUBLIC=tcp.
 var defaultDNSPublic = []string{"194.150.168.168", "80.67.169.40", "89.233.43.71", "109.69.8.51", "193.58.251.251"}
 
-// dnsServers are the resolvers the DNS blocklist asks, over TCP: as
+// DNSServers are the resolvers the DNS blocklist asks, over TCP: as
 // monerod, DNS_PUBLIC=tcp://IP names one and DNS_PUBLIC=tcp monerod's
 // public ones; gonero also takes tcp://IP:PORT (monerod: port 53 only).
 // Without DNS_PUBLIC, the nameservers of resolv.conf. A DNS_PUBLIC monerod
 // would refuse is an error here (monerod logs it and uses the system's).
-func dnsServers(dnsPublic, resolvConf string) ([]string, error) {
+func DNSServers(dnsPublic, resolvConf string) ([]string, error) {
 	switch {
 	case dnsPublic == "tcp":
 		out := make([]string, len(defaultDNSPublic))
@@ -138,31 +115,12 @@ func txtLookup(servers []string) p2p.TXTLookup {
 	}
 }
 
-// rpcAddrOptions are the RPC side's: --rpc-use-ipv6,
-// --rpc-bind-ipv6-address, --rpc-restricted-bind-ipv6-address,
-// --rpc-ignore-ipv4, --disable-rpc-ban.
-type rpcAddrOptions struct {
-	useIPv6            bool
-	bindIPv6           string
-	restrictedBindIPv6 string
-	ignoreIPv4         bool
-	disableRPCBan      bool
-}
-
-func (o *rpcAddrOptions) addFlags(f *pflag.FlagSet) {
-	f.BoolVar(&o.useIPv6, "rpc-use-ipv6", false, "serve RPC on IPv6 too")
-	f.StringVar(&o.bindIPv6, "rpc-bind-ipv6-address", "::1", "IPv6 address of the RPC listener (with --rpc-use-ipv6; same port as IPv4)")
-	f.StringVar(&o.restrictedBindIPv6, "rpc-restricted-bind-ipv6-address", "::1", "IPv6 address of the restricted RPC listener (with --rpc-use-ipv6)")
-	f.BoolVar(&o.ignoreIPv4, "rpc-ignore-ipv4", false, "run even if the IPv4 RPC address cannot be bound (with --rpc-use-ipv6)")
-	f.BoolVar(&o.disableRPCBan, "disable-rpc-ban", false, "do not ban hosts on RPC errors")
-}
-
-// apply fills in the IPv6 listeners of main and restricted (nil: none),
+// applyRPCAddr fills in the IPv6 listeners of main and restricted (nil: none),
 // whose Addr are set: the IPv6 socket uses the same port. As monerod,
 // the addresses are checked even without --rpc-use-ipv6, brackets are
 // allowed, and the main one must be loopback unless
 // --confirm-external-bind.
-func (o *rpcAddrOptions) apply(main, restricted *httpd.Config, confirmExternal bool) error {
+func applyRPCAddr(o *RPCConfig, main, restricted *httpd.Config, confirmExternal bool) error {
 	parse := func(flag, s string) (string, error) {
 		if s == "" {
 			return "", nil
@@ -179,15 +137,15 @@ func (o *rpcAddrOptions) apply(main, restricted *httpd.Config, confirmExternal b
 		}
 		return s, nil
 	}
-	mainIP, err := parse("--rpc-bind-ipv6-address", o.bindIPv6)
+	mainIP, err := parse("--rpc-bind-ipv6-address", o.BindIPv6)
 	if err != nil {
 		return err
 	}
-	restrictedIP, err := parse("--rpc-restricted-bind-ipv6-address", o.restrictedBindIPv6)
+	restrictedIP, err := parse("--rpc-restricted-bind-ipv6-address", o.RestrictedBindIPv6)
 	if err != nil {
 		return err
 	}
-	if !o.useIPv6 {
+	if !o.UseIPv6 {
 		return nil
 	}
 	with := func(c *httpd.Config, ip string) {
@@ -196,7 +154,7 @@ func (o *rpcAddrOptions) apply(main, restricted *httpd.Config, confirmExternal b
 		}
 		_, port, _ := net.SplitHostPort(c.Addr)
 		c.AddrIPv6 = net.JoinHostPort(ip, port)
-		c.IgnoreIPv4 = o.ignoreIPv4
+		c.IgnoreIPv4 = o.IgnoreIPv4
 	}
 	with(main, mainIP)
 	with(restricted, restrictedIP)

@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -6,25 +6,9 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/spf13/pflag"
-
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/pruning"
 )
-
-// pruneOptions are monerod's pruning switches.
-type pruneOptions struct {
-	prune      bool   // --prune-blockchain
-	syncPruned bool   // --sync-pruned-blocks
-	stripe     uint32 // --prune-blockchain-stripe (gonero only; 0: random, as monerod)
-}
-
-func (p *pruneOptions) addFlags(f *pflag.FlagSet) {
-	f.BoolVar(&p.prune, "prune-blockchain", false, "prune the chain store in place and keep it pruned (a pruned store stays pruned)")
-	f.BoolVar(&p.syncPruned, "sync-pruned-blocks", false, "accepted for monerod compatibility: gonero always downloads full blocks (monerod asks for pruned ones only inside its embedded block-hash area)")
-	f.Uint32Var(&p.stripe, "prune-blockchain-stripe", 0, "with --prune-blockchain on an unpruned store: keep this stripe (1-8) instead of a random one")
-	_ = f.MarkHidden("prune-blockchain-stripe")
-}
 
 // pruningInterval is monerod's m_blockchain_pruning_interval: a pruned
 // store's blocks that left the tip are pruned every 5 hours.
@@ -35,12 +19,12 @@ const pruningInterval = 5 * time.Hour
 // returns once no pruning runs). A store that is pruned already is kept
 // pruned even without --prune-blockchain, as monerod's LMDB does (its
 // incremental pruning runs whenever a seed is set).
-func (p *pruneOptions) start(db *chaindb.DB, log *slog.Logger) (stop func(), err error) {
-	if p.stripe > pruning.Stripes {
+func startPruning(cfg *Config, db *chaindb.DB, log *slog.Logger) (stop func(), err error) {
+	if cfg.PruneStripe > pruning.Stripes {
 		return nil, errors.New("--prune-blockchain-stripe must be 1-8")
 	}
 	mode := chaindb.PruneUpdate
-	if p.prune {
+	if cfg.PruneBlockchain {
 		mode = chaindb.PruneAll
 		var seed uint32
 		if err := db.View(func(r *chaindb.Reader) (err error) { seed, err = r.PruningSeed(); return }); err != nil {
@@ -52,7 +36,7 @@ func (p *pruneOptions) start(db *chaindb.DB, log *slog.Logger) (stop func(), err
 			log.Info("pruning the blockchain; this may take a while")
 		}
 	}
-	res, err := db.Prune(mode, p.stripe)
+	res, err := db.Prune(mode, cfg.PruneStripe)
 	if err != nil {
 		return nil, err
 	}

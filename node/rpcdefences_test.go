@@ -1,9 +1,8 @@
-package main
+package node
 
 import (
 	"testing"
-
-	"github.com/spf13/pflag"
+	"time"
 
 	"github.com/gonero/gonero/httpd"
 )
@@ -11,44 +10,42 @@ import (
 // TestRPCDefenceFlags: the defaults reach httpd as they are, 0 turns a
 // defence off, nonsense is refused.
 func TestRPCDefenceFlags(t *testing.T) {
-	parse := func(args ...string) (httpd.Config, error) {
-		var d rpcDefenceOptions
-		f := pflag.NewFlagSet("x", pflag.ContinueOnError)
-		d.addFlags(f)
-		if err := f.Parse(args); err != nil {
-			t.Fatal(err)
+	parse := func(edit func(*RPCConfig)) (httpd.Config, error) {
+		d := DefaultConfig().RPC
+		if edit != nil {
+			edit(&d)
 		}
 		var c httpd.Config
-		return c, d.apply(&c)
+		return c, d.applyDefences(&c)
 	}
-	c, err := parse()
+	c, err := parse(nil)
 	if err != nil || c.ConnectionRate != httpd.DefaultConnectionRate || c.ConnectionBurst != httpd.DefaultConnectionBurst ||
 		c.CostRate != httpd.DefaultCostRate() || c.MeteredSlots != httpd.DefaultMeteredSlots() ||
 		c.CostBurst != httpd.DefaultCostBurst || c.MeteredWait != httpd.DefaultMeteredWait {
 		t.Fatalf("defaults: %+v %v", c, err)
 	}
-	c, err = parse("--rpc-connection-rate", "0", "--rpc-meter-capacity", "0")
+	c, err = parse(func(d *RPCConfig) { d.ConnectionRate, d.MeterCapacity = 0, 0 })
 	if err != nil || c.ConnectionRate >= 0 || c.CostRate >= 0 {
 		t.Fatalf("0 must turn the defences off (httpd: negative): %+v %v", c, err)
 	}
-	for _, bad := range [][]string{
-		{"--rpc-connection-rate", "-1"}, {"--rpc-meter-capacity", "-0.5"}, {"--rpc-connection-burst", "0"},
-		{"--rpc-meter-slots", "0"}, {"--rpc-meter-wait", "0s"}, {"--rpc-meter-burst", "-1s"},
+	for name, bad := range map[string]func(*RPCConfig){
+		"--rpc-connection-rate -1":  func(d *RPCConfig) { d.ConnectionRate = -1 },
+		"--rpc-meter-capacity -0.5": func(d *RPCConfig) { d.MeterCapacity = -0.5 },
+		"--rpc-connection-burst 0":  func(d *RPCConfig) { d.ConnectionBurst = 0 },
+		"--rpc-meter-slots 0":       func(d *RPCConfig) { d.MeterSlots = 0 },
+		"--rpc-meter-wait 0s":       func(d *RPCConfig) { d.MeterWait = 0 },
+		"--rpc-meter-burst -1s":     func(d *RPCConfig) { d.MeterBurst = -time.Second },
 	} {
-		if _, err := parse(bad...); err == nil {
-			t.Errorf("%v accepted", bad)
+		if _, err := parse(bad); err == nil {
+			t.Errorf("%v accepted", name)
 		}
 	}
 }
 
 // TestRPCDefenceFlagsReachListeners: both RPC listeners get the defences.
 func TestRPCDefenceFlagsReachListeners(t *testing.T) {
-	o := &options{}
-	cmd := newRootCommandFor(o)
-	if err := cmd.ParseFlags([]string{"--rpc-bind-port", "18081", "--rpc-restricted-bind-port", "18089",
-		"--rpc-connection-rate", "5", "--rpc-meter-slots", "3"}); err != nil {
-		t.Fatal(err)
-	}
+	o := DefaultConfig()
+	o.RPC.BindPort, o.RPC.RestrictedBindPort, o.RPC.ConnectionRate, o.RPC.MeterSlots = 18081, 18089, 5, 3
 	main, restricted, err := o.rpcConfigs()
 	if err != nil || restricted == nil {
 		t.Fatalf("%v %v", restricted, err)
@@ -59,11 +56,8 @@ func TestRPCDefenceFlagsReachListeners(t *testing.T) {
 		}
 	}
 	if _, _, err := func() (httpd.Config, *httpd.Config, error) {
-		o := &options{}
-		cmd := newRootCommandFor(o)
-		if err := cmd.ParseFlags([]string{"--rpc-meter-slots", "0"}); err != nil {
-			t.Fatal(err)
-		}
+		o := DefaultConfig()
+		o.RPC.MeterSlots = 0
 		return o.rpcConfigs()
 	}(); err == nil {
 		t.Error("--rpc-meter-slots 0 accepted")

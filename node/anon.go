@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"errors"
@@ -7,32 +7,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/gonero/gonero/anonaddr"
 	"github.com/gonero/gonero/p2p"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/socks"
 )
-
-// anonOptions are the anonymity flags, with monerod's names, forms and
-// checks (net_node.cpp get_proxies, get_anonymous_inbounds; daemon
-// --proxy).
-type anonOptions struct {
-	txProxies     []string
-	inbounds      []string
-	proxy         string
-	proxyDNSLeaks bool
-	padTxs        bool
-}
-
-func (o *anonOptions) addFlags(f *pflag.FlagSet) {
-	f.StringArrayVar(&o.txProxies, "tx-proxy", nil, "send this node's transactions only through an anonymity network: tor|i2p,[socks5://[user:pass@]]IP:PORT[,MAX_CONNECTIONS][,disable_noise] (repeatable, once per network)")
-	f.StringArrayVar(&o.inbounds, "anonymous-inbound", nil, "a hidden service forwarding to this node: ADDRESS.onion[:PORT]|ADDRESS.b32.i2p,BIND_IP:PORT[,MAX_CONNECTIONS] (needs a --tx-proxy)")
-	f.StringVar(&o.proxy, "proxy", "", "make every clearnet P2P connection through this SOCKS proxy: [socks5://[user:pass@]]IP:PORT")
-	f.BoolVar(&o.proxyDNSLeaks, "proxy-allow-dns-leaks", false, "with --proxy, still resolve the DNS seed nodes directly")
-	f.BoolVar(&o.padTxs, "pad-transactions", false, "pad transaction messages towards a multiple of 1024 bytes against traffic-volume analysis")
-}
 
 // maxConnections is get_max_connections: empty is -1 (the default), else
 // a uint32 above 0.
@@ -47,8 +26,8 @@ func maxConnections(flag, s string) (int, error) {
 	return int(v), nil
 }
 
-// parseTxProxy is get_proxies for one --tx-proxy value.
-func parseTxProxy(s string) (p2p.ZoneConfig, error) {
+// ParseTxProxy is get_proxies for one --tx-proxy value.
+func ParseTxProxy(s string) (p2p.ZoneConfig, error) {
 	zc := p2p.ZoneConfig{Noise: true, MaxOut: -1}
 	parts := strings.Split(s, ",")
 	if parts[0] == "" {
@@ -84,8 +63,8 @@ func parseTxProxy(s string) (p2p.ZoneConfig, error) {
 	return zc, nil
 }
 
-// parseAnonymousInbound is get_anonymous_inbounds for one value.
-func parseAnonymousInbound(s string) (p2p.ZoneConfig, error) {
+// ParseAnonymousInbound is get_anonymous_inbounds for one value.
+func ParseAnonymousInbound(s string) (p2p.ZoneConfig, error) {
 	zc := p2p.ZoneConfig{MaxIn: -1}
 	parts := strings.Split(s, ",")
 	if parts[0] == "" {
@@ -120,12 +99,14 @@ func parseAnonymousInbound(s string) (p2p.ZoneConfig, error) {
 	return zc, nil
 }
 
-// apply puts the anonymity flags into the P2P configuration.
-func (o *anonOptions) apply(cfg *p2p.Config) error {
+// applyAnon puts the anonymity settings (monerod's net_node.cpp
+// get_proxies, get_anonymous_inbounds; daemon --proxy) into the P2P
+// configuration.
+func applyAnon(o *P2PConfig, cfg *p2p.Config) error {
 	byZone := map[anonaddr.Zone]*p2p.ZoneConfig{}
 	var order []anonaddr.Zone
-	for _, s := range o.txProxies {
-		zc, err := parseTxProxy(s)
+	for _, s := range o.TxProxies {
+		zc, err := ParseTxProxy(s)
 		if err != nil {
 			return err
 		}
@@ -135,8 +116,8 @@ func (o *anonOptions) apply(cfg *p2p.Config) error {
 		byZone[zc.Zone] = &zc
 		order = append(order, zc.Zone)
 	}
-	for _, s := range o.inbounds {
-		in, err := parseAnonymousInbound(s)
+	for _, s := range o.AnonymousInbounds {
+		in, err := ParseAnonymousInbound(s)
 		if err != nil {
 			return err
 		}
@@ -150,20 +131,20 @@ func (o *anonOptions) apply(cfg *p2p.Config) error {
 		}
 		zc.OurAddress, zc.ListenAddr, zc.MaxIn = in.OurAddress, in.ListenAddr, in.MaxIn
 	}
-	if len(o.inbounds) > 0 && len(o.txProxies) == 0 {
+	if len(o.AnonymousInbounds) > 0 && len(o.TxProxies) == 0 {
 		return errors.New("--anonymous-inbound needs a --tx-proxy: it is how this node's own transactions reach the anonymity network")
 	}
 	for _, z := range order {
 		cfg.Zones = append(cfg.Zones, *byZone[z])
 	}
-	cfg.PadTransactions = o.padTxs
-	if o.proxy != "" {
-		e, err := socks.ParseEndpoint(o.proxy)
+	cfg.PadTransactions = o.PadTransactions
+	if o.Proxy != "" {
+		e, err := socks.ParseEndpoint(o.Proxy)
 		if err != nil {
 			return fmt.Errorf("--proxy: %w", err)
 		}
 		cfg.Proxy = &e
-		cfg.ProxyDNSLeaks = o.proxyDNSLeaks
+		cfg.ProxyDNSLeaks = o.ProxyDNSLeaks
 	}
 	return nil
 }
