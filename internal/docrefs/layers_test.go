@@ -36,7 +36,7 @@ var layers = []struct {
 	{"chain", []string{"chain", "rpctypes"}},
 	{"users of the chain", []string{"txpool", "importer"}},
 	{"users of the pool", []string{"miner", "metrics", "zmqpub"}},
-	{"P2P and RPC, side by side", []string{"p2p", "rpc", "daemonctl"}},
+	{"P2P and RPC, side by side", []string{"p2p", "rpc", "zmqrpc", "daemonctl"}},
 	// node (coming): cmd/gonerod's wiring as a package.
 	{"the node", []string{"node"}},
 	{"commands and tools", []string{"cmd/gonerod", "cmd/fcmpcheck", "internal/monerodlab/cmd/monerodlab", "bench/..."}},
