@@ -7,6 +7,7 @@ import (
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // Chain-wide facts: hard_fork_info, get_version, get_fee_estimate and
@@ -61,7 +62,7 @@ type hardForkFacts struct {
 func hardForkInfo(c *call) (func(*epeejson.Writer), *Error) {
 	// A uint8_t member: epee converts no string to it (unlike a
 	// uint64_t's digits), and refuses a value above 255.
-	asked, e := convert(c.params, "version", 0, func(v epeejson.Value) (uint64, error) {
+	asked, e := rpctypes.Convert(c.params, "version", 0, func(v epeejson.Value) (uint64, error) {
 		if v.Kind == epeejson.KindString {
 			return 0, epeejson.ErrWrongType
 		}
@@ -171,7 +172,7 @@ const (
 )
 
 func getFeeEstimate(c *call) (func(*epeejson.Writer), *Error) {
-	grace, e := c.params.uint64("grace_blocks")
+	grace, e := c.params.Uint64("grace_blocks")
 	if e != nil {
 		return nil, e
 	}
@@ -226,7 +227,7 @@ func (s *Server) feeEstimate(r *chaindb.Reader, height, grace uint64) (uint64, [
 			// above 100, or fails reading the weights of 0 blocks at
 			// 100; its JSON-RPC layer answers code 0 with no message.
 			// gonero gives that answer at once.
-			return 0, nil, &Error{0, ""}
+			return 0, nil, &Error{Code: 0, Message: ""}
 		}
 		// Mlw: the long-term median with grace zeros pushed, floored at
 		// the full reward zone. Zeros never raise a median, so while the
@@ -348,25 +349,25 @@ func roundMoneyUp(amount uint64) uint64 {
 }
 
 func getBlockHeadersRange(c *call) (func(*epeejson.Writer), *Error) {
-	start, e := c.params.uint64("start_height")
+	start, e := c.params.Uint64("start_height")
 	if e != nil {
 		return nil, e
 	}
-	end, e := c.params.uint64("end_height")
+	end, e := c.params.Uint64("end_height")
 	if e != nil {
 		return nil, e
 	}
-	fill, e := c.params.bool("fill_pow_hash")
+	fill, e := c.params.Bool("fill_pow_hash")
 	if e != nil {
 		return nil, e
 	}
 	var list []headerFields
 	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
 		if start >= height || end >= height || start > end {
-			return &Error{codeTooBigHeight, "Invalid start/end heights."}
+			return &Error{Code: codeTooBigHeight, Message: "Invalid start/end heights."}
 		}
 		if c.restricted && end-start > restrictedBlockHeaderRange {
-			return &Error{codeRestricted, "Too many block headers requested."}
+			return &Error{Code: codeRestricted, Message: "Too many block headers requested."}
 		}
 		metas, err := r.MetasInRange(start, end+1)
 		if err != nil {

@@ -82,7 +82,7 @@ func byHash(r *chaindb.Reader, hashText string, withBlob bool) (blockAt, *Error)
 	// main-chain block at the same height (fill_block_header_response).
 	main, err := r.MetaByHeight(alt.Meta.Height)
 	if err != nil {
-		return blockAt{}, &Error{0, ""}
+		return blockAt{}, &Error{Code: 0, Message: ""}
 	}
 	m := alt.Meta
 	m.Difficulty, m.CumulativeDifficulty = main.Difficulty, main.CumulativeDifficulty
@@ -266,7 +266,7 @@ func headerResult(hdr headerFields, list []headerFields, status string) func(*ep
 }
 
 func getLastBlockHeader(c *call) (func(*epeejson.Writer), *Error) {
-	fill, e := c.params.bool("fill_pow_hash")
+	fill, e := c.params.Bool("fill_pow_hash")
 	if e != nil {
 		return nil, e
 	}
@@ -283,11 +283,11 @@ func getLastBlockHeader(c *call) (func(*epeejson.Writer), *Error) {
 }
 
 func getBlockHeaderByHeight(c *call) (func(*epeejson.Writer), *Error) {
-	height, e := c.params.uint64("height")
+	height, e := c.params.Uint64("height")
 	if e != nil {
 		return nil, e
 	}
-	fill, e := c.params.bool("fill_pow_hash")
+	fill, e := c.params.Bool("fill_pow_hash")
 	if e != nil {
 		return nil, e
 	}
@@ -308,15 +308,15 @@ func getBlockHeaderByHeight(c *call) (func(*epeejson.Writer), *Error) {
 const maxRestrictedHeaders = 1000
 
 func getBlockHeaderByHash(c *call) (func(*epeejson.Writer), *Error) {
-	hash, e := c.params.string("hash")
+	hash, e := c.params.String("hash")
 	if e != nil {
 		return nil, e
 	}
-	hashes, e := c.params.strings("hashes")
+	hashes, e := c.params.Strings("hashes")
 	if e != nil {
 		return nil, e
 	}
-	fill, e := c.params.bool("fill_pow_hash")
+	fill, e := c.params.Bool("fill_pow_hash")
 	if e != nil {
 		return nil, e
 	}
@@ -366,15 +366,15 @@ func getBlockHeaderByHash(c *call) (func(*epeejson.Writer), *Error) {
 }
 
 func getBlock(c *call) (func(*epeejson.Writer), *Error) {
-	hash, e := c.params.string("hash")
+	hash, e := c.params.String("hash")
 	if e != nil {
 		return nil, e
 	}
-	height, e := c.params.uint64("height")
+	height, e := c.params.Uint64("height")
 	if e != nil {
 		return nil, e
 	}
-	fill, e := c.params.bool("fill_pow_hash")
+	fill, e := c.params.Bool("fill_pow_hash")
 	if e != nil {
 		return nil, e
 	}
@@ -435,7 +435,7 @@ func getBlock(c *call) (func(*epeejson.Writer), *Error) {
 func getBlockCount(c *call) (func(*epeejson.Writer), *Error) {
 	// Its request is a std::list<std::string>: params given as an array
 	// must hold strings only (unused), anything else is ignored.
-	if _, e := c.params.stringList(); e != nil {
+	if _, e := c.params.BareStrings(); e != nil {
 		return nil, e
 	}
 	height := c.server.chain.Height()

@@ -53,13 +53,13 @@ const (
 )
 
 var (
-	errWrongBlockblob   = &Error{codeWrongBlockblob, "Wrong block blob"}
-	errMiningSubaddress = &Error{codeMiningToSubaddress, "Mining to subaddress is not supported yet"}
-	errCoreBusyTemplate = &Error{-9, "Core is busy"}
-	errWrongParam       = &Error{codeWrongParam, "Wrong param"}
-	errExpectedHeight   = &Error{codeWrongParam, "Wrong parameters, expected height"}
-	errEmptyAuxPow      = &Error{codeWrongParam, "Empty aux pow hash vector"}
-	errNoAuxNonce       = &Error{codeInternalError, "Failed to find a suitable nonce"}
+	errWrongBlockblob   = &Error{Code: codeWrongBlockblob, Message: "Wrong block blob"}
+	errMiningSubaddress = &Error{Code: codeMiningToSubaddress, Message: "Mining to subaddress is not supported yet"}
+	errCoreBusyTemplate = &Error{Code: -9, Message: "Core is busy"}
+	errWrongParam       = &Error{Code: codeWrongParam, Message: "Wrong param"}
+	errExpectedHeight   = &Error{Code: codeWrongParam, Message: "Wrong parameters, expected height"}
+	errEmptyAuxPow      = &Error{Code: codeWrongParam, Message: "Empty aux pow hash vector"}
+	errNoAuxNonce       = &Error{Code: codeInternalError, Message: "Failed to find a suitable nonce"}
 )
 
 // decodeHexBlob is epee's parse_hexstr_to_binbuff: an even number of hex
@@ -114,13 +114,13 @@ func getBlockTemplate(c *call) (func(*epeejson.Writer), *Error) {
 		return nil, errCoreBusyTemplate
 	}
 	if req.reserveSize > maxReserveSize {
-		return nil, &Error{codeTooBigReserveSize, "Too big reserved size, maximum 255"}
+		return nil, &Error{Code: codeTooBigReserveSize, Message: "Too big reserved size, maximum 255"}
 	}
 	if req.reserveSize != 0 && req.extraNonce != "" {
-		return nil, &Error{codeWrongParam, "Cannot specify both a reserve_size and an extra_nonce"}
+		return nil, &Error{Code: codeWrongParam, Message: "Cannot specify both a reserve_size and an extra_nonce"}
 	}
 	if len(req.extraNonce) > maxExtraNonceHex {
-		return nil, &Error{codeTooBigReserveSize, "Too big extra_nonce size, maximum 510 hex chars"}
+		return nil, &Error{Code: codeTooBigReserveSize, Message: "Too big extra_nonce size, maximum 510 hex chars"}
 	}
 	to, err := address.ParseFor(req.walletAddress, s.network)
 	if req.walletAddress == "" || err != nil {
@@ -133,7 +133,7 @@ func getBlockTemplate(c *call) (func(*epeejson.Writer), *Error) {
 	if req.extraNonce != "" {
 		var ok bool
 		if nonce, ok = decodeHexBlob(req.extraNonce); !ok {
-			return nil, &Error{codeWrongParam, "Parameter extra_nonce should be a hex string"}
+			return nil, &Error{Code: codeWrongParam, Message: "Parameter extra_nonce should be a hex string"}
 		}
 	}
 	if req.prevBlock != "" {
@@ -186,7 +186,7 @@ func getBlockTemplate(c *call) (func(*epeejson.Writer), *Error) {
 // handle_block_found fails only on a block that fails verification — but
 // either is refused with -7 if it names a transaction not in the pool.
 func submitBlock(c *call) (func(*epeejson.Writer), *Error) {
-	blobs, e := c.params.stringList()
+	blobs, e := c.params.BareStrings()
 	if e != nil {
 		return nil, e
 	}
@@ -211,7 +211,7 @@ func submitBlock(c *call) (func(*epeejson.Writer), *Error) {
 		return nil, errWrongBlockblob
 	}
 	if !s.blockSizeOK(blob) {
-		return nil, &Error{codeWrongBlockblobSize, "Block bloc size is too big, rejecting block"} // sic
+		return nil, &Error{Code: codeWrongBlockblobSize, Message: "Block bloc size is too big, rejecting block"} // sic
 	}
 	res, err := s.miner.Submit(blk, canonical)
 	switch {
@@ -262,19 +262,19 @@ func getMinerData(c *call) (func(*epeejson.Writer), *Error) {
 // version-7 (CryptoNight v1) hash of a blob shorter than 43 bytes; this
 // answers "can't produce valid response." instead.
 func calcPow(c *call) (func(*epeejson.Writer), *Error) {
-	major, e := c.params.uint8("major_version")
+	major, e := c.params.Uint8("major_version")
 	if e != nil {
 		return nil, e
 	}
-	height, e := c.params.uint64("height")
+	height, e := c.params.Uint64("height")
 	if e != nil {
 		return nil, e
 	}
-	blobText, e := c.params.string("block_blob")
+	blobText, e := c.params.String("block_blob")
 	if e != nil {
 		return nil, e
 	}
-	seedText, e := c.params.string("seed_hash")
+	seedText, e := c.params.String("seed_hash")
 	if e != nil {
 		return nil, e
 	}
@@ -284,13 +284,13 @@ func calcPow(c *call) (func(*epeejson.Writer), *Error) {
 		return nil, errWrongBlockblob
 	}
 	if !s.blockSizeOK(blob) {
-		return nil, &Error{codeWrongBlockblobSize, "Block blob size is too big, rejecting block"}
+		return nil, &Error{Code: codeWrongBlockblobSize, Message: "Block blob size is too big, rejecting block"}
 	}
 	var seed cryptonote.Hash
 	if seedText != "" {
 		b, ok := decodeHexBlob(seedText)
 		if !ok || len(b) != len(seed) {
-			return nil, &Error{codeWrongParam, "Wrong seed hash"}
+			return nil, &Error{Code: codeWrongParam, Message: "Wrong seed hash"}
 		}
 		copy(seed[:], b)
 	} else {
@@ -365,7 +365,7 @@ const (
 // template. As in monerod, the root is the tree hash of the hashes in the
 // order given (not by slot).
 func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
-	blobText, e := c.params.string("blocktemplate_blob")
+	blobText, e := c.params.String("blocktemplate_blob")
 	if e != nil {
 		return nil, e
 	}
@@ -374,7 +374,7 @@ func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
 		return nil, e
 	}
 	if c.restricted && len(aux) > restrictedAuxPowCount {
-		return nil, &Error{codeRestricted, "Too many aux pow hashes"}
+		return nil, &Error{Code: codeRestricted, Message: "Too many aux pow hashes"}
 	}
 	if len(aux) == 0 {
 		return nil, errEmptyAuxPow
@@ -384,10 +384,10 @@ func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
 	for i, a := range aux {
 		var err error
 		if ids[i], err = cryptonote.ParseHash(a.id); err != nil {
-			return nil, &Error{codeWrongParam, "Invalid aux pow id"}
+			return nil, &Error{Code: codeWrongParam, Message: "Invalid aux pow id"}
 		}
 		if hashes[i], err = cryptonote.ParseHash(a.hash); err != nil {
-			return nil, &Error{codeWrongParam, "Invalid aux pow hash"}
+			return nil, &Error{Code: codeWrongParam, Message: "Invalid aux pow hash"}
 		}
 	}
 	n := uint32(len(aux))
@@ -408,15 +408,15 @@ func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
 	root := cryptonote.TreeHash(hashes)
 	blob, ok := decodeHexBlob(blobText)
 	if !ok {
-		return nil, &Error{codeWrongParam, "Invalid blocktemplate_blob"}
+		return nil, &Error{Code: codeWrongParam, Message: "Invalid blocktemplate_blob"}
 	}
 	blk, _, err := parseBlockBlob(blob)
 	if err != nil {
-		return nil, &Error{codeWrongBlockblob, "Wrong blocktemplate_blob"}
+		return nil, &Error{Code: codeWrongBlockblob, Message: "Wrong blocktemplate_blob"}
 	}
 	extra, err := withMergeMiningRoot(blk.MinerTx.Extra, root)
 	if err != nil {
-		return nil, &Error{codeInternalError, "Error removing existing merkle root"}
+		return nil, &Error{Code: codeInternalError, Message: "Error removing existing merkle root"}
 	}
 	blk.MinerTx.Extra = extra
 	res := &auxPowResult{auxPow: aux, blob: blk.Serialize(), hashingBlob: blk.HashingBlob(),
@@ -428,7 +428,7 @@ func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
 // height, params a one-element array. A height above the chain is -2 (0.18.0
 // filled the error but answered the zero hash; 0.18.5.3 returns the error).
 func getBlockHash(c *call) (func(*epeejson.Writer), *Error) {
-	heights, e := c.params.uint64s()
+	heights, e := c.params.BareUint64s()
 	if e != nil {
 		return nil, e
 	}
@@ -447,11 +447,11 @@ func getBlockHash(c *call) (func(*epeejson.Writer), *Error) {
 // (the emission is the growth of already-generated coins; the fees are the
 // rest of the miner transactions' amounts).
 func getCoinbaseTxSum(c *call) (func(*epeejson.Writer), *Error) {
-	height, e := c.params.uint64("height")
+	height, e := c.params.Uint64("height")
 	if e != nil {
 		return nil, e
 	}
-	count, e := c.params.uint64("count")
+	count, e := c.params.Uint64("count")
 	if e != nil {
 		return nil, e
 	}
@@ -566,7 +566,7 @@ func (s *Server) serveAltBlocksHashes(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	if _, e := p.string("client"); e != nil {
+	if _, e := p.String("client"); e != nil {
 		return badRequest()
 	}
 	var ids []cryptonote.Hash

@@ -15,52 +15,6 @@ import (
 // GET_ALT_BLOCKS_HASHES, START_MINING, MINING_STATUS). Members are written
 // in the order monerod's JSON prints them (sorted).
 
-// uint8Param reads a uint8_t member: epee refuses a value out of its range.
-func (p requestParams) uint8(name string) (uint8, *Error) {
-	v, e := p.uint64(name)
-	if e != nil {
-		return 0, e
-	}
-	if v > 0xff {
-		return 0, errInvalidParams
-	}
-	return uint8(v), nil
-}
-
-// uint64s reads params given as a bare array of integers (on_getblockhash's
-// std::vector<uint64_t>): params that are not an array give none.
-func (p requestParams) uint64s() ([]uint64, *Error) {
-	if p.arr.Kind != epeejson.KindArray {
-		return nil, nil
-	}
-	out := make([]uint64, 0, len(p.arr.Arr))
-	for _, v := range p.arr.Arr {
-		n, err := v.AsUint64()
-		if err != nil {
-			return nil, errInvalidParams
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-// stringList reads params given as a bare array of strings (submit_block's
-// std::vector<std::string>).
-func (p requestParams) stringList() ([]string, *Error) {
-	if p.arr.Kind != epeejson.KindArray {
-		return nil, nil
-	}
-	out := make([]string, 0, len(p.arr.Arr))
-	for _, v := range p.arr.Arr {
-		s, err := v.AsString()
-		if err != nil {
-			return nil, errInvalidParams
-		}
-		out = append(out, s)
-	}
-	return out, nil
-}
-
 // blockTemplateRequest is get_block_template's request.
 type blockTemplateRequest struct {
 	reserveSize   uint64
@@ -72,16 +26,16 @@ type blockTemplateRequest struct {
 func parseBlockTemplateRequest(p requestParams) (blockTemplateRequest, *Error) {
 	var r blockTemplateRequest
 	var e *Error
-	if r.reserveSize, e = p.uint64("reserve_size"); e != nil {
+	if r.reserveSize, e = p.Uint64("reserve_size"); e != nil {
 		return r, e
 	}
-	if r.walletAddress, e = p.string("wallet_address"); e != nil {
+	if r.walletAddress, e = p.String("wallet_address"); e != nil {
 		return r, e
 	}
-	if r.prevBlock, e = p.string("prev_block"); e != nil {
+	if r.prevBlock, e = p.String("prev_block"); e != nil {
 		return r, e
 	}
-	r.extraNonce, e = p.string("extra_nonce")
+	r.extraNonce, e = p.String("extra_nonce")
 	return r, e
 }
 
@@ -169,7 +123,7 @@ type auxPow struct{ id, hash string }
 // parseAuxPow reads add_aux_pow's aux_pow: an array of objects; anything
 // else (a single object, an array of scalars) is no list at all to epee.
 func parseAuxPow(p requestParams) ([]auxPow, *Error) {
-	v, ok := p.get("aux_pow")
+	v, ok := p.Get("aux_pow")
 	if !ok || v.Kind != epeejson.KindArray {
 		return nil, nil
 	}
@@ -178,12 +132,12 @@ func parseAuxPow(p requestParams) ([]auxPow, *Error) {
 		if elem.Kind != epeejson.KindObject {
 			return nil, nil
 		}
-		ep := requestParams{v: elem}
-		id, e := ep.string("id")
+		ep := newParams(elem, true)
+		id, e := ep.String("id")
 		if e != nil {
 			return nil, e
 		}
-		hash, e := ep.string("hash")
+		hash, e := ep.String("hash")
 		if e != nil {
 			return nil, e
 		}
@@ -296,16 +250,16 @@ type startMiningRequest struct {
 func parseStartMiningRequest(p requestParams) (startMiningRequest, *Error) {
 	var r startMiningRequest
 	var e *Error
-	if r.minerAddress, e = p.string("miner_address"); e != nil {
+	if r.minerAddress, e = p.String("miner_address"); e != nil {
 		return r, e
 	}
-	if r.threads, e = p.uint64("threads_count"); e != nil {
+	if r.threads, e = p.Uint64("threads_count"); e != nil {
 		return r, e
 	}
-	if r.background, e = p.bool("do_background_mining"); e != nil {
+	if r.background, e = p.Bool("do_background_mining"); e != nil {
 		return r, e
 	}
-	r.ignoreBattery, e = p.bool("ignore_battery")
+	r.ignoreBattery, e = p.Bool("ignore_battery")
 	return r, e
 }
 

@@ -339,13 +339,13 @@ func setBans(c *call) (func(*epeejson.Writer), *Error) {
 		case b.host != "":
 			a, ok := parseHost(b.host)
 			if !ok {
-				return nil, &Error{codeWrongParam, "Unsupported host/subnet type"}
+				return nil, &Error{Code: codeWrongParam, Message: "Unsupported host/subnet type"}
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
 		case b.ip == 0:
 			// Since 0.18.4: an entry with neither host nor ip no longer
 			// bans 0.0.0.0.
-			return nil, &Error{codeWrongParam, "No ip/host supplied"}
+			return nil, &Error{Code: codeWrongParam, Message: "No ip/host supplied"}
 		default:
 			p = netip.PrefixFrom(ipv4FromEpee(b.ip), 32)
 		}
@@ -359,13 +359,13 @@ func setBans(c *call) (func(*epeejson.Writer), *Error) {
 }
 
 func banned(c *call) (func(*epeejson.Writer), *Error) {
-	address, e := c.params.string("address")
+	address, e := c.params.String("address")
 	if e != nil {
 		return nil, e
 	}
 	a, ok := parseHost(address)
 	if !ok {
-		return nil, &Error{codeWrongParam, "Unsupported host type"}
+		return nil, &Error{Code: codeWrongParam, Message: "Unsupported host type"}
 	}
 	now := time.Now()
 	until, isBanned := c.server.peers.BannedUntil(a, now)
@@ -387,7 +387,7 @@ func banned(c *call) (func(*epeejson.Writer), *Error) {
 // there is nothing to flush; the request is still read as monerod reads it:
 // since 0.18.4 it has bad_blocks alone (bad_txs, of any type, is ignored).
 func flushCache(c *call) (func(*epeejson.Writer), *Error) {
-	if _, e := c.params.bool("bad_blocks"); e != nil {
+	if _, e := c.params.Bool("bad_blocks"); e != nil {
 		return nil, e
 	}
 	return okAnswer(statusOK, nil), nil
@@ -398,7 +398,7 @@ func flushCache(c *call) (func(*epeejson.Writer), *Error) {
 // and still succeeds; so does this one. Without a Pruner, check answers for
 // an unpruned chain and a prune fails with monerod's failed-prune error.
 func pruneBlockchain(c *call) (func(*epeejson.Writer), *Error) {
-	check, e := c.params.bool("check")
+	check, e := c.params.Bool("check")
 	if e != nil {
 		return nil, e
 	}
@@ -406,7 +406,7 @@ func pruneBlockchain(c *call) (func(*epeejson.Writer), *Error) {
 	var seed uint32
 	switch {
 	case p == nil && !check:
-		return nil, &Error{codeInternalError, "Failed to prune blockchain"}
+		return nil, &Error{Code: codeInternalError, Message: "Failed to prune blockchain"}
 	case p == nil:
 	case check:
 		var err error
@@ -419,7 +419,7 @@ func pruneBlockchain(c *call) (func(*epeejson.Writer), *Error) {
 		c.server.forgetCachedAnswers()
 		if err != nil {
 			c.server.log.Error("prune_blockchain", "err", err)
-			return nil, &Error{codeInternalError, "Failed to prune blockchain"}
+			return nil, &Error{Code: codeInternalError, Message: "Failed to prune blockchain"}
 		}
 	}
 	return okAnswer(statusOK, func(w *epeejson.Writer) {
@@ -459,7 +459,7 @@ func paymentNotNecessary(w *epeejson.Writer) {
 
 func rpcAccessSubmitNonce(c *call) (func(*epeejson.Writer), *Error) {
 	for _, name := range []string{"nonce", "cookie"} {
-		if _, e := c.params.unsigned(name, 0, math.MaxUint32); e != nil {
+		if _, e := c.params.Unsigned(name, 0, math.MaxUint32); e != nil {
 			return nil, e
 		}
 	}
@@ -467,17 +467,17 @@ func rpcAccessSubmitNonce(c *call) (func(*epeejson.Writer), *Error) {
 }
 
 func rpcAccessPay(c *call) (func(*epeejson.Writer), *Error) {
-	if _, e := c.params.string("paying_for"); e != nil {
+	if _, e := c.params.String("paying_for"); e != nil {
 		return nil, e
 	}
-	if _, e := c.params.uint64("payment"); e != nil {
+	if _, e := c.params.Uint64("payment"); e != nil {
 		return nil, e
 	}
 	return paymentNotNecessary, nil
 }
 
 func rpcAccessTracking(c *call) (func(*epeejson.Writer), *Error) {
-	wipe, e := c.params.bool("clear")
+	wipe, e := c.params.Bool("clear")
 	if e != nil {
 		return nil, e
 	}
@@ -513,14 +513,14 @@ func rpcAccessTracking(c *call) (func(*epeejson.Writer), *Error) {
 	}), nil
 }
 
-var errPaymentsNotEnabled = &Error{-21, "Payments not enabled"} // CORE_RPC_ERROR_CODE_PAYMENTS_NOT_ENABLED
+var errPaymentsNotEnabled = &Error{Code: -21, Message: "Payments not enabled"} // CORE_RPC_ERROR_CODE_PAYMENTS_NOT_ENABLED
 
 func rpcAccessData(c *call) (func(*epeejson.Writer), *Error) {
 	return nil, errPaymentsNotEnabled
 }
 
 func rpcAccessAccount(c *call) (func(*epeejson.Writer), *Error) {
-	if _, e := c.params.signed("delta_balance", 0, math.MinInt64, math.MaxInt64); e != nil {
+	if _, e := c.params.Signed("delta_balance", 0, math.MinInt64, math.MaxInt64); e != nil {
 		return nil, e
 	}
 	return nil, errPaymentsNotEnabled
@@ -554,11 +554,11 @@ func (s *Server) serveGetPeerList(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	publicOnly, e := p.boolOr("public_only", true)
+	publicOnly, e := p.BoolOr("public_only", true)
 	if e != nil {
 		return badRequest()
 	}
-	includeBlocked, e := p.bool("include_blocked")
+	includeBlocked, e := p.Bool("include_blocked")
 	if e != nil {
 		return badRequest()
 	}
@@ -578,15 +578,15 @@ func (s *Server) serveGetPublicNodes(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	gray, e := p.bool("gray")
+	gray, e := p.Bool("gray")
 	if e != nil {
 		return badRequest()
 	}
-	white, e := p.boolOr("white", true)
+	white, e := p.BoolOr("white", true)
 	if e != nil {
 		return badRequest()
 	}
-	includeBlocked, e := p.bool("include_blocked")
+	includeBlocked, e := p.Bool("include_blocked")
 	if e != nil {
 		return badRequest()
 	}
@@ -650,11 +650,11 @@ func (s *Server) serveSetLimit(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	down, e := p.signed("limit_down", 0, math.MinInt64, math.MaxInt64)
+	down, e := p.Signed("limit_down", 0, math.MinInt64, math.MaxInt64)
 	if e != nil {
 		return badRequest()
 	}
-	up, e := p.signed("limit_up", 0, math.MinInt64, math.MaxInt64)
+	up, e := p.Signed("limit_up", 0, math.MinInt64, math.MaxInt64)
 	if e != nil {
 		return badRequest()
 	}
@@ -684,11 +684,11 @@ func (s *Server) servePeerLimit(req *httpd.Request, name string, out bool) httpd
 	if !ok {
 		return badRequest()
 	}
-	set, e := p.boolOr("set", true)
+	set, e := p.BoolOr("set", true)
 	if e != nil {
 		return badRequest()
 	}
-	n, e := p.unsigned(name, 0, math.MaxUint32)
+	n, e := p.Unsigned(name, 0, math.MaxUint32)
 	if e != nil {
 		return badRequest()
 	}
@@ -738,7 +738,7 @@ func (s *Server) serveSetLogLevel(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	level, e := p.signed("level", 0, math.MinInt8, math.MaxInt8)
+	level, e := p.Signed("level", 0, math.MinInt8, math.MaxInt8)
 	if e != nil {
 		return badRequest()
 	}
@@ -760,7 +760,7 @@ func (s *Server) serveSetLogCategories(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	spec, e := p.string("categories")
+	spec, e := p.String("categories")
 	if e != nil {
 		return badRequest()
 	}
@@ -779,7 +779,7 @@ func (s *Server) serveSetLogHashRate(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	if _, e := p.bool("visible"); e != nil {
+	if _, e := p.Bool("visible"); e != nil {
 		return badRequest()
 	}
 	status := "NOT MINING"
@@ -802,7 +802,7 @@ func (s *Server) servePopBlocks(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	n, e := p.uint64("nblocks")
+	n, e := p.Uint64("nblocks")
 	if e != nil {
 		return badRequest()
 	}
@@ -836,7 +836,7 @@ func (s *Server) serveSetBootstrapDaemon(req *httpd.Request) httpd.Response {
 	}
 	var address string
 	for _, name := range []string{"address", "username", "password", "proxy"} {
-		v, e := p.string(name)
+		v, e := p.String(name)
 		if e != nil {
 			return badRequest()
 		}
@@ -864,11 +864,11 @@ func (s *Server) serveUpdate(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	command, e := p.string("command")
+	command, e := p.String("command")
 	if e != nil {
 		return badRequest()
 	}
-	if _, e := p.string("path"); e != nil {
+	if _, e := p.String("path"); e != nil {
 		return badRequest()
 	}
 	status := "Error checking for updates"

@@ -30,69 +30,6 @@ func pathParams(req *httpd.Request) (requestParams, bool) {
 	return newParams(v, true), true
 }
 
-// unsigned reads an unsigned integer member of a C++ type whose largest
-// value is max (uint32_t, uint16_t): epee's convert_t takes a JSON number
-// in range, and nothing else (a string converts to uint64_t only).
-func (p requestParams) unsigned(name string, def, max uint64) (uint64, *Error) {
-	return convert(p, name, def, func(v epeejson.Value) (uint64, error) {
-		switch v.Kind {
-		case epeejson.KindUint:
-			if v.Uint <= max {
-				return v.Uint, nil
-			}
-		case epeejson.KindInt:
-			if v.Int >= 0 && uint64(v.Int) <= max {
-				return uint64(v.Int), nil
-			}
-		case epeejson.KindString:
-			if max == math.MaxUint64 {
-				return v.AsUint64()
-			}
-		}
-		return 0, epeejson.ErrWrongType
-	})
-}
-
-// signed reads a signed integer member of a C++ type with range [min, max]
-// (int8_t, int64_t).
-func (p requestParams) signed(name string, def, min, max int64) (int64, *Error) {
-	return convert(p, name, def, func(v epeejson.Value) (int64, error) {
-		switch v.Kind {
-		case epeejson.KindUint:
-			if v.Uint <= uint64(max) {
-				return int64(v.Uint), nil
-			}
-		case epeejson.KindInt:
-			if v.Int >= min && v.Int <= max {
-				return v.Int, nil
-			}
-		}
-		return 0, epeejson.ErrWrongType
-	})
-}
-
-// boolOr reads a bool member whose default (KV_SERIALIZE_OPT) is def.
-func (p requestParams) boolOr(name string, def bool) (bool, *Error) {
-	return convert(p, name, def, epeejson.Value.AsBool)
-}
-
-// objects reads an array of objects (std::vector of a struct): anything
-// but an array of objects leaves it empty, as epee finds no section array.
-func (p requestParams) objects(name string) []requestParams {
-	v, ok := p.get(name)
-	if !ok || v.Kind != epeejson.KindArray {
-		return nil
-	}
-	out := make([]requestParams, 0, len(v.Arr))
-	for _, e := range v.Arr {
-		if e.Kind != epeejson.KindObject {
-			return nil
-		}
-		out = append(out, newParams(e, true))
-	}
-	return out
-}
-
 // setBan is one entry of set_bans' request (COMMAND_RPC_SETBANS::ban).
 type setBan struct {
 	host    string
@@ -103,20 +40,20 @@ type setBan struct {
 
 func readSetBans(p requestParams) ([]setBan, *Error) {
 	var out []setBan
-	for _, b := range p.objects("bans") {
+	for _, b := range p.Objects("bans") {
 		var e setBan
 		var err *Error
-		if e.host, err = b.string("host"); err != nil {
+		if e.host, err = b.String("host"); err != nil {
 			return nil, err
 		}
-		ip, err := b.unsigned("ip", 0, math.MaxUint32)
+		ip, err := b.Unsigned("ip", 0, math.MaxUint32)
 		if err != nil {
 			return nil, err
 		}
-		if e.ban, err = b.bool("ban"); err != nil {
+		if e.ban, err = b.Bool("ban"); err != nil {
 			return nil, err
 		}
-		secs, err := b.unsigned("seconds", 0, math.MaxUint32)
+		secs, err := b.Unsigned("seconds", 0, math.MaxUint32)
 		if err != nil {
 			return nil, err
 		}

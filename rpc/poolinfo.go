@@ -377,7 +377,7 @@ func relayTx(c *call) (func(*epeejson.Writer), *Error) {
 		}
 	}
 	if msg != "" {
-		return nil, &Error{codeInternalError, msg}
+		return nil, &Error{Code: codeInternalError, Message: msg}
 	}
 	return func(w *epeejson.Writer) {
 		w.BeginObject()

@@ -178,5 +178,5 @@ func backlogBlob(entries []backlogEntry) string {
 
 // txidsRequest reads the "txids" list of flush_txpool and relay_tx.
 func txidsRequest(p requestParams) ([]string, *Error) {
-	return p.strings("txids")
+	return p.Strings("txids")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/rpctypes"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -68,13 +69,13 @@ func (s *Server) serveSendRawTx(req *httpd.Request) httpd.Response {
 	}
 	var in sendRawTxRequest
 	var e *Error
-	if in.TxAsHex, e = p.string("tx_as_hex"); e != nil {
+	if in.TxAsHex, e = p.String("tx_as_hex"); e != nil {
 		return httpd.Response{Status: 400, ContentType: "text/plain"}
 	}
-	if in.DoNotRelay, e = p.bool("do_not_relay"); e != nil {
+	if in.DoNotRelay, e = p.Bool("do_not_relay"); e != nil {
 		return httpd.Response{Status: 400, ContentType: "text/plain"}
 	}
-	if in.DoSanityChecks, e = convert(p, "do_sanity_checks", true, epeejson.Value.AsBool); e != nil {
+	if in.DoSanityChecks, e = rpctypes.Convert(p, "do_sanity_checks", true, epeejson.Value.AsBool); e != nil {
 		return httpd.Response{Status: 400, ContentType: "text/plain"}
 	}
 	out := s.sendRawTx(&in)

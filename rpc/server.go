@@ -238,7 +238,7 @@ func (s *Server) servePlainInfo(req *httpd.Request) httpd.Response {
 			return httpd.Response{Status: 400, ContentType: "text/plain"}
 		}
 		c.params = newParams(v, true)
-		if _, e := c.params.string("client"); e != nil {
+		if _, e := c.params.String("client"); e != nil {
 			return httpd.Response{Status: 400, ContentType: "text/plain"}
 		}
 	}

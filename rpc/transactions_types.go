@@ -20,7 +20,7 @@ func pathRequest(req *httpd.Request) (requestParams, bool) {
 		return p, false
 	}
 	p = newParams(v, true)
-	if _, e := p.string("client"); e != nil {
+	if _, e := p.String("client"); e != nil {
 		return p, false
 	}
 	return p, true
@@ -39,16 +39,16 @@ type getTransactionsRequest struct {
 func parseGetTransactions(p requestParams) (getTransactionsRequest, bool) {
 	var r getTransactionsRequest
 	var e *Error
-	if r.TxsHashes, e = p.strings("txs_hashes"); e != nil {
+	if r.TxsHashes, e = p.Strings("txs_hashes"); e != nil {
 		return r, false
 	}
-	if r.DecodeAsJSON, e = p.bool("decode_as_json"); e != nil {
+	if r.DecodeAsJSON, e = p.Bool("decode_as_json"); e != nil {
 		return r, false
 	}
-	if r.Prune, e = p.bool("prune"); e != nil {
+	if r.Prune, e = p.Bool("prune"); e != nil {
 		return r, false
 	}
-	if r.Split, e = p.bool("split"); e != nil {
+	if r.Split, e = p.Bool("split"); e != nil {
 		return r, false
 	}
 	return r, true
@@ -163,7 +163,7 @@ type isKeyImageSpentRequest struct {
 func parseIsKeyImageSpent(p requestParams) (isKeyImageSpentRequest, bool) {
 	var r isKeyImageSpentRequest
 	var e *Error
-	if r.KeyImages, e = p.strings("key_images"); e != nil {
+	if r.KeyImages, e = p.Strings("key_images"); e != nil {
 		return r, false
 	}
 	return r, true
