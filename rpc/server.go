@@ -122,6 +122,10 @@ type Server struct {
 	hostFails    hostFails   // hostfail.go
 	heightAnswer atomic.Pointer[heightAnswer]
 	timers       *endpointTimers // nil: not instrumented
+	// sharedPartsOver is the answer size past which .bin block answers
+	// share their block entries instead of copying them
+	// (defaultSharedPartsOver; a test sets its own).
+	sharedPartsOver int
 }
 
 // New builds the server and binds its listeners.
@@ -138,6 +142,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{miner: cfg.Miner, pool: cfg.Pool,
 		chain: cfg.Chain, store: cfg.Chain.Store(), network: cfg.Chain.Network(), peers: cfg.Peers,
 		version: cfg.Version, started: time.Now(), disk: diskFacts{dir: cfg.DataDir}, log: cfg.Logger,
+		sharedPartsOver: defaultSharedPartsOver,
 	}
 	s.hostFails.disabled = cfg.DisableRPCBan
 	s.miningCtx, s.stopMining = context.WithCancel(context.Background())

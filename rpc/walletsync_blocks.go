@@ -303,7 +303,7 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 			shared += len(b.entry)
 		}
 	}
-	bp := newBinParts(n, total-shared, total)
+	bp := newBinParts(n, total-shared, total, s.sharedPartsOver)
 	w := bp.w
 	if len(poolBlobs) > 0 {
 		w.Array("added_pool_txs", portable.TypeObject, len(poolBlobs))
@@ -422,7 +422,7 @@ func (s *Server) serveGetBlocksByHeight(req *httpd.Request) httpd.Response {
 			shared += len(b.entry)
 		}
 	}
-	bp := newBinParts(n, total-shared, total)
+	bp := newBinParts(n, total-shared, total, s.sharedPartsOver)
 	w := bp.w
 	if len(blocks) > 0 {
 		w.Array("blocks", portable.TypeObject, len(blocks))

@@ -10,13 +10,14 @@ func binResponse(w *portable.Writer) httpd.Response {
 	return httpd.Response{ContentType: "application/octet-stream", Body: w.Bytes()}
 }
 
-// sharedPartsOver is the answer size past which the block entries of a
-// .bin answer are sent as they are kept (shared with the block cache and
-// with every other answer holding them) instead of copied into one
+// defaultSharedPartsOver is the answer size past which the block entries
+// of a .bin answer are sent as they are kept (shared with the block cache
+// and with every other answer holding them) instead of copied into one
 // buffer: a flood asking for the whole chain again and again otherwise
 // holds one copy of it per answer being written. Smaller answers stay in
-// one buffer, which the answer cache (maxCachedAnswer) can keep.
-var sharedPartsOver = maxCachedAnswer // a variable for the tests
+// one buffer, which the answer cache (maxCachedAnswer) can keep. New sets
+// Server.sharedPartsOver to it.
+const defaultSharedPartsOver = maxCachedAnswer
 
 // binParts builds a .bin answer whose large pieces are shared, not copied:
 // w is written as usual, and Shared puts a piece after what w holds.
@@ -28,9 +29,10 @@ type binParts struct {
 }
 
 // newBinParts starts an answer of n root entries: sizeHint is what w
-// alone will hold, total the whole answer's size.
-func newBinParts(n, sizeHint, total int) *binParts {
-	if total <= sharedPartsOver {
+// alone will hold, total the whole answer's size,
+// sharedOver is the Server's sharedPartsOver.
+func newBinParts(n, sizeHint, total, sharedOver int) *binParts {
+	if total <= sharedOver {
 		return &binParts{w: rpctypes.BinAnswer(n, total)}
 	}
 	return &binParts{w: rpctypes.BinAnswer(n, sizeHint), share: true}
