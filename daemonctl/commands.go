@@ -15,9 +15,19 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/peerinfo"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 type empty struct{}
+
+// Answers whose rpctypes type carries the status: these give statusOf.
+type (
+	txsAnswer       rpctypes.GetTransactionsResponse
+	poolStatsAnswer rpctypes.GetTransactionPoolStatsResponse
+)
+
+func (a *txsAnswer) status() string       { return a.Status }
+func (a *poolStatsAnswer) status() string { return a.Status }
 
 type infoAnswer struct {
 	rpcStatus
@@ -400,22 +410,9 @@ func (x *Ctl) PrintTx(args []string) bool {
 	if !x.isHash(args[0]) {
 		return true
 	}
-	var r struct {
-		rpcStatus
-		Txs []struct {
-			AsHex          string `json:"as_hex"`
-			AsJSON         string `json:"as_json"`
-			PrunedAsHex    string `json:"pruned_as_hex"`
-			PrunableAsHex  string `json:"prunable_as_hex"`
-			PrunableHash   string `json:"prunable_hash"`
-			InPool         bool   `json:"in_pool"`
-			BlockHeight    uint64 `json:"block_height"`
-			BlockTimestamp uint64 `json:"block_timestamp"`
-		} `json:"txs"`
-		TxsAsHex []string `json:"txs_as_hex"`
-	}
+	var r rpctypes.GetTransactionsResponse
 	req := map[string]any{"txs_hashes": []string{args[0]}, "decode_as_json": jsonToo, "split": true, "prune": false}
-	if !x.path("/gettransactions", req, &r, "Problem fetching transaction") {
+	if !x.path("/gettransactions", req, (*txsAnswer)(&r), "Problem fetching transaction") {
 		return true
 	}
 	if len(r.Txs) != 1 && len(r.TxsAsHex) != 1 {
@@ -471,24 +468,6 @@ func (x *Ctl) PrintTx(args []string) bool {
 	return true
 }
 
-type poolTx struct {
-	IDHash             string `json:"id_hash"`
-	TxJSON             string `json:"tx_json"`
-	BlobSize           uint64 `json:"blob_size"`
-	Weight             uint64 `json:"weight"`
-	Fee                uint64 `json:"fee"`
-	ReceiveTime        uint64 `json:"receive_time"`
-	Relayed            bool   `json:"relayed"`
-	LastRelayedTime    uint64 `json:"last_relayed_time"`
-	DoNotRelay         bool   `json:"do_not_relay"`
-	KeptByBlock        bool   `json:"kept_by_block"`
-	DoubleSpendSeen    bool   `json:"double_spend_seen"`
-	MaxUsedBlockHeight uint64 `json:"max_used_block_height"`
-	MaxUsedBlockID     string `json:"max_used_block_id_hash"`
-	LastFailedHeight   uint64 `json:"last_failed_height"`
-	LastFailedID       string `json:"last_failed_id_hash"`
-}
-
 func tf(b bool) string {
 	if b {
 		return "T"
@@ -503,11 +482,7 @@ func (x *Ctl) PrintPool(args []string) bool {
 	}
 	var r struct {
 		rpcStatus
-		Transactions   []poolTx `json:"transactions"`
-		SpentKeyImages []struct {
-			IDHash   string   `json:"id_hash"`
-			TxHashes []string `json:"txs_hashes"`
-		} `json:"spent_key_images"`
+		rpctypes.GetTransactionPoolResponse
 	}
 	if !x.path("/get_transaction_pool", empty{}, &r, "Problem fetching transaction pool") {
 		return true
@@ -534,7 +509,7 @@ func (x *Ctl) PrintPool(args []string) bool {
 				"do_not_relay: %s\nkept_by_block: %s\ndouble_spend_seen: %s\nmax_used_block_height: %d\nmax_used_block_id: %s\n"+
 				"last_failed_height: %d\nlast_failed_id: %s\n", t.IDHash, t.TxJSON, t.BlobSize, t.Weight, printMoney(t.Fee),
 				printMoney(feePerByte), t.ReceiveTime, humanTimeAgo(int64(t.ReceiveTime), now), relayed, tf(t.DoNotRelay), tf(t.KeptByBlock),
-				tf(t.DoubleSpendSeen), t.MaxUsedBlockHeight, t.MaxUsedBlockID, t.LastFailedHeight, t.LastFailedID))
+				tf(t.DoubleSpendSeen), t.MaxUsedBlockHeight, t.MaxUsedBlockIDHash, t.LastFailedHeight, t.LastFailedIDHash))
 		}
 		if len(r.SpentKeyImages) == 0 {
 			x.msg("WARNING: Inconsistent pool state - no spent key images")
@@ -545,14 +520,14 @@ func (x *Ctl) PrintPool(args []string) bool {
 		x.msg("Spent key images: ")
 		for _, k := range r.SpentKeyImages {
 			x.msg("key image: " + k.IDHash)
-			switch len(k.TxHashes) {
+			switch len(k.TxsHashes) {
 			case 1:
-				x.msg("  tx: " + k.TxHashes[0])
+				x.msg("  tx: " + k.TxsHashes[0])
 			case 0:
 				x.msg("  WARNING: spent key image has no txs associated")
 			default:
-				x.msg(fmt.Sprintf("  NOTE: key image for multiple txs: %d", len(k.TxHashes)))
-				for _, h := range k.TxHashes {
+				x.msg(fmt.Sprintf("  NOTE: key image for multiple txs: %d", len(k.TxsHashes)))
+				for _, h := range k.TxsHashes {
 					x.msg("  tx: " + h)
 				}
 			}
@@ -569,27 +544,7 @@ func (x *Ctl) PrintPoolStats(args []string) bool {
 	if !x.noArgs(args) {
 		return true
 	}
-	var r struct {
-		rpcStatus
-		Stats struct {
-			BytesMax    uint32 `json:"bytes_max"`
-			BytesMed    uint32 `json:"bytes_med"`
-			BytesMin    uint32 `json:"bytes_min"`
-			BytesTotal  uint64 `json:"bytes_total"`
-			FeeTotal    uint64 `json:"fee_total"`
-			Histo98pc   uint64 `json:"histo_98pc"`
-			Num10m      uint32 `json:"num_10m"`
-			NumDouble   uint32 `json:"num_double_spends"`
-			NumFailing  uint32 `json:"num_failing"`
-			NumNotRelay uint32 `json:"num_not_relayed"`
-			Oldest      uint64 `json:"oldest"`
-			TxsTotal    uint32 `json:"txs_total"`
-			Histo       []struct {
-				Txs   uint32 `json:"txs"`
-				Bytes uint64 `json:"bytes"`
-			} `json:"histo"`
-		} `json:"pool_stats"`
-	}
+	var r poolStatsAnswer
 	const fail = "Problem fetching transaction pool stats"
 	if !x.path("/get_transaction_pool_stats", empty{}, &r, fail) {
 		return true
@@ -598,7 +553,7 @@ func (x *Ctl) PrintPoolStats(args []string) bool {
 	if !x.path("/getinfo", empty{}, &ires, fail) {
 		return true
 	}
-	s := r.Stats
+	s := r.PoolStats
 	n := uint64(s.TxsTotal)
 	now := uint64(x.now().Unix())
 	var avg, avgFee, perByte uint64
@@ -619,7 +574,7 @@ func (x *Ctl) PrintPoolStats(args []string) bool {
 	}
 	x.msg(fmt.Sprintf("%d tx(es), %d bytes total (min %d, max %d, avg %d, median %d)\nfees %s (avg %s per tx, %s per byte)\n"+
 		"%d double spends, %d not relayed, %d failing, %d older than 10 minutes (oldest %s), %s", n, s.BytesTotal, s.BytesMin,
-		s.BytesMax, avg, s.BytesMed, printMoney(s.FeeTotal), printMoney(avgFee), printMoney(perByte), s.NumDouble, s.NumNotRelay,
+		s.BytesMax, avg, s.BytesMed, printMoney(s.FeeTotal), printMoney(avgFee), printMoney(perByte), s.NumDoubleSpends, s.NumNotRelayed,
 		s.NumFailing, s.Num10m, oldest, backlog))
 	if n > 1 && len(s.Histo) > 0 {
 		k := uint64(len(s.Histo))

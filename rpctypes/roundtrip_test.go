@@ -1,0 +1,138 @@
+package rpctypes
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/gonero/gonero/epeejson"
+)
+
+// writeJSON is what an answer's writer prints.
+func writeJSON(write func(*epeejson.Writer)) []byte {
+	w := epeejson.NewWriter(nil)
+	write(w)
+	return w.Bytes()
+}
+
+// roundTrip writes an answer with its writer and reads it back into a
+// value of the same type with encoding/json (as daemonctl does): the
+// writer prints every member a client reads, under the name the type's
+// tag gives it, and the output is epee JSON.
+func roundTrip[T any](t *testing.T, name string, in *T, write func(*T, *epeejson.Writer)) {
+	t.Helper()
+	b := writeJSON(func(w *epeejson.Writer) { write(in, w) })
+	if _, err := epeejson.Parse(b); err != nil {
+		t.Fatalf("%s: the answer is not epee JSON: %v\n%s", name, err, b)
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		t.Fatalf("%s: %v\n%s", name, err, b)
+	}
+	if !reflect.DeepEqual(in, out) {
+		t.Fatalf("%s: wrote %+v, read back %+v\n%s", name, *in, *out, b)
+	}
+}
+
+func TestAnswersRoundTrip(t *testing.T) {
+	h := "9c5e2ecae27bf24a6579310a1a6bf259cca359dc56938587105727dc0925dd21"
+	info := TxInfo{IDHash: h, TxJSON: `{"version": 2}`, BlobSize: 1500, Weight: 1500, Fee: 30_000_000, MaxUsedBlockIDHash: h,
+		MaxUsedBlockHeight: 99, KeptByBlock: true, LastFailedHeight: 7, LastFailedIDHash: h, ReceiveTime: 1_700_000_000,
+		Relayed: true, LastRelayedTime: 1<<64 - 1, DoNotRelay: true, DoubleSpendSeen: true, TxBlobHex: "0200"}
+	roundTrip(t, "tx_info", &info, (*TxInfo).Write)
+	pool := GetTransactionPoolResponse{Transactions: []TxInfo{info, {IDHash: h}},
+		SpentKeyImages: []SpentKeyImageInfo{{IDHash: h, TxsHashes: []string{h, h}}}}
+	roundTrip(t, "get_transaction_pool", &pool, (*GetTransactionPoolResponse).Write)
+	stats := GetTransactionPoolStatsResponse{Status: StatusOK, PoolStats: TxpoolStats{BytesTotal: 3000, BytesMin: 1000,
+		BytesMax: 2000, BytesMed: 1500, FeeTotal: 9, Oldest: 1_700_000_000, TxsTotal: 2, NumFailing: 1, Num10m: 1,
+		NumNotRelayed: 1, Histo98pc: 40, Histo: []TxpoolHisto{{Txs: 1, Bytes: 1000}, {Txs: 1, Bytes: 2000}}, NumDoubleSpends: 1}}
+	roundTrip(t, "get_transaction_pool_stats", &stats, func(r *GetTransactionPoolStatsResponse, w *epeejson.Writer) {
+		WritePoolStats(w, &r.PoolStats)
+	})
+
+	mined := TxEntry{TxHash: h, PrunedAsHex: "02", PrunableAsHex: "ff", PrunableHash: h, AsJSON: "{}", BlockHeight: 5,
+		Confirmations: 3, BlockTimestamp: 1_700_000_000, OutputIndices: []uint64{0, 1 << 40}}
+	inPool := TxEntry{TxHash: h, AsHex: "0200ff", InPool: true, DoubleSpendSeen: true, Relayed: true, ReceivedTimestamp: 9}
+	txs := GetTransactionsResponse{Status: StatusOK, Txs: []TxEntry{mined, inPool}, MissedTx: []string{h},
+		TxsAsHex: []string{"", "0200ff"}, TxsAsJSON: []string{"{}", ""}, WithJSON: true}
+	got := new(GetTransactionsResponse)
+	b := writeJSON(txs.Write)
+	if err := json.Unmarshal(b, got); err != nil {
+		t.Fatal(err)
+	}
+	got.WithJSON = true // not a member: the request's decode_as_json
+	if !reflect.DeepEqual(&txs, got) {
+		t.Fatalf("gettransactions: wrote %+v, read back %+v\n%s", txs, *got, b)
+	}
+	refused := GetTransactionsResponse{Status: "Failed", Txs: txs.Txs, OnlyStatus: true}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, writeJSON(refused.Write)); err != nil || compact.String() != `{"credits":0,"status":"Failed","top_hash":"","untrusted":false}` {
+		t.Fatalf("a refusal is %s (%v)", compact.Bytes(), err)
+	}
+	spent := IsKeyImageSpentResponse{Status: StatusOK, SpentStatus: []uint64{KeyImageUnspent, KeyImageInChain, KeyImageInPool}}
+	roundTrip(t, "is_key_image_spent", &spent, (*IsKeyImageSpentResponse).Write)
+}
+
+// requestRoundTrip encodes a request with encoding/json, as a client
+// sends it, and decodes it with its decoder: the same request comes back.
+func requestRoundTrip[T any](t *testing.T, name string, in T, parse func(Params) (T, bool)) {
+	t.Helper()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte(`\ufffd`)) {
+		return // encoding/json sends invalid UTF-8 as U+FFFD: not the same request
+	}
+	p, ok := PathRequest(b)
+	if !ok {
+		t.Fatalf("%s: %s does not load", name, b)
+	}
+	out, ok := parse(p)
+	if !ok || !reflect.DeepEqual(in, out) {
+		t.Fatalf("%s: sent %+v, decoded %+v (%v)", name, in, out, ok)
+	}
+}
+
+func TestRequestsRoundTrip(t *testing.T) {
+	h := "9c5e2ecae27bf24a6579310a1a6bf259cca359dc56938587105727dc0925dd21"
+	requestRoundTrip(t, "gettransactions", GetTransactionsRequest{TxsHashes: []string{h, "zz"}, DecodeAsJSON: true, Prune: true, Split: true}, ParseGetTransactions)
+	requestRoundTrip(t, "is_key_image_spent", IsKeyImageSpentRequest{KeyImages: []string{h}}, ParseIsKeyImageSpent)
+	v, err := epeejson.Parse([]byte(`{"txids":["` + h + `"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, e := ParseTxids(NewParams(v, true))
+	if e != nil || len(ids) != 1 || ids[0] != h {
+		t.Fatalf("txids: %v, %v", ids, e)
+	}
+}
+
+// FuzzJSONRequests: every JSON request decoder of this package takes any
+// params without panicking, and a request it loads, sent again as a client
+// encodes it, loads to the same request.
+func FuzzJSONRequests(f *testing.F) {
+	h := "9c5e2ecae27bf24a6579310a1a6bf259cca359dc56938587105727dc0925dd21"
+	for _, s := range []string{
+		`{"client":"","decode_as_json":false,"prune":true,"txs_hashes":["` + h + `"]}`,
+		`{"txs_hashes":["` + h + `","zz"],"split":true,"decode_as_json":true}`,
+		`{"key_images":["` + h + `","aa",""]}`, `{"txids":["` + h + `"]}`, `{"txids":["zz",1]}`,
+		`{"client":""}`, ``, `{`, `{"txs_hashes":[1]}`, `{"prune":"x"}`, `[1,2]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p, ok := PathRequest(body)
+		if !ok {
+			return
+		}
+		if r, ok := ParseGetTransactions(p); ok {
+			requestRoundTrip(t, "gettransactions", r, ParseGetTransactions)
+		}
+		if r, ok := ParseIsKeyImageSpent(p); ok {
+			requestRoundTrip(t, "is_key_image_spent", r, ParseIsKeyImageSpent)
+		}
+		_, _ = ParseTxids(p)
+	})
+}
