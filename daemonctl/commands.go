@@ -60,21 +60,10 @@ type hardForkAnswer struct {
 	EarliestHeight uint64 `json:"earliest_height"`
 }
 
+// miningAnswer is /mining_status' answer with its status.
 type miningAnswer struct {
 	rpcStatus
-	Active           bool   `json:"active"`
-	Speed            uint64 `json:"speed"`
-	ThreadsCount     uint32 `json:"threads_count"`
-	Address          string `json:"address"`
-	PowAlgorithm     string `json:"pow_algorithm"`
-	Background       bool   `json:"is_background_mining_enabled"`
-	BgIdleThreshold  uint8  `json:"bg_idle_threshold"`
-	BgMinIdleSeconds uint8  `json:"bg_min_idle_seconds"`
-	BgIgnoreBattery  bool   `json:"bg_ignore_battery"`
-	BgTarget         uint8  `json:"bg_target"`
-	BlockTarget      uint32 `json:"block_target"`
-	BlockReward      uint64 `json:"block_reward"`
-	Difficulty       uint64 `json:"difficulty"`
+	rpctypes.MiningStatusResponse
 }
 
 // Status is `status`: get_info, hard_fork_info and mining_status in one
@@ -113,7 +102,7 @@ func (x *Ctl) Status(args []string) bool {
 		mining = "syncing"
 	case m.Active:
 		mining = "mining at " + miningSpeed(new(big.Int).SetUint64(m.Speed))
-		if m.Background {
+		if m.IsBackgroundMiningEnabled {
 			mining = "smart " + mining
 		}
 	}
@@ -189,10 +178,10 @@ func (x *Ctl) MiningStatus(args []string) bool {
 		x.msg(fmt.Sprintf("Mining at %s with %d threads", miningSpeed(new(big.Int).SetUint64(m.Speed)), m.ThreadsCount))
 	}
 	x.msg("PoW algorithm: " + m.PowAlgorithm)
-	if m.Active || m.Background {
+	if m.Active || m.IsBackgroundMiningEnabled {
 		x.msg("Mining address: " + m.Address)
 	}
-	if m.Background {
+	if m.IsBackgroundMiningEnabled {
 		x.msg("Smart mining enabled:")
 		x.msg(fmt.Sprintf("  Target: %d%% CPU", m.BgTarget))
 		x.msg(fmt.Sprintf("  Idle threshold: %d%% CPU", m.BgIdleThreshold))

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/internal/u128"
 )
 
 // writeJSON is what an answer's writer prints.
@@ -72,6 +73,17 @@ func TestAnswersRoundTrip(t *testing.T) {
 	}
 	spent := IsKeyImageSpentResponse{Status: StatusOK, SpentStatus: []uint64{KeyImageUnspent, KeyImageInChain, KeyImageInPool}}
 	roundTrip(t, "is_key_image_spent", &spent, (*IsKeyImageSpentResponse).Write)
+
+	mining := MiningStatusResponse{Active: true, Address: "4A", BgIdleThreshold: 90, BgIgnoreBattery: true, BgMinIdleSeconds: 10,
+		BgTarget: 40, BlockReward: 600_000_000_000, BlockTarget: 120, IsBackgroundMiningEnabled: true, PowAlgorithm: "RandomX",
+		Speed: 1000, ThreadsCount: 2}
+	mining.SetDifficulty(u128.U128{Hi: 1, Lo: 2})
+	if mining.WideDifficulty != "0x10000000000000002" {
+		t.Fatalf("wide difficulty %s", mining.WideDifficulty)
+	}
+	roundTrip(t, "mining_status", &mining, (*MiningStatusResponse).Write)
+	submit := SubmitBlockResponse{Status: StatusOK, BlockID: h}
+	roundTrip(t, "submit_block", &submit, (*SubmitBlockResponse).Write)
 }
 
 // requestRoundTrip encodes a request with encoding/json, as a client
@@ -95,10 +107,31 @@ func requestRoundTrip[T any](t *testing.T, name string, in T, parse func(Params)
 	}
 }
 
+// withError adapts a decoder that answers a JSON-RPC error.
+func withError[T any](parse func(Params) (T, *Error)) func(Params) (T, bool) {
+	return func(p Params) (T, bool) {
+		r, e := parse(p)
+		return r, e == nil
+	}
+}
+
+// auxPowRequest is add_aux_pow's request as a client encodes it.
+type auxPowRequest struct {
+	AuxPow []AuxPow `json:"aux_pow"`
+}
+
+func parseAuxPowRequest(p Params) (auxPowRequest, bool) {
+	a, e := ParseAuxPow(p)
+	return auxPowRequest{a}, e == nil
+}
+
 func TestRequestsRoundTrip(t *testing.T) {
 	h := "9c5e2ecae27bf24a6579310a1a6bf259cca359dc56938587105727dc0925dd21"
 	requestRoundTrip(t, "gettransactions", GetTransactionsRequest{TxsHashes: []string{h, "zz"}, DecodeAsJSON: true, Prune: true, Split: true}, ParseGetTransactions)
 	requestRoundTrip(t, "is_key_image_spent", IsKeyImageSpentRequest{KeyImages: []string{h}}, ParseIsKeyImageSpent)
+	requestRoundTrip(t, "get_block_template", BlockTemplateRequest{ReserveSize: 8, WalletAddress: "4A", PrevBlock: h, ExtraNonce: "00ff"}, withError(ParseBlockTemplateRequest))
+	requestRoundTrip(t, "start_mining", StartMiningRequest{MinerAddress: "4A", Threads: 2, Background: true, IgnoreBattery: true}, withError(ParseStartMiningRequest))
+	requestRoundTrip(t, "add_aux_pow", auxPowRequest{[]AuxPow{{ID: h, Hash: h}, {ID: "x", Hash: ""}}}, parseAuxPowRequest)
 	v, err := epeejson.Parse([]byte(`{"txids":["` + h + `"]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +151,9 @@ func FuzzJSONRequests(f *testing.F) {
 		`{"client":"","decode_as_json":false,"prune":true,"txs_hashes":["` + h + `"]}`,
 		`{"txs_hashes":["` + h + `","zz"],"split":true,"decode_as_json":true}`,
 		`{"key_images":["` + h + `","aa",""]}`, `{"txids":["` + h + `"]}`, `{"txids":["zz",1]}`,
+		`{"wallet_address":"4A","reserve_size":8}`, `{"wallet_address":"4A","extra_nonce":"00ff","prev_block":"x"}`,
+		`{"reserve_size":-1}`, `{"aux_pow":[{"id":"` + h + `","hash":"` + h + `"}]}`, `{"aux_pow":[1]}`,
+		`{"miner_address":"4A","threads_count":1,"do_background_mining":true,"ignore_battery":false}`,
 		`{"client":""}`, ``, `{`, `{"txs_hashes":[1]}`, `{"prune":"x"}`, `[1,2]`,
 	} {
 		f.Add([]byte(s))
@@ -134,5 +170,14 @@ func FuzzJSONRequests(f *testing.F) {
 			requestRoundTrip(t, "is_key_image_spent", r, ParseIsKeyImageSpent)
 		}
 		_, _ = ParseTxids(p)
+		if r, e := ParseBlockTemplateRequest(p); e == nil {
+			requestRoundTrip(t, "get_block_template", r, withError(ParseBlockTemplateRequest))
+		}
+		if r, e := ParseStartMiningRequest(p); e == nil {
+			requestRoundTrip(t, "start_mining", r, withError(ParseStartMiningRequest))
+		}
+		if r, ok := parseAuxPowRequest(p); ok && len(r.AuxPow) > 0 {
+			requestRoundTrip(t, "add_aux_pow", r, parseAuxPowRequest)
+		}
 	})
 }
