@@ -29,36 +29,18 @@ type (
 func (a *txsAnswer) status() string       { return a.Status }
 func (a *poolStatsAnswer) status() string { return a.Status }
 
-type infoAnswer struct {
-	rpcStatus
-	Height                   uint64 `json:"height"`
-	TargetHeight             uint64 `json:"target_height"`
-	StartTime                uint64 `json:"start_time"`
-	WasBootstrapEverUsed     bool   `json:"was_bootstrap_ever_used"`
-	BootstrapDaemonAddress   string `json:"bootstrap_daemon_address"`
-	Untrusted                bool   `json:"untrusted"`
-	HeightWithoutBootstrap   uint64 `json:"height_without_bootstrap"`
-	Testnet                  bool   `json:"testnet"`
-	Stagenet                 bool   `json:"stagenet"`
-	WideDifficulty           string `json:"wide_difficulty"`
-	WideCumulativeDifficulty string `json:"wide_cumulative_difficulty"`
-	Target                   uint64 `json:"target"`
-	Outgoing                 uint64 `json:"outgoing_connections_count"`
-	Incoming                 uint64 `json:"incoming_connections_count"`
-	TopBlockHash             string `json:"top_block_hash"`
-	BlockWeightLimit         uint64 `json:"block_weight_limit"`
-}
-
-type hardForkAnswer struct {
-	rpcStatus
-	Version        uint8  `json:"version"`
-	Enabled        bool   `json:"enabled"`
-	Window         uint32 `json:"window"`
-	Votes          uint32 `json:"votes"`
-	Threshold      uint32 `json:"threshold"`
-	Voting         uint8  `json:"voting"`
-	EarliestHeight uint64 `json:"earliest_height"`
-}
+// infoAnswer and hardForkAnswer are get_info's and hard_fork_info's
+// answers with their status.
+type (
+	infoAnswer struct {
+		rpcStatus
+		rpctypes.GetInfoResponse
+	}
+	hardForkAnswer struct {
+		rpcStatus
+		rpctypes.HardForkInfoResponse
+	}
+)
 
 // miningAnswer is /mining_status' answer with its status.
 type miningAnswer struct {
@@ -115,7 +97,7 @@ func (x *Ctl) Status(args []string) bool {
 	s := fmt.Sprintf("Height: %d/%d (%.1f%%) on %s%s, %s, net hash %s, v%d%s, %d(out)+%d(in) connections",
 		ires.Height, netHeight, syncPercentage(ires.Height, ires.TargetHeight), network, bootstrap, mining,
 		miningSpeed(hashRate(ires.WideDifficulty, ires.Target)), hf.Version,
-		forkExtraInfo(hf.EarliestHeight, netHeight, ires.Target), uint32(ires.Outgoing), uint32(ires.Incoming))
+		forkExtraInfo(hf.EarliestHeight, netHeight, ires.Target), uint32(ires.OutgoingConnectionsCount), uint32(ires.IncomingConnectionsCount))
 	// A restricted listener does not disclose the start time.
 	if ires.StartTime != 0 {
 		up := float64(x.now().Unix() - int64(ires.StartTime))

@@ -82,6 +82,22 @@ func TestAnswersRoundTrip(t *testing.T) {
 		t.Fatalf("wide difficulty %s", mining.WideDifficulty)
 	}
 	roundTrip(t, "mining_status", &mining, (*MiningStatusResponse).Write)
+	getInfo := GetInfoResponse{AdjustedTime: 1, AltBlocksCount: 2, BlockSizeLimit: 600_000, BlockSizeMedian: 300_000,
+		BlockWeightLimit: 600_000, BlockWeightMedian: 300_000, BusySyncing: true, CumulativeDifficulty: 3,
+		CumulativeDifficultyTop64: 4, DatabaseSize: 5, Difficulty: 6, DifficultyTop64: 7, FreeSpace: 1<<64 - 1,
+		GreyPeerlistSize: 8, Height: 9, HeightWithoutBootstrap: 9, IncomingConnectionsCount: 10, Mainnet: true,
+		Nettype: "mainnet", Offline: true, OutgoingConnectionsCount: 11, Restricted: true, RPCConnectionsCount: 12,
+		StartTime: 13, Synchronized: true, Target: 120, TargetHeight: 14, TopBlockHash: h, TxCount: 15, TxPoolSize: 16,
+		Version: "0.18.5.3-gonero", WhitePeerlistSize: 17, WideCumulativeDifficulty: "0x40000000000000003",
+		WideDifficulty: "0x70000000000000006"}
+	roundTrip(t, "get_info", &getInfo, (*GetInfoResponse).Write)
+	noMedian := GetInfoResponse{Nettype: "regtest"}
+	roundTrip(t, "get_info without a median", &noMedian, (*GetInfoResponse).Write)
+	version := GetVersionResponse{CurrentHeight: 3, HardForks: []HardForkEntry{{Height: 1, HFVersion: 1}, {Height: 2, HFVersion: 16}},
+		TargetHeight: 4, Version: CoreRPCVersion}
+	roundTrip(t, "get_version", &version, (*GetVersionResponse).Write)
+	hf := HardForkInfoResponse{EarliestHeight: 1<<64 - 1, Enabled: true, State: 2, Version: 16, Votes: 10080, Voting: 16, Window: 10080}
+	roundTrip(t, "hard_fork_info", &hf, (*HardForkInfoResponse).Write)
 	submit := SubmitBlockResponse{Status: StatusOK, BlockID: h}
 	roundTrip(t, "submit_block", &submit, (*SubmitBlockResponse).Write)
 }
@@ -129,6 +145,7 @@ func TestRequestsRoundTrip(t *testing.T) {
 	h := "9c5e2ecae27bf24a6579310a1a6bf259cca359dc56938587105727dc0925dd21"
 	requestRoundTrip(t, "gettransactions", GetTransactionsRequest{TxsHashes: []string{h, "zz"}, DecodeAsJSON: true, Prune: true, Split: true}, ParseGetTransactions)
 	requestRoundTrip(t, "is_key_image_spent", IsKeyImageSpentRequest{KeyImages: []string{h}}, ParseIsKeyImageSpent)
+	requestRoundTrip(t, "hard_fork_info", HardForkInfoRequest{Version: 255}, withError(ParseHardForkInfoRequest))
 	requestRoundTrip(t, "get_block_template", BlockTemplateRequest{ReserveSize: 8, WalletAddress: "4A", PrevBlock: h, ExtraNonce: "00ff"}, withError(ParseBlockTemplateRequest))
 	requestRoundTrip(t, "start_mining", StartMiningRequest{MinerAddress: "4A", Threads: 2, Background: true, IgnoreBattery: true}, withError(ParseStartMiningRequest))
 	requestRoundTrip(t, "add_aux_pow", auxPowRequest{[]AuxPow{{ID: h, Hash: h}, {ID: "x", Hash: ""}}}, parseAuxPowRequest)
@@ -154,6 +171,7 @@ func FuzzJSONRequests(f *testing.F) {
 		`{"wallet_address":"4A","reserve_size":8}`, `{"wallet_address":"4A","extra_nonce":"00ff","prev_block":"x"}`,
 		`{"reserve_size":-1}`, `{"aux_pow":[{"id":"` + h + `","hash":"` + h + `"}]}`, `{"aux_pow":[1]}`,
 		`{"miner_address":"4A","threads_count":1,"do_background_mining":true,"ignore_battery":false}`,
+		`{"version":16}`, `{"version":"16"}`, `{"version":256}`,
 		`{"client":""}`, ``, `{`, `{"txs_hashes":[1]}`, `{"prune":"x"}`, `[1,2]`,
 	} {
 		f.Add([]byte(s))
@@ -170,8 +188,12 @@ func FuzzJSONRequests(f *testing.F) {
 			requestRoundTrip(t, "is_key_image_spent", r, ParseIsKeyImageSpent)
 		}
 		_, _ = ParseTxids(p)
+		if r, e := ParseHardForkInfoRequest(p); e == nil {
+			requestRoundTrip(t, "hard_fork_info", r, withError(ParseHardForkInfoRequest))
+		}
 		if r, e := ParseBlockTemplateRequest(p); e == nil {
-			requestRoundTrip(t, "get_block_template", r, withError(ParseBlockTemplateRequest))
+			requestRoundTrip(t, "hard_fork_info", HardForkInfoRequest{Version: 255}, withError(ParseHardForkInfoRequest))
+	requestRoundTrip(t, "get_block_template", r, withError(ParseBlockTemplateRequest))
 		}
 		if r, e := ParseStartMiningRequest(p); e == nil {
 			requestRoundTrip(t, "start_mining", r, withError(ParseStartMiningRequest))
