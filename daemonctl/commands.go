@@ -29,6 +29,11 @@ type (
 func (a *txsAnswer) status() string       { return a.Status }
 func (a *poolStatsAnswer) status() string { return a.Status }
 
+// limitAnswer is /get_limit's answer, which carries its status.
+type limitAnswer rpctypes.GetLimitResponse
+
+func (a *limitAnswer) status() string { return a.Status }
+
 // infoAnswer and hardForkAnswer are get_info's and hard_fork_info's
 // answers with their status.
 type (
@@ -186,27 +191,13 @@ func (x *Ctl) PrintCN(args []string) bool {
 	if !x.noArgs(args) {
 		return true
 	}
+	// monerod's connection_info also has ssl, which gonero does not
+	// write (its connections are never SSL).
 	var r struct {
 		rpcStatus
 		Connections []struct {
-			Incoming        bool   `json:"incoming"`
-			Address         string `json:"address"`
-			AddressType     uint8  `json:"address_type"`
-			SSL             bool   `json:"ssl"`
-			PeerID          string `json:"peer_id"`
-			SupportFlags    uint32 `json:"support_flags"`
-			RecvCount       uint64 `json:"recv_count"`
-			RecvIdleTime    uint64 `json:"recv_idle_time"`
-			SendCount       uint64 `json:"send_count"`
-			SendIdleTime    uint64 `json:"send_idle_time"`
-			State           string `json:"state"`
-			LiveTime        uint64 `json:"live_time"`
-			AvgDownload     uint64 `json:"avg_download"`
-			CurrentDownload uint64 `json:"current_download"`
-			AvgUpload       uint64 `json:"avg_upload"`
-			CurrentUpload   uint64 `json:"current_upload"`
-			Localhost       bool   `json:"localhost"`
-			LocalIP         bool   `json:"local_ip"`
+			rpctypes.ConnectionInfo
+			SSL bool `json:"ssl"`
 		} `json:"connections"`
 	}
 	if !x.method("get_connections", empty{}, &r, "Unsuccessful") {
@@ -222,7 +213,7 @@ func (x *Ctl) PrintCN(args []string) bool {
 	x.msg(setw("Remote Host", hostWidth) + setw("Type", 8) + setw("SSL", 6) + setw("Peer id", 20) + setw("Support Flags", 20) +
 		setw("Recv/Sent (inactive,sec)", 30) + setw("State", 25) + setw("Livetime(sec)", 20) + setw("Down (kB/s)", 12) +
 		setw("Down(now)", 14) + setw("Up (kB/s)", 10) + setw("Up(now)", 13) + "\n")
-	types := map[uint8]string{1: "IPv4", 2: "IPv6", 3: "I2P", 4: "Tor"}
+	types := map[uint64]string{1: "IPv4", 2: "IPv6", 3: "I2P", 4: "Tor"}
 	for _, c := range r.Connections {
 		addr := "OUT "
 		if c.Incoming {
@@ -257,17 +248,9 @@ func (x *Ctl) PrintNetStats(args []string) bool {
 	}
 	var ns struct {
 		rpcStatus
-		StartTime       uint64 `json:"start_time"`
-		TotalPacketsIn  uint64 `json:"total_packets_in"`
-		TotalBytesIn    uint64 `json:"total_bytes_in"`
-		TotalPacketsOut uint64 `json:"total_packets_out"`
-		TotalBytesOut   uint64 `json:"total_bytes_out"`
+		rpctypes.GetNetStatsResponse
 	}
-	var lim struct {
-		rpcStatus
-		LimitUp   uint64 `json:"limit_up"`
-		LimitDown uint64 `json:"limit_down"`
-	}
+	var lim limitAnswer
 	if !x.path("/get_net_stats", empty{}, &ns, "Unsuccessful") || !x.path("/get_limit", empty{}, &lim, "Unsuccessful") {
 		return true
 	}
@@ -282,8 +265,8 @@ func (x *Ctl) PrintNetStats(args []string) bool {
 		x.success(fmt.Sprintf("%s %d bytes (%s) in %d packets in %s, average %s/s = %.2f%% of the limit of %s/s", verb, bytes, humanBytes(bytes),
 			packets, humanTimespan(seconds), humanBytes(average), percent, humanBytes(limit)))
 	}
-	line("Received", ns.TotalBytesIn, ns.TotalPacketsIn, lim.LimitDown)
-	line("Sent", ns.TotalBytesOut, ns.TotalPacketsOut, lim.LimitUp)
+	line("Received", ns.TotalBytesIn, ns.TotalPacketsIn, uint64(lim.LimitDown))
+	line("Sent", ns.TotalBytesOut, ns.TotalPacketsOut, uint64(lim.LimitUp))
 	return true
 }
 
@@ -580,30 +563,7 @@ func (x *Ctl) SyncInfo(args []string) bool {
 	}
 	var r struct {
 		rpcStatus
-		Height                uint64 `json:"height"`
-		TargetHeight          uint64 `json:"target_height"`
-		NextNeededPruningSeed uint32 `json:"next_needed_pruning_seed"`
-		Overview              string `json:"overview"`
-		Peers                 []struct {
-			Info struct {
-				Address         string `json:"address"`
-				PeerID          string `json:"peer_id"`
-				State           string `json:"state"`
-				PruningSeed     uint32 `json:"pruning_seed"`
-				Height          uint64 `json:"height"`
-				CurrentDownload uint64 `json:"current_download"`
-				ConnectionID    string `json:"connection_id"`
-			} `json:"info"`
-		} `json:"peers"`
-		Spans []struct {
-			ConnectionID     string `json:"connection_id"`
-			NBlocks          uint64 `json:"nblocks"`
-			Rate             uint32 `json:"rate"`
-			RemoteAddress    string `json:"remote_address"`
-			Size             uint64 `json:"size"`
-			Speed            uint32 `json:"speed"`
-			StartBlockHeight uint64 `json:"start_block_height"`
-		} `json:"spans"`
+		rpctypes.SyncInfoResponse
 	}
 	if !x.method("sync_info", empty{}, &r, "Unsuccessful") {
 		return true
@@ -728,10 +688,7 @@ func (x *Ctl) Bans(args []string) bool {
 	}
 	var r struct {
 		rpcStatus
-		Bans []struct {
-			Host    string `json:"host"`
-			Seconds uint32 `json:"seconds"`
-		} `json:"bans"`
+		rpctypes.GetBansResponse
 	}
 	if !x.method("get_bans", empty{}, &r, "Unsuccessful") {
 		return true

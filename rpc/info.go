@@ -72,37 +72,6 @@ func (NoPeers) MaxPeers() (out, in int64)                                  { ret
 func (NoPeers) SetMaxPeers(out, in int64)                                  {}
 func (NoPeers) Traffic() (packetsIn, bytesIn, packetsOut, bytesOut uint64) { return 0, 0, 0, 0 }
 
-// writeConnection writes c as get_connections and sync_info show it.
-func writeConnection(w *epeejson.Writer, c *peerinfo.Connection) {
-	w.BeginObject()
-	w.KeyString("address", c.Address)
-	w.KeyUint("address_type", c.AddressType)
-	w.KeyUint("avg_download", c.AvgDownload)
-	w.KeyUint("avg_upload", c.AvgUpload)
-	w.KeyString("connection_id", c.ConnectionID)
-	w.KeyUint("current_download", c.CurrentDownload)
-	w.KeyUint("current_upload", c.CurrentUpload)
-	w.KeyUint("height", c.Height)
-	w.KeyString("host", c.Host)
-	w.KeyBool("incoming", c.Incoming)
-	w.KeyString("ip", c.IP)
-	w.KeyUint("live_time", c.LiveTime)
-	w.KeyBool("local_ip", c.LocalIP)
-	w.KeyBool("localhost", c.Localhost)
-	w.KeyString("peer_id", c.PeerID)
-	w.KeyString("port", c.Port)
-	w.KeyUint("pruning_seed", c.PruningSeed)
-	w.KeyUint("recv_count", c.RecvCount)
-	w.KeyUint("recv_idle_time", c.RecvIdleTime)
-	w.KeyUint("rpc_credits_per_hash", c.RPCCreditsPerHash)
-	w.KeyUint("rpc_port", c.RPCPort)
-	w.KeyUint("send_count", c.SendCount)
-	w.KeyUint("send_idle_time", c.SendIdleTime)
-	w.KeyString("state", c.State)
-	w.KeyUint("support_flags", c.SupportFlags)
-	w.EndObject()
-}
-
 // restrictedDatabaseSizeStep: a restricted get_info rounds database_size up
 // to a multiple of 5 GiB so as not to reveal the node's exact state.
 const restrictedDatabaseSizeStep = 5 << 30

@@ -7,6 +7,8 @@ import (
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/peerinfo"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // call is one method invocation.
@@ -449,21 +451,20 @@ func getBlockCount(c *call) (func(*epeejson.Writer), *Error) {
 }
 
 func getConnections(c *call) (func(*epeejson.Writer), *Error) {
-	conns := c.server.peers.Connections()
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		if len(conns) > 0 { // monerod omits an empty array
-			w.Key("connections")
-			w.BeginArray()
-			for i := range conns {
-				writeConnection(w, &conns[i])
-			}
-			w.EndArray()
-		}
-		w.KeyString("status", "OK")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetConnectionsResponse{Connections: connectionInfos(c.server.peers.Connections())}
+	return res.Write, nil
+}
+
+// connectionInfos are the P2P layer's connections as the RPC shows them.
+func connectionInfos(conns []peerinfo.Connection) []rpctypes.ConnectionInfo {
+	if len(conns) == 0 {
+		return nil
+	}
+	out := make([]rpctypes.ConnectionInfo, len(conns))
+	for i := range conns {
+		out[i] = rpctypes.ConnectionInfo(conns[i])
+	}
+	return out
 }
 
 func uitoa(v uint64) string {

@@ -13,6 +13,7 @@ import (
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/peerinfo"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // The operator and explorer endpoints: peers, bans, limits, logging, the
@@ -205,35 +206,15 @@ func syncInfo(c *call) (func(*epeejson.Writer), *Error) {
 	if q, ok := s.peers.(SyncQueue); ok {
 		spans, overview = q.SyncSpans(height)
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		writeCredits(w)
-		w.KeyUint("height", height)
-		w.KeyUint("next_needed_pruning_seed", uint64(seed))
-		w.KeyString("overview", overview)
-		writeList(w, "peers", peers, func(w *epeejson.Writer, p *peerinfo.Connection) {
-			w.BeginObject()
-			w.Key("info")
-			writeConnection(w, p)
-			w.EndObject()
-		})
-		writeList(w, "spans", spans, func(w *epeejson.Writer, sp *peerinfo.SyncSpan) {
-			w.BeginObject()
-			w.KeyString("connection_id", sp.ConnectionID)
-			w.KeyUint("nblocks", sp.NBlocks)
-			w.KeyUint("rate", uint64(sp.Rate))
-			w.KeyString("remote_address", sp.RemoteAddress)
-			w.KeyUint("size", sp.Size)
-			w.KeyUint("speed", uint64(sp.Speed))
-			w.KeyUint("start_block_height", sp.StartBlockHeight)
-			w.EndObject()
-		})
-		w.KeyString("status", statusOK)
-		w.KeyUint("target_height", target)
-		w.KeyString("top_hash", "")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.SyncInfoResponse{Height: height, NextNeededPruningSeed: seed, Overview: overview, TargetHeight: target}
+	for _, info := range connectionInfos(peers) {
+		res.Peers = append(res.Peers, rpctypes.SyncPeer{Info: info})
+	}
+	for _, sp := range spans {
+		res.Spans = append(res.Spans, rpctypes.SyncSpan{ConnectionID: sp.ConnectionID, NBlocks: sp.NBlocks, Rate: sp.Rate,
+			RemoteAddress: sp.RemoteAddress, Size: sp.Size, Speed: sp.Speed, StartBlockHeight: sp.StartBlockHeight})
+	}
+	return res.Write, nil
 }
 
 // SyncQueue is what a P2P node with a block queue adds to Peers: the
@@ -296,25 +277,21 @@ func (s *Server) nextNeededPruningSeed(height uint64, conns []peerinfo.Connectio
 func getBans(c *call) (func(*epeejson.Writer), *Error) {
 	now := time.Now()
 	bans := c.server.peers.Bans(now)
-	return okAnswer(statusOK, func(w *epeejson.Writer) {
-		writeList(w, "bans", bans, func(w *epeejson.Writer, b *peerinfo.Ban) {
-			var host string
-			var ip uint64
-			if b.Prefix.IsSingleIP() {
-				host = b.Prefix.Addr().String()
-				if b.Prefix.Addr().Is4() {
-					ip = uint64(ipv4ToEpee(b.Prefix.Addr()))
-				}
-			} else {
-				host = b.Prefix.String()
+	res := &rpctypes.GetBansResponse{}
+	for _, b := range bans {
+		var host string
+		var ip uint32
+		if b.Prefix.IsSingleIP() {
+			host = b.Prefix.Addr().String()
+			if b.Prefix.Addr().Is4() {
+				ip = rpctypes.IPv4ToEpee(b.Prefix.Addr())
 			}
-			w.BeginObject()
-			w.KeyString("host", host)
-			w.KeyUint("ip", ip)
-			w.KeyUint("seconds", uint64(uint32(b.Until.Unix()-now.Unix())))
-			w.EndObject()
-		})
-	}), nil
+		} else {
+			host = b.Prefix.String()
+		}
+		res.Bans = append(res.Bans, rpctypes.BanInfo{Host: host, IP: ip, Seconds: uint32(b.Until.Unix() - now.Unix())})
+	}
+	return res.Write, nil
 }
 
 // banUntil is now plus seconds, in whole seconds as monerod's time_t.
@@ -323,7 +300,7 @@ func banUntil(now time.Time, seconds uint32) time.Time {
 }
 
 func setBans(c *call) (func(*epeejson.Writer), *Error) {
-	bans, e := readSetBans(c.params)
+	req, e := rpctypes.ParseSetBansRequest(c.params)
 	if e != nil {
 		return nil, e
 	}
@@ -331,26 +308,26 @@ func setBans(c *call) (func(*epeejson.Writer), *Error) {
 	now := time.Now()
 	// Entries are applied in order, and an entry monerod cannot read stops
 	// the loop with the earlier ones applied, as monerod's does.
-	for _, b := range bans {
+	for _, b := range req.Bans {
 		var p netip.Prefix
-		switch subnet, isSubnet := parseSubnet(b.host); {
-		case b.host != "" && isSubnet:
+		switch subnet, isSubnet := parseSubnet(b.Host); {
+		case b.Host != "" && isSubnet:
 			p = subnet
-		case b.host != "":
-			a, ok := parseHost(b.host)
+		case b.Host != "":
+			a, ok := parseHost(b.Host)
 			if !ok {
 				return nil, &Error{Code: codeWrongParam, Message: "Unsupported host/subnet type"}
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
-		case b.ip == 0:
+		case b.IP == 0:
 			// Since 0.18.4: an entry with neither host nor ip no longer
 			// bans 0.0.0.0.
 			return nil, &Error{Code: codeWrongParam, Message: "No ip/host supplied"}
 		default:
-			p = netip.PrefixFrom(ipv4FromEpee(b.ip), 32)
+			p = netip.PrefixFrom(rpctypes.IPv4FromEpee(b.IP), 32)
 		}
-		if b.ban {
-			peers.Ban(p, banUntil(now, b.seconds))
+		if b.Ban {
+			peers.Ban(p, banUntil(now, b.Seconds))
 		} else {
 			peers.Unban(p)
 		}
@@ -501,7 +478,7 @@ func rpcAccessTracking(c *call) (func(*epeejson.Writer), *Error) {
 	// monerod lists its unordered_map in hash order; gonero by name.
 	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.rpc, b.rpc) })
 	return okAnswer(statusOK, func(w *epeejson.Writer) {
-		writeList(w, "data", rows, func(w *epeejson.Writer, r *row) {
+		rpctypes.WriteList(w, "data", rows, func(r *row, w *epeejson.Writer) {
 			w.BeginObject()
 			w.KeyUint("count", r.count)
 			w.KeyUint("credits", r.credits)
@@ -550,7 +527,7 @@ func (s *Server) peerLists(includeBlocked, publicOnly bool) (white, grey []peeri
 }
 
 func (s *Server) serveGetPeerList(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
@@ -565,16 +542,16 @@ func (s *Server) serveGetPeerList(req *httpd.Request) httpd.Response {
 	white, grey := s.peerLists(includeBlocked, publicOnly)
 	return plainAnswer(func(w *epeejson.Writer) {
 		w.BeginObject()
-		writeList(w, "gray_list", grey, writePeer)
+		rpctypes.WriteList(w, "gray_list", grey, rpctypes.WritePeer)
 		w.KeyString("status", statusOK)
 		writeUntrusted(w)
-		writeList(w, "white_list", white, writePeer)
+		rpctypes.WriteList(w, "white_list", white, rpctypes.WritePeer)
 		w.EndObject()
 	})
 }
 
 func (s *Server) serveGetPublicNodes(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
@@ -600,45 +577,31 @@ func (s *Server) serveGetPublicNodes(req *httpd.Request) httpd.Response {
 	wl, gl = public(wl, white), public(gl, gray)
 	return plainAnswer(func(w *epeejson.Writer) {
 		w.BeginObject()
-		writeList(w, "gray", gl, writePublicNode)
+		rpctypes.WriteList(w, "gray", gl, rpctypes.WritePublicNode)
 		w.KeyString("status", statusOK)
 		writeUntrusted(w)
-		writeList(w, "white", wl, writePublicNode)
+		rpctypes.WriteList(w, "white", wl, rpctypes.WritePublicNode)
 		w.EndObject()
 	})
 }
 
 func (s *Server) serveGetNetStats(req *httpd.Request) httpd.Response {
-	if _, ok := pathParams(req); !ok {
+	if _, ok := rpctypes.PathParams(req.Body); !ok {
 		return badRequest()
 	}
 	pin, bin, pout, bout := s.peers.Traffic()
-	return plainAnswer(func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.KeyUint("start_time", uint64(s.started.Unix()))
-		w.KeyString("status", statusOK)
-		w.KeyUint("total_bytes_in", bin)
-		w.KeyUint("total_bytes_out", bout)
-		w.KeyUint("total_packets_in", pin)
-		w.KeyUint("total_packets_out", pout)
-		writeUntrusted(w)
-		w.EndObject()
-	})
-}
-
-func (s *Server) writeLimits(w *epeejson.Writer, down, up int64) {
-	w.Key("limit_down")
-	w.Int(down)
-	w.Key("limit_up")
-	w.Int(up)
+	res := &rpctypes.GetNetStatsResponse{StartTime: uint64(s.started.Unix()), TotalBytesIn: bin, TotalBytesOut: bout,
+		TotalPacketsIn: pin, TotalPacketsOut: pout}
+	return plainAnswer(res.Write)
 }
 
 func (s *Server) serveGetLimit(req *httpd.Request) httpd.Response {
-	if _, ok := pathParams(req); !ok {
+	if _, ok := rpctypes.PathParams(req.Body); !ok {
 		return badRequest()
 	}
 	down, up := s.ops.limitDown.Load(), s.ops.limitUp.Load()
-	return plainAnswer(okAnswer(statusOK, func(w *epeejson.Writer) { s.writeLimits(w, down, up) }))
+	res := &rpctypes.GetLimitResponse{LimitDown: down, LimitUp: up, Status: statusOK}
+	return plainAnswer(res.Write)
 }
 
 // serveSetLimit: a positive limit is set, 0 leaves it, -1 restores the
@@ -646,7 +609,7 @@ func (s *Server) serveGetLimit(req *httpd.Request) httpd.Response {
 // limits of 0 in the answer) after the download limit may already have
 // been applied, as in monerod.
 func (s *Server) serveSetLimit(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
@@ -670,7 +633,8 @@ func (s *Server) serveSetLimit(req *httpd.Request) httpd.Response {
 		return true
 	}
 	if !apply(down, &s.ops.limitDown, defaultLimitDown) || !apply(up, &s.ops.limitUp, defaultLimitUp) {
-		return plainAnswer(okAnswer("Invalid parameter", func(w *epeejson.Writer) { s.writeLimits(w, 0, 0) }))
+		res := &rpctypes.GetLimitResponse{Status: "Invalid parameter"}
+		return plainAnswer(res.Write)
 	}
 	return s.serveGetLimit(&httpd.Request{})
 }
@@ -680,7 +644,7 @@ func (s *Server) serveSetLimit(req *httpd.Request) httpd.Response {
 // closed; the answer is the limit as monerod's uint32_t holds it (an
 // unlimited -1 reads 4294967295).
 func (s *Server) servePeerLimit(req *httpd.Request, name string, out bool) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
@@ -734,7 +698,7 @@ func (s *Server) setLogLevel(level int) {
 }
 
 func (s *Server) serveSetLogLevel(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
@@ -756,7 +720,7 @@ func (s *Server) serveSetLogLevel(req *httpd.Request) httpd.Response {
 // has one level, which a numeric level in the string sets; the categories
 // themselves select nothing).
 func (s *Server) serveSetLogCategories(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
@@ -775,7 +739,7 @@ func (s *Server) serveSetLogCategories(req *httpd.Request) httpd.Response {
 // serveSetLogHashRate: gonero's miner logs no periodic hash rate, so while
 // it mines the flag is accepted and changes nothing.
 func (s *Server) serveSetLogHashRate(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
@@ -791,14 +755,14 @@ func (s *Server) serveSetLogHashRate(req *httpd.Request) httpd.Response {
 
 // serveSaveBC: every bbolt commit is already synced to disk.
 func (s *Server) serveSaveBC(req *httpd.Request) httpd.Response {
-	if _, ok := pathParams(req); !ok {
+	if _, ok := rpctypes.PathParams(req.Body); !ok {
 		return badRequest()
 	}
 	return plainAnswer(okAnswer(statusOK, nil))
 }
 
 func (s *Server) servePopBlocks(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
@@ -816,7 +780,7 @@ func (s *Server) servePopBlocks(req *httpd.Request) httpd.Response {
 
 // serveStopDaemon asks the node to stop, once the answer is on its way.
 func (s *Server) serveStopDaemon(req *httpd.Request) httpd.Response {
-	if _, ok := pathParams(req); !ok {
+	if _, ok := rpctypes.PathParams(req.Body); !ok {
 		return badRequest()
 	}
 	if s.ops.stop == nil {
@@ -830,7 +794,7 @@ func (s *Server) serveStopDaemon(req *httpd.Request) httpd.Response {
 // (an empty address) is what monerod does and succeeds; setting one fails
 // with monerod's status for a bootstrap daemon it could not set.
 func (s *Server) serveSetBootstrapDaemon(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
@@ -860,7 +824,7 @@ func (s *Server) serveSetBootstrapDaemon(req *httpd.Request) httpd.Response {
 // does; online, a known command gets monerod's answer for an update check
 // that could not reach the network.
 func (s *Server) serveUpdate(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}

@@ -98,6 +98,22 @@ func TestAnswersRoundTrip(t *testing.T) {
 	roundTrip(t, "get_version", &version, (*GetVersionResponse).Write)
 	hf := HardForkInfoResponse{EarliestHeight: 1<<64 - 1, Enabled: true, State: 2, Version: 16, Votes: 10080, Voting: 16, Window: 10080}
 	roundTrip(t, "hard_fork_info", &hf, (*HardForkInfoResponse).Write)
+	conn := ConnectionInfo{Address: "1.2.3.4:18080", AddressType: 1, AvgDownload: 1, AvgUpload: 2, ConnectionID: "ab",
+		CurrentDownload: 3, CurrentUpload: 4, Height: 5, Host: "1.2.3.4", Incoming: true, IP: "1.2.3.4", LiveTime: 6,
+		LocalIP: true, Localhost: true, PeerID: "0011", Port: "18080", PruningSeed: 0x181, RecvCount: 7, RecvIdleTime: 8,
+		RPCCreditsPerHash: 9, RPCPort: 18081, SendCount: 10, SendIdleTime: 11, State: "normal", SupportFlags: 1}
+	conns := GetConnectionsResponse{Connections: []ConnectionInfo{conn, {State: "before_handshake"}}}
+	roundTrip(t, "get_connections", &conns, (*GetConnectionsResponse).Write)
+	sync := SyncInfoResponse{Height: 5, NextNeededPruningSeed: 2, Overview: "[..]", Peers: []SyncPeer{{Info: conn}},
+		Spans: []SyncSpan{{ConnectionID: "ab", NBlocks: 3, Rate: 4, RemoteAddress: "1.2.3.4:18080", Size: 5, Speed: 100,
+			StartBlockHeight: 6}}, TargetHeight: 7}
+	roundTrip(t, "sync_info", &sync, (*SyncInfoResponse).Write)
+	bans := GetBansResponse{Bans: []BanInfo{{Host: "1.2.3.4", IP: IPv4ToEpee(IPv4FromEpee(0x04030201)), Seconds: 60}, {Host: "10.0.0.0/8"}}}
+	roundTrip(t, "get_bans", &bans, (*GetBansResponse).Write)
+	netStats := GetNetStatsResponse{StartTime: 1, TotalBytesIn: 2, TotalBytesOut: 3, TotalPacketsIn: 4, TotalPacketsOut: 5}
+	roundTrip(t, "get_net_stats", &netStats, (*GetNetStatsResponse).Write)
+	limit := GetLimitResponse{LimitDown: 32768, LimitUp: -1, Status: StatusOK}
+	roundTrip(t, "get_limit", &limit, (*GetLimitResponse).Write)
 	submit := SubmitBlockResponse{Status: StatusOK, BlockID: h}
 	roundTrip(t, "submit_block", &submit, (*SubmitBlockResponse).Write)
 }
@@ -146,6 +162,7 @@ func TestRequestsRoundTrip(t *testing.T) {
 	requestRoundTrip(t, "gettransactions", GetTransactionsRequest{TxsHashes: []string{h, "zz"}, DecodeAsJSON: true, Prune: true, Split: true}, ParseGetTransactions)
 	requestRoundTrip(t, "is_key_image_spent", IsKeyImageSpentRequest{KeyImages: []string{h}}, ParseIsKeyImageSpent)
 	requestRoundTrip(t, "hard_fork_info", HardForkInfoRequest{Version: 255}, withError(ParseHardForkInfoRequest))
+	requestRoundTrip(t, "set_bans", SetBansRequest{Bans: []SetBan{{Host: "1.2.3.4", Ban: true, Seconds: 60}, {IP: 1 << 31, Seconds: 1<<32 - 1}}}, withError(ParseSetBansRequest))
 	requestRoundTrip(t, "get_block_template", BlockTemplateRequest{ReserveSize: 8, WalletAddress: "4A", PrevBlock: h, ExtraNonce: "00ff"}, withError(ParseBlockTemplateRequest))
 	requestRoundTrip(t, "start_mining", StartMiningRequest{MinerAddress: "4A", Threads: 2, Background: true, IgnoreBattery: true}, withError(ParseStartMiningRequest))
 	requestRoundTrip(t, "add_aux_pow", auxPowRequest{[]AuxPow{{ID: h, Hash: h}, {ID: "x", Hash: ""}}}, parseAuxPowRequest)
@@ -172,6 +189,8 @@ func FuzzJSONRequests(f *testing.F) {
 		`{"reserve_size":-1}`, `{"aux_pow":[{"id":"` + h + `","hash":"` + h + `"}]}`, `{"aux_pow":[1]}`,
 		`{"miner_address":"4A","threads_count":1,"do_background_mining":true,"ignore_battery":false}`,
 		`{"version":16}`, `{"version":"16"}`, `{"version":256}`,
+		`{"bans":[{"host":"1.2.3.4","ban":true,"seconds":3600},{"host":"10.0.0.0/8","ban":true}]}`,
+		`{"bans":[{"ip":16909060,"ban":true,"seconds":60},{"ip":4294967296}]}`, `{"bans":[1]}`,
 		`{"client":""}`, ``, `{`, `{"txs_hashes":[1]}`, `{"prune":"x"}`, `[1,2]`,
 	} {
 		f.Add([]byte(s))
@@ -191,9 +210,13 @@ func FuzzJSONRequests(f *testing.F) {
 		if r, e := ParseHardForkInfoRequest(p); e == nil {
 			requestRoundTrip(t, "hard_fork_info", r, withError(ParseHardForkInfoRequest))
 		}
+		if r, e := ParseSetBansRequest(p); e == nil && len(r.Bans) > 0 {
+			requestRoundTrip(t, "set_bans", r, withError(ParseSetBansRequest))
+		}
 		if r, e := ParseBlockTemplateRequest(p); e == nil {
 			requestRoundTrip(t, "hard_fork_info", HardForkInfoRequest{Version: 255}, withError(ParseHardForkInfoRequest))
-	requestRoundTrip(t, "get_block_template", r, withError(ParseBlockTemplateRequest))
+			requestRoundTrip(t, "set_bans", SetBansRequest{Bans: []SetBan{{Host: "1.2.3.4", Ban: true, Seconds: 60}, {IP: 1 << 31, Seconds: 1<<32 - 1}}}, withError(ParseSetBansRequest))
+			requestRoundTrip(t, "get_block_template", r, withError(ParseBlockTemplateRequest))
 		}
 		if r, e := ParseStartMiningRequest(p); e == nil {
 			requestRoundTrip(t, "start_mining", r, withError(ParseStartMiningRequest))

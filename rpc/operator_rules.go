@@ -1,78 +1,16 @@
 package rpc
 
+// The operator endpoints' rules that are not wire types: log categories,
+// default rate limits, the pruning stripes of next_needed_pruning_seed, and
+// the ban parsers.
+
 import (
-	"bytes"
 	"math"
 	"net/netip"
 	"strings"
 
-	"github.com/gonero/gonero/epeejson"
-	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/peerinfo"
 )
-
-// Request decoding and answer writing of the operator and explorer
-// endpoints (core_rpc_server_commands_defs.h, v0.18.0.0). Members are
-// written in the order monerod prints them: epee sections are std::map,
-// so sorted by name.
-
-// pathParams reads the JSON body of a plain-path request: none (or only
-// white space) is the all-default request; a body that does not parse is
-// monerod's 400.
-func pathParams(req *httpd.Request) (requestParams, bool) {
-	if len(bytes.TrimSpace(req.Body)) == 0 {
-		return requestParams{}, true
-	}
-	v, err := epeejson.Parse(req.Body)
-	if err != nil {
-		return requestParams{}, false
-	}
-	return newParams(v, true), true
-}
-
-// setBan is one entry of set_bans' request (COMMAND_RPC_SETBANS::ban).
-type setBan struct {
-	host    string
-	ip      uint32
-	ban     bool
-	seconds uint32
-}
-
-func readSetBans(p requestParams) ([]setBan, *Error) {
-	var out []setBan
-	for _, b := range p.Objects("bans") {
-		var e setBan
-		var err *Error
-		if e.host, err = b.String("host"); err != nil {
-			return nil, err
-		}
-		ip, err := b.Unsigned("ip", 0, math.MaxUint32)
-		if err != nil {
-			return nil, err
-		}
-		if e.ban, err = b.Bool("ban"); err != nil {
-			return nil, err
-		}
-		secs, err := b.Unsigned("seconds", 0, math.MaxUint32)
-		if err != nil {
-			return nil, err
-		}
-		e.ip, e.seconds = uint32(ip), uint32(secs)
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-// ipv4FromEpee is an IPv4 address as epee holds it: a uint32 in network
-// byte order, stored little-endian (1.2.3.4 is 0x04030201).
-func ipv4FromEpee(ip uint32) netip.Addr {
-	return netip.AddrFrom4([4]byte{byte(ip), byte(ip >> 8), byte(ip >> 16), byte(ip >> 24)})
-}
-
-func ipv4ToEpee(a netip.Addr) uint32 {
-	b := a.Unmap().As4()
-	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
-}
 
 // parseSubnet is net::get_ipv4_subnet_address without an implicit /32:
 // "a.b.c.d/n" with n at most 32. monerod reads the address with inet_addr,
@@ -83,59 +21,6 @@ func parseSubnet(s string) (netip.Prefix, bool) { return peerinfo.ParseIPv4Subne
 // parseHost is peerinfo.ParseHost: net::get_network_address(host, 0) for
 // the address kinds a ban applies to.
 func parseHost(s string) (netip.Addr, bool) { return peerinfo.ParseHost(s) }
-
-// writePeer writes one get_peer_list entry (struct peer): rpc_port,
-// rpc_credits_per_hash and pruning_seed are KV_SERIALIZE_OPT, which epee
-// leaves out when they hold their default (0).
-func writePeer(w *epeejson.Writer, e *peerinfo.PeerEntry) {
-	a := e.Addr.Addr().Unmap()
-	var ip uint64
-	host, port := a.String(), uint64(e.Addr.Port())
-	if a.Is4() {
-		ip = uint64(ipv4ToEpee(a))
-	}
-	if e.Host != "" { // Tor, I2P: monerod's str() as host, no ip or port
-		host, port = e.Host, 0
-	}
-	w.BeginObject()
-	w.KeyString("host", host)
-	w.KeyUint("id", e.ID)
-	w.KeyUint("ip", ip)
-	w.KeyUint("last_seen", uint64(e.LastSeen))
-	w.KeyUint("port", port)
-	for _, opt := range []struct {
-		name string
-		v    uint64
-	}{{"pruning_seed", uint64(e.PruningSeed)}, {"rpc_credits_per_hash", uint64(e.RPCCreditsPerHash)}, {"rpc_port", uint64(e.RPCPort)}} {
-		if opt.v != 0 {
-			w.KeyUint(opt.name, opt.v)
-		}
-	}
-	w.EndObject()
-}
-
-// writePublicNode writes one get_public_nodes entry (struct public_node).
-func writePublicNode(w *epeejson.Writer, e *peerinfo.PeerEntry) {
-	w.BeginObject()
-	w.KeyString("host", e.Addr.Addr().Unmap().String())
-	w.KeyUint("last_seen", uint64(e.LastSeen))
-	w.KeyUint("rpc_credits_per_hash", uint64(e.RPCCreditsPerHash))
-	w.KeyUint("rpc_port", uint64(e.RPCPort))
-	w.EndObject()
-}
-
-// writeList writes a non-empty array under name (epee omits empty ones).
-func writeList[T any](w *epeejson.Writer, name string, list []T, write func(*epeejson.Writer, *T)) {
-	if len(list) == 0 {
-		return
-	}
-	w.Key(name)
-	w.BeginArray()
-	for i := range list {
-		write(w, &list[i])
-	}
-	w.EndArray()
-}
 
 // Log categories (contrib/epee/src/mlog.cpp): what a numeric log level
 // stands for.
