@@ -143,7 +143,7 @@ func (x *Ctl) PrintHeight(args []string) bool {
 	}
 	var r struct {
 		rpcStatus
-		Height uint64 `json:"height"`
+		rpctypes.GetHeightResponse
 	}
 	if x.path("/getheight", empty{}, &r, "Unsuccessful") {
 		x.success(strconv.FormatUint(r.Height, 10))
@@ -294,26 +294,7 @@ func (x *Ctl) PrintBlock(args []string) bool {
 	}
 	var r struct {
 		rpcStatus
-		Blob   string `json:"blob"`
-		JSON   string `json:"json"`
-		Header struct {
-			Timestamp                uint64 `json:"timestamp"`
-			PrevHash                 string `json:"prev_hash"`
-			Nonce                    uint32 `json:"nonce"`
-			OrphanStatus             bool   `json:"orphan_status"`
-			Height                   uint64 `json:"height"`
-			Depth                    uint64 `json:"depth"`
-			Hash                     string `json:"hash"`
-			WideDifficulty           string `json:"wide_difficulty"`
-			WideCumulativeDifficulty string `json:"wide_cumulative_difficulty"`
-			PowHash                  string `json:"pow_hash"`
-			BlockSize                uint64 `json:"block_size"`
-			BlockWeight              uint64 `json:"block_weight"`
-			LongTermWeight           uint64 `json:"long_term_weight"`
-			NumTxes                  uint64 `json:"num_txes"`
-			Reward                   uint64 `json:"reward"`
-			MinerTxHash              string `json:"miner_tx_hash"`
-		} `json:"block_header"`
+		rpctypes.GetBlockResponse
 	}
 	if !x.method("getblock", params, &r, "Unsuccessful") {
 		return true
@@ -321,7 +302,7 @@ func (x *Ctl) PrintBlock(args []string) bool {
 	if hexToo {
 		x.success(r.Blob + "\n")
 	}
-	h := r.Header
+	h := r.BlockHeader
 	orphan := "0"
 	if h.OrphanStatus {
 		orphan = "1"

@@ -356,18 +356,9 @@ func getBlockHeadersRange(c *call) (func(*epeejson.Writer), *Error) {
 			return nil, e
 		}
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		writeCredits(w)
-		w.Key("headers")
-		w.BeginArray()
-		for i := range list {
-			list[i].write(w)
-		}
-		w.EndArray()
-		w.KeyString("status", statusOK)
-		w.KeyString("top_hash", "")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetBlockHeadersRangeResponse{Headers: make([]rpctypes.BlockHeader, len(list))}
+	for i := range list {
+		res.Headers[i] = list[i].header()
+	}
+	return res.Write, nil
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/gonero/gonero/internal/boundedcache"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/rpctypes"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -264,12 +265,8 @@ func (s *Server) serveHeight(req *httpd.Request) httpd.Response {
 		return httpd.Response{ContentType: "application/json", Body: a.body}
 	}
 	w := epeejson.NewWriter(make([]byte, 0, 256))
-	w.BeginObject()
-	w.KeyString("hash", top.Hash.String())
-	w.KeyUint("height", top.Height+1)
-	w.KeyString("status", "OK")
-	w.KeyBool("untrusted", false)
-	w.EndObject()
+	res := rpctypes.GetHeightResponse{Hash: top.Hash.String(), Height: top.Height + 1}
+	res.Write(w)
 	s.heightAnswer.Store(&heightAnswer{top: top.Hash, height: top.Height, body: w.Bytes()})
 	return jsonResponse(w)
 }

@@ -114,6 +114,26 @@ func TestAnswersRoundTrip(t *testing.T) {
 	roundTrip(t, "get_net_stats", &netStats, (*GetNetStatsResponse).Write)
 	limit := GetLimitResponse{LimitDown: 32768, LimitUp: -1, Status: StatusOK}
 	roundTrip(t, "get_limit", &limit, (*GetLimitResponse).Write)
+	header := BlockHeader{BlockSize: 1, BlockWeight: 2, CumulativeDifficulty: 3, CumulativeDifficultyTop64: 4, Depth: 5,
+		Difficulty: 6, DifficultyTop64: 7, Hash: h, Height: 8, LongTermWeight: 9, MajorVersion: 16, MinerTxHash: h,
+		MinorVersion: 16, Nonce: 1<<32 - 1, NumTxes: 10, OrphanStatus: true, PowHash: h, PrevHash: h, Reward: 11,
+		Timestamp: 12, WideCumulativeDifficulty: "0x40000000000000003", WideDifficulty: "0x70000000000000006"}
+	headers := BlockHeaderResponse{BlockHeader: header, BlockHeaders: []BlockHeader{header, {Hash: h}}, Status: StatusOK}
+	roundTrip(t, "getblockheaderbyhash", &headers, (*BlockHeaderResponse).Write)
+	headersRange := GetBlockHeadersRangeResponse{Headers: []BlockHeader{header, header}}
+	roundTrip(t, "getblockheadersrange", &headersRange, (*GetBlockHeadersRangeResponse).Write)
+	count := GetBlockCountResponse{Count: 301}
+	roundTrip(t, "get_block_count", &count, (*GetBlockCountResponse).Write)
+	height := GetHeightResponse{Hash: h, Height: 301}
+	roundTrip(t, "get_height", &height, (*GetHeightResponse).Write)
+	block := GetBlockResponse{Blob: "0100", BlockHeader: header, JSON: `{"major_version": 16}`, MinerTxHash: h, TxHashes: []string{h}}
+	roundTrip(t, "getblock", &block, (*GetBlockResponse).Write)
+	refusedTx := SendRawTxResponse{DoubleSpend: true, FeeTooLow: true, InvalidInput: true, InvalidOutput: true, LowMixin: true,
+		NonzeroUnlockTime: true, Overspend: true, SanityCheckFailed: true, Status: "Failed", TooBig: true, TooFewOutputs: true,
+		TxExtraTooBig: true}
+	roundTrip(t, "sendrawtransaction refused", &refusedTx, (*SendRawTxResponse).Write)
+	relayed := SendRawTxResponse{NotRelayed: true, Reason: "Not relayed", Status: StatusOK}
+	roundTrip(t, "sendrawtransaction", &relayed, (*SendRawTxResponse).Write)
 	submit := SubmitBlockResponse{Status: StatusOK, BlockID: h}
 	roundTrip(t, "submit_block", &submit, (*SubmitBlockResponse).Write)
 }
@@ -136,6 +156,23 @@ func requestRoundTrip[T any](t *testing.T, name string, in T, parse func(Params)
 	out, ok := parse(p)
 	if !ok || !reflect.DeepEqual(in, out) {
 		t.Fatalf("%s: sent %+v, decoded %+v (%v)", name, in, out, ok)
+	}
+}
+
+// sendRawTxRoundTrip is requestRoundTrip for /sendrawtransaction, whose
+// decoder reads the body.
+func sendRawTxRoundTrip(t *testing.T, in SendRawTxRequest) {
+	t.Helper()
+	b, err := json.Marshal(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(b, []byte(`\ufffd`)) {
+		return
+	}
+	out, ok := ParseSendRawTxRequest(b)
+	if !ok || out != in {
+		t.Fatalf("sendrawtransaction: sent %+v, decoded %+v (%v)", in, out, ok)
 	}
 }
 
@@ -163,6 +200,11 @@ func TestRequestsRoundTrip(t *testing.T) {
 	requestRoundTrip(t, "is_key_image_spent", IsKeyImageSpentRequest{KeyImages: []string{h}}, ParseIsKeyImageSpent)
 	requestRoundTrip(t, "hard_fork_info", HardForkInfoRequest{Version: 255}, withError(ParseHardForkInfoRequest))
 	requestRoundTrip(t, "set_bans", SetBansRequest{Bans: []SetBan{{Host: "1.2.3.4", Ban: true, Seconds: 60}, {IP: 1 << 31, Seconds: 1<<32 - 1}}}, withError(ParseSetBansRequest))
+	sendRawTxRoundTrip(t, SendRawTxRequest{TxAsHex: "0200", DoNotRelay: true})
+	sendRawTxRoundTrip(t, SendRawTxRequest{TxAsHex: "0200", DoSanityChecks: true})
+	if r, ok := ParseSendRawTxRequest([]byte(" \n")); !ok || !r.DoSanityChecks {
+		t.Fatalf("an empty sendrawtransaction body reads as %+v, %v", r, ok)
+	}
 	requestRoundTrip(t, "get_block_template", BlockTemplateRequest{ReserveSize: 8, WalletAddress: "4A", PrevBlock: h, ExtraNonce: "00ff"}, withError(ParseBlockTemplateRequest))
 	requestRoundTrip(t, "start_mining", StartMiningRequest{MinerAddress: "4A", Threads: 2, Background: true, IgnoreBattery: true}, withError(ParseStartMiningRequest))
 	requestRoundTrip(t, "add_aux_pow", auxPowRequest{[]AuxPow{{ID: h, Hash: h}, {ID: "x", Hash: ""}}}, parseAuxPowRequest)
@@ -191,11 +233,15 @@ func FuzzJSONRequests(f *testing.F) {
 		`{"version":16}`, `{"version":"16"}`, `{"version":256}`,
 		`{"bans":[{"host":"1.2.3.4","ban":true,"seconds":3600},{"host":"10.0.0.0/8","ban":true}]}`,
 		`{"bans":[{"ip":16909060,"ban":true,"seconds":60},{"ip":4294967296}]}`, `{"bans":[1]}`,
+		`{"tx_as_hex":"0200","do_not_relay":true,"do_sanity_checks":false}`, `{"do_sanity_checks":1}`,
 		`{"client":""}`, ``, `{`, `{"txs_hashes":[1]}`, `{"prune":"x"}`, `[1,2]`,
 	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		if r, ok := ParseSendRawTxRequest(body); ok {
+			sendRawTxRoundTrip(t, r)
+		}
 		p, ok := PathRequest(body)
 		if !ok {
 			return
@@ -216,6 +262,11 @@ func FuzzJSONRequests(f *testing.F) {
 		if r, e := ParseBlockTemplateRequest(p); e == nil {
 			requestRoundTrip(t, "hard_fork_info", HardForkInfoRequest{Version: 255}, withError(ParseHardForkInfoRequest))
 			requestRoundTrip(t, "set_bans", SetBansRequest{Bans: []SetBan{{Host: "1.2.3.4", Ban: true, Seconds: 60}, {IP: 1 << 31, Seconds: 1<<32 - 1}}}, withError(ParseSetBansRequest))
+			sendRawTxRoundTrip(t, SendRawTxRequest{TxAsHex: "0200", DoNotRelay: true})
+			sendRawTxRoundTrip(t, SendRawTxRequest{TxAsHex: "0200", DoSanityChecks: true})
+			if r, ok := ParseSendRawTxRequest([]byte(" \n")); !ok || !r.DoSanityChecks {
+				t.Fatalf("an empty sendrawtransaction body reads as %+v, %v", r, ok)
+			}
 			requestRoundTrip(t, "get_block_template", r, withError(ParseBlockTemplateRequest))
 		}
 		if r, e := ParseStartMiningRequest(p); e == nil {
