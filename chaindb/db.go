@@ -119,13 +119,19 @@ type Options struct {
 	// stored blocks): with the blocks done so far and the chain height, after
 	// every batch. Open does nothing else until the upgrade is done.
 	MigrationProgress func(done, total uint64)
+
+	// MigrationBatch is the number of blocks such an upgrade handles per
+	// write transaction (and between two MigrationProgress calls); zero
+	// means DefaultMigrationBatch.
+	MigrationBatch uint64
 }
 
 // DB is an open chain store. Its methods are safe for concurrent use; writes
 // are serialised by bbolt.
 type DB struct {
-	bolt *bolt.DB
-	path string
+	bolt         *bolt.DB
+	path         string
+	migrateBatch uint64 // Options.MigrationBatch
 }
 
 // Open opens the store at path, creating it if the file does not exist.
@@ -138,6 +144,9 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	if opts.InitialMmapSize <= 0 {
 		opts.InitialMmapSize = DefaultInitialMmapSize
+	}
+	if opts.MigrationBatch == 0 {
+		opts.MigrationBatch = DefaultMigrationBatch
 	}
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout: opts.LockTimeout,
@@ -159,7 +168,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("chaindb: open %s: %w", path, err)
 	}
-	db := &DB{bolt: bdb, path: path}
+	db := &DB{bolt: bdb, path: path, migrateBatch: opts.MigrationBatch}
 	if err := db.initOrCheck(opts.Network, opts.MigrationProgress); err != nil {
 		_ = bdb.Close()
 		return nil, err

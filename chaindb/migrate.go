@@ -48,13 +48,9 @@ func (db *DB) upgrade(progress func(done, total uint64)) error {
 	})
 }
 
-// infoBlobUpgradeNext is the lowest height whose tx blobs migrateBlobs has
-// not yet regrouped (present only while an upgrade is under way).
-var infoBlobUpgradeNext = []byte("blob_upgrade_next")
-
 // migrateBlobs moves the tx blobs of schema 1-3 (bucket tx_blobs, one value
 // per tx keyed by hash) into block_tx_blobs (one value per block), in
-// batches of migrateBatch blocks, each batch recording where the next
+// batches of Options.MigrationBatch blocks, each batch recording where the next
 // starts; the old bucket is dropped once every block is done. Pruned blobs
 // move as they are (the pruning records are keyed by tx hash and stay).
 func (db *DB) migrateBlobs(version uint32, progress func(done, total uint64)) error {
@@ -89,8 +85,8 @@ func (db *DB) migrateBlobs(version uint32, progress func(done, total uint64)) er
 	if !pending {
 		return nil
 	}
-	for from := next; from < height; from += migrateBatch {
-		to := min(height, from+migrateBatch)
+	for from := next; from < height; from += db.migrateBatch {
+		to := min(height, from+db.migrateBatch)
 		err := db.update(func(tx *bolt.Tx) error { return regroupBlobs(tx, from, to) })
 		if err != nil {
 			return fail(err)
@@ -111,10 +107,11 @@ func (db *DB) migrateBlobs(version uint32, progress func(done, total uint64)) er
 	return nil
 }
 
-// migrateBatch is the number of blocks indexed per write transaction while
-// upgrading: large enough that fsyncs do not dominate, small enough that one
-// transaction's dirty pages stay modest on a mainnet-sized chain.
-var migrateBatch uint64 = 2000
+// DefaultMigrationBatch is the number of blocks upgraded per write
+// transaction (Options.MigrationBatch): large enough that fsyncs do not
+// dominate, small enough that one transaction's dirty pages stay modest on
+// a mainnet-sized chain.
+const DefaultMigrationBatch = 2000
 
 // migrateIndexes upgrades a schema-1 store to schema 2: it drops whatever
 // index buckets a previous, interrupted upgrade left, builds the indexes
@@ -147,8 +144,8 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 	if err != nil {
 		return fail(err)
 	}
-	for from := uint64(0); from < height; from += migrateBatch {
-		to := min(height, from+migrateBatch)
+	for from := uint64(0); from < height; from += db.migrateBatch {
+		to := min(height, from+db.migrateBatch)
 		err := db.update(func(tx *bolt.Tx) error {
 			r := &Reader{tx: tx}
 			for h := from; h < to; h++ {
@@ -205,8 +202,8 @@ func (db *DB) migrateMinerTxs(version uint32, progress func(done, total uint64))
 	if err != nil {
 		return fail(err)
 	}
-	for from := uint64(0); from < height; from += migrateBatch {
-		to := min(height, from+migrateBatch)
+	for from := uint64(0); from < height; from += db.migrateBatch {
+		to := min(height, from+db.migrateBatch)
 		err := db.update(func(tx *bolt.Tx) error {
 			r := &Reader{tx: tx}
 			b := tx.Bucket(bucketMinerTxs)

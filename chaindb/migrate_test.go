@@ -94,11 +94,12 @@ func rawUpdate(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
 // hash (schema 2, and 3 once pruned) to blobs grouped per block, also from
 // an upgrade interrupted after two batches: the stores equal those this
 // build writes, and work on.
+// testMigrationBatch makes an upgrade of the 300-block regtest chain take
+// several batches, so that resuming between them is exercised.
+const testMigrationBatch = 70
+
 func TestMigrationFromSchema2And3(t *testing.T) {
 	c := regtest(t)
-	old := migrateBatch
-	migrateBatch = 70
-	defer func() { migrateBatch = old }()
 	for _, tc := range []struct {
 		name        string
 		pruned      bool
@@ -138,7 +139,7 @@ func TestMigrationFromSchema2And3(t *testing.T) {
 			})
 		}
 		var calls [][2]uint64
-		db, err := Open(path, Options{Network: testNetwork, MigrationProgress: func(done, total uint64) {
+		db, err := Open(path, Options{Network: testNetwork, MigrationBatch: testMigrationBatch, MigrationProgress: func(done, total uint64) {
 			calls = append(calls, [2]uint64{done, total})
 		}})
 		if err != nil {
@@ -182,9 +183,6 @@ func TestMigrationFromSchema2And3(t *testing.T) {
 
 func TestMigrationFromSchema1(t *testing.T) {
 	c := regtest(t)
-	old := migrateBatch
-	migrateBatch = 70 // several batches over 300 blocks
-	defer func() { migrateBatch = old }()
 	for _, leftovers := range []bool{false, true} {
 		db, path := openTemp(t)
 		db.bolt.NoSync = true
@@ -199,7 +197,7 @@ func TestMigrationFromSchema1(t *testing.T) {
 		downgrade(t, path, leftovers)
 
 		var calls [][2]uint64
-		db, err := Open(path, Options{Network: testNetwork, MigrationProgress: func(done, total uint64) {
+		db, err := Open(path, Options{Network: testNetwork, MigrationBatch: testMigrationBatch, MigrationProgress: func(done, total uint64) {
 			calls = append(calls, [2]uint64{done, total})
 		}})
 		if err != nil {
@@ -222,7 +220,7 @@ func TestMigrationFromSchema1(t *testing.T) {
 		}
 		// And opens again without another upgrade.
 		calls = nil
-		db, err = Open(path, Options{Network: testNetwork, MigrationProgress: func(done, total uint64) {
+		db, err = Open(path, Options{Network: testNetwork, MigrationBatch: testMigrationBatch, MigrationProgress: func(done, total uint64) {
 			calls = append(calls, [2]uint64{done, total})
 		}})
 		if err != nil || len(calls) != 0 {
@@ -293,9 +291,6 @@ func setBlockTxBlob(t *testing.T, path string, h uint64, i int, blob []byte) {
 // version-1 miner tx is found by its hash, and they work on.
 func TestMigrationFromSchema4And5(t *testing.T) {
 	c := regtest(t)
-	old := migrateBatch
-	migrateBatch = 70
-	defer func() { migrateBatch = old }()
 	for _, tc := range []struct {
 		name        string
 		pruned      bool
@@ -339,7 +334,7 @@ func TestMigrationFromSchema4And5(t *testing.T) {
 			}
 			return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(version))
 		})
-		db, err := Open(path, Options{Network: testNetwork})
+		db, err := Open(path, Options{Network: testNetwork, MigrationBatch: testMigrationBatch})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -13,6 +13,9 @@ package chaindb
 //	               "network"              network name as given to Open ("mainnet", ...)
 //	               "tx_count"             u64 non-coinbase txs on the main chain
 //	               "alt_block_count"      u64 entries in alt_blocks
+//	               "blob_upgrade_next"    u64 lowest height whose tx blobs are not yet
+//	                                      regrouped; only while Open upgrades a store of
+//	                                      schema 1-3 (migrate.go)
 //	block_meta     u64 height (BE)        block meta, see the meta layout below
 //	block_blobs    u64 height (BE)        raw block blob
 //	block_txs      u64 height (BE)        u32 count, then count × 32-byte tx hash (block order)
@@ -214,6 +217,9 @@ var (
 	infoAltBlockCount = []byte("alt_block_count")
 	infoPruningSeed   = []byte("pruning_seed")
 	infoPruneNext     = []byte("prune_next")
+	// infoBlobUpgradeNext is the lowest height whose tx blobs migrateBlobs
+	// has not yet regrouped (present only while an upgrade is under way).
+	infoBlobUpgradeNext = []byte("blob_upgrade_next")
 )
 
 const hashSize = len(cryptonote.Hash{})

@@ -24,6 +24,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/gonero/gonero/httpd"
 )
 
 // Client is what the commands need of a daemon's RPC.
@@ -206,23 +208,23 @@ func exchange(w io.Writer, r *bufio.Reader, host, path string, body []byte, auth
 }
 
 // digestAuthorization answers the first MD5 (not MD5-sess) challenge with
-// qop=auth, as epee's client does (RFC 2617).
+// qop=auth, as epee's client does (RFC 2617). The challenges are read by
+// httpd.ParseDigest, the parser the server reads credentials with.
 func digestAuthorization(challenges []string, login *Login, method, uri string) (string, bool) {
 	for _, ch := range challenges {
-		scheme, rest, _ := strings.Cut(strings.TrimSpace(ch), " ")
-		if !strings.EqualFold(scheme, "Digest") {
+		p, ok := httpd.ParseDigest(ch)
+		if !ok {
 			continue
 		}
-		p := parseParams(rest)
-		if alg := p["algorithm"]; alg != "" && !strings.EqualFold(alg, "MD5") {
+		if alg := p.Algorithm; alg != "" && !strings.EqualFold(alg, "MD5") {
 			continue
 		}
-		nonce, realm := p["nonce"], p["realm"]
+		nonce, realm := p.Nonce, p.Realm
 		if nonce == "" {
 			continue
 		}
 		qopAuth := false
-		for _, q := range strings.Split(p["qop"], ",") {
+		for _, q := range strings.Split(p.QOP, ",") {
 			qopAuth = qopAuth || strings.EqualFold(strings.TrimSpace(q), "auth")
 		}
 		ha1 := md5Hex(login.User + ":" + realm + ":" + login.Password)
@@ -238,39 +240,12 @@ func digestAuthorization(challenges []string, login *Login, method, uri string) 
 		} else {
 			fmt.Fprintf(&b, `, response=%q`, md5Hex(ha1+":"+nonce+":"+ha2))
 		}
-		if op := p["opaque"]; op != "" {
+		if op := p.Opaque; op != "" {
 			fmt.Fprintf(&b, `, opaque=%q`, op)
 		}
 		return b.String(), true
 	}
 	return "", false
-}
-
-// parseParams reads a challenge's comma-separated key=value or key="value".
-func parseParams(s string) map[string]string {
-	out := map[string]string{}
-	for s != "" {
-		s = strings.TrimLeft(s, " ,\t")
-		key, rest, ok := strings.Cut(s, "=")
-		if !ok {
-			break
-		}
-		key = strings.ToLower(strings.TrimSpace(key))
-		var val string
-		if strings.HasPrefix(rest, `"`) {
-			end := strings.IndexByte(rest[1:], '"')
-			if end < 0 {
-				val, s = rest[1:], ""
-			} else {
-				val, s = rest[1:1+end], rest[2+end:]
-			}
-		} else {
-			val, s, _ = strings.Cut(rest, ",")
-			val = strings.TrimSpace(val)
-		}
-		out[key] = val
-	}
-	return out
 }
 
 func md5Hex(s string) string {

@@ -87,49 +87,49 @@ const (
 // check is epee's auth_message::verify: the credential must name our user
 // and carry a correct response; then its nonce and nc decide pass or stale.
 func (a *digestAuth) check(s *authSession, method, target, header string) digestVerdict {
-	cred, ok := parseDigest(header)
+	cred, ok := ParseDigest(header)
 	if !ok {
 		return digestFail
 	}
-	userOK := subtle.ConstantTimeCompare([]byte(cred.username), a.user) == 1
+	userOK := subtle.ConstantTimeCompare([]byte(cred.Username), a.user) == 1
 	// RFC 2617 3.2.2.5: the digest-uri must name the request target. epee
 	// v0.18 hashes whatever uri the client sends; insisting on the target
 	// stops a credential for one URI being replayed against another.
-	if !userOK || cred.uri != target || !a.validResponse(&cred, method) {
+	if !userOK || cred.URI != target || !a.validResponse(&cred, method) {
 		return digestFail
 	}
-	if s.nonce != "" && cred.nonce == s.nonce {
+	if s.nonce != "" && cred.Nonce == s.nonce {
 		// The RFC 2069 form (no qop) carries no nc: it is good for one use.
-		if s.counter == 1 || (cred.qop != "" && cred.hasNC && cred.ncValue == s.counter) {
+		if s.counter == 1 || (cred.QOP != "" && cred.HasNC && cred.NCValue == s.counter) {
 			return digestPass
 		}
 	}
 	return digestStale
 }
 
-// validResponse reports whether cred.response is the digest of our
+// validResponse reports whether cred.Response is the digest of our
 // password for this request, for the algorithm and qop the client chose.
-func (a *digestAuth) validResponse(cred *digestCredentials, method string) bool {
+func (a *digestAuth) validResponse(cred *DigestDirectives, method string) bool {
 	ha1 := a.ha1
 	switch {
-	case cred.algorithm == "" || strings.EqualFold(cred.algorithm, "MD5"):
-	case strings.EqualFold(cred.algorithm, "MD5-sess"):
-		ha1 = md5Hex(ha1 + ":" + cred.nonce + ":" + cred.cnonce)
+	case cred.Algorithm == "" || strings.EqualFold(cred.Algorithm, "MD5"):
+	case strings.EqualFold(cred.Algorithm, "MD5-sess"):
+		ha1 = md5Hex(ha1 + ":" + cred.Nonce + ":" + cred.CNonce)
 	default:
 		return false
 	}
-	ha2 := md5Hex(method + ":" + cred.uri)
+	ha2 := md5Hex(method + ":" + cred.URI)
 	var want string
 	switch {
-	case cred.qop == "":
-		want = md5Hex(ha1 + ":" + cred.nonce + ":" + ha2)
-	case strings.EqualFold(cred.qop, "auth"):
-		want = md5Hex(ha1 + ":" + cred.nonce + ":" + cred.nc + ":" + cred.cnonce + ":" + cred.qop + ":" + ha2)
+	case cred.QOP == "":
+		want = md5Hex(ha1 + ":" + cred.Nonce + ":" + ha2)
+	case strings.EqualFold(cred.QOP, "auth"):
+		want = md5Hex(ha1 + ":" + cred.Nonce + ":" + cred.NC + ":" + cred.CNonce + ":" + cred.QOP + ":" + ha2)
 	default:
 		return false // auth-int is not offered
 	}
 	// epee compares the hex case-insensitively.
-	return subtle.ConstantTimeCompare([]byte(strings.ToLower(cred.response)), []byte(want)) == 1
+	return subtle.ConstantTimeCompare([]byte(strings.ToLower(cred.Response)), []byte(want)) == 1
 }
 
 func md5Hex(s string) string {
@@ -153,26 +153,30 @@ func digestChallenges(nonce string, stale bool) []string {
 	}
 }
 
-// digestCredentials are the directives of an "Authorization: Digest"
-// header, values raw as sent (quoted strings without their quotes, escapes
-// left in place, as epee keeps them).
-type digestCredentials struct {
-	username, realm, nonce, uri, response string
-	algorithm, qop, nc, cnonce, opaque    string
-	hasNC                                 bool
-	ncValue                               uint32
+// DigestDirectives are the directives of a Digest header: the credentials
+// of an Authorization header, or a WWW-Authenticate challenge (realm,
+// nonce, qop, algorithm, opaque, stale). Values are raw as sent (quoted
+// strings without their quotes, escapes left in place, as epee keeps them).
+type DigestDirectives struct {
+	Username, Realm, Nonce, URI, Response string
+	Algorithm, QOP, NC, CNonce, Opaque    string
+	Stale                                 string
+	HasNC                                 bool
+	NCValue                               uint32 // NC's value
 }
 
-// parseDigest parses an Authorization header value of scheme Digest. The
-// grammar follows epee's parser: "Digest" (any case), then one or more
+// ParseDigest parses a header value of scheme Digest, an Authorization
+// header's credentials (which the server checks) or a WWW-Authenticate
+// challenge (which the operator commands' client answers): one parser for
+// both ends. The grammar follows epee's parser: "Digest" (any case), then one or more
 // name=value directives separated by commas (a comma must be followed by
 // another directive), optional whitespace around '=' and ','; username,
 // realm, nonce, uri, cnonce, opaque and domain are quoted strings; response
 // is a quoted string of hex byte pairs; nc is exactly 8 hex digits; other
 // values are a token or a quoted string. Unlike epee, unknown directives
 // are ignored (RFC 7616 3.4) rather than failing the header.
-func parseDigest(v string) (digestCredentials, bool) {
-	var cred digestCredentials
+func ParseDigest(v string) (DigestDirectives, bool) {
+	var cred DigestDirectives
 	p := skipSpace(v)
 	if len(p) < len("digest") || !strings.EqualFold(p[:len("digest")], "digest") {
 		return cred, false
@@ -216,29 +220,31 @@ func parseDigest(v string) (digestCredentials, bool) {
 		}
 		switch name {
 		case "username":
-			cred.username = val
+			cred.Username = val
 		case "realm":
-			cred.realm = val
+			cred.Realm = val
 		case "nonce":
-			cred.nonce = val
+			cred.Nonce = val
 		case "uri":
-			cred.uri = val
+			cred.URI = val
 		case "cnonce":
-			cred.cnonce = val
+			cred.CNonce = val
 		case "opaque":
-			cred.opaque = val
+			cred.Opaque = val
 		case "response":
-			cred.response = val
+			cred.Response = val
 		case "nc":
 			u, err := strconv.ParseUint(val, 16, 32)
 			if err != nil {
 				return cred, false
 			}
-			cred.nc, cred.hasNC, cred.ncValue = val, true, uint32(u)
+			cred.NC, cred.HasNC, cred.NCValue = val, true, uint32(u)
 		case "algorithm":
-			cred.algorithm = val
+			cred.Algorithm = val
 		case "qop":
-			cred.qop = val
+			cred.QOP = val
+		case "stale":
+			cred.Stale = val
 		}
 
 		p = skipSpace(p)

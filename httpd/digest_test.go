@@ -379,16 +379,24 @@ func TestCORS(t *testing.T) {
 }
 
 func TestParseDigest(t *testing.T) {
-	cred, ok := parseDigest(`  digest username="u\"x", realm="monero-rpc",nonce="n==" , uri="/json_rpc",` +
+	cred, ok := ParseDigest(`  digest username="u\"x", realm="monero-rpc",nonce="n==" , uri="/json_rpc",` +
 		` response="0123456789ABCDEFabcdef0123456789", algorithm="MD5-sess", qop=auth, nc=0000000a, cnonce="c", userhash=false`)
 	if !ok {
 		t.Fatal("curl-style header rejected")
 	}
-	want := digestCredentials{username: `u\"x`, realm: "monero-rpc", nonce: "n==", uri: "/json_rpc",
-		response: "0123456789ABCDEFabcdef0123456789", algorithm: "MD5-sess", qop: "auth", nc: "0000000a",
-		cnonce: "c", hasNC: true, ncValue: 10}
+	want := DigestDirectives{Username: `u\"x`, Realm: "monero-rpc", Nonce: "n==", URI: "/json_rpc",
+		Response: "0123456789ABCDEFabcdef0123456789", Algorithm: "MD5-sess", QOP: "auth", NC: "0000000a",
+		CNonce: "c", HasNC: true, NCValue: 10}
 	if cred != want {
 		t.Fatalf("got  %+v\nwant %+v", cred, want)
+	}
+	// The server's own challenges, as the operator commands' client reads them.
+	for i, ch := range digestChallenges("SD7ol2RIvOD/hBCrmxd/6g==", true) {
+		got, ok := ParseDigest(ch)
+		alg := []string{"MD5", "MD5-sess"}[i]
+		if want := (DigestDirectives{Realm: digestRealm, Nonce: "SD7ol2RIvOD/hBCrmxd/6g==", QOP: "auth", Algorithm: alg, Stale: "true"}); !ok || got != want {
+			t.Errorf("challenge %q: got %+v %v, want %+v", ch, got, ok, want)
+		}
 	}
 	for _, bad := range []string{
 		``, `Basic abc`, `Digest`, `Digest `, `Digest username="u",`, `Digest username=u`,
@@ -396,7 +404,7 @@ func TestParseDigest(t *testing.T) {
 		`Digest response="zz"`, `Digest username="u" realm="r"`, `Digest username="unterminated`,
 		`Digest =x`, `Digest qop=`,
 	} {
-		if _, ok := parseDigest(bad); ok {
+		if _, ok := ParseDigest(bad); ok {
 			t.Errorf("%q accepted", bad)
 		}
 	}
@@ -410,18 +418,18 @@ func FuzzParseDigest(f *testing.F) {
 	f.Add(`Digest username="`)
 	a := newDigestAuth(testUser, testPass)
 	f.Fuzz(func(t *testing.T, header string) {
-		cred, ok := parseDigest(header)
+		cred, ok := ParseDigest(header)
 		if !ok {
 			return
 		}
-		if cred.hasNC && len(cred.nc) != 8 {
-			t.Fatalf("nc %q", cred.nc)
+		if cred.HasNC && len(cred.NC) != 8 {
+			t.Fatalf("nc %q", cred.NC)
 		}
-		if len(cred.response)%2 != 0 {
-			t.Fatalf("response %q", cred.response)
+		if len(cred.Response)%2 != 0 {
+			t.Fatalf("response %q", cred.Response)
 		}
 		// Verification of whatever parsed must not panic either.
-		s := &authSession{nonce: cred.nonce, counter: 1}
-		a.check(s, "POST", cred.uri, header)
+		s := &authSession{nonce: cred.Nonce, counter: 1}
+		a.check(s, "POST", cred.URI, header)
 	})
 }

@@ -5,10 +5,10 @@ package ringct
 
 import (
 	"filippo.io/edwards25519"
-	"github.com/oasisprotocol/curve25519-voi/curve"
 
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/ringct/internal/msm"
 )
 
 // BulletproofItem is one Bulletproof with the commitments it covers: the
@@ -21,9 +21,9 @@ type BulletproofItem struct {
 // bpData is one proof after its structural checks and transcript.
 type bpData struct {
 	taux, mu, a, b, t *edwards25519.Scalar
-	v8                []*curve.EdwardsPoint
-	a8, s8, t18, t28  *curve.EdwardsPoint
-	l8, r8            []*curve.EdwardsPoint
+	v8                []*msm.Point
+	a8, s8, t18, t28  *msm.Point
+	l8, r8            []*msm.Point
 	y, z, x, xip      edwards25519.Scalar
 	w                 []edwards25519.Scalar // one challenge per round
 	logM, rounds      int
@@ -88,15 +88,15 @@ func (pd *bpData) parse(it *BulletproofItem) bool {
 		return false
 	}
 	for _, f := range []struct {
-		dst **curve.EdwardsPoint
+		dst **msm.Point
 		src *cryptonote.Key
 	}{{&pd.a8, &p.A}, {&pd.s8, &p.S}, {&pd.t18, &p.T1}, {&pd.t28, &p.T2}} {
 		if *f.dst, ok = decodePoint8(f.src); !ok {
 			return false
 		}
 	}
-	pd.l8 = make([]*curve.EdwardsPoint, pd.rounds)
-	pd.r8 = make([]*curve.EdwardsPoint, pd.rounds)
+	pd.l8 = make([]*msm.Point, pd.rounds)
+	pd.r8 = make([]*msm.Point, pd.rounds)
 	for k := 0; k < pd.rounds; k++ {
 		if pd.l8[k], ok = decodePoint8(&p.L[k]); !ok {
 			return false

@@ -25,7 +25,7 @@ func sameDecode(t testing.TB, b []byte) {
 	if ok {
 		var c [32]byte
 		copy(c[:], p.Bytes())
-		enc, _ := v.MarshalBinary()
+		enc := v.Bytes()
 		if !bytes.Equal(enc, c[:]) || !bytes.Equal(enc, b) {
 			t.Fatalf("%x: decoders disagree on the point", b)
 		}

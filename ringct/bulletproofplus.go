@@ -5,10 +5,10 @@ package ringct
 
 import (
 	"filippo.io/edwards25519"
-	"github.com/oasisprotocol/curve25519-voi/curve"
 
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/ringct/internal/msm"
 )
 
 // BulletproofPlusItem is one Bulletproof+ with the commitments it covers:
@@ -23,9 +23,9 @@ type BulletproofPlusItem struct {
 type bppData struct {
 	p            *cryptonote.BulletproofPlus
 	r1, s1, d1   *edwards25519.Scalar
-	v8           []*curve.EdwardsPoint
-	a8, a18, b8  *curve.EdwardsPoint
-	l8, r8       []*curve.EdwardsPoint
+	v8           []*msm.Point
+	a8, a18, b8  *msm.Point
+	l8, r8       []*msm.Point
 	y, z, e      edwards25519.Scalar
 	ch           []edwards25519.Scalar // eₖ, one per round
 	logM, rounds int
@@ -101,8 +101,8 @@ func (pd *bppData) parse(it *BulletproofPlusItem, tr0 [32]byte) bool {
 	if pd.b8, ok = decodePoint8(&p.B); !ok {
 		return false
 	}
-	pd.l8 = make([]*curve.EdwardsPoint, pd.rounds)
-	pd.r8 = make([]*curve.EdwardsPoint, pd.rounds)
+	pd.l8 = make([]*msm.Point, pd.rounds)
+	pd.r8 = make([]*msm.Point, pd.rounds)
 	for k := 0; k < pd.rounds; k++ {
 		if pd.l8[k], ok = decodePoint8(&p.L[k]); !ok {
 			return false

@@ -5,11 +5,10 @@ import (
 	"fmt"
 
 	"filippo.io/edwards25519"
-	"github.com/oasisprotocol/curve25519-voi/curve"
-	"github.com/oasisprotocol/curve25519-voi/curve/scalar"
 
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/ringct/internal/msm"
 )
 
 var (
@@ -101,10 +100,10 @@ func VerifyCLSAG(msg [32]byte, ring []RingMember, pseudoOut [32]byte, keyImage [
 	if crypto.IsIdentityEncoding(keyImage[:]) {
 		return ErrKeyImage
 	}
-	// The points live on curve25519-voi: its three-term multiscalar
-	// multiplication (AVX2 Straus) takes about half the time of
-	// edwards25519's, and the ring loop is nearly all of a CLSAG's cost.
-	// decodeVoi applies monerod's decoding rules, as decodePoint does.
+	// The points are msm.Points: its three-term multiscalar multiplication
+	// takes about half the time of edwards25519's, and the ring loop is
+	// nearly all of a CLSAG's cost. decodeVoi applies monerod's decoding
+	// rules, as decodePoint does.
 	cOff, ok := decodeVoi(pseudoOut[:])
 	if !ok {
 		return fmt.Errorf("ringct: pseudo-out: %w", ErrPoint)
@@ -126,12 +125,10 @@ func VerifyCLSAG(msg [32]byte, ring []RingMember, pseudoOut [32]byte, keyImage [
 
 	var (
 		c            edwards25519.Scalar
-		vs, vP, vC   scalar.Scalar
-		L, R, C      curve.EdwardsPoint
-		lEnc, rEnc   curve.CompressedEdwardsY
-		scal         = []*scalar.Scalar{&vs, &vP, &vC}
-		lPts, rPts   = []*curve.EdwardsPoint{voiG, nil, nil}, []*curve.EdwardsPoint{nil, I, D8}
-		muPVoi, muCV = voiScalar(&t.muP), voiScalar(&t.muC)
+		vs, vP, vC   msm.Scalar
+		L, R, C      msm.Point // destinations
+		lEnc, rEnc   [32]byte
+		muPVoi, muCV = msm.NewScalar(&t.muP), msm.NewScalar(&t.muC)
 	)
 	c.Set(&c1)
 	for i := range n {
@@ -152,17 +149,14 @@ func VerifyCLSAG(msg [32]byte, ring []RingMember, pseudoOut [32]byte, keyImage [
 			}
 			ringKeys.put(ring[i], kp)
 		}
-		P, hp := kp.p, kp.hp
 		C.Sub(kp.c, cOff)
-		setVoiScalar(&vs, &s[i])
-		setVoiScalar(&vP, &c)
+		vs.Set(&s[i])
+		vP.Set(&c)
 		vC.Mul(&vP, muCV)
 		vP.Mul(&vP, muPVoi)
-		lPts[1], lPts[2], rPts[0] = P, &C, hp
-		L.MultiscalarMulVartime(scal, lPts)
-		R.MultiscalarMulVartime(scal, rPts)
-		lEnc.SetEdwardsPoint(&L)
-		rEnc.SetEdwardsPoint(&R)
+		// L = s·G + c·μP·P + c·μC·C, R = s·Hp(P) + c·μP·I + c·μC·D
+		L.Sum3(&vs, voiG, &vP, kp.p, &vC, &C).Encode(&lEnc)
+		R.Sum3(&vs, kp.hp, &vP, I, &vC, D8).Encode(&rEnc)
 		t.next(&c, lEnc[:], rEnc[:])
 		if c.Equal(zeroS) == 1 {
 			return ErrZeroHash
@@ -174,20 +168,13 @@ func VerifyCLSAG(msg [32]byte, ring []RingMember, pseudoOut [32]byte, keyImage [
 	return nil
 }
 
-// hashToECVoi is crypto.HashToEC with the result on curve25519-voi.
-func hashToECVoi(b []byte) (*curve.EdwardsPoint, error) {
+// hashToECVoi is crypto.HashToEC with the result as an msm.Point.
+func hashToECVoi(b []byte) (*msm.Point, error) {
 	hp, err := crypto.HashToEC(b)
 	if err != nil {
 		return nil, err
 	}
-	return mustVoi(hp), nil
-}
-
-// setVoiScalar sets dst to the (canonical) edwards25519 scalar s.
-func setVoiScalar(dst *scalar.Scalar, s *edwards25519.Scalar) {
-	if _, err := dst.SetCanonicalBytes(s.Bytes()); err != nil {
-		panic("ringct: scalar is not canonical") // cannot happen
-	}
+	return msm.FromEdwards(hp), nil
 }
 
 // SignCLSAG is monerod's CLSAG_Gen, for tests and tools (a wallet needs it

@@ -4,11 +4,9 @@
 // every proof's equations into one multiscalar multiplication.
 //
 // Scalars are edwards25519 (filippo) Scalars, as in package crypto. Points
-// are curve25519-voi EdwardsPoints: its MultiscalarMulVartime (Pippenger
-// above ~190 terms, AVX2 field arithmetic) is 1.7× faster than
-// edwards25519's Straus on a 2-output proof's ~280 terms and 3× on a
-// 16-output proof's ~2100. Points cross between the libraries only as
-// encodings (the generators once, at start-up).
+// are msm.Points, for its MultiscalarMulVartime (ringct/internal/msm says
+// why); they cross between the two only as encodings (the generators once,
+// at start-up).
 
 package ringct
 
@@ -18,11 +16,10 @@ import (
 	"sync"
 
 	"filippo.io/edwards25519"
-	"github.com/oasisprotocol/curve25519-voi/curve"
-	"github.com/oasisprotocol/curve25519-voi/curve/scalar"
 
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/ringct/internal/msm"
 )
 
 const (
@@ -36,7 +33,7 @@ const (
 // generators holds the vector generators of one scheme: Gi[i] = Hp'(2i+1),
 // Hi[i] = Hp'(2i), i < 64·16.
 type generators struct {
-	Gi, Hi [bpMaxMN]*curve.EdwardsPoint
+	Gi, Hi [bpMaxMN]*msm.Point
 }
 
 var (
@@ -104,7 +101,7 @@ func parallel(n int, f func(int)) {
 	wg.Wait()
 }
 
-func exponent(buf []byte, salt string, n uint64) *curve.EdwardsPoint {
+func exponent(buf []byte, salt string, n uint64) *msm.Point {
 	buf = append(buf[:0], crypto.H().Bytes()...)
 	buf = append(buf, salt...)
 	buf = cryptonote.AppendVarint(buf, n)
@@ -113,39 +110,11 @@ func exponent(buf []byte, salt string, n uint64) *curve.EdwardsPoint {
 	if err != nil {
 		panic("ringct: Bulletproof generator has no image under hash_to_ec")
 	}
-	return mustVoi(p)
+	return msm.FromEdwards(p)
 }
 
-// mustVoi converts a point of edwards25519 to curve25519-voi by encoding.
-func mustVoi(p *edwards25519.Point) *curve.EdwardsPoint {
-	v, ok := decodeVoi(p.Bytes())
-	if !ok {
-		panic("ringct: point does not survive its encoding")
-	}
-	return v
-}
-
-// decodeVoi decodes b with monerod's rules (ge_frombytes_vartime, as
-// crypto.DecodePoint): canonical y < p, x recovered from y, and no "x = 0
-// with the sign bit set". voi's SetCompressedY alone is laxer (it reduces
-// y mod p and ignores the sign of a zero x); IsCanonicalVartime refuses
-// exactly those encodings. TestDecodeVoiMatchesCrypto and
-// FuzzDecodeVoi hold the two decoders to the same set.
-func decodeVoi(b []byte) (*curve.EdwardsPoint, bool) {
-	var c curve.CompressedEdwardsY
-	if len(b) != 32 {
-		return nil, false
-	}
-	copy(c[:], b)
-	if !c.IsCanonicalVartime() {
-		return nil, false
-	}
-	p, err := curve.NewEdwardsPoint().SetCompressedY(&c)
-	if err != nil {
-		return nil, false
-	}
-	return p, true
-}
+// decodeVoi decodes b with monerod's rules (msm.Decode).
+func decodeVoi(b []byte) (*msm.Point, bool) { return msm.Decode(b) }
 
 // Scalar helpers. The zero value of edwards25519.Scalar is 0.
 
@@ -236,41 +205,29 @@ func randomWeight() *edwards25519.Scalar {
 // batch accumulates weighted proof equations: merged coefficients of the
 // generators Gᵢ, Hᵢ, G and H, plus one term per proof point.
 type batch struct {
-	gens    *generators
-	gi, hi  []edwards25519.Scalar // merged coefficients of Gᵢ, Hᵢ
-	g, h    edwards25519.Scalar   // merged coefficients of G and H
-	scalars []*scalar.Scalar
-	points  []*curve.EdwardsPoint
+	gens   *generators
+	gi, hi []edwards25519.Scalar // merged coefficients of Gᵢ, Hᵢ
+	g, h   edwards25519.Scalar   // merged coefficients of G and H
+	terms  msm.Terms
 }
 
 func newBatch(gens *generators, maxMN, extra int) *batch {
 	return &batch{
-		gens:    gens,
-		gi:      make([]edwards25519.Scalar, maxMN),
-		hi:      make([]edwards25519.Scalar, maxMN),
-		scalars: make([]*scalar.Scalar, 0, 2*maxMN+2+extra),
-		points:  make([]*curve.EdwardsPoint, 0, 2*maxMN+2+extra),
+		gens:  gens,
+		gi:    make([]edwards25519.Scalar, maxMN),
+		hi:    make([]edwards25519.Scalar, maxMN),
+		terms: msm.MakeTerms(2*maxMN + 2 + extra),
 	}
-}
-
-// voiScalar converts a (canonical) edwards25519 scalar.
-func voiScalar(s *edwards25519.Scalar) *scalar.Scalar {
-	v, err := scalar.NewFromCanonicalBytes(s.Bytes())
-	if err != nil {
-		panic("ringct: scalar is not canonical") // cannot happen
-	}
-	return v
 }
 
 // add appends the term s·p.
-func (b *batch) add(s *edwards25519.Scalar, p *curve.EdwardsPoint) {
-	b.scalars = append(b.scalars, voiScalar(s))
-	b.points = append(b.points, p)
+func (b *batch) add(s *edwards25519.Scalar, p *msm.Point) {
+	b.terms.Add(msm.NewScalar(s), p)
 }
 
 var (
-	voiG = mustVoi(edwards25519.NewGeneratorPoint())
-	voiH = mustVoi(crypto.H())
+	voiG = msm.FromEdwards(edwards25519.NewGeneratorPoint())
+	voiH = msm.FromEdwards(crypto.H())
 )
 
 // isZero evaluates the sum of all terms and reports whether it is the
@@ -280,22 +237,20 @@ func (b *batch) isZero() bool {
 	var zero edwards25519.Scalar
 	for i := range b.gi {
 		if b.gi[i].Equal(&zero) == 0 {
-			b.scalars = append(b.scalars, voiScalar(&b.gi[i]))
-			b.points = append(b.points, b.gens.Gi[i])
+			b.terms.Add(msm.NewScalar(&b.gi[i]), b.gens.Gi[i])
 		}
 		if b.hi[i].Equal(&zero) == 0 {
-			b.scalars = append(b.scalars, voiScalar(&b.hi[i]))
-			b.points = append(b.points, b.gens.Hi[i])
+			b.terms.Add(msm.NewScalar(&b.hi[i]), b.gens.Hi[i])
 		}
 	}
-	b.scalars = append(b.scalars, voiScalar(&b.g), voiScalar(&b.h))
-	b.points = append(b.points, voiG, voiH)
-	return curve.NewEdwardsPoint().MultiscalarMulVartime(b.scalars, b.points).IsIdentity()
+	b.terms.Add(msm.NewScalar(&b.g), voiG)
+	b.terms.Add(msm.NewScalar(&b.h), voiH)
+	return b.terms.Sum(msm.New()).IsIdentity()
 }
 
 // decodePoint8 decodes a proof point with monerod's rules and multiplies it
 // by the cofactor (rct::scalarmult8).
-func decodePoint8(k *cryptonote.Key) (*curve.EdwardsPoint, bool) {
+func decodePoint8(k *cryptonote.Key) (*msm.Point, bool) {
 	p, ok := decodeVoi(k[:])
 	if !ok {
 		return nil, false
@@ -304,7 +259,7 @@ func decodePoint8(k *cryptonote.Key) (*curve.EdwardsPoint, bool) {
 }
 
 // voiInv8 is INV_EIGHT = 8⁻¹ mod ℓ.
-var voiInv8 = voiScalar(scInv8)
+var voiInv8 = msm.NewScalar(scInv8)
 
 // commitmentsV returns V = INV_EIGHT·outPk for each commitment (what
 // expand_transaction_1 stores in the proof), their encodings for the
@@ -314,7 +269,7 @@ var voiInv8 = voiScalar(scInv8)
 // arithmetic: 1..16 commitments, L and R of 6 + log2(M) entries each (M the
 // commitment count rounded up to a power of two), and the commitments as
 // V = outPk/8 (their encodings for the transcript, 8·V for the equations).
-func proofShape(outPk, l, r []cryptonote.Key) (logm, rounds int, venc []byte, v8 []*curve.EdwardsPoint, ok bool) {
+func proofShape(outPk, l, r []cryptonote.Key) (logm, rounds int, venc []byte, v8 []*msm.Point, ok bool) {
 	m := len(outPk)
 	if m < 1 || m > bpMaxM {
 		return 0, 0, nil, nil, false
@@ -328,17 +283,17 @@ func proofShape(outPk, l, r []cryptonote.Key) (logm, rounds int, venc []byte, v8
 	return logm, rounds, venc, v8, ok
 }
 
-func commitmentsV(outPk []cryptonote.Key) (enc []byte, v8 []*curve.EdwardsPoint, ok bool) {
+func commitmentsV(outPk []cryptonote.Key) (enc []byte, v8 []*msm.Point, ok bool) {
 	enc = make([]byte, 0, 32*len(outPk))
-	v8 = make([]*curve.EdwardsPoint, len(outPk))
-	var c curve.CompressedEdwardsY
+	v8 = make([]*msm.Point, len(outPk))
+	var c [32]byte
 	for j := range outPk {
 		p, ok := decodeVoi(outPk[j][:])
 		if !ok {
 			return nil, nil, false
 		}
-		v := curve.NewEdwardsPoint().Mul(p, voiInv8)
-		c.SetEdwardsPoint(v)
+		v := msm.New().Mul(p, voiInv8)
+		v.Encode(&c)
 		enc = append(enc, c[:]...)
 		v8[j] = v.MulByCofactor(v)
 	}

@@ -3,7 +3,7 @@ package ringct
 import (
 	"sync"
 
-	"github.com/oasisprotocol/curve25519-voi/curve"
+	"github.com/gonero/gonero/ringct/internal/msm"
 )
 
 // keyPoints is what a CLSAG needs of a ring member besides its bytes: the
@@ -11,7 +11,7 @@ import (
 // functions of the member's 64 bytes alone, so a cache keyed by those bytes
 // cannot go stale. The points are shared: nobody may modify them.
 type keyPoints struct {
-	p, hp, c *curve.EdwardsPoint
+	p, hp, c *msm.Point
 }
 
 // keyCacheSize bounds the cache: two generations of half this many keys

@@ -113,8 +113,8 @@ func (s *Server) dispatch(req epeejson.Value, restricted bool, w *epeejson.Write
 		return false
 	}
 	id, hasID := req.Get("id")
-	m, found := methods[mv.Str]
-	if !found || !methodAllowed(mv.Str, restricted) {
+	m := endpoints.methods[mv.Str]
+	if !m.allowed(restricted) {
 		// The id is echoed as given; without one monerod's default for this
 		// error is the empty string.
 		if !hasID {
@@ -140,7 +140,7 @@ func (s *Server) dispatch(req epeejson.Value, restricted bool, w *epeejson.Write
 		}
 	}
 	began := time.Now()
-	res, rpcErr := m.handler(c)
+	res, rpcErr := m.method(c)
 	if rpcErr != errInvalidParams {
 		// monerod tracks a call its handler ran (rpc_access_tracking);
 		// params that did not load never reach it.

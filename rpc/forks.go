@@ -13,12 +13,16 @@ import (
 // Chain-wide facts: hard_fork_info, get_version, get_fee_estimate and
 // getblockheadersrange (core_rpc_server.cpp v0.18.0.0).
 
-func init() {
-	registerMethod(method{handler: hardForkInfo}, "hard_fork_info")
-	// get_version's request is rpc_request_base: no "client" member.
-	registerMethod(method{handler: getVersion, noClient: true}, "get_version")
-	registerMethod(method{handler: getFeeEstimate}, "get_fee_estimate")
-	registerMethod(method{handler: getBlockHeadersRange}, "get_block_headers_range", "getblockheadersrange")
+// forksEndpoints are the hard-fork, version, fee and header-range methods (endpoints.go).
+func forksEndpoints() []endpoint {
+	return []endpoint{
+		{names: []string{"hard_fork_info"}, access: accessPublic, method: hardForkInfo},
+		// get_version's request is rpc_request_base: no "client" member.
+		{names: []string{"get_version"}, access: accessPublic, method: getVersion, noClient: true},
+		{names: []string{"get_fee_estimate"}, access: accessPublic, method: getFeeEstimate},
+		// Capped: restrictedBlockHeaderRange headers; fill_pow_hash ignored.
+		{names: []string{"get_block_headers_range", "getblockheadersrange"}, access: accessCapped, method: getBlockHeadersRange},
+	}
 }
 
 // getVersion is get_version. Since 0.18.4 it also tells the chain height,

@@ -22,20 +22,21 @@ type call struct {
 // result object, or an error; nothing is written before the outcome is known.
 type handler func(c *call) (func(w *epeejson.Writer), *Error)
 
-type method struct {
-	handler  handler
-	noClient bool // the request has no "client" member (get_connections)
-}
-
-func init() {
-	registerMethod(method{handler: getInfo}, "get_info")
-	registerMethod(method{handler: getLastBlockHeader}, "get_last_block_header", "getlastblockheader")
-	registerMethod(method{handler: getBlockHeaderByHash}, "get_block_header_by_hash", "getblockheaderbyhash")
-	registerMethod(method{handler: getBlockHeaderByHeight}, "get_block_header_by_height", "getblockheaderbyheight")
-	registerMethod(method{handler: getBlock}, "get_block", "getblock")
-	registerMethod(method{handler: getConnections, noClient: true}, "get_connections")
-	registerMethod(method{handler: getBlockCount, noClient: true}, "get_block_count", "getblockcount")
-	registerMethod(method{handler: generateBlocks}, "generateblocks")
+// methodsEndpoints are the block, header and node-state methods (endpoints.go).
+func methodsEndpoints() []endpoint {
+	return []endpoint{
+		// Capped: private facts hidden (info.go).
+		{names: []string{"get_info"}, access: accessCapped, method: getInfo},
+		// The header methods ignore fill_pow_hash on a restricted listener;
+		// get_block_header_by_hash takes at most maxRestrictedHeaders hashes.
+		{names: []string{"get_last_block_header", "getlastblockheader"}, access: accessCapped, method: getLastBlockHeader},
+		{names: []string{"get_block_header_by_hash", "getblockheaderbyhash"}, access: accessCapped, method: getBlockHeaderByHash},
+		{names: []string{"get_block_header_by_height", "getblockheaderbyheight"}, access: accessCapped, method: getBlockHeaderByHeight},
+		{names: []string{"get_block", "getblock"}, access: accessCapped, method: getBlock},
+		{names: []string{"get_connections"}, access: accessRefused, method: getConnections, noClient: true},
+		{names: []string{"get_block_count", "getblockcount"}, access: accessPublic, method: getBlockCount, noClient: true},
+		{names: []string{"generateblocks"}, access: accessRefused, method: generateBlocks},
+	}
 }
 
 // blockAt is a block as the header methods see it: its stored metadata

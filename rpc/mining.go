@@ -27,19 +27,24 @@ import (
 // data, proof-of-work hashes, merge mining, and the node's own miner
 // (core_rpc_server.cpp, v0.18.0.0).
 
-func init() {
-	registerMethod(method{handler: getBlockTemplate}, "get_block_template", "getblocktemplate")
-	registerMethod(method{handler: submitBlock}, "submit_block", "submitblock")
-	registerMethod(method{handler: getMinerData}, "get_miner_data")
-	registerMethod(method{handler: calcPow}, "calc_pow")
-	registerMethod(method{handler: addAuxPow}, "add_aux_pow")
-	registerMethod(method{handler: getBlockHash}, "on_get_block_hash", "on_getblockhash")
-	registerMethod(method{handler: getCoinbaseTxSum}, "get_coinbase_tx_sum")
-	registerMethod(method{handler: getAlternateChains}, "get_alternate_chains")
-	registerPath((*Server).serveAltBlocksHashes, "/get_alt_blocks_hashes")
-	registerPath((*Server).serveStartMining, "/start_mining")
-	registerPath((*Server).serveStopMining, "/stop_mining")
-	registerPath((*Server).serveMiningStatus, "/mining_status")
+// miningEndpoints are the mining methods and paths (endpoints.go).
+func miningEndpoints() []endpoint {
+	return []endpoint{
+		{names: []string{"get_block_template", "getblocktemplate"}, access: accessPublic, method: getBlockTemplate},
+		{names: []string{"submit_block", "submitblock"}, access: accessPublic, method: submitBlock},
+		{names: []string{"get_miner_data"}, access: accessPublic, method: getMinerData},
+		{names: []string{"calc_pow"}, access: accessRefused, method: calcPow},
+		// Capped: restrictedAuxPowCount chains, nonces up to restrictedMaxAuxNonce.
+		{names: []string{"add_aux_pow"}, access: accessCapped, method: addAuxPow},
+		{names: []string{"on_get_block_hash", "on_getblockhash"}, access: accessPublic, method: getBlockHash},
+		{names: []string{"get_coinbase_tx_sum"}, access: accessRefused, method: getCoinbaseTxSum},
+		{names: []string{"get_alternate_chains"}, access: accessRefused, method: getAlternateChains},
+		// Refused on a restricted listener since 0.18.4.
+		{names: []string{"/get_alt_blocks_hashes"}, access: accessRefused, path: (*Server).serveAltBlocksHashes},
+		{names: []string{"/start_mining"}, access: accessRefused, path: (*Server).serveStartMining},
+		{names: []string{"/stop_mining"}, access: accessRefused, path: (*Server).serveStopMining},
+		{names: []string{"/mining_status"}, access: accessRefused, path: (*Server).serveMiningStatus},
+	}
 }
 
 // Codes of the mining errors (core_rpc_server_error_codes.h).
@@ -257,7 +262,7 @@ func getMinerData(c *call) (func(*epeejson.Writer), *Error) {
 
 // calcPow is calc_pow: the proof-of-work hash of a hashing blob at a height
 // and version, with the given seed or the main chain's. Refused on a
-// restricted listener (restricted.go).
+// restricted listener (miningEndpoints).
 //
 // Difference, deliberate: monerod exits the whole process when asked for a
 // version-7 (CryptoNight v1) hash of a blob shorter than 43 bytes; this

@@ -22,35 +22,38 @@ import (
 // them without RPC payments, without a bootstrap daemon and without
 // network access for updates (core_rpc_server.cpp).
 
-func init() {
-	registerMethod(method{handler: syncInfo}, "sync_info")
-	registerMethod(method{handler: getBans, noClient: true}, "get_bans")
-	registerMethod(method{handler: setBans, noClient: true}, "set_bans")
-	registerMethod(method{handler: banned, noClient: true}, "banned")
-	registerMethod(method{handler: flushCache, noClient: true}, "flush_cache")
-	registerMethod(method{handler: pruneBlockchain, noClient: true}, "prune_blockchain")
-	registerMethod(method{handler: rpcAccessInfo}, "rpc_access_info")
-	registerMethod(method{handler: rpcAccessSubmitNonce}, "rpc_access_submit_nonce")
-	registerMethod(method{handler: rpcAccessPay}, "rpc_access_pay")
-	registerMethod(method{handler: rpcAccessTracking, noClient: true}, "rpc_access_tracking")
-	registerMethod(method{handler: rpcAccessData, noClient: true}, "rpc_access_data")
-	registerMethod(method{handler: rpcAccessAccount}, "rpc_access_account")
+// operatorEndpoints are the operator methods and paths (endpoints.go).
+func operatorEndpoints() []endpoint {
+	return []endpoint{
+		{names: []string{"sync_info"}, access: accessRefused, method: syncInfo},
+		{names: []string{"get_bans"}, access: accessRefused, method: getBans, noClient: true},
+		{names: []string{"set_bans"}, access: accessRefused, method: setBans, noClient: true},
+		{names: []string{"banned"}, access: accessRefused, method: banned, noClient: true},
+		{names: []string{"flush_cache"}, access: accessRefused, method: flushCache, noClient: true},
+		{names: []string{"prune_blockchain"}, access: accessRefused, method: pruneBlockchain, noClient: true},
+		{names: []string{"rpc_access_info"}, access: accessPublic, method: rpcAccessInfo},
+		{names: []string{"rpc_access_submit_nonce"}, access: accessPublic, method: rpcAccessSubmitNonce},
+		{names: []string{"rpc_access_pay"}, access: accessPublic, method: rpcAccessPay},
+		{names: []string{"rpc_access_tracking"}, access: accessRefused, method: rpcAccessTracking, noClient: true},
+		{names: []string{"rpc_access_data"}, access: accessRefused, method: rpcAccessData, noClient: true},
+		{names: []string{"rpc_access_account"}, access: accessRefused, method: rpcAccessAccount},
 
-	registerPath((*Server).serveGetPeerList, "/get_peer_list")
-	registerPath((*Server).serveGetPublicNodes, "/get_public_nodes")
-	registerPath((*Server).serveGetNetStats, "/get_net_stats")
-	registerPath((*Server).serveGetLimit, "/get_limit")
-	registerPath((*Server).serveSetLimit, "/set_limit")
-	registerPath((*Server).serveOutPeers, "/out_peers")
-	registerPath((*Server).serveInPeers, "/in_peers")
-	registerPath((*Server).serveSetLogLevel, "/set_log_level")
-	registerPath((*Server).serveSetLogCategories, "/set_log_categories")
-	registerPath((*Server).serveSetLogHashRate, "/set_log_hash_rate")
-	registerPath((*Server).serveSaveBC, "/save_bc")
-	registerPath((*Server).servePopBlocks, "/pop_blocks")
-	registerPath((*Server).serveStopDaemon, "/stop_daemon")
-	registerPath((*Server).serveSetBootstrapDaemon, "/set_bootstrap_daemon")
-	registerPath((*Server).serveUpdate, "/update")
+		{names: []string{"/get_peer_list"}, access: accessRefused, path: (*Server).serveGetPeerList},
+		{names: []string{"/get_public_nodes"}, access: accessPublic, path: (*Server).serveGetPublicNodes},
+		{names: []string{"/get_net_stats"}, access: accessRefused, path: (*Server).serveGetNetStats},
+		{names: []string{"/get_limit"}, access: accessPublic, path: (*Server).serveGetLimit},
+		{names: []string{"/set_limit"}, access: accessRefused, path: (*Server).serveSetLimit},
+		{names: []string{"/out_peers"}, access: accessRefused, path: (*Server).serveOutPeers},
+		{names: []string{"/in_peers"}, access: accessRefused, path: (*Server).serveInPeers},
+		{names: []string{"/set_log_level"}, access: accessRefused, path: (*Server).serveSetLogLevel},
+		{names: []string{"/set_log_categories"}, access: accessRefused, path: (*Server).serveSetLogCategories},
+		{names: []string{"/set_log_hash_rate"}, access: accessRefused, path: (*Server).serveSetLogHashRate},
+		{names: []string{"/save_bc"}, access: accessRefused, path: (*Server).serveSaveBC},
+		{names: []string{"/pop_blocks"}, access: accessRefused, path: (*Server).servePopBlocks},
+		{names: []string{"/stop_daemon"}, access: accessRefused, path: (*Server).serveStopDaemon},
+		{names: []string{"/set_bootstrap_daemon"}, access: accessRefused, path: (*Server).serveSetBootstrapDaemon},
+		{names: []string{"/update"}, access: accessRefused, path: (*Server).serveUpdate},
+	}
 }
 
 // operatorState is what the operator endpoints keep in the server.

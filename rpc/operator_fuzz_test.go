@@ -36,7 +36,7 @@ func FuzzOperatorRequests(f *testing.F) {
 		var resp httpd.Response
 		if n < len(operatorPaths) {
 			path := operatorPaths[n]
-			resp = node.srv.pathRoute(path, pathHandlers[path])(&httpd.Request{HTTPMethod: "POST", Path: path, Body: body, Restricted: restricted})
+			resp = node.srv.pathRoute(path, endpoints.paths[path])(&httpd.Request{HTTPMethod: "POST", Path: path, Body: body, Restricted: restricted})
 			switch resp.Status {
 			case 400, 404:
 				return

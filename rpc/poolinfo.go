@@ -18,13 +18,18 @@ import (
 // get_txpool_backlog, flush_txpool and relay_tx (core_rpc_server.cpp and
 // tx_pool.cpp, v0.18.0.0).
 
-func init() {
-	registerPath((*Server).serveTransactionPool, "/get_transaction_pool")
-	registerPath((*Server).serveTransactionPoolStats, "/get_transaction_pool_stats")
-	registerMethod(method{handler: getTxpoolBacklog}, "get_txpool_backlog")
-	// flush_txpool's request is rpc_request_base: no "client" member.
-	registerMethod(method{handler: flushTxpool, noClient: true}, "flush_txpool")
-	registerMethod(method{handler: relayTx}, "relay_tx")
+// poolInfoEndpoints are the pool queries and controls (endpoints.go).
+func poolInfoEndpoints() []endpoint {
+	return []endpoint{
+		// Refused on a restricted listener since 0.18.4.
+		{names: []string{"/get_transaction_pool"}, access: accessRefused, path: (*Server).serveTransactionPool},
+		// Capped: do-not-relay and stem-phase transactions are not counted.
+		{names: []string{"/get_transaction_pool_stats"}, access: accessCapped, path: (*Server).serveTransactionPoolStats},
+		{names: []string{"get_txpool_backlog"}, access: accessPublic, method: getTxpoolBacklog},
+		// flush_txpool's request is rpc_request_base: no "client" member.
+		{names: []string{"flush_txpool"}, access: accessRefused, method: flushTxpool, noClient: true},
+		{names: []string{"relay_tx"}, access: accessRefused, method: relayTx},
+	}
 }
 
 // neverRelayed is the last_relayed_time monerod keeps for a transaction it

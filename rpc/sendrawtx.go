@@ -132,8 +132,12 @@ func (s *Server) poolHashes(restricted bool) []cryptonote.Hash {
 	return ids
 }
 
-func init() {
-	registerPath((*Server).serveSendRawTx, "/sendrawtransaction", "/send_raw_transaction")
-	registerPath((*Server).servePoolHashes, "/get_transaction_pool_hashes")
-	registerPath((*Server).servePoolHashesBin, "/get_transaction_pool_hashes.bin")
+// sendRawTxEndpoints are transaction submission and the pool's hashes (endpoints.go).
+func sendRawTxEndpoints() []endpoint {
+	return []endpoint{
+		{names: []string{"/sendrawtransaction", "/send_raw_transaction"}, access: accessPublic, path: (*Server).serveSendRawTx},
+		// Capped: do-not-relay and stem-phase transactions are left out.
+		{names: []string{"/get_transaction_pool_hashes"}, access: accessCapped, path: (*Server).servePoolHashes},
+		{names: []string{"/get_transaction_pool_hashes.bin"}, access: accessCapped, path: (*Server).servePoolHashesBin},
+	}
 }

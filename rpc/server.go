@@ -131,6 +131,11 @@ type Server struct {
 
 // New builds the server and binds its listeners.
 func New(cfg Config) (*Server, error) {
+	if errEndpoints != nil {
+		// An endpoint table is wrong (endpoints.go): serving it could open
+		// an endpoint on a restricted listener.
+		return nil, errEndpoints
+	}
 	if cfg.Peers == nil {
 		cfg.Peers = NoPeers{}
 	}
@@ -329,7 +334,11 @@ func (s *Server) blockPoWHash(job *powJob) ([32]byte, error) {
 	return h, nil
 }
 
-func init() {
-	registerPath((*Server).servePlainInfo, "/get_info", "/getinfo")
-	registerPath((*Server).serveHeight, "/get_height", "/getheight")
+// infoEndpoints are the plain /get_info and /get_height (endpoints.go).
+func infoEndpoints() []endpoint {
+	return []endpoint{
+		// Capped: private facts hidden (info.go).
+		{names: []string{"/get_info", "/getinfo"}, access: accessCapped, path: (*Server).servePlainInfo},
+		{names: []string{"/get_height", "/getheight"}, access: accessPublic, path: (*Server).serveHeight},
+	}
 }

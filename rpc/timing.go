@@ -19,12 +19,12 @@ type endpointTimers struct {
 }
 
 func newEndpointTimers(instrument func(string) func(time.Duration)) *endpointTimers {
-	t := &endpointTimers{byName: make(map[string]func(time.Duration), len(pathHandlers)+len(methods)),
+	t := &endpointTimers{byName: make(map[string]func(time.Duration), len(endpoints.paths)+len(endpoints.methods)),
 		other: instrument(OtherEndpoint)}
-	for p := range pathHandlers {
+	for p := range endpoints.paths {
 		t.byName[p] = instrument(p)
 	}
-	for m := range methods {
+	for m := range endpoints.methods {
 		t.byName[m] = instrument(m)
 	}
 	return t
@@ -34,10 +34,10 @@ func newEndpointTimers(instrument func(string) func(time.Duration)) *endpointTim
 // registered path and JSON-RPC method, and OtherEndpoint.
 func EndpointNames() []string {
 	names := []string{OtherEndpoint}
-	for p := range pathHandlers {
+	for p := range endpoints.paths {
 		names = append(names, p)
 	}
-	for m := range methods {
+	for m := range endpoints.methods {
 		names = append(names, m)
 	}
 	return names

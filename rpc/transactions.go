@@ -16,9 +16,14 @@ import (
 // /gettransactions and /is_key_image_spent (core_rpc_server.cpp
 // on_get_transactions, on_is_key_image_spent, v0.18.0.0).
 
-func init() {
-	registerPath((*Server).serveGetTransactions, "/get_transactions", "/gettransactions")
-	registerPath((*Server).serveIsKeyImageSpent, "/is_key_image_spent")
+// transactionsEndpoints are the transaction and key-image queries (endpoints.go).
+func transactionsEndpoints() []endpoint {
+	return []endpoint{
+		// Capped: restrictedTransactionsCount transactions, restrictedSpentKeyImagesCount
+		// key images; hidden pool transactions are not seen.
+		{names: []string{"/get_transactions", "/gettransactions"}, access: accessCapped, path: (*Server).serveGetTransactions},
+		{names: []string{"/is_key_image_spent"}, access: accessCapped, path: (*Server).serveIsKeyImageSpent},
+	}
 }
 
 func (s *Server) serveGetTransactions(req *httpd.Request) httpd.Response {

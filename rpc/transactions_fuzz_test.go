@@ -43,7 +43,7 @@ func FuzzTransactionsEndpoints(f *testing.F) {
 		var resp httpd.Response
 		if n < len(txsPaths) {
 			path := txsPaths[n]
-			resp = pathHandlers[path](node.srv, &httpd.Request{HTTPMethod: "POST", Path: path, Body: body, Restricted: restricted})
+			resp = endpoints.paths[path].path(node.srv, &httpd.Request{HTTPMethod: "POST", Path: path, Body: body, Restricted: restricted})
 			if resp.Status == 400 {
 				return
 			}

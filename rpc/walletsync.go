@@ -21,16 +21,24 @@ import (
 // walletsync_outputs.go and walletsync_distribution.go (with the histogram),
 // their requests and answers in walletsync_types.go.
 
-func init() {
-	registerPath((*Server).serveGetBlocks, "/getblocks.bin", "/get_blocks.bin")
-	registerPath((*Server).serveGetBlocksByHeight, "/getblocks_by_height.bin", "/get_blocks_by_height.bin")
-	registerPath((*Server).serveGetHashes, "/gethashes.bin", "/get_hashes.bin")
-	registerPath((*Server).serveGetOIndexes, "/get_o_indexes.bin")
-	registerPath((*Server).serveGetOutsBin, "/get_outs.bin")
-	registerPath((*Server).serveGetOutsJSON, "/get_outs")
-	registerPath((*Server).serveOutputDistributionBin, "/get_output_distribution.bin")
-	registerMethod(method{handler: getOutputDistribution}, "get_output_distribution")
-	registerMethod(method{handler: getOutputHistogram}, "get_output_histogram")
+// walletSyncEndpoints are the wallet synchronisation endpoints (endpoints.go).
+func walletSyncEndpoints() []endpoint {
+	return []endpoint{
+		// Capped: at most restrictedTransactionsCount pool transactions whole.
+		{names: []string{"/getblocks.bin", "/get_blocks.bin"}, access: accessCapped, path: (*Server).serveGetBlocks},
+		// Capped: restrictedBlockCount blocks.
+		{names: []string{"/getblocks_by_height.bin", "/get_blocks_by_height.bin"}, access: accessCapped, path: (*Server).serveGetBlocksByHeight},
+		{names: []string{"/gethashes.bin", "/get_hashes.bin"}, access: accessPublic, path: (*Server).serveGetHashes},
+		{names: []string{"/get_o_indexes.bin"}, access: accessPublic, path: (*Server).serveGetOIndexes},
+		// Capped: restrictedMaxGlobalOuts outputs.
+		{names: []string{"/get_outs.bin"}, access: accessCapped, path: (*Server).serveGetOutsBin},
+		{names: []string{"/get_outs"}, access: accessCapped, path: (*Server).serveGetOutsJSON},
+		// Capped: amount 0 (RingCT outputs) only.
+		{names: []string{"/get_output_distribution.bin"}, access: accessCapped, path: (*Server).serveOutputDistributionBin},
+		{names: []string{"get_output_distribution"}, access: accessCapped, method: getOutputDistribution},
+		// Capped: recent histograms only (restrictedHistogramRecentCutoff).
+		{names: []string{"get_output_histogram"}, access: accessCapped, method: getOutputHistogram},
+	}
 }
 
 // Limits of one /getblocks.bin answer (cryptonote_config.h,

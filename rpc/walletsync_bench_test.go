@@ -26,7 +26,7 @@ func benchWalletSync(b *testing.B, path string, bodies func(n *testNode) [][]byt
 		b.Skipf("no heavy chain at %s (bench/lab.sh buildheavy /tmp/heavy/h2000)", file)
 	}
 	node := startNode(b, file, nil)
-	h := pathHandlers[path]
+	h := endpoints.paths[path].path
 	reqs := bodies(node)
 	b.ReportAllocs()
 	i := 0

@@ -41,13 +41,21 @@ if [[ $(id -u) -eq 0 ]]; then
   ip netns exec "$NS" ip link set lo up
   export GONERO_NETNS=$NS
   inns=(ip netns exec "$NS")
-  # The reference monerod (monerodlab.ReferenceVersion, Debian unstable's package) beside Debian 12's 0.18.0.0,
-  # first on the PATH: every cross-check, the chain builders and the wallets run it; Debian 12's
-  # monero-wallet-rpc stays at /usr/bin for the tests of older wallets.
+  # The reference monerod (monerodlab.ReferenceVersion, pinned: Debian's package of that version) beside Debian 12's
+  # 0.18.0.0, first on the PATH: every cross-check, the chain builders and the wallets run it; Debian 12's
+  # monero-wallet-rpc stays at /usr/bin for the tests of older wallets. Checked once here, so that a wrong monerod
+  # stops the run with one message instead of failing every cross-check.
   step "reference monerod"
   latest=$(scripts/monero-reference.sh)
   export PATH="$latest:$PATH"
-  monerod --version
+  ref=$(sed -n 's/^const ReferenceVersion = "\([0-9.]*\)"$/\1/p' internal/monerodlab/lab.go)
+  have=$(monerod --version 2>&1 || true)
+  echo "$have"
+  if [[ -z $ref ]] || ! grep -qE "\(v${ref//./\\.}(-[^)]*)?\)" <<<"$have"; then
+    echo "the monerod first on the PATH ($(command -v monerod)) is not the reference ${ref:-(ReferenceVersion not found)}:" \
+      "see scripts/monero-reference.sh" >&2
+    exit 1
+  fi
   if [[ -z "${GONERO_FRESH_CHAIN:-}" ]]; then
     step "fresh regtest chain (monerodlab buildchain, in namespace $NS)"
     GONERO_FRESH_CHAIN=$(mktemp -d /tmp/gonero-fresh-chain.XXXXXX)

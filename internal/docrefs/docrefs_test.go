@@ -1,8 +1,13 @@
-// Package docrefs holds a test that keeps the code's comments pointing at
-// documentation that exists: every "docs/<name>.md" a comment names must be a
-// file of this repository, every "§N.M" must follow such a name on the same
-// comment line, and the section must be a heading of that file. It also
-// checks the relative links of README.md, CONTRIBUTING.md and docs/.
+// Package docrefs holds the tests that keep the documentation true to the
+// code. The code's comments point at documentation that exists: every
+// "docs/<name>.md" a comment names must be a file of this repository, every
+// "§N.M" must follow such a name on the same comment line, and the section
+// must be a heading of that file. The relative links of README.md,
+// CONTRIBUTING.md and docs/ resolve. docs/architecture.md's package table
+// lists every package, and the imports between packages follow its layers
+// (layers_test.go). The tests the documents name exist, and docs/tests.md
+// counts the fuzz targets right. (docs/flags.md is checked against the
+// flags in cmd/gonerod, whose command it needs.)
 package docrefs
 
 import (

@@ -32,9 +32,11 @@ import (
 	"github.com/gonero/gonero/internal/testutil"
 )
 
-// ReferenceVersion is the monerod release gonero is checked against: the
-// newest that Debian ships (package monero of Debian unstable), which `make
-// test` installs beside the system's and puts first on the PATH. A difference
+// ReferenceVersion is the monerod release gonero is checked against: Debian's
+// package monero of this version, which scripts/monero-reference.sh (reading
+// this constant) installs beside the system's and `make test` puts first on
+// the PATH. It is pinned, not followed: moving to a newer release is a change
+// of this constant, after checking what the release changed. A difference
 // from it is a bug unless the README lists it as deliberate.
 const ReferenceVersion = "0.18.5.3"
 
