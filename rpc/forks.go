@@ -141,7 +141,7 @@ const (
 )
 
 func getFeeEstimate(c *call) (func(*epeejson.Writer), *Error) {
-	grace, e := c.params.Uint64("grace_blocks")
+	in, e := rpctypes.ParseGetFeeEstimateRequest(c.params)
 	if e != nil {
 		return nil, e
 	}
@@ -149,29 +149,13 @@ func getFeeEstimate(c *call) (func(*epeejson.Writer), *Error) {
 	var fees []uint64
 	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
 		var e *Error
-		fee, fees, e = c.server.feeEstimate(r, height, grace)
+		fee, fees, e = c.server.feeEstimate(r, height, in.GraceBlocks)
 		return e
 	}); e != nil {
 		return nil, e
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		writeCredits(w)
-		w.KeyUint("fee", fee)
-		if len(fees) > 0 {
-			w.Key("fees")
-			w.BeginArray()
-			for _, f := range fees {
-				w.Uint(f)
-			}
-			w.EndArray()
-		}
-		w.KeyUint("quantization_mask", consensus.FeeQuantizationMask)
-		w.KeyString("status", statusOK)
-		w.KeyString("top_hash", "")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetFeeEstimateResponse{Fee: fee, Fees: fees, QuantizationMask: consensus.FeeQuantizationMask}
+	return res.Write, nil
 }
 
 // feeEstimate is get_dynamic_base_fee_estimate(_2021_scaling): the fee per

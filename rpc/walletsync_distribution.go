@@ -340,22 +340,8 @@ func getOutputDistribution(c *call) (func(*epeejson.Writer), *Error) {
 	}); err != nil {
 		return nil, errDistributionFailed
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.KeyUint("credits", 0)
-		if len(ds) > 0 {
-			w.Key("distributions")
-			w.BeginArray()
-			for _, d := range ds {
-				d.WriteJSON(w)
-			}
-			w.EndArray()
-		}
-		w.KeyString("status", statusOK)
-		w.KeyString("top_hash", "")
-		w.KeyBool("untrusted", false)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetOutputDistributionResponse{Distributions: ds}
+	return res.Write, nil
 }
 
 // getOutputHistogram is the JSON-RPC get_output_histogram: per amount, how
@@ -384,22 +370,8 @@ func getOutputHistogram(c *call) (func(*epeejson.Writer), *Error) {
 			entries = nil
 		}
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.KeyUint("credits", 0)
-		if len(entries) > 0 {
-			w.Key("histogram")
-			w.BeginArray()
-			for i := range entries {
-				entries[i].Write(w)
-			}
-			w.EndArray()
-		}
-		w.KeyString("status", status)
-		w.KeyString("top_hash", "")
-		w.KeyBool("untrusted", false)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetOutputHistogramResponse{Histogram: entries, Status: status}
+	return res.Write, nil
 }
 
 // outputHistogram is BlockchainLMDB::get_output_histogram followed by the

@@ -211,3 +211,44 @@ func (r *HardForkInfoResponse) Write(w *epeejson.Writer) {
 	w.KeyUint("window", uint64(r.Window))
 	w.EndObject()
 }
+
+// GetFeeEstimateRequest is get_fee_estimate's request
+// (COMMAND_RPC_GET_BASE_FEE_ESTIMATE::request).
+type GetFeeEstimateRequest struct {
+	GraceBlocks uint64 `json:"grace_blocks"`
+}
+
+// ParseGetFeeEstimateRequest loads it from params.
+func ParseGetFeeEstimateRequest(p Params) (GetFeeEstimateRequest, *Error) {
+	g, e := p.Uint64("grace_blocks")
+	return GetFeeEstimateRequest{GraceBlocks: g}, e
+}
+
+// GetFeeEstimateResponse is get_fee_estimate's answer
+// (COMMAND_RPC_GET_BASE_FEE_ESTIMATE::response): the fee per byte and,
+// from fork 15, the four priority levels (omitted when empty); its status
+// is always OK.
+type GetFeeEstimateResponse struct {
+	Fee              uint64   `json:"fee"`
+	Fees             []uint64 `json:"fees"`
+	QuantizationMask uint64   `json:"quantization_mask"`
+}
+
+// Write writes the answer.
+func (r *GetFeeEstimateResponse) Write(w *epeejson.Writer) {
+	w.BeginObject()
+	WriteCredits(w)
+	w.KeyUint("fee", r.Fee)
+	if len(r.Fees) > 0 {
+		w.Key("fees")
+		w.BeginArray()
+		for _, f := range r.Fees {
+			w.Uint(f)
+		}
+		w.EndArray()
+	}
+	w.KeyUint("quantization_mask", r.QuantizationMask)
+	WriteStatusTail(w, StatusOK)
+	WriteUntrusted(w)
+	w.EndObject()
+}

@@ -134,6 +134,10 @@ func TestAnswersRoundTrip(t *testing.T) {
 	roundTrip(t, "sendrawtransaction refused", &refusedTx, (*SendRawTxResponse).Write)
 	relayed := SendRawTxResponse{NotRelayed: true, Reason: "Not relayed", Status: StatusOK}
 	roundTrip(t, "sendrawtransaction", &relayed, (*SendRawTxResponse).Write)
+	fee := GetFeeEstimateResponse{Fee: 20_000, Fees: []uint64{20_000, 80_000, 320_000, 4_000_000}, QuantizationMask: 10_000}
+	roundTrip(t, "get_fee_estimate", &fee, (*GetFeeEstimateResponse).Write)
+	histogram := GetOutputHistogramResponse{Histogram: []HistogramEntry{{Amount: 1, Total: 2, Unlocked: 3, Recent: 4}}, Status: StatusOK}
+	roundTrip(t, "get_output_histogram", &histogram, (*GetOutputHistogramResponse).Write)
 	submit := SubmitBlockResponse{Status: StatusOK, BlockID: h}
 	roundTrip(t, "submit_block", &submit, (*SubmitBlockResponse).Write)
 }
@@ -205,6 +209,7 @@ func TestRequestsRoundTrip(t *testing.T) {
 	if r, ok := ParseSendRawTxRequest([]byte(" \n")); !ok || !r.DoSanityChecks {
 		t.Fatalf("an empty sendrawtransaction body reads as %+v, %v", r, ok)
 	}
+	requestRoundTrip(t, "get_fee_estimate", GetFeeEstimateRequest{GraceBlocks: 10}, withError(ParseGetFeeEstimateRequest))
 	requestRoundTrip(t, "get_block_template", BlockTemplateRequest{ReserveSize: 8, WalletAddress: "4A", PrevBlock: h, ExtraNonce: "00ff"}, withError(ParseBlockTemplateRequest))
 	requestRoundTrip(t, "start_mining", StartMiningRequest{MinerAddress: "4A", Threads: 2, Background: true, IgnoreBattery: true}, withError(ParseStartMiningRequest))
 	requestRoundTrip(t, "add_aux_pow", auxPowRequest{[]AuxPow{{ID: h, Hash: h}, {ID: "x", Hash: ""}}}, parseAuxPowRequest)
@@ -259,6 +264,9 @@ func FuzzJSONRequests(f *testing.F) {
 		if r, e := ParseSetBansRequest(p); e == nil && len(r.Bans) > 0 {
 			requestRoundTrip(t, "set_bans", r, withError(ParseSetBansRequest))
 		}
+		if r, e := ParseGetFeeEstimateRequest(p); e == nil {
+			requestRoundTrip(t, "get_fee_estimate", r, withError(ParseGetFeeEstimateRequest))
+		}
 		if r, e := ParseBlockTemplateRequest(p); e == nil {
 			requestRoundTrip(t, "hard_fork_info", HardForkInfoRequest{Version: 255}, withError(ParseHardForkInfoRequest))
 			requestRoundTrip(t, "set_bans", SetBansRequest{Bans: []SetBan{{Host: "1.2.3.4", Ban: true, Seconds: 60}, {IP: 1 << 31, Seconds: 1<<32 - 1}}}, withError(ParseSetBansRequest))
@@ -267,6 +275,7 @@ func FuzzJSONRequests(f *testing.F) {
 			if r, ok := ParseSendRawTxRequest([]byte(" \n")); !ok || !r.DoSanityChecks {
 				t.Fatalf("an empty sendrawtransaction body reads as %+v, %v", r, ok)
 			}
+			requestRoundTrip(t, "get_fee_estimate", GetFeeEstimateRequest{GraceBlocks: 10}, withError(ParseGetFeeEstimateRequest))
 			requestRoundTrip(t, "get_block_template", r, withError(ParseBlockTemplateRequest))
 		}
 		if r, e := ParseStartMiningRequest(p); e == nil {

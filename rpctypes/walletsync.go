@@ -668,9 +668,13 @@ func (d *Distribution) WriteJSON(w *epeejson.Writer) {
 	w.EndObject()
 }
 
-// HistogramEntry is COMMAND_RPC_GET_OUTPUT_HISTOGRAM::entry.
+// HistogramEntry is COMMAND_RPC_GET_OUTPUT_HISTOGRAM::entry
+// (core_rpc_server_commands_defs.h).
 type HistogramEntry struct {
-	Amount, Total, Unlocked, Recent uint64
+	Amount   uint64 `json:"amount"`
+	Total    uint64 `json:"total_instances"`
+	Unlocked uint64 `json:"unlocked_instances"`
+	Recent   uint64 `json:"recent_instances"`
 }
 
 func (e *HistogramEntry) Write(w *epeejson.Writer) {
@@ -679,5 +683,46 @@ func (e *HistogramEntry) Write(w *epeejson.Writer) {
 	w.KeyUint("recent_instances", e.Recent)
 	w.KeyUint("total_instances", e.Total)
 	w.KeyUint("unlocked_instances", e.Unlocked)
+	w.EndObject()
+}
+
+// GetOutputDistributionResponse is get_output_distribution's JSON-RPC
+// answer (COMMAND_RPC_GET_OUTPUT_DISTRIBUTION::response); its status is
+// always OK (a failure is a JSON-RPC error).
+type GetOutputDistributionResponse struct {
+	Distributions []*Distribution
+}
+
+// Write writes the answer.
+func (r *GetOutputDistributionResponse) Write(w *epeejson.Writer) {
+	w.BeginObject()
+	WriteCredits(w)
+	if len(r.Distributions) > 0 {
+		w.Key("distributions")
+		w.BeginArray()
+		for _, d := range r.Distributions {
+			d.WriteJSON(w)
+		}
+		w.EndArray()
+	}
+	WriteStatusTail(w, StatusOK)
+	WriteUntrusted(w)
+	w.EndObject()
+}
+
+// GetOutputHistogramResponse is get_output_histogram's answer
+// (COMMAND_RPC_GET_OUTPUT_HISTOGRAM::response).
+type GetOutputHistogramResponse struct {
+	Histogram []HistogramEntry `json:"histogram"` // omitted when empty
+	Status    string           `json:"status"`
+}
+
+// Write writes the answer.
+func (r *GetOutputHistogramResponse) Write(w *epeejson.Writer) {
+	w.BeginObject()
+	WriteCredits(w)
+	WriteList(w, "histogram", r.Histogram, (*HistogramEntry).Write)
+	WriteStatusTail(w, r.Status)
+	WriteUntrusted(w)
 	w.EndObject()
 }

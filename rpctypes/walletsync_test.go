@@ -301,3 +301,60 @@ func readCapture(t *testing.T, path string) []capturedRequest {
 	}
 	return out
 }
+
+// get_output_distribution's JSON answer: the three forms of the data
+// (numbers; raw little-endian bytes; compressed varints, both raw bytes in
+// a JSON string, control characters unescaped as monerod's epee writes
+// them), and no data member for an empty distribution.
+func TestDistributionJSON(t *testing.T) {
+	cases := []struct {
+		d          Distribution
+		name, data string // the data member and its string; "" for numbers
+		numbers    []uint64
+	}{
+		{d: Distribution{Base: 7, Data: []uint64{0, 1, 300}}, name: "distribution", numbers: []uint64{0, 1, 300}},
+		{d: Distribution{Binary: true, Data: []uint64{0x41}}, name: "distribution", data: "A\x00\x00\x00\x00\x00\x00\x00"},
+		{d: Distribution{Binary: true, Compress: true, Data: []uint64{0x41, 300}}, name: "compressed_data", data: "A\xac\x02"},
+		{d: Distribution{}},
+	}
+	for _, c := range cases {
+		c.d.StartHeight = 3
+		w := epeejson.NewWriter(nil)
+		res := GetOutputDistributionResponse{Distributions: []*Distribution{&c.d}}
+		res.Write(w)
+		v, err := epeejson.Parse(w.Bytes())
+		if err != nil {
+			t.Fatalf("%+v: %v\n%q", c.d, err, w.Bytes())
+		}
+		ds, ok := v.Get("distributions")
+		if !ok || len(ds.Arr) != 1 {
+			t.Fatalf("%+v: no distribution in %q", c.d, w.Bytes())
+		}
+		d := ds.Arr[0]
+		if h, _ := d.Get("start_height"); h.Uint != 3 {
+			t.Errorf("%+v: start_height %+v", c.d, h)
+		}
+		for _, name := range []string{"distribution", "compressed_data"} {
+			got, present := d.Get(name)
+			switch {
+			case name != c.name:
+				if present {
+					t.Errorf("%+v: %s present", c.d, name)
+				}
+			case c.numbers != nil:
+				if len(got.Arr) != len(c.numbers) {
+					t.Fatalf("%+v: %s %+v", c.d, name, got)
+				}
+				for i, n := range c.numbers {
+					if x, err := got.Arr[i].AsUint64(); err != nil || x != n {
+						t.Errorf("%+v: %s[%d] = %d, %v", c.d, name, i, x, err)
+					}
+				}
+			default:
+				if s, err := got.AsString(); err != nil || s != c.data {
+					t.Errorf("%+v: %s = %q, %v; want %q", c.d, name, s, err, c.data)
+				}
+			}
+		}
+	}
+}
