@@ -27,6 +27,7 @@ type TxInfo struct {
 	TxBlobHex          string `json:"tx_blob"`
 }
 
+// Write writes the entry.
 func (t *TxInfo) Write(w *epeejson.Writer) {
 	w.BeginObject()
 	w.KeyUint("blob_size", t.BlobSize)
@@ -55,6 +56,7 @@ type SpentKeyImageInfo struct {
 	TxsHashes []string `json:"txs_hashes"`
 }
 
+// Write writes the entry.
 func (k *SpentKeyImageInfo) Write(w *epeejson.Writer) {
 	w.BeginObject()
 	w.KeyString("id_hash", k.IDHash)
@@ -77,6 +79,7 @@ type GetTransactionPoolResponse struct {
 	SpentKeyImages []SpentKeyImageInfo `json:"spent_key_images"`
 }
 
+// Write writes the answer.
 func (r *GetTransactionPoolResponse) Write(w *epeejson.Writer) {
 	w.BeginObject()
 	WriteCredits(w)
@@ -135,6 +138,7 @@ type GetTransactionPoolStatsResponse struct {
 	PoolStats TxpoolStats `json:"pool_stats"`
 }
 
+// Write writes pool_stats.
 func (st *TxpoolStats) Write(w *epeejson.Writer) {
 	w.BeginObject()
 	w.KeyUint("bytes_max", st.BytesMax)

@@ -56,6 +56,7 @@ type TxEntry struct {
 	ReceivedTimestamp uint64 `json:"received_timestamp"`
 }
 
+// Write writes the entry.
 func (e *TxEntry) Write(w *epeejson.Writer) {
 	w.BeginObject()
 	w.KeyString("as_hex", e.AsHex)
@@ -101,6 +102,7 @@ type GetTransactionsResponse struct {
 	OnlyStatus bool     `json:"-"` // a refusal: nothing but the status
 }
 
+// Write writes the answer.
 func (r *GetTransactionsResponse) Write(w *epeejson.Writer) {
 	w.BeginObject()
 	WriteCredits(w)
@@ -146,6 +148,8 @@ type IsKeyImageSpentRequest struct {
 	KeyImages []string `json:"key_images"`
 }
 
+// ParseIsKeyImageSpent loads the request; false means a member of the
+// wrong type (400).
 func ParseIsKeyImageSpent(p Params) (IsKeyImageSpentRequest, bool) {
 	var r IsKeyImageSpentRequest
 	var e *Error
@@ -169,6 +173,7 @@ type IsKeyImageSpentResponse struct {
 	SpentStatus []uint64 `json:"spent_status"`
 }
 
+// Write writes the answer.
 func (r *IsKeyImageSpentResponse) Write(w *epeejson.Writer) {
 	w.BeginObject()
 	WriteCredits(w)

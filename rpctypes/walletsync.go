@@ -180,6 +180,8 @@ const (
 	PoolInfoFull        = 2
 )
 
+// ParseGetBlocksRequest loads /getblocks.bin's request from its body;
+// an error is ErrBadRequest (400).
 func ParseGetBlocksRequest(body []byte) (GetBlocksRequest, error) {
 	var r GetBlocksRequest
 	f, err := decodeBin(body)
@@ -202,6 +204,7 @@ type GetHashesRequest struct {
 	StartHeight uint64
 }
 
+// ParseGetHashesRequest loads /gethashes.bin's request from its body.
 func ParseGetHashesRequest(body []byte) (GetHashesRequest, error) {
 	var r GetHashesRequest
 	f, err := decodeBin(body)
@@ -245,6 +248,9 @@ type GetOutsRequest struct {
 	GetTxID bool
 }
 
+// ParseGetOutsBinRequest loads /get_outs.bin's request from its body:
+// the wallet layout straight from the blob, anything else through the
+// general decoder.
 func ParseGetOutsBinRequest(body []byte) (GetOutsRequest, error) {
 	if r, ok := parseGetOutsBinWallet(body); ok {
 		return r, nil
@@ -425,6 +431,8 @@ type DistributionRequest struct {
 	Binary, Compress bool
 }
 
+// ParseDistributionBinRequest loads /get_output_distribution.bin's
+// request from its body (binary defaults to true).
 func ParseDistributionBinRequest(body []byte) (DistributionRequest, error) {
 	var r DistributionRequest
 	f, err := decodeBin(body)
@@ -440,6 +448,8 @@ func ParseDistributionBinRequest(body []byte) (DistributionRequest, error) {
 	return r, f.err
 }
 
+// ParseDistributionParams loads get_output_distribution's JSON-RPC
+// request from params (binary defaults to true).
 func ParseDistributionParams(p Params) (DistributionRequest, *Error) {
 	var r DistributionRequest
 	var e *Error
@@ -470,6 +480,7 @@ type HistogramRequest struct {
 	RecentCutoff       uint64
 }
 
+// ParseHistogramParams loads get_output_histogram's request from params.
 func ParseHistogramParams(p Params) (HistogramRequest, *Error) {
 	var r HistogramRequest
 	var e *Error
@@ -677,6 +688,7 @@ type HistogramEntry struct {
 	Recent   uint64 `json:"recent_instances"`
 }
 
+// Write writes the entry.
 func (e *HistogramEntry) Write(w *epeejson.Writer) {
 	w.BeginObject()
 	w.KeyUint("amount", e.Amount)
