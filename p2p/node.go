@@ -125,6 +125,9 @@ type Config struct {
 	// beforeHandle, if not nil, sees every message a connection is about
 	// to handle: tests make a handler panic with it.
 	beforeHandle func(levin.Message)
+	// beforePrep, if not nil, sees the height of every block a prep
+	// worker is about to verify: tests make a prep worker panic with it.
+	beforePrep func(height uint64)
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.
@@ -407,7 +410,7 @@ func (n *Node) acceptLoop(ln net.Listener) {
 		ap, _ := netip.ParseAddrPort(nc.RemoteAddr().String())
 		addr := netAddress(ap)
 		key, reason := n.admitIncoming(ap.Addr())
-		if reason != "" {
+		if reason != admitted {
 			n.refusals.refuse(reason)
 			n.log.Debug("incoming connection refused", "addr", addr, "why", reason)
 			_ = nc.Close()
@@ -454,25 +457,25 @@ func groupIPv6By64(ip netip.Addr) bool {
 }
 
 // admitIncoming says why an incoming connection from ip is refused, or
-// admits it ("") and counts it under the returned key until
+// admits it (admitted) and counts it under the returned key until
 // releaseIncoming. monerod's order: ban, --in-peers, then the per-host
 // limit.
-func (n *Node) admitIncoming(ip netip.Addr) (netip.Prefix, string) {
+func (n *Node) admitIncoming(ip netip.Addr) (netip.Prefix, refusal) {
 	if n.bans.banned(ip.Unmap(), n.now()) {
-		return netip.Prefix{}, "banned"
+		return netip.Prefix{}, refusedBanned
 	}
 	key := connLimitKey(ip)
 	n.inbound.mu.Lock()
 	defer n.inbound.mu.Unlock()
 	if maxIn := n.maxIn.Load(); maxIn >= 0 && int64(n.inbound.total) >= maxIn {
-		return key, "--in-peers reached"
+		return key, refusedInPeers
 	}
 	if n.inbound.per[key] >= n.cfg.MaxConnectionsPerIP {
-		return key, "--max-connections-per-ip reached"
+		return key, refusedPerHost
 	}
 	n.inbound.total++
 	n.inbound.per[key]++
-	return key, ""
+	return key, admitted
 }
 
 // releaseIncoming uncounts an admitted incoming connection (once).

@@ -32,6 +32,9 @@ type syncBlock struct {
 	blob    []byte
 	txs     []*cryptonote.Transaction
 	txBlobs [][]byte
+	// prepErr is set by the prep worker whose verification of the block
+	// panicked (queue_writer.go): the writer refuses the block with it.
+	prepErr error
 }
 
 // span is block_queue::span: consecutive heights reserved for, then

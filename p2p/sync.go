@@ -438,7 +438,7 @@ func coinbaseGen(blk *cryptonote.Block) (cryptonote.TxInGen, bool) {
 // with any fail before it.
 func blockFault(err error) error {
 	var be *chain.BlockError
-	if errors.As(err, &be) && be.Rule == "store" {
+	if errors.As(err, &be) && be.Rule == chain.RuleStore {
 		return err // our disk's failure, not the peer's
 	}
 	// A block failing a checkpoint or the block-hash list is from a fork

@@ -25,6 +25,9 @@ var layers = []struct {
 	{"above the codec: proofs, PoW, networks, export files, zones", []string{
 		"ringct", "crypto/cryptonight", "params", "params/blockhashes", "chainexport", "anonaddr",
 		"internal/monerodlab", "fcmp/ec",
+		// carrot: Carrot addressing (FCMP++ fork), over crypto; nothing
+		// imports it until version 17's rules are known.
+		"carrot",
 	}},
 	{"rules and store, side by side", []string{"consensus", "chaindb", "address", "fcmp/tree"}},
 	// rpctypes: the RPC's request and answer values, shared by the server
@@ -36,7 +39,7 @@ var layers = []struct {
 	{"P2P and RPC, side by side", []string{"p2p", "rpc", "daemonctl"}},
 	// node (coming): cmd/gonerod's wiring as a package.
 	{"the node", []string{"node"}},
-	{"commands and tools", []string{"cmd/gonerod", "internal/monerodlab/cmd/monerodlab", "bench/..."}},
+	{"commands and tools", []string{"cmd/gonerod", "cmd/fcmpcheck", "internal/monerodlab/cmd/monerodlab", "bench/..."}},
 }
 
 // pending are packages the table places that other branches are adding;
