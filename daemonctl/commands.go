@@ -15,56 +15,42 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/peerinfo"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 type empty struct{}
 
-type infoAnswer struct {
-	rpcStatus
-	Height                   uint64 `json:"height"`
-	TargetHeight             uint64 `json:"target_height"`
-	StartTime                uint64 `json:"start_time"`
-	WasBootstrapEverUsed     bool   `json:"was_bootstrap_ever_used"`
-	BootstrapDaemonAddress   string `json:"bootstrap_daemon_address"`
-	Untrusted                bool   `json:"untrusted"`
-	HeightWithoutBootstrap   uint64 `json:"height_without_bootstrap"`
-	Testnet                  bool   `json:"testnet"`
-	Stagenet                 bool   `json:"stagenet"`
-	WideDifficulty           string `json:"wide_difficulty"`
-	WideCumulativeDifficulty string `json:"wide_cumulative_difficulty"`
-	Target                   uint64 `json:"target"`
-	Outgoing                 uint64 `json:"outgoing_connections_count"`
-	Incoming                 uint64 `json:"incoming_connections_count"`
-	TopBlockHash             string `json:"top_block_hash"`
-	BlockWeightLimit         uint64 `json:"block_weight_limit"`
-}
+// Answers whose rpctypes type carries the status: these give statusOf.
+type (
+	txsAnswer       rpctypes.GetTransactionsResponse
+	poolStatsAnswer rpctypes.GetTransactionPoolStatsResponse
+)
 
-type hardForkAnswer struct {
-	rpcStatus
-	Version        uint8  `json:"version"`
-	Enabled        bool   `json:"enabled"`
-	Window         uint32 `json:"window"`
-	Votes          uint32 `json:"votes"`
-	Threshold      uint32 `json:"threshold"`
-	Voting         uint8  `json:"voting"`
-	EarliestHeight uint64 `json:"earliest_height"`
-}
+func (a *txsAnswer) status() string       { return a.Status }
+func (a *poolStatsAnswer) status() string { return a.Status }
 
+// limitAnswer is /get_limit's answer, which carries its status.
+type limitAnswer rpctypes.GetLimitResponse
+
+func (a *limitAnswer) status() string { return a.Status }
+
+// infoAnswer and hardForkAnswer are get_info's and hard_fork_info's
+// answers with their status.
+type (
+	infoAnswer struct {
+		rpcStatus
+		rpctypes.GetInfoResponse
+	}
+	hardForkAnswer struct {
+		rpcStatus
+		rpctypes.HardForkInfoResponse
+	}
+)
+
+// miningAnswer is /mining_status' answer with its status.
 type miningAnswer struct {
 	rpcStatus
-	Active           bool   `json:"active"`
-	Speed            uint64 `json:"speed"`
-	ThreadsCount     uint32 `json:"threads_count"`
-	Address          string `json:"address"`
-	PowAlgorithm     string `json:"pow_algorithm"`
-	Background       bool   `json:"is_background_mining_enabled"`
-	BgIdleThreshold  uint8  `json:"bg_idle_threshold"`
-	BgMinIdleSeconds uint8  `json:"bg_min_idle_seconds"`
-	BgIgnoreBattery  bool   `json:"bg_ignore_battery"`
-	BgTarget         uint8  `json:"bg_target"`
-	BlockTarget      uint32 `json:"block_target"`
-	BlockReward      uint64 `json:"block_reward"`
-	Difficulty       uint64 `json:"difficulty"`
+	rpctypes.MiningStatusResponse
 }
 
 // Status is `status`: get_info, hard_fork_info and mining_status in one
@@ -103,7 +89,7 @@ func (x *Ctl) Status(args []string) bool {
 		mining = "syncing"
 	case m.Active:
 		mining = "mining at " + miningSpeed(new(big.Int).SetUint64(m.Speed))
-		if m.Background {
+		if m.IsBackgroundMiningEnabled {
 			mining = "smart " + mining
 		}
 	}
@@ -116,7 +102,7 @@ func (x *Ctl) Status(args []string) bool {
 	s := fmt.Sprintf("Height: %d/%d (%.1f%%) on %s%s, %s, net hash %s, v%d%s, %d(out)+%d(in) connections",
 		ires.Height, netHeight, syncPercentage(ires.Height, ires.TargetHeight), network, bootstrap, mining,
 		miningSpeed(hashRate(ires.WideDifficulty, ires.Target)), hf.Version,
-		forkExtraInfo(hf.EarliestHeight, netHeight, ires.Target), uint32(ires.Outgoing), uint32(ires.Incoming))
+		forkExtraInfo(hf.EarliestHeight, netHeight, ires.Target), uint32(ires.OutgoingConnectionsCount), uint32(ires.IncomingConnectionsCount))
 	// A restricted listener does not disclose the start time.
 	if ires.StartTime != 0 {
 		up := float64(x.now().Unix() - int64(ires.StartTime))
@@ -157,7 +143,7 @@ func (x *Ctl) PrintHeight(args []string) bool {
 	}
 	var r struct {
 		rpcStatus
-		Height uint64 `json:"height"`
+		rpctypes.GetHeightResponse
 	}
 	if x.path("/getheight", empty{}, &r, "Unsuccessful") {
 		x.success(strconv.FormatUint(r.Height, 10))
@@ -179,10 +165,10 @@ func (x *Ctl) MiningStatus(args []string) bool {
 		x.msg(fmt.Sprintf("Mining at %s with %d threads", miningSpeed(new(big.Int).SetUint64(m.Speed)), m.ThreadsCount))
 	}
 	x.msg("PoW algorithm: " + m.PowAlgorithm)
-	if m.Active || m.Background {
+	if m.Active || m.IsBackgroundMiningEnabled {
 		x.msg("Mining address: " + m.Address)
 	}
-	if m.Background {
+	if m.IsBackgroundMiningEnabled {
 		x.msg("Smart mining enabled:")
 		x.msg(fmt.Sprintf("  Target: %d%% CPU", m.BgTarget))
 		x.msg(fmt.Sprintf("  Idle threshold: %d%% CPU", m.BgIdleThreshold))
@@ -205,27 +191,13 @@ func (x *Ctl) PrintCN(args []string) bool {
 	if !x.noArgs(args) {
 		return true
 	}
+	// monerod's connection_info also has ssl, which gonero does not
+	// write (its connections are never SSL).
 	var r struct {
 		rpcStatus
 		Connections []struct {
-			Incoming        bool   `json:"incoming"`
-			Address         string `json:"address"`
-			AddressType     uint8  `json:"address_type"`
-			SSL             bool   `json:"ssl"`
-			PeerID          string `json:"peer_id"`
-			SupportFlags    uint32 `json:"support_flags"`
-			RecvCount       uint64 `json:"recv_count"`
-			RecvIdleTime    uint64 `json:"recv_idle_time"`
-			SendCount       uint64 `json:"send_count"`
-			SendIdleTime    uint64 `json:"send_idle_time"`
-			State           string `json:"state"`
-			LiveTime        uint64 `json:"live_time"`
-			AvgDownload     uint64 `json:"avg_download"`
-			CurrentDownload uint64 `json:"current_download"`
-			AvgUpload       uint64 `json:"avg_upload"`
-			CurrentUpload   uint64 `json:"current_upload"`
-			Localhost       bool   `json:"localhost"`
-			LocalIP         bool   `json:"local_ip"`
+			rpctypes.ConnectionInfo
+			SSL bool `json:"ssl"`
 		} `json:"connections"`
 	}
 	if !x.method("get_connections", empty{}, &r, "Unsuccessful") {
@@ -241,7 +213,7 @@ func (x *Ctl) PrintCN(args []string) bool {
 	x.msg(setw("Remote Host", hostWidth) + setw("Type", 8) + setw("SSL", 6) + setw("Peer id", 20) + setw("Support Flags", 20) +
 		setw("Recv/Sent (inactive,sec)", 30) + setw("State", 25) + setw("Livetime(sec)", 20) + setw("Down (kB/s)", 12) +
 		setw("Down(now)", 14) + setw("Up (kB/s)", 10) + setw("Up(now)", 13) + "\n")
-	types := map[uint8]string{1: "IPv4", 2: "IPv6", 3: "I2P", 4: "Tor"}
+	types := map[uint64]string{1: "IPv4", 2: "IPv6", 3: "I2P", 4: "Tor"}
 	for _, c := range r.Connections {
 		addr := "OUT "
 		if c.Incoming {
@@ -276,17 +248,9 @@ func (x *Ctl) PrintNetStats(args []string) bool {
 	}
 	var ns struct {
 		rpcStatus
-		StartTime       uint64 `json:"start_time"`
-		TotalPacketsIn  uint64 `json:"total_packets_in"`
-		TotalBytesIn    uint64 `json:"total_bytes_in"`
-		TotalPacketsOut uint64 `json:"total_packets_out"`
-		TotalBytesOut   uint64 `json:"total_bytes_out"`
+		rpctypes.GetNetStatsResponse
 	}
-	var lim struct {
-		rpcStatus
-		LimitUp   uint64 `json:"limit_up"`
-		LimitDown uint64 `json:"limit_down"`
-	}
+	var lim limitAnswer
 	if !x.path("/get_net_stats", empty{}, &ns, "Unsuccessful") || !x.path("/get_limit", empty{}, &lim, "Unsuccessful") {
 		return true
 	}
@@ -301,8 +265,8 @@ func (x *Ctl) PrintNetStats(args []string) bool {
 		x.success(fmt.Sprintf("%s %d bytes (%s) in %d packets in %s, average %s/s = %.2f%% of the limit of %s/s", verb, bytes, humanBytes(bytes),
 			packets, humanTimespan(seconds), humanBytes(average), percent, humanBytes(limit)))
 	}
-	line("Received", ns.TotalBytesIn, ns.TotalPacketsIn, lim.LimitDown)
-	line("Sent", ns.TotalBytesOut, ns.TotalPacketsOut, lim.LimitUp)
+	line("Received", ns.TotalBytesIn, ns.TotalPacketsIn, uint64(lim.LimitDown))
+	line("Sent", ns.TotalBytesOut, ns.TotalPacketsOut, uint64(lim.LimitUp))
 	return true
 }
 
@@ -330,26 +294,7 @@ func (x *Ctl) PrintBlock(args []string) bool {
 	}
 	var r struct {
 		rpcStatus
-		Blob   string `json:"blob"`
-		JSON   string `json:"json"`
-		Header struct {
-			Timestamp                uint64 `json:"timestamp"`
-			PrevHash                 string `json:"prev_hash"`
-			Nonce                    uint32 `json:"nonce"`
-			OrphanStatus             bool   `json:"orphan_status"`
-			Height                   uint64 `json:"height"`
-			Depth                    uint64 `json:"depth"`
-			Hash                     string `json:"hash"`
-			WideDifficulty           string `json:"wide_difficulty"`
-			WideCumulativeDifficulty string `json:"wide_cumulative_difficulty"`
-			PowHash                  string `json:"pow_hash"`
-			BlockSize                uint64 `json:"block_size"`
-			BlockWeight              uint64 `json:"block_weight"`
-			LongTermWeight           uint64 `json:"long_term_weight"`
-			NumTxes                  uint64 `json:"num_txes"`
-			Reward                   uint64 `json:"reward"`
-			MinerTxHash              string `json:"miner_tx_hash"`
-		} `json:"block_header"`
+		rpctypes.GetBlockResponse
 	}
 	if !x.method("getblock", params, &r, "Unsuccessful") {
 		return true
@@ -357,7 +302,7 @@ func (x *Ctl) PrintBlock(args []string) bool {
 	if hexToo {
 		x.success(r.Blob + "\n")
 	}
-	h := r.Header
+	h := r.BlockHeader
 	orphan := "0"
 	if h.OrphanStatus {
 		orphan = "1"
@@ -400,22 +345,9 @@ func (x *Ctl) PrintTx(args []string) bool {
 	if !x.isHash(args[0]) {
 		return true
 	}
-	var r struct {
-		rpcStatus
-		Txs []struct {
-			AsHex          string `json:"as_hex"`
-			AsJSON         string `json:"as_json"`
-			PrunedAsHex    string `json:"pruned_as_hex"`
-			PrunableAsHex  string `json:"prunable_as_hex"`
-			PrunableHash   string `json:"prunable_hash"`
-			InPool         bool   `json:"in_pool"`
-			BlockHeight    uint64 `json:"block_height"`
-			BlockTimestamp uint64 `json:"block_timestamp"`
-		} `json:"txs"`
-		TxsAsHex []string `json:"txs_as_hex"`
-	}
+	var r rpctypes.GetTransactionsResponse
 	req := map[string]any{"txs_hashes": []string{args[0]}, "decode_as_json": jsonToo, "split": true, "prune": false}
-	if !x.path("/gettransactions", req, &r, "Problem fetching transaction") {
+	if !x.path("/gettransactions", req, (*txsAnswer)(&r), "Problem fetching transaction") {
 		return true
 	}
 	if len(r.Txs) != 1 && len(r.TxsAsHex) != 1 {
@@ -471,24 +403,6 @@ func (x *Ctl) PrintTx(args []string) bool {
 	return true
 }
 
-type poolTx struct {
-	IDHash             string `json:"id_hash"`
-	TxJSON             string `json:"tx_json"`
-	BlobSize           uint64 `json:"blob_size"`
-	Weight             uint64 `json:"weight"`
-	Fee                uint64 `json:"fee"`
-	ReceiveTime        uint64 `json:"receive_time"`
-	Relayed            bool   `json:"relayed"`
-	LastRelayedTime    uint64 `json:"last_relayed_time"`
-	DoNotRelay         bool   `json:"do_not_relay"`
-	KeptByBlock        bool   `json:"kept_by_block"`
-	DoubleSpendSeen    bool   `json:"double_spend_seen"`
-	MaxUsedBlockHeight uint64 `json:"max_used_block_height"`
-	MaxUsedBlockID     string `json:"max_used_block_id_hash"`
-	LastFailedHeight   uint64 `json:"last_failed_height"`
-	LastFailedID       string `json:"last_failed_id_hash"`
-}
-
 func tf(b bool) string {
 	if b {
 		return "T"
@@ -503,11 +417,7 @@ func (x *Ctl) PrintPool(args []string) bool {
 	}
 	var r struct {
 		rpcStatus
-		Transactions   []poolTx `json:"transactions"`
-		SpentKeyImages []struct {
-			IDHash   string   `json:"id_hash"`
-			TxHashes []string `json:"txs_hashes"`
-		} `json:"spent_key_images"`
+		rpctypes.GetTransactionPoolResponse
 	}
 	if !x.path("/get_transaction_pool", empty{}, &r, "Problem fetching transaction pool") {
 		return true
@@ -534,7 +444,7 @@ func (x *Ctl) PrintPool(args []string) bool {
 				"do_not_relay: %s\nkept_by_block: %s\ndouble_spend_seen: %s\nmax_used_block_height: %d\nmax_used_block_id: %s\n"+
 				"last_failed_height: %d\nlast_failed_id: %s\n", t.IDHash, t.TxJSON, t.BlobSize, t.Weight, printMoney(t.Fee),
 				printMoney(feePerByte), t.ReceiveTime, humanTimeAgo(int64(t.ReceiveTime), now), relayed, tf(t.DoNotRelay), tf(t.KeptByBlock),
-				tf(t.DoubleSpendSeen), t.MaxUsedBlockHeight, t.MaxUsedBlockID, t.LastFailedHeight, t.LastFailedID))
+				tf(t.DoubleSpendSeen), t.MaxUsedBlockHeight, t.MaxUsedBlockIDHash, t.LastFailedHeight, t.LastFailedIDHash))
 		}
 		if len(r.SpentKeyImages) == 0 {
 			x.msg("WARNING: Inconsistent pool state - no spent key images")
@@ -545,14 +455,14 @@ func (x *Ctl) PrintPool(args []string) bool {
 		x.msg("Spent key images: ")
 		for _, k := range r.SpentKeyImages {
 			x.msg("key image: " + k.IDHash)
-			switch len(k.TxHashes) {
+			switch len(k.TxsHashes) {
 			case 1:
-				x.msg("  tx: " + k.TxHashes[0])
+				x.msg("  tx: " + k.TxsHashes[0])
 			case 0:
 				x.msg("  WARNING: spent key image has no txs associated")
 			default:
-				x.msg(fmt.Sprintf("  NOTE: key image for multiple txs: %d", len(k.TxHashes)))
-				for _, h := range k.TxHashes {
+				x.msg(fmt.Sprintf("  NOTE: key image for multiple txs: %d", len(k.TxsHashes)))
+				for _, h := range k.TxsHashes {
 					x.msg("  tx: " + h)
 				}
 			}
@@ -569,27 +479,7 @@ func (x *Ctl) PrintPoolStats(args []string) bool {
 	if !x.noArgs(args) {
 		return true
 	}
-	var r struct {
-		rpcStatus
-		Stats struct {
-			BytesMax    uint32 `json:"bytes_max"`
-			BytesMed    uint32 `json:"bytes_med"`
-			BytesMin    uint32 `json:"bytes_min"`
-			BytesTotal  uint64 `json:"bytes_total"`
-			FeeTotal    uint64 `json:"fee_total"`
-			Histo98pc   uint64 `json:"histo_98pc"`
-			Num10m      uint32 `json:"num_10m"`
-			NumDouble   uint32 `json:"num_double_spends"`
-			NumFailing  uint32 `json:"num_failing"`
-			NumNotRelay uint32 `json:"num_not_relayed"`
-			Oldest      uint64 `json:"oldest"`
-			TxsTotal    uint32 `json:"txs_total"`
-			Histo       []struct {
-				Txs   uint32 `json:"txs"`
-				Bytes uint64 `json:"bytes"`
-			} `json:"histo"`
-		} `json:"pool_stats"`
-	}
+	var r poolStatsAnswer
 	const fail = "Problem fetching transaction pool stats"
 	if !x.path("/get_transaction_pool_stats", empty{}, &r, fail) {
 		return true
@@ -598,7 +488,7 @@ func (x *Ctl) PrintPoolStats(args []string) bool {
 	if !x.path("/getinfo", empty{}, &ires, fail) {
 		return true
 	}
-	s := r.Stats
+	s := r.PoolStats
 	n := uint64(s.TxsTotal)
 	now := uint64(x.now().Unix())
 	var avg, avgFee, perByte uint64
@@ -619,7 +509,7 @@ func (x *Ctl) PrintPoolStats(args []string) bool {
 	}
 	x.msg(fmt.Sprintf("%d tx(es), %d bytes total (min %d, max %d, avg %d, median %d)\nfees %s (avg %s per tx, %s per byte)\n"+
 		"%d double spends, %d not relayed, %d failing, %d older than 10 minutes (oldest %s), %s", n, s.BytesTotal, s.BytesMin,
-		s.BytesMax, avg, s.BytesMed, printMoney(s.FeeTotal), printMoney(avgFee), printMoney(perByte), s.NumDouble, s.NumNotRelay,
+		s.BytesMax, avg, s.BytesMed, printMoney(s.FeeTotal), printMoney(avgFee), printMoney(perByte), s.NumDoubleSpends, s.NumNotRelayed,
 		s.NumFailing, s.Num10m, oldest, backlog))
 	if n > 1 && len(s.Histo) > 0 {
 		k := uint64(len(s.Histo))
@@ -654,30 +544,7 @@ func (x *Ctl) SyncInfo(args []string) bool {
 	}
 	var r struct {
 		rpcStatus
-		Height                uint64 `json:"height"`
-		TargetHeight          uint64 `json:"target_height"`
-		NextNeededPruningSeed uint32 `json:"next_needed_pruning_seed"`
-		Overview              string `json:"overview"`
-		Peers                 []struct {
-			Info struct {
-				Address         string `json:"address"`
-				PeerID          string `json:"peer_id"`
-				State           string `json:"state"`
-				PruningSeed     uint32 `json:"pruning_seed"`
-				Height          uint64 `json:"height"`
-				CurrentDownload uint64 `json:"current_download"`
-				ConnectionID    string `json:"connection_id"`
-			} `json:"info"`
-		} `json:"peers"`
-		Spans []struct {
-			ConnectionID     string `json:"connection_id"`
-			NBlocks          uint64 `json:"nblocks"`
-			Rate             uint32 `json:"rate"`
-			RemoteAddress    string `json:"remote_address"`
-			Size             uint64 `json:"size"`
-			Speed            uint32 `json:"speed"`
-			StartBlockHeight uint64 `json:"start_block_height"`
-		} `json:"spans"`
+		rpctypes.SyncInfoResponse
 	}
 	if !x.method("sync_info", empty{}, &r, "Unsuccessful") {
 		return true
@@ -802,10 +669,7 @@ func (x *Ctl) Bans(args []string) bool {
 	}
 	var r struct {
 		rpcStatus
-		Bans []struct {
-			Host    string `json:"host"`
-			Seconds uint32 `json:"seconds"`
-		} `json:"bans"`
+		rpctypes.GetBansResponse
 	}
 	if !x.method("get_bans", empty{}, &r, "Unsuccessful") {
 		return true

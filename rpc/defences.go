@@ -5,6 +5,7 @@ import (
 
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // busyAnswer is what a request gets when its address group is over its
@@ -26,7 +27,7 @@ func (s *Server) busyAnswer(req *httpd.Request) httpd.Response {
 	case strings.HasSuffix(req.Path, ".bin"):
 		return statusOnlyBin(statusBusy)
 	default:
-		return writePlain(func(w *epeejson.Writer) { writeStatusOnly(w, statusBusy) })
+		return writePlain(func(w *epeejson.Writer) { rpctypes.WriteStatusOnly(w, statusBusy) })
 	}
 }
 

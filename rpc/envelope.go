@@ -80,7 +80,7 @@ func (s *Server) serveBatch(body []byte, restricted bool, w *epeejson.Writer) ht
 		writeError(w, errInvalidRequest, epeejson.Value{}, false)
 		return jsonResponse(w)
 	case len(batch.Arr) > maxBatch:
-		writeError(w, &Error{-32600, fmt.Sprintf("Invalid Request: a batch may hold at most %d requests, this one holds %d", maxBatch, len(batch.Arr))}, epeejson.Value{}, false)
+		writeError(w, &Error{Code: -32600, Message: fmt.Sprintf("Invalid Request: a batch may hold at most %d requests, this one holds %d", maxBatch, len(batch.Arr))}, epeejson.Value{}, false)
 		return jsonResponse(w)
 	}
 	w.BeginArray()
@@ -134,7 +134,7 @@ func (s *Server) dispatch(req epeejson.Value, restricted bool, w *epeejson.Write
 	if !m.noClient {
 		// The RPC-payment client signature: unused without payments, but
 		// monerod still refuses one of the wrong type.
-		if _, e := c.params.string("client"); e != nil {
+		if _, e := c.params.String("client"); e != nil {
 			writeError(w, e, id, hasID)
 			return true
 		}

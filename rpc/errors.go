@@ -1,22 +1,21 @@
 package rpc
 
-import "fmt"
+import (
+	"fmt"
 
-// Error is a JSON-RPC error object. The codes and message texts are
-// monerod's (core_rpc_server_error_codes.h and each handler's own text).
-type Error struct {
-	Code    int64
-	Message string
-}
+	"github.com/gonero/gonero/rpctypes"
+)
 
-func (e *Error) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
+// Error is a JSON-RPC error object (rpctypes.Error): the codes and message
+// texts are monerod's (core_rpc_server_error_codes.h and each handler's own text).
+type Error = rpctypes.Error
 
 // Envelope-level errors (epee http_server_handlers_map2.h).
 var (
-	errParse          = &Error{-32700, "Parse error"}
-	errInvalidRequest = &Error{-32600, "Invalid Request"}
-	errMethodNotFound = &Error{-32601, "Method not found"}
-	errInvalidParams  = &Error{-32602, "Invalid params"}
+	errParse          = &Error{Code: -32700, Message: "Parse error"}
+	errInvalidRequest = &Error{Code: -32600, Message: "Invalid Request"}
+	errMethodNotFound = &Error{Code: -32601, Message: "Method not found"}
+	errInvalidParams  = rpctypes.ErrInvalidParams
 )
 
 // Handler-level codes (CORE_RPC_ERROR_CODE_*).
@@ -28,19 +27,19 @@ const (
 )
 
 func errBadHash(hash string) *Error {
-	return &Error{codeWrongParam, "Failed to parse hex representation of block hash. Hex = " + hash + "."}
+	return &Error{Code: codeWrongParam, Message: "Failed to parse hex representation of block hash. Hex = " + hash + "."}
 }
 
 func errUnknownHash(hash string) *Error {
-	return &Error{codeInternalError, "Internal error: can't get block by hash. Hash = " + hash + "."}
+	return &Error{Code: codeInternalError, Message: "Internal error: can't get block by hash. Hash = " + hash + "."}
 }
 
 func errTooBigHeight(height, top uint64) *Error {
-	return &Error{codeTooBigHeight, fmt.Sprintf("Requested block height: %d greater than current top block height: %d", height, top)}
+	return &Error{Code: codeTooBigHeight, Message: fmt.Sprintf("Requested block height: %d greater than current top block height: %d", height, top)}
 }
 
 func errInternal(what string) *Error {
-	return &Error{codeInternalError, "Internal error: " + what}
+	return &Error{Code: codeInternalError, Message: "Internal error: " + what}
 }
 
-var errTooManyHeaders = &Error{codeRestricted, "Too many block headers requested in restricted mode"}
+var errTooManyHeaders = &Error{Code: codeRestricted, Message: "Too many block headers requested in restricted mode"}

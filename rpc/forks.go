@@ -7,6 +7,7 @@ import (
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // Chain-wide facts: hard_fork_info, get_version, get_fee_estimate and
@@ -24,130 +25,95 @@ func forksEndpoints() []endpoint {
 	}
 }
 
-// coreRPCVersion is CORE_RPC_VERSION of monerod 0.18.5.3: 3.16.
-const coreRPCVersion = 3<<16 | 16
-
-// getVersion answers release false: the build of 0.18.5.3 this node is
-// compared with is not marked a release (MONERO_VERSION_IS_RELEASE). Since
-// 0.18.4 it also tells the chain height, the sync target (0 once
-// synchronized, as get_info's) and the network's hard-fork table; epee
-// omits a zero target_height (KV_SERIALIZE_OPT's default).
+// getVersion is get_version. Since 0.18.4 it also tells the chain height,
+// the sync target (0 once synchronized, as get_info's) and the network's
+// hard-fork table.
 func getVersion(c *call) (func(*epeejson.Writer), *Error) {
-	res := versionResult{
-		currentHeight: c.server.chain.Height(),
-		targetHeight:  c.server.peers.TargetHeight(),
-		hardForks:     c.server.network.HardForks(),
+	forks := c.server.network.HardForks()
+	res := &rpctypes.GetVersionResponse{
+		CurrentHeight: c.server.chain.Height(),
+		TargetHeight:  c.server.peers.TargetHeight(),
+		HardForks:     make([]rpctypes.HardForkEntry, len(forks)),
 	}
-	return res.write, nil
+	for i, f := range forks {
+		res.HardForks[i] = rpctypes.HardForkEntry{Height: f.Height, HFVersion: f.Version}
+	}
+	return res.Write, nil
 }
 
 // Hard-fork bookkeeping constants (hardfork.h).
 const (
-	hardForkWindow     = 10080             // DEFAULT_WINDOW_SIZE: blocks whose votes are counted
-	hardForkForkedTime = 31557600          // DEFAULT_FORKED_TIME: a year after the last fork, "likely forked"
-	hardForkUpdateTime = 31557600 / 2      // DEFAULT_UPDATE_TIME: half a year after it, "update needed"
-	stateLikelyForked  = 0                 // HardFork::LikelyForked
-	stateUpdateNeeded  = 1                 // HardFork::UpdateNeeded
-	stateReady         = 2                 // HardFork::Ready
-	noHeight           = ^uint64(0)        // earliest_height of a version the table never reaches
-	hardForkMaxVersion = uint64(^uint8(0)) // the request's version is a uint8_t
+	hardForkWindow     = 10080        // DEFAULT_WINDOW_SIZE: blocks whose votes are counted
+	hardForkForkedTime = 31557600     // DEFAULT_FORKED_TIME: a year after the last fork, "likely forked"
+	hardForkUpdateTime = 31557600 / 2 // DEFAULT_UPDATE_TIME: half a year after it, "update needed"
+	stateLikelyForked  = 0            // HardFork::LikelyForked
+	stateUpdateNeeded  = 1            // HardFork::UpdateNeeded
+	stateReady         = 2            // HardFork::Ready
+	noHeight           = ^uint64(0)   // earliest_height of a version the table never reaches
 )
 
-// hardForkFacts is hard_fork_info's answer.
-type hardForkFacts struct {
-	version, voting          uint8
-	enabled                  bool
-	window, votes, threshold uint64
-	state                    uint64
-	earliestHeight           uint64
-}
-
 func hardForkInfo(c *call) (func(*epeejson.Writer), *Error) {
-	// A uint8_t member: epee converts no string to it (unlike a
-	// uint64_t's digits), and refuses a value above 255.
-	asked, e := convert(c.params, "version", 0, func(v epeejson.Value) (uint64, error) {
-		if v.Kind == epeejson.KindString {
-			return 0, epeejson.ErrWrongType
-		}
-		return v.AsUint64()
-	})
+	in, e := rpctypes.ParseHardForkInfoRequest(c.params)
 	if e != nil {
 		return nil, e
 	}
-	if asked > hardForkMaxVersion {
-		return nil, errInvalidParams
-	}
-	var f hardForkFacts
+	var f rpctypes.HardForkInfoResponse
 	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
 		var e *Error
-		f, e = hardForkState(r, c.server.network, height, uint8(asked), time.Now())
+		f, e = hardForkState(r, c.server.network, height, in.Version, time.Now())
 		return e
 	}); e != nil {
 		return nil, e
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		writeCredits(w)
-		w.KeyUint("earliest_height", f.earliestHeight)
-		w.KeyBool("enabled", f.enabled)
-		w.KeyUint("state", f.state)
-		w.KeyString("status", statusOK)
-		w.KeyUint("threshold", f.threshold)
-		w.KeyString("top_hash", "")
-		writeUntrusted(w)
-		w.KeyUint("version", uint64(f.version))
-		w.KeyUint("votes", f.votes)
-		w.KeyUint("voting", uint64(f.voting))
-		w.KeyUint("window", f.window)
-		w.EndObject()
-	}, nil
+	return f.Write, nil
 }
 
 // hardForkState is HardFork::get_voting_info and friends for a chain of
 // height blocks: version 0 asks about the next fork (get_next_version).
-func hardForkState(r *chaindb.Reader, net params.Network, height uint64, version uint8, now time.Time) (hardForkFacts, *Error) {
+func hardForkState(r *chaindb.Reader, net params.Network, height uint64, version uint8, now time.Time) (rpctypes.HardForkInfoResponse, *Error) {
 	forks := net.HardForks()
 	newest := forks[len(forks)-1].Version
-	var f hardForkFacts
+	var f rpctypes.HardForkInfoResponse
 	// HardFork's current version is the fork voted in for the next block
 	// (get_voted_fork_index(height) at start-up and after each block; every
 	// v0.18 threshold is 0), not the top block's: on a chain of genesis
 	// alone, regtest's is already the newest.
-	f.version = net.VersionAt(height)
+	f.Version = net.VersionAt(height)
 	if version == 0 {
 		version = nextForkVersion(forks, height)
 	}
-	f.enabled = f.version >= version
-	f.voting = newest
+	f.Enabled = f.Version >= version
+	f.Voting = newest
 	// Every v0.18 table has threshold 0 everywhere, so (window·0+99)/100 = 0.
-	f.threshold = 0
-	f.earliestHeight = noHeight
+	f.Threshold = 0
+	f.EarliestHeight = noHeight
 	for i := len(forks) - 1; i >= 0 && forks[i].Version >= version; i-- {
-		f.earliestHeight = forks[i].Height
+		f.EarliestHeight = forks[i].Height
 	}
 	// The votes of the last window blocks (genesis included): a block votes
 	// for its minor version (0 counts as 1), capped at the newest version.
-	f.window = min(height, hardForkWindow)
-	if f.window > 0 {
-		metas, err := r.MetasInRange(height-f.window, height)
+	window := min(height, hardForkWindow)
+	f.Window = uint32(window)
+	if window > 0 {
+		metas, err := r.MetasInRange(height-window, height)
 		if err != nil {
 			return f, errInternal("can't produce valid response.")
 		}
 		for i := range metas {
 			vote := max(metas[i].MinorVersion, 1)
 			if min(vote, newest) >= version {
-				f.votes++
+				f.Votes++
 			}
 		}
 	}
-	f.state = stateReady
+	f.State = stateReady
 	if len(forks) > 1 {
 		last := forks[len(forks)-1].Time
 		switch t := now.Unix(); {
 		case t >= last+hardForkForkedTime:
-			f.state = stateLikelyForked
+			f.State = stateLikelyForked
 		case t >= last+hardForkUpdateTime:
-			f.state = stateUpdateNeeded
+			f.State = stateUpdateNeeded
 		}
 	}
 	return f, nil
@@ -175,7 +141,7 @@ const (
 )
 
 func getFeeEstimate(c *call) (func(*epeejson.Writer), *Error) {
-	grace, e := c.params.uint64("grace_blocks")
+	in, e := rpctypes.ParseGetFeeEstimateRequest(c.params)
 	if e != nil {
 		return nil, e
 	}
@@ -183,29 +149,13 @@ func getFeeEstimate(c *call) (func(*epeejson.Writer), *Error) {
 	var fees []uint64
 	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
 		var e *Error
-		fee, fees, e = c.server.feeEstimate(r, height, grace)
+		fee, fees, e = c.server.feeEstimate(r, height, in.GraceBlocks)
 		return e
 	}); e != nil {
 		return nil, e
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		writeCredits(w)
-		w.KeyUint("fee", fee)
-		if len(fees) > 0 {
-			w.Key("fees")
-			w.BeginArray()
-			for _, f := range fees {
-				w.Uint(f)
-			}
-			w.EndArray()
-		}
-		w.KeyUint("quantization_mask", consensus.FeeQuantizationMask)
-		w.KeyString("status", statusOK)
-		w.KeyString("top_hash", "")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetFeeEstimateResponse{Fee: fee, Fees: fees, QuantizationMask: consensus.FeeQuantizationMask}
+	return res.Write, nil
 }
 
 // feeEstimate is get_dynamic_base_fee_estimate(_2021_scaling): the fee per
@@ -230,7 +180,7 @@ func (s *Server) feeEstimate(r *chaindb.Reader, height, grace uint64) (uint64, [
 			// above 100, or fails reading the weights of 0 blocks at
 			// 100; its JSON-RPC layer answers code 0 with no message.
 			// gonero gives that answer at once.
-			return 0, nil, &Error{0, ""}
+			return 0, nil, &Error{Code: 0, Message: ""}
 		}
 		// Mlw: the long-term median with grace zeros pushed, floored at
 		// the full reward zone. Zeros never raise a median, so while the
@@ -352,25 +302,25 @@ func roundMoneyUp(amount uint64) uint64 {
 }
 
 func getBlockHeadersRange(c *call) (func(*epeejson.Writer), *Error) {
-	start, e := c.params.uint64("start_height")
+	start, e := c.params.Uint64("start_height")
 	if e != nil {
 		return nil, e
 	}
-	end, e := c.params.uint64("end_height")
+	end, e := c.params.Uint64("end_height")
 	if e != nil {
 		return nil, e
 	}
-	fill, e := c.params.bool("fill_pow_hash")
+	fill, e := c.params.Bool("fill_pow_hash")
 	if e != nil {
 		return nil, e
 	}
 	var list []headerFields
 	if e := c.view(func(r *chaindb.Reader, height uint64) *Error {
 		if start >= height || end >= height || start > end {
-			return &Error{codeTooBigHeight, "Invalid start/end heights."}
+			return &Error{Code: codeTooBigHeight, Message: "Invalid start/end heights."}
 		}
 		if c.restricted && end-start > restrictedBlockHeaderRange {
-			return &Error{codeRestricted, "Too many block headers requested."}
+			return &Error{Code: codeRestricted, Message: "Too many block headers requested."}
 		}
 		metas, err := r.MetasInRange(start, end+1)
 		if err != nil {
@@ -394,18 +344,9 @@ func getBlockHeadersRange(c *call) (func(*epeejson.Writer), *Error) {
 			return nil, e
 		}
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		writeCredits(w)
-		w.Key("headers")
-		w.BeginArray()
-		for i := range list {
-			list[i].write(w)
-		}
-		w.EndArray()
-		w.KeyString("status", statusOK)
-		w.KeyString("top_hash", "")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetBlockHeadersRangeResponse{Headers: make([]rpctypes.BlockHeader, len(list))}
+	for i := range list {
+		res.Headers[i] = list[i].header()
+	}
+	return res.Write, nil
 }

@@ -19,12 +19,12 @@ const (
 )
 
 var (
-	errRegtestRequired = &Error{codeRegtestRequired, "Regtest required when generating blocks"}
-	errWalletAddress   = &Error{codeWrongWalletAddress, "Failed to parse wallet address"}
-	errInvalidPrev     = &Error{codeInternalError, "Invalid prev_block"}
-	errNoTemplate      = &Error{codeInternalError, "Internal error: failed to create block template"}
-	errNotAccepted     = &Error{codeBlockNotAccepted, "Block not accepted"}
-	errCoreBusy        = &Error{-9, "Core is busy"}
+	errRegtestRequired = &Error{Code: codeRegtestRequired, Message: "Regtest required when generating blocks"}
+	errWalletAddress   = &Error{Code: codeWrongWalletAddress, Message: "Failed to parse wallet address"}
+	errInvalidPrev     = &Error{Code: codeInternalError, Message: "Invalid prev_block"}
+	errNoTemplate      = &Error{Code: codeInternalError, Message: "Internal error: failed to create block template"}
+	errNotAccepted     = &Error{Code: codeBlockNotAccepted, Message: "Block not accepted"}
+	errCoreBusy        = &Error{Code: -9, Message: "Core is busy"}
 )
 
 // generateBlocks is monerod's generateblocks (regtest only; refused on a
@@ -40,19 +40,19 @@ var (
 // miner extends the main chain only) and any other known block gets the
 // answer monerod gives an unknown one.
 func generateBlocks(c *call) (func(*epeejson.Writer), *Error) {
-	amount, e := c.params.uint64("amount_of_blocks")
+	amount, e := c.params.Uint64("amount_of_blocks")
 	if e != nil {
 		return nil, e
 	}
-	addrText, e := c.params.string("wallet_address")
+	addrText, e := c.params.String("wallet_address")
 	if e != nil {
 		return nil, e
 	}
-	prevText, e := c.params.string("prev_block")
+	prevText, e := c.params.String("prev_block")
 	if e != nil {
 		return nil, e
 	}
-	nonce, e := c.params.uint64("starting_nonce")
+	nonce, e := c.params.Uint64("starting_nonce")
 	if e != nil {
 		return nil, e
 	}

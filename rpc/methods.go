@@ -7,6 +7,8 @@ import (
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/peerinfo"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // call is one method invocation.
@@ -83,7 +85,7 @@ func byHash(r *chaindb.Reader, hashText string, withBlob bool) (blockAt, *Error)
 	// main-chain block at the same height (fill_block_header_response).
 	main, err := r.MetaByHeight(alt.Meta.Height)
 	if err != nil {
-		return blockAt{}, &Error{0, ""}
+		return blockAt{}, &Error{Code: 0, Message: ""}
 	}
 	m := alt.Meta
 	m.Difficulty, m.CumulativeDifficulty = main.Difficulty, main.CumulativeDifficulty
@@ -168,52 +170,26 @@ func newHeader(b blockAt, chainHeight uint64, pow *powJob) headerFields {
 	return headerFields{block: b, depth: chainHeight - b.meta.Height - 1, pow: pow}
 }
 
-// write emits the 22 block_header members in monerod's (sorted) order.
-func (h *headerFields) write(w *epeejson.Writer) {
+// header is the block_header object of h.
+func (h *headerFields) header() rpctypes.BlockHeader {
 	m := &h.block.meta
-	hashText, minerText, prevText, wideCum, wideDiff := "", "", "", "", ""
+	out := rpctypes.BlockHeader{BlockSize: m.Weight, BlockWeight: m.Weight,
+		CumulativeDifficulty: m.CumulativeDifficulty.Lo, CumulativeDifficultyTop64: m.CumulativeDifficulty.Hi,
+		Depth: h.depth, Difficulty: m.Difficulty.Lo, DifficultyTop64: m.Difficulty.Hi, Height: m.Height,
+		LongTermWeight: m.LongTermWeight, MajorVersion: m.MajorVersion, MinorVersion: m.MinorVersion, Nonce: m.Nonce,
+		NumTxes: m.NumTxes, OrphanStatus: h.block.orphan, PowHash: h.powHash, Reward: m.Reward, Timestamp: m.Timestamp}
 	if !h.zeroMeta {
-		hashText, minerText, prevText = m.Hash.String(), m.MinerTxHash.String(), m.PrevHash.String()
-		wideCum, wideDiff = m.CumulativeDifficulty.Hex(), m.Difficulty.Hex()
+		out.Hash, out.MinerTxHash, out.PrevHash = m.Hash.String(), m.MinerTxHash.String(), m.PrevHash.String()
+		out.WideCumulativeDifficulty, out.WideDifficulty = m.CumulativeDifficulty.Hex(), m.Difficulty.Hex()
 	}
-	w.BeginObject()
-	w.KeyUint("block_size", m.Weight)
-	if m.Weight != 0 {
-		w.KeyUint("block_weight", m.Weight)
-	}
-	w.KeyUint("cumulative_difficulty", m.CumulativeDifficulty.Lo)
-	w.KeyUint("cumulative_difficulty_top64", m.CumulativeDifficulty.Hi)
-	w.KeyUint("depth", h.depth)
-	w.KeyUint("difficulty", m.Difficulty.Lo)
-	w.KeyUint("difficulty_top64", m.Difficulty.Hi)
-	w.KeyString("hash", hashText)
-	w.KeyUint("height", m.Height)
-	if m.LongTermWeight != 0 {
-		w.KeyUint("long_term_weight", m.LongTermWeight)
-	}
-	w.KeyUint("major_version", uint64(m.MajorVersion))
-	w.KeyString("miner_tx_hash", minerText)
-	w.KeyUint("minor_version", uint64(m.MinorVersion))
-	w.KeyUint("nonce", uint64(m.Nonce))
-	w.KeyUint("num_txes", m.NumTxes)
-	w.KeyBool("orphan_status", h.block.orphan)
-	w.KeyString("pow_hash", h.powHash)
-	w.KeyString("prev_hash", prevText)
-	w.KeyUint("reward", m.Reward)
-	w.KeyUint("timestamp", m.Timestamp)
-	w.KeyString("wide_cumulative_difficulty", wideCum)
-	w.KeyString("wide_difficulty", wideDiff)
-	w.EndObject()
+	return out
 }
 
-// writeBase writes the members every block/header result ends with, after
-// the caller's own members that sort before "credits" and around them.
-func writeCredits(w *epeejson.Writer) { w.KeyUint("credits", 0) }
-func writeStatusTail(w *epeejson.Writer, status string) {
-	w.KeyString("status", status)
-	w.KeyString("top_hash", "") // RPC payments are not supported
-}
-func writeUntrusted(w *epeejson.Writer) { w.KeyBool("untrusted", false) }
+// The members of rpc_access_response_base, written as rpctypes writes
+// them (credits, status and top_hash, untrusted).
+func writeCredits(w *epeejson.Writer)                   { rpctypes.WriteCredits(w) }
+func writeStatusTail(w *epeejson.Writer, status string) { rpctypes.WriteStatusTail(w, status) }
+func writeUntrusted(w *epeejson.Writer)                 { rpctypes.WriteUntrusted(w) }
 
 // headerByHeight reads the header of the main-chain block at the height pick
 // chooses for the current chain height, with its PoW hash if asked for.
@@ -247,27 +223,18 @@ func (c *call) headerByHeight(pick func(chainHeight uint64) (uint64, *Error), fi
 // headerResult writes the result of the header methods: block_header, the
 // block_headers list if any (by-hash only), and the common members.
 func headerResult(hdr headerFields, list []headerFields, status string) func(*epeejson.Writer) {
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.Key("block_header")
-		hdr.write(w)
-		if len(list) > 0 {
-			w.Key("block_headers")
-			w.BeginArray()
-			for i := range list {
-				list[i].write(w)
-			}
-			w.EndArray()
+	res := &rpctypes.BlockHeaderResponse{BlockHeader: hdr.header(), Status: status}
+	if len(list) > 0 {
+		res.BlockHeaders = make([]rpctypes.BlockHeader, len(list))
+		for i := range list {
+			res.BlockHeaders[i] = list[i].header()
 		}
-		writeCredits(w)
-		writeStatusTail(w, status)
-		writeUntrusted(w)
-		w.EndObject()
 	}
+	return res.Write
 }
 
 func getLastBlockHeader(c *call) (func(*epeejson.Writer), *Error) {
-	fill, e := c.params.bool("fill_pow_hash")
+	fill, e := c.params.Bool("fill_pow_hash")
 	if e != nil {
 		return nil, e
 	}
@@ -284,11 +251,11 @@ func getLastBlockHeader(c *call) (func(*epeejson.Writer), *Error) {
 }
 
 func getBlockHeaderByHeight(c *call) (func(*epeejson.Writer), *Error) {
-	height, e := c.params.uint64("height")
+	height, e := c.params.Uint64("height")
 	if e != nil {
 		return nil, e
 	}
-	fill, e := c.params.bool("fill_pow_hash")
+	fill, e := c.params.Bool("fill_pow_hash")
 	if e != nil {
 		return nil, e
 	}
@@ -309,15 +276,15 @@ func getBlockHeaderByHeight(c *call) (func(*epeejson.Writer), *Error) {
 const maxRestrictedHeaders = 1000
 
 func getBlockHeaderByHash(c *call) (func(*epeejson.Writer), *Error) {
-	hash, e := c.params.string("hash")
+	hash, e := c.params.String("hash")
 	if e != nil {
 		return nil, e
 	}
-	hashes, e := c.params.strings("hashes")
+	hashes, e := c.params.Strings("hashes")
 	if e != nil {
 		return nil, e
 	}
-	fill, e := c.params.bool("fill_pow_hash")
+	fill, e := c.params.Bool("fill_pow_hash")
 	if e != nil {
 		return nil, e
 	}
@@ -367,15 +334,15 @@ func getBlockHeaderByHash(c *call) (func(*epeejson.Writer), *Error) {
 }
 
 func getBlock(c *call) (func(*epeejson.Writer), *Error) {
-	hash, e := c.params.string("hash")
+	hash, e := c.params.String("hash")
 	if e != nil {
 		return nil, e
 	}
-	height, e := c.params.uint64("height")
+	height, e := c.params.Uint64("height")
 	if e != nil {
 		return nil, e
 	}
-	fill, e := c.params.bool("fill_pow_hash")
+	fill, e := c.params.Bool("fill_pow_hash")
 	if e != nil {
 		return nil, e
 	}
@@ -409,26 +376,9 @@ func getBlock(c *call) (func(*epeejson.Writer), *Error) {
 	if e := c.fillPoW(&hdr); e != nil {
 		return nil, e
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.KeyString("blob", rendered.blobHex)
-		w.Key("block_header")
-		hdr.write(w)
-		writeCredits(w)
-		w.KeyString("json", rendered.json)
-		w.KeyString("miner_tx_hash", hdr.block.meta.MinerTxHash.String())
-		writeStatusTail(w, "OK")
-		if len(rendered.txHashes) > 0 {
-			w.Key("tx_hashes")
-			w.BeginArray()
-			for _, h := range rendered.txHashes {
-				w.String(h)
-			}
-			w.EndArray()
-		}
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetBlockResponse{Blob: rendered.blobHex, BlockHeader: hdr.header(), JSON: rendered.json,
+		MinerTxHash: hdr.block.meta.MinerTxHash.String(), TxHashes: rendered.txHashes}
+	return res.Write, nil
 }
 
 // getBlockCount is not one of the six query methods, but pools and wallets
@@ -436,35 +386,28 @@ func getBlock(c *call) (func(*epeejson.Writer), *Error) {
 func getBlockCount(c *call) (func(*epeejson.Writer), *Error) {
 	// Its request is a std::list<std::string>: params given as an array
 	// must hold strings only (unused), anything else is ignored.
-	if _, e := c.params.stringList(); e != nil {
+	if _, e := c.params.BareStrings(); e != nil {
 		return nil, e
 	}
-	height := c.server.chain.Height()
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.KeyUint("count", height)
-		w.KeyString("status", "OK")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetBlockCountResponse{Count: c.server.chain.Height()}
+	return res.Write, nil
 }
 
 func getConnections(c *call) (func(*epeejson.Writer), *Error) {
-	conns := c.server.peers.Connections()
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		if len(conns) > 0 { // monerod omits an empty array
-			w.Key("connections")
-			w.BeginArray()
-			for i := range conns {
-				writeConnection(w, &conns[i])
-			}
-			w.EndArray()
-		}
-		w.KeyString("status", "OK")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetConnectionsResponse{Connections: connectionInfos(c.server.peers.Connections())}
+	return res.Write, nil
+}
+
+// connectionInfos are the P2P layer's connections as the RPC shows them.
+func connectionInfos(conns []peerinfo.Connection) []rpctypes.ConnectionInfo {
+	if len(conns) == 0 {
+		return nil
+	}
+	out := make([]rpctypes.ConnectionInfo, len(conns))
+	for i := range conns {
+		out[i] = rpctypes.ConnectionInfo(conns[i])
+	}
+	return out
 }
 
 func uitoa(v uint64) string {

@@ -19,6 +19,7 @@ import (
 	"github.com/gonero/gonero/internal/u128"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/rpctypes"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -58,13 +59,13 @@ const (
 )
 
 var (
-	errWrongBlockblob   = &Error{codeWrongBlockblob, "Wrong block blob"}
-	errMiningSubaddress = &Error{codeMiningToSubaddress, "Mining to subaddress is not supported yet"}
-	errCoreBusyTemplate = &Error{-9, "Core is busy"}
-	errWrongParam       = &Error{codeWrongParam, "Wrong param"}
-	errExpectedHeight   = &Error{codeWrongParam, "Wrong parameters, expected height"}
-	errEmptyAuxPow      = &Error{codeWrongParam, "Empty aux pow hash vector"}
-	errNoAuxNonce       = &Error{codeInternalError, "Failed to find a suitable nonce"}
+	errWrongBlockblob   = &Error{Code: codeWrongBlockblob, Message: "Wrong block blob"}
+	errMiningSubaddress = &Error{Code: codeMiningToSubaddress, Message: "Mining to subaddress is not supported yet"}
+	errCoreBusyTemplate = &Error{Code: -9, Message: "Core is busy"}
+	errWrongParam       = &Error{Code: codeWrongParam, Message: "Wrong param"}
+	errExpectedHeight   = &Error{Code: codeWrongParam, Message: "Wrong parameters, expected height"}
+	errEmptyAuxPow      = &Error{Code: codeWrongParam, Message: "Empty aux pow hash vector"}
+	errNoAuxNonce       = &Error{Code: codeInternalError, Message: "Failed to find a suitable nonce"}
 )
 
 // decodeHexBlob is epee's parse_hexstr_to_binbuff: an even number of hex
@@ -110,7 +111,7 @@ func (s *Server) blockSizeOK(blob []byte) bool {
 // transaction out again while nothing changed; gonero builds a new one
 // (with a new transaction key) each time.
 func getBlockTemplate(c *call) (func(*epeejson.Writer), *Error) {
-	req, e := parseBlockTemplateRequest(c.params)
+	req, e := rpctypes.ParseBlockTemplateRequest(c.params)
 	if e != nil {
 		return nil, e
 	}
@@ -118,31 +119,31 @@ func getBlockTemplate(c *call) (func(*epeejson.Writer), *Error) {
 	if !s.peers.Synchronized() {
 		return nil, errCoreBusyTemplate
 	}
-	if req.reserveSize > maxReserveSize {
-		return nil, &Error{codeTooBigReserveSize, "Too big reserved size, maximum 255"}
+	if req.ReserveSize > maxReserveSize {
+		return nil, &Error{Code: codeTooBigReserveSize, Message: "Too big reserved size, maximum 255"}
 	}
-	if req.reserveSize != 0 && req.extraNonce != "" {
-		return nil, &Error{codeWrongParam, "Cannot specify both a reserve_size and an extra_nonce"}
+	if req.ReserveSize != 0 && req.ExtraNonce != "" {
+		return nil, &Error{Code: codeWrongParam, Message: "Cannot specify both a reserve_size and an extra_nonce"}
 	}
-	if len(req.extraNonce) > maxExtraNonceHex {
-		return nil, &Error{codeTooBigReserveSize, "Too big extra_nonce size, maximum 510 hex chars"}
+	if len(req.ExtraNonce) > maxExtraNonceHex {
+		return nil, &Error{Code: codeTooBigReserveSize, Message: "Too big extra_nonce size, maximum 510 hex chars"}
 	}
-	to, err := address.ParseFor(req.walletAddress, s.network)
-	if req.walletAddress == "" || err != nil {
+	to, err := address.ParseFor(req.WalletAddress, s.network)
+	if req.WalletAddress == "" || err != nil {
 		return nil, errWalletAddress
 	}
 	if to.Kind == address.Subaddress {
 		return nil, errMiningSubaddress
 	}
-	nonce := make([]byte, req.reserveSize)
-	if req.extraNonce != "" {
+	nonce := make([]byte, req.ReserveSize)
+	if req.ExtraNonce != "" {
 		var ok bool
-		if nonce, ok = decodeHexBlob(req.extraNonce); !ok {
-			return nil, &Error{codeWrongParam, "Parameter extra_nonce should be a hex string"}
+		if nonce, ok = decodeHexBlob(req.ExtraNonce); !ok {
+			return nil, &Error{Code: codeWrongParam, Message: "Parameter extra_nonce should be a hex string"}
 		}
 	}
-	if req.prevBlock != "" {
-		prev, err := cryptonote.ParseHash(req.prevBlock)
+	if req.PrevBlock != "" {
+		prev, err := cryptonote.ParseHash(req.PrevBlock)
 		if err != nil {
 			return nil, errInvalidPrev
 		}
@@ -158,15 +159,15 @@ func getBlockTemplate(c *call) (func(*epeejson.Writer), *Error) {
 		return nil, errNoTemplate
 	}
 	blob := t.Block.Serialize()
-	res := &blockTemplateResult{
-		blob: blob, hashingBlob: t.Block.HashingBlob(), difficulty: t.Difficulty,
-		expectedReward: t.Reward, height: t.Height, prevHash: t.Block.PrevID,
-		seedHeight: consensus.SeedHeight(t.Height), status: "OK",
+	res := &rpctypes.BlockTemplateResponse{
+		Blob: blob, HashingBlob: t.Block.HashingBlob(), Difficulty: t.Difficulty,
+		ExpectedReward: t.Reward, Height: t.Height, PrevHash: t.Block.PrevID,
+		SeedHeight: consensus.SeedHeight(t.Height), Status: "OK",
 	}
 	if t.Block.MajorVersion >= consensus.RandomXVersion {
-		res.seedHash = t.Seed.String()
+		res.SeedHash = t.Seed.String()
 		if next := s.chain.HashAt(consensus.NextSeedHeight(t.Height)); next != t.Seed {
-			res.nextSeedHash = next.String()
+			res.NextSeedHash = next.String()
 		}
 	}
 	if len(nonce) > 0 {
@@ -177,9 +178,9 @@ func getBlockTemplate(c *call) (func(*epeejson.Writer), *Error) {
 		if at <= 0 {
 			return nil, errNoTemplate
 		}
-		res.reservedOffset = uint64(at) + 32 + 2
+		res.ReservedOffset = uint64(at) + 32 + 2
 	}
-	return res.write, nil
+	return res.Write, nil
 }
 
 // submitBlock is submit_block: a mined block, its transactions taken from
@@ -191,14 +192,14 @@ func getBlockTemplate(c *call) (func(*epeejson.Writer), *Error) {
 // handle_block_found fails only on a block that fails verification — but
 // either is refused with -7 if it names a transaction not in the pool.
 func submitBlock(c *call) (func(*epeejson.Writer), *Error) {
-	blobs, e := c.params.stringList()
+	blobs, e := c.params.BareStrings()
 	if e != nil {
 		return nil, e
 	}
 	s := c.server
 	if !s.peers.Synchronized() {
-		busy := &submitBlockResult{status: statusBusy}
-		return busy.write, nil
+		busy := &rpctypes.SubmitBlockResponse{Status: statusBusy}
+		return busy.Write, nil
 	}
 	if len(blobs) != 1 {
 		return nil, errWrongParam
@@ -216,7 +217,7 @@ func submitBlock(c *call) (func(*epeejson.Writer), *Error) {
 		return nil, errWrongBlockblob
 	}
 	if !s.blockSizeOK(blob) {
-		return nil, &Error{codeWrongBlockblobSize, "Block bloc size is too big, rejecting block"} // sic
+		return nil, &Error{Code: codeWrongBlockblobSize, Message: "Block bloc size is too big, rejecting block"} // sic
 	}
 	res, err := s.miner.Submit(blk, canonical)
 	switch {
@@ -228,8 +229,8 @@ func submitBlock(c *call) (func(*epeejson.Writer), *Error) {
 		s.log.Info("submitted block refused", "err", err)
 		return nil, errNotAccepted
 	}
-	done := &submitBlockResult{status: statusOK, blockID: id.String()}
-	return done.write, nil
+	done := &rpctypes.SubmitBlockResponse{Status: statusOK, BlockID: id.String()}
+	return done.Write, nil
 }
 
 // getMinerData is get_miner_data: what a pool needs to build its own
@@ -240,23 +241,23 @@ func getMinerData(c *call) (func(*epeejson.Writer), *Error) {
 		return nil, errCoreBusyTemplate
 	}
 	next := s.chain.NextBlockFacts()
-	res := &minerDataResult{
-		generated: next.Top.GeneratedCoins, difficulty: next.Difficulty, height: next.Height,
-		major: s.network.VersionAt(next.Height), medianWeight: next.EffectiveMedian, prevID: next.Top.Hash,
+	res := &rpctypes.MinerDataResponse{
+		Generated: next.Top.GeneratedCoins, Difficulty: next.Difficulty, Height: next.Height,
+		Major: s.network.VersionAt(next.Height), MedianWeight: next.EffectiveMedian, PrevID: next.Top.Hash,
 	}
 	if s.network.VersionAt(next.Height-1) >= consensus.RandomXVersion {
-		res.seedHash = s.chain.HashAt(consensus.SeedHeight(next.Height))
+		res.SeedHash = s.chain.HashAt(consensus.SeedHeight(next.Height))
 	}
 	// tx_memory_pool::get_block_template_backlog: the transactions relayed
 	// to everyone (not kept back, not in their stem phase), in the pool
 	// table's order, up to 112.5 % of the median weight, best paying first
 	// when they weigh more (txpool.CapTemplateBacklog).
 	for _, e := range s.visiblePool(true) {
-		res.backlog = append(res.backlog, minerBacklogEntry{id: e.ID, weight: e.Weight, fee: e.Fee})
+		res.Backlog = append(res.Backlog, rpctypes.MinerBacklogEntry{ID: e.ID, Weight: e.Weight, Fee: e.Fee})
 	}
-	res.backlog = txpool.CapTemplateBacklog(res.backlog, next.EffectiveMedian,
-		func(e minerBacklogEntry) (uint64, uint64) { return e.weight, e.fee })
-	return res.write, nil
+	res.Backlog = txpool.CapTemplateBacklog(res.Backlog, next.EffectiveMedian,
+		func(e rpctypes.MinerBacklogEntry) (uint64, uint64) { return e.Weight, e.Fee })
+	return res.Write, nil
 }
 
 // calcPow is calc_pow: the proof-of-work hash of a hashing blob at a height
@@ -267,19 +268,19 @@ func getMinerData(c *call) (func(*epeejson.Writer), *Error) {
 // version-7 (CryptoNight v1) hash of a blob shorter than 43 bytes; this
 // answers "can't produce valid response." instead.
 func calcPow(c *call) (func(*epeejson.Writer), *Error) {
-	major, e := c.params.uint8("major_version")
+	major, e := c.params.Uint8("major_version")
 	if e != nil {
 		return nil, e
 	}
-	height, e := c.params.uint64("height")
+	height, e := c.params.Uint64("height")
 	if e != nil {
 		return nil, e
 	}
-	blobText, e := c.params.string("block_blob")
+	blobText, e := c.params.String("block_blob")
 	if e != nil {
 		return nil, e
 	}
-	seedText, e := c.params.string("seed_hash")
+	seedText, e := c.params.String("seed_hash")
 	if e != nil {
 		return nil, e
 	}
@@ -289,13 +290,13 @@ func calcPow(c *call) (func(*epeejson.Writer), *Error) {
 		return nil, errWrongBlockblob
 	}
 	if !s.blockSizeOK(blob) {
-		return nil, &Error{codeWrongBlockblobSize, "Block blob size is too big, rejecting block"}
+		return nil, &Error{Code: codeWrongBlockblobSize, Message: "Block blob size is too big, rejecting block"}
 	}
 	var seed cryptonote.Hash
 	if seedText != "" {
 		b, ok := decodeHexBlob(seedText)
 		if !ok || len(b) != len(seed) {
-			return nil, &Error{codeWrongParam, "Wrong seed hash"}
+			return nil, &Error{Code: codeWrongParam, Message: "Wrong seed hash"}
 		}
 		copy(seed[:], b)
 	} else {
@@ -370,16 +371,16 @@ const (
 // template. As in monerod, the root is the tree hash of the hashes in the
 // order given (not by slot).
 func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
-	blobText, e := c.params.string("blocktemplate_blob")
+	blobText, e := c.params.String("blocktemplate_blob")
 	if e != nil {
 		return nil, e
 	}
-	aux, e := parseAuxPow(c.params)
+	aux, e := rpctypes.ParseAuxPow(c.params)
 	if e != nil {
 		return nil, e
 	}
 	if c.restricted && len(aux) > restrictedAuxPowCount {
-		return nil, &Error{codeRestricted, "Too many aux pow hashes"}
+		return nil, &Error{Code: codeRestricted, Message: "Too many aux pow hashes"}
 	}
 	if len(aux) == 0 {
 		return nil, errEmptyAuxPow
@@ -388,11 +389,11 @@ func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
 	hashes := make([]cryptonote.Hash, len(aux))
 	for i, a := range aux {
 		var err error
-		if ids[i], err = cryptonote.ParseHash(a.id); err != nil {
-			return nil, &Error{codeWrongParam, "Invalid aux pow id"}
+		if ids[i], err = cryptonote.ParseHash(a.ID); err != nil {
+			return nil, &Error{Code: codeWrongParam, Message: "Invalid aux pow id"}
 		}
-		if hashes[i], err = cryptonote.ParseHash(a.hash); err != nil {
-			return nil, &Error{codeWrongParam, "Invalid aux pow hash"}
+		if hashes[i], err = cryptonote.ParseHash(a.Hash); err != nil {
+			return nil, &Error{Code: codeWrongParam, Message: "Invalid aux pow hash"}
 		}
 	}
 	n := uint32(len(aux))
@@ -413,27 +414,27 @@ func addAuxPow(c *call) (func(*epeejson.Writer), *Error) {
 	root := cryptonote.TreeHash(hashes)
 	blob, ok := decodeHexBlob(blobText)
 	if !ok {
-		return nil, &Error{codeWrongParam, "Invalid blocktemplate_blob"}
+		return nil, &Error{Code: codeWrongParam, Message: "Invalid blocktemplate_blob"}
 	}
 	blk, _, err := parseBlockBlob(blob)
 	if err != nil {
-		return nil, &Error{codeWrongBlockblob, "Wrong blocktemplate_blob"}
+		return nil, &Error{Code: codeWrongBlockblob, Message: "Wrong blocktemplate_blob"}
 	}
 	extra, err := withMergeMiningRoot(blk.MinerTx.Extra, root)
 	if err != nil {
-		return nil, &Error{codeInternalError, "Error removing existing merkle root"}
+		return nil, &Error{Code: codeInternalError, Message: "Error removing existing merkle root"}
 	}
 	blk.MinerTx.Extra = extra
-	res := &auxPowResult{auxPow: aux, blob: blk.Serialize(), hashingBlob: blk.HashingBlob(),
-		merkleRoot: root, depth: encodeMMDepth(n, nonce)}
-	return res.write, nil
+	res := &rpctypes.AddAuxPowResponse{AuxPow: aux, Blob: blk.Serialize(), HashingBlob: blk.HashingBlob(),
+		MerkleRoot: root, Depth: encodeMMDepth(n, nonce)}
+	return res.Write, nil
 }
 
 // getBlockHash is on_get_block_hash: the id of the main-chain block at a
 // height, params a one-element array. A height above the chain is -2 (0.18.0
 // filled the error but answered the zero hash; 0.18.5.3 returns the error).
 func getBlockHash(c *call) (func(*epeejson.Writer), *Error) {
-	heights, e := c.params.uint64s()
+	heights, e := c.params.BareUint64s()
 	if e != nil {
 		return nil, e
 	}
@@ -452,18 +453,18 @@ func getBlockHash(c *call) (func(*epeejson.Writer), *Error) {
 // (the emission is the growth of already-generated coins; the fees are the
 // rest of the miner transactions' amounts).
 func getCoinbaseTxSum(c *call) (func(*epeejson.Writer), *Error) {
-	height, e := c.params.uint64("height")
+	height, e := c.params.Uint64("height")
 	if e != nil {
 		return nil, e
 	}
-	count, e := c.params.uint64("count")
+	count, e := c.params.Uint64("count")
 	if e != nil {
 		return nil, e
 	}
-	res := &coinbaseSumResult{status: "OK"}
+	res := &rpctypes.CoinbaseTxSumResponse{Status: "OK"}
 	if e := c.view(func(r *chaindb.Reader, chainHeight uint64) *Error {
 		if height >= chainHeight || count > chainHeight {
-			res.status = "height or count is too large"
+			res.Status = "height or count is too large"
 			return nil
 		}
 		if count == 0 {
@@ -485,14 +486,14 @@ func getCoinbaseTxSum(c *call) (func(*epeejson.Writer), *Error) {
 		for _, m := range metas {
 			emitted := m.GeneratedCoins - before
 			before = m.GeneratedCoins
-			res.emission, _ = res.emission.Add(u128.From64(emitted))
-			res.fees, _ = res.fees.Add(u128.From64(m.Reward - emitted))
+			res.Emission, _ = res.Emission.Add(u128.From64(emitted))
+			res.Fees, _ = res.Fees.Add(u128.From64(m.Reward - emitted))
 		}
 		return nil
 	}); e != nil {
 		return nil, e
 	}
-	return res.write, nil
+	return res.Write, nil
 }
 
 // getAlternateChains is get_alternate_chains: each alternative chain by
@@ -500,7 +501,7 @@ func getCoinbaseTxSum(c *call) (func(*epeejson.Writer), *Error) {
 // the tip down, and the main-chain block it grows from. monerod lists the
 // chains in hash-table order; gonero in its alternative-block order.
 func getAlternateChains(c *call) (func(*epeejson.Writer), *Error) {
-	var chains []altChain
+	var chains []rpctypes.AltChain
 	status := "OK"
 	if e := c.view(func(r *chaindb.Reader, _ uint64) *Error {
 		metas, err := r.AltBlockMetas()
@@ -518,11 +519,11 @@ func getAlternateChains(c *call) (func(*epeejson.Writer), *Error) {
 			if hasChild[tip.Hash] {
 				continue
 			}
-			ch := altChain{tip: tip, hashes: []cryptonote.Hash{tip.Hash}}
-			for at := byHash[tip.PrevHash]; at != nil && len(ch.hashes) <= len(metas); at = byHash[at.PrevHash] {
-				ch.hashes = append(ch.hashes, at.Hash)
+			ch := rpctypes.AltChain{Tip: tip.Hash, TipHeight: tip.Height, Difficulty: tip.CumulativeDifficulty, Hashes: []cryptonote.Hash{tip.Hash}}
+			for at := byHash[tip.PrevHash]; at != nil && len(ch.Hashes) <= len(metas); at = byHash[at.PrevHash] {
+				ch.Hashes = append(ch.Hashes, at.Hash)
 			}
-			length := uint64(len(ch.hashes))
+			length := uint64(len(ch.Hashes))
 			if tip.Height < length {
 				status = "Error finding alternate chain attachment point"
 				return nil
@@ -532,7 +533,7 @@ func getAlternateChains(c *call) (func(*epeejson.Writer), *Error) {
 				status = "Error finding alternate chain attachment point"
 				return nil
 			}
-			ch.mainParent = parent.Hash
+			ch.MainParent = parent.Hash
 			chains = append(chains, ch)
 		}
 		return nil
@@ -542,20 +543,7 @@ func getAlternateChains(c *call) (func(*epeejson.Writer), *Error) {
 	if status != "OK" {
 		chains = chains[:0]
 	}
-	return func(w *epeejson.Writer) { writeAltChains(w, chains, status) }, nil
-}
-
-// plainParams parses the JSON body of a plain-path request: an empty body
-// is an empty request; a body that does not parse is nil (monerod: 400).
-func plainParams(req *httpd.Request) (requestParams, bool) {
-	if len(bytes.TrimSpace(req.Body)) == 0 {
-		return requestParams{}, true
-	}
-	v, err := epeejson.Parse(req.Body)
-	if err != nil {
-		return requestParams{}, false
-	}
-	return newParams(v, true), true
+	return func(w *epeejson.Writer) { rpctypes.WriteAltChains(w, chains, status) }, nil
 }
 
 func writePlain(res func(w *epeejson.Writer)) httpd.Response {
@@ -567,11 +555,11 @@ func writePlain(res func(w *epeejson.Writer)) httpd.Response {
 // serveAltBlocksHashes is /get_alt_blocks_hashes: the ids of every
 // alternative block, in monerod's table order (cryptonote.CompareHash32).
 func (s *Server) serveAltBlocksHashes(req *httpd.Request) httpd.Response {
-	p, ok := plainParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	if _, e := p.string("client"); e != nil {
+	if _, e := p.String("client"); e != nil {
 		return badRequest()
 	}
 	var ids []cryptonote.Hash
@@ -614,35 +602,35 @@ const maxThreadsPerCore = 4
 // miner hashes with light-mode RandomX, far too slow for a public network);
 // elsewhere the answer is monerod's "Failed, mining not started".
 func (s *Server) serveStartMining(req *httpd.Request) httpd.Response {
-	p, ok := plainParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	r, e := parseStartMiningRequest(p)
+	r, e := rpctypes.ParseStartMiningRequest(p)
 	if e != nil {
 		return badRequest()
 	}
 	status := func(st string) httpd.Response {
-		return writePlain(func(w *epeejson.Writer) { writeStatusOnly(w, st) })
+		return writePlain(func(w *epeejson.Writer) { rpctypes.WriteStatusOnly(w, st) })
 	}
 	if !s.peers.Synchronized() {
 		return status("BUSY")
 	}
-	to, err := address.ParseFor(r.minerAddress, s.network)
+	to, err := address.ParseFor(r.MinerAddress, s.network)
 	if err != nil {
 		return status("Failed, wrong address")
 	}
 	if to.Kind == address.Subaddress {
 		return status("Mining to subaddress isn't supported yet")
 	}
-	if r.threads > uint64(runtime.NumCPU()*maxThreadsPerCore) {
+	if r.Threads > uint64(runtime.NumCPU()*maxThreadsPerCore) {
 		return status("Failed, too many threads relative to CPU cores.")
 	}
 	if s.network != params.Regtest {
 		s.log.Info("start_mining refused: gonero mines regtest chains only")
 		return status("Failed, mining not started")
 	}
-	if err := s.miner.Start(to, int(r.threads), r.background, r.ignoreBattery); err != nil {
+	if err := s.miner.Start(to, int(r.Threads), r.Background, r.IgnoreBattery); err != nil {
 		if errors.Is(err, miner.ErrAlreadyMining) {
 			return status("Already mining")
 		}
@@ -653,37 +641,38 @@ func (s *Server) serveStartMining(req *httpd.Request) httpd.Response {
 
 // serveStopMining is /stop_mining.
 func (s *Server) serveStopMining(req *httpd.Request) httpd.Response {
-	if _, ok := plainParams(req); !ok {
+	if _, ok := rpctypes.PathParams(req.Body); !ok {
 		return badRequest()
 	}
 	st := "OK"
 	if err := s.miner.Stop(); err != nil {
 		st = "Mining never started"
 	}
-	return writePlain(func(w *epeejson.Writer) { writeStatusOnly(w, st) })
+	return writePlain(func(w *epeejson.Writer) { rpctypes.WriteStatusOnly(w, st) })
 }
 
 // serveMiningStatus is /mining_status.
 func (s *Server) serveMiningStatus(req *httpd.Request) httpd.Response {
-	if _, ok := plainParams(req); !ok {
+	if _, ok := rpctypes.PathParams(req.Body); !ok {
 		return badRequest()
 	}
 	st := s.miner.Status()
 	next := s.chain.NextBlockFacts()
 	version := s.network.VersionAt(next.Height - 1) // get_current_hard_fork_version
-	res := &miningStatusResult{active: st.Active, difficulty: next.Difficulty,
-		blockTarget: consensus.DifficultyTarget(version), powAlgorithm: powAlgorithm(version)}
+	res := &rpctypes.MiningStatusResponse{Active: st.Active,
+		BlockTarget: consensus.DifficultyTarget(version), PowAlgorithm: powAlgorithm(version)}
+	res.SetDifficulty(next.Difficulty)
 	if st.Active {
-		res.speed, res.threads, res.blockReward = st.Speed, uint64(st.Threads), st.BlockReward
+		res.Speed, res.ThreadsCount, res.BlockReward = st.Speed, uint64(st.Threads), st.BlockReward
 		standard := st.Address
 		standard.Kind = address.Standard // monerod prints the standard address of an integrated one
-		res.address = standard.String()
+		res.Address = standard.String()
 	}
 	if st.Background {
-		res.bgEnabled, res.bgIgnoreBatt = true, st.IgnoreBattery
-		res.bgIdle, res.bgMinIdleSecs, res.bgTarget = miner.BackgroundIdleThreshold, miner.BackgroundMinIdleSecs, miner.BackgroundTarget
+		res.IsBackgroundMiningEnabled, res.BgIgnoreBattery = true, st.IgnoreBattery
+		res.BgIdleThreshold, res.BgMinIdleSeconds, res.BgTarget = miner.BackgroundIdleThreshold, miner.BackgroundMinIdleSecs, miner.BackgroundTarget
 	}
-	return writePlain(res.write)
+	return writePlain(res.Write)
 }
 
 // powAlgorithm is mining_status's name of the proof of work of a version.

@@ -13,6 +13,7 @@ import (
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/peerinfo"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // The operator and explorer endpoints: peers, bans, limits, logging, the
@@ -208,35 +209,15 @@ func syncInfo(c *call) (func(*epeejson.Writer), *Error) {
 	if q, ok := s.peers.(SyncQueue); ok {
 		spans, overview = q.SyncSpans(height)
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		writeCredits(w)
-		w.KeyUint("height", height)
-		w.KeyUint("next_needed_pruning_seed", uint64(seed))
-		w.KeyString("overview", overview)
-		writeList(w, "peers", peers, func(w *epeejson.Writer, p *peerinfo.Connection) {
-			w.BeginObject()
-			w.Key("info")
-			writeConnection(w, p)
-			w.EndObject()
-		})
-		writeList(w, "spans", spans, func(w *epeejson.Writer, sp *peerinfo.SyncSpan) {
-			w.BeginObject()
-			w.KeyString("connection_id", sp.ConnectionID)
-			w.KeyUint("nblocks", sp.NBlocks)
-			w.KeyUint("rate", uint64(sp.Rate))
-			w.KeyString("remote_address", sp.RemoteAddress)
-			w.KeyUint("size", sp.Size)
-			w.KeyUint("speed", uint64(sp.Speed))
-			w.KeyUint("start_block_height", sp.StartBlockHeight)
-			w.EndObject()
-		})
-		w.KeyString("status", statusOK)
-		w.KeyUint("target_height", target)
-		w.KeyString("top_hash", "")
-		writeUntrusted(w)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.SyncInfoResponse{Height: height, NextNeededPruningSeed: seed, Overview: overview, TargetHeight: target}
+	for _, info := range connectionInfos(peers) {
+		res.Peers = append(res.Peers, rpctypes.SyncPeer{Info: info})
+	}
+	for _, sp := range spans {
+		res.Spans = append(res.Spans, rpctypes.SyncSpan{ConnectionID: sp.ConnectionID, NBlocks: sp.NBlocks, Rate: sp.Rate,
+			RemoteAddress: sp.RemoteAddress, Size: sp.Size, Speed: sp.Speed, StartBlockHeight: sp.StartBlockHeight})
+	}
+	return res.Write, nil
 }
 
 // SyncQueue is what a P2P node with a block queue adds to Peers: the
@@ -299,25 +280,21 @@ func (s *Server) nextNeededPruningSeed(height uint64, conns []peerinfo.Connectio
 func getBans(c *call) (func(*epeejson.Writer), *Error) {
 	now := time.Now()
 	bans := c.server.peers.Bans(now)
-	return okAnswer(statusOK, func(w *epeejson.Writer) {
-		writeList(w, "bans", bans, func(w *epeejson.Writer, b *peerinfo.Ban) {
-			var host string
-			var ip uint64
-			if b.Prefix.IsSingleIP() {
-				host = b.Prefix.Addr().String()
-				if b.Prefix.Addr().Is4() {
-					ip = uint64(ipv4ToEpee(b.Prefix.Addr()))
-				}
-			} else {
-				host = b.Prefix.String()
+	res := &rpctypes.GetBansResponse{}
+	for _, b := range bans {
+		var host string
+		var ip uint32
+		if b.Prefix.IsSingleIP() {
+			host = b.Prefix.Addr().String()
+			if b.Prefix.Addr().Is4() {
+				ip = rpctypes.IPv4ToEpee(b.Prefix.Addr())
 			}
-			w.BeginObject()
-			w.KeyString("host", host)
-			w.KeyUint("ip", ip)
-			w.KeyUint("seconds", uint64(uint32(b.Until.Unix()-now.Unix())))
-			w.EndObject()
-		})
-	}), nil
+		} else {
+			host = b.Prefix.String()
+		}
+		res.Bans = append(res.Bans, rpctypes.BanInfo{Host: host, IP: ip, Seconds: uint32(b.Until.Unix() - now.Unix())})
+	}
+	return res.Write, nil
 }
 
 // banUntil is now plus seconds, in whole seconds as monerod's time_t.
@@ -326,7 +303,7 @@ func banUntil(now time.Time, seconds uint32) time.Time {
 }
 
 func setBans(c *call) (func(*epeejson.Writer), *Error) {
-	bans, e := readSetBans(c.params)
+	req, e := rpctypes.ParseSetBansRequest(c.params)
 	if e != nil {
 		return nil, e
 	}
@@ -334,26 +311,26 @@ func setBans(c *call) (func(*epeejson.Writer), *Error) {
 	now := time.Now()
 	// Entries are applied in order, and an entry monerod cannot read stops
 	// the loop with the earlier ones applied, as monerod's does.
-	for _, b := range bans {
+	for _, b := range req.Bans {
 		var p netip.Prefix
-		switch subnet, isSubnet := parseSubnet(b.host); {
-		case b.host != "" && isSubnet:
+		switch subnet, isSubnet := parseSubnet(b.Host); {
+		case b.Host != "" && isSubnet:
 			p = subnet
-		case b.host != "":
-			a, ok := parseHost(b.host)
+		case b.Host != "":
+			a, ok := parseHost(b.Host)
 			if !ok {
-				return nil, &Error{codeWrongParam, "Unsupported host/subnet type"}
+				return nil, &Error{Code: codeWrongParam, Message: "Unsupported host/subnet type"}
 			}
 			p = netip.PrefixFrom(a, a.BitLen())
-		case b.ip == 0:
+		case b.IP == 0:
 			// Since 0.18.4: an entry with neither host nor ip no longer
 			// bans 0.0.0.0.
-			return nil, &Error{codeWrongParam, "No ip/host supplied"}
+			return nil, &Error{Code: codeWrongParam, Message: "No ip/host supplied"}
 		default:
-			p = netip.PrefixFrom(ipv4FromEpee(b.ip), 32)
+			p = netip.PrefixFrom(rpctypes.IPv4FromEpee(b.IP), 32)
 		}
-		if b.ban {
-			peers.Ban(p, banUntil(now, b.seconds))
+		if b.Ban {
+			peers.Ban(p, banUntil(now, b.Seconds))
 		} else {
 			peers.Unban(p)
 		}
@@ -362,13 +339,13 @@ func setBans(c *call) (func(*epeejson.Writer), *Error) {
 }
 
 func banned(c *call) (func(*epeejson.Writer), *Error) {
-	address, e := c.params.string("address")
+	address, e := c.params.String("address")
 	if e != nil {
 		return nil, e
 	}
 	a, ok := parseHost(address)
 	if !ok {
-		return nil, &Error{codeWrongParam, "Unsupported host type"}
+		return nil, &Error{Code: codeWrongParam, Message: "Unsupported host type"}
 	}
 	now := time.Now()
 	until, isBanned := c.server.peers.BannedUntil(a, now)
@@ -390,7 +367,7 @@ func banned(c *call) (func(*epeejson.Writer), *Error) {
 // there is nothing to flush; the request is still read as monerod reads it:
 // since 0.18.4 it has bad_blocks alone (bad_txs, of any type, is ignored).
 func flushCache(c *call) (func(*epeejson.Writer), *Error) {
-	if _, e := c.params.bool("bad_blocks"); e != nil {
+	if _, e := c.params.Bool("bad_blocks"); e != nil {
 		return nil, e
 	}
 	return okAnswer(statusOK, nil), nil
@@ -401,7 +378,7 @@ func flushCache(c *call) (func(*epeejson.Writer), *Error) {
 // and still succeeds; so does this one. Without a Pruner, check answers for
 // an unpruned chain and a prune fails with monerod's failed-prune error.
 func pruneBlockchain(c *call) (func(*epeejson.Writer), *Error) {
-	check, e := c.params.bool("check")
+	check, e := c.params.Bool("check")
 	if e != nil {
 		return nil, e
 	}
@@ -409,7 +386,7 @@ func pruneBlockchain(c *call) (func(*epeejson.Writer), *Error) {
 	var seed uint32
 	switch {
 	case p == nil && !check:
-		return nil, &Error{codeInternalError, "Failed to prune blockchain"}
+		return nil, &Error{Code: codeInternalError, Message: "Failed to prune blockchain"}
 	case p == nil:
 	case check:
 		var err error
@@ -422,7 +399,7 @@ func pruneBlockchain(c *call) (func(*epeejson.Writer), *Error) {
 		c.server.forgetCachedAnswers()
 		if err != nil {
 			c.server.log.Error("prune_blockchain", "err", err)
-			return nil, &Error{codeInternalError, "Failed to prune blockchain"}
+			return nil, &Error{Code: codeInternalError, Message: "Failed to prune blockchain"}
 		}
 	}
 	return okAnswer(statusOK, func(w *epeejson.Writer) {
@@ -462,7 +439,7 @@ func paymentNotNecessary(w *epeejson.Writer) {
 
 func rpcAccessSubmitNonce(c *call) (func(*epeejson.Writer), *Error) {
 	for _, name := range []string{"nonce", "cookie"} {
-		if _, e := c.params.unsigned(name, 0, math.MaxUint32); e != nil {
+		if _, e := c.params.Unsigned(name, 0, math.MaxUint32); e != nil {
 			return nil, e
 		}
 	}
@@ -470,17 +447,17 @@ func rpcAccessSubmitNonce(c *call) (func(*epeejson.Writer), *Error) {
 }
 
 func rpcAccessPay(c *call) (func(*epeejson.Writer), *Error) {
-	if _, e := c.params.string("paying_for"); e != nil {
+	if _, e := c.params.String("paying_for"); e != nil {
 		return nil, e
 	}
-	if _, e := c.params.uint64("payment"); e != nil {
+	if _, e := c.params.Uint64("payment"); e != nil {
 		return nil, e
 	}
 	return paymentNotNecessary, nil
 }
 
 func rpcAccessTracking(c *call) (func(*epeejson.Writer), *Error) {
-	wipe, e := c.params.bool("clear")
+	wipe, e := c.params.Bool("clear")
 	if e != nil {
 		return nil, e
 	}
@@ -504,7 +481,7 @@ func rpcAccessTracking(c *call) (func(*epeejson.Writer), *Error) {
 	// monerod lists its unordered_map in hash order; gonero by name.
 	slices.SortFunc(rows, func(a, b row) int { return strings.Compare(a.rpc, b.rpc) })
 	return okAnswer(statusOK, func(w *epeejson.Writer) {
-		writeList(w, "data", rows, func(w *epeejson.Writer, r *row) {
+		rpctypes.WriteList(w, "data", rows, func(r *row, w *epeejson.Writer) {
 			w.BeginObject()
 			w.KeyUint("count", r.count)
 			w.KeyUint("credits", r.credits)
@@ -516,14 +493,14 @@ func rpcAccessTracking(c *call) (func(*epeejson.Writer), *Error) {
 	}), nil
 }
 
-var errPaymentsNotEnabled = &Error{-21, "Payments not enabled"} // CORE_RPC_ERROR_CODE_PAYMENTS_NOT_ENABLED
+var errPaymentsNotEnabled = &Error{Code: -21, Message: "Payments not enabled"} // CORE_RPC_ERROR_CODE_PAYMENTS_NOT_ENABLED
 
 func rpcAccessData(c *call) (func(*epeejson.Writer), *Error) {
 	return nil, errPaymentsNotEnabled
 }
 
 func rpcAccessAccount(c *call) (func(*epeejson.Writer), *Error) {
-	if _, e := c.params.signed("delta_balance", 0, math.MinInt64, math.MaxInt64); e != nil {
+	if _, e := c.params.Signed("delta_balance", 0, math.MinInt64, math.MaxInt64); e != nil {
 		return nil, e
 	}
 	return nil, errPaymentsNotEnabled
@@ -553,43 +530,43 @@ func (s *Server) peerLists(includeBlocked, publicOnly bool) (white, grey []peeri
 }
 
 func (s *Server) serveGetPeerList(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	publicOnly, e := p.boolOr("public_only", true)
+	publicOnly, e := p.BoolOr("public_only", true)
 	if e != nil {
 		return badRequest()
 	}
-	includeBlocked, e := p.bool("include_blocked")
+	includeBlocked, e := p.Bool("include_blocked")
 	if e != nil {
 		return badRequest()
 	}
 	white, grey := s.peerLists(includeBlocked, publicOnly)
 	return plainAnswer(func(w *epeejson.Writer) {
 		w.BeginObject()
-		writeList(w, "gray_list", grey, writePeer)
+		rpctypes.WriteList(w, "gray_list", grey, rpctypes.WritePeer)
 		w.KeyString("status", statusOK)
 		writeUntrusted(w)
-		writeList(w, "white_list", white, writePeer)
+		rpctypes.WriteList(w, "white_list", white, rpctypes.WritePeer)
 		w.EndObject()
 	})
 }
 
 func (s *Server) serveGetPublicNodes(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	gray, e := p.bool("gray")
+	gray, e := p.Bool("gray")
 	if e != nil {
 		return badRequest()
 	}
-	white, e := p.boolOr("white", true)
+	white, e := p.BoolOr("white", true)
 	if e != nil {
 		return badRequest()
 	}
-	includeBlocked, e := p.bool("include_blocked")
+	includeBlocked, e := p.Bool("include_blocked")
 	if e != nil {
 		return badRequest()
 	}
@@ -603,45 +580,31 @@ func (s *Server) serveGetPublicNodes(req *httpd.Request) httpd.Response {
 	wl, gl = public(wl, white), public(gl, gray)
 	return plainAnswer(func(w *epeejson.Writer) {
 		w.BeginObject()
-		writeList(w, "gray", gl, writePublicNode)
+		rpctypes.WriteList(w, "gray", gl, rpctypes.WritePublicNode)
 		w.KeyString("status", statusOK)
 		writeUntrusted(w)
-		writeList(w, "white", wl, writePublicNode)
+		rpctypes.WriteList(w, "white", wl, rpctypes.WritePublicNode)
 		w.EndObject()
 	})
 }
 
 func (s *Server) serveGetNetStats(req *httpd.Request) httpd.Response {
-	if _, ok := pathParams(req); !ok {
+	if _, ok := rpctypes.PathParams(req.Body); !ok {
 		return badRequest()
 	}
 	pin, bin, pout, bout := s.peers.Traffic()
-	return plainAnswer(func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.KeyUint("start_time", uint64(s.started.Unix()))
-		w.KeyString("status", statusOK)
-		w.KeyUint("total_bytes_in", bin)
-		w.KeyUint("total_bytes_out", bout)
-		w.KeyUint("total_packets_in", pin)
-		w.KeyUint("total_packets_out", pout)
-		writeUntrusted(w)
-		w.EndObject()
-	})
-}
-
-func (s *Server) writeLimits(w *epeejson.Writer, down, up int64) {
-	w.Key("limit_down")
-	w.Int(down)
-	w.Key("limit_up")
-	w.Int(up)
+	res := &rpctypes.GetNetStatsResponse{StartTime: uint64(s.started.Unix()), TotalBytesIn: bin, TotalBytesOut: bout,
+		TotalPacketsIn: pin, TotalPacketsOut: pout}
+	return plainAnswer(res.Write)
 }
 
 func (s *Server) serveGetLimit(req *httpd.Request) httpd.Response {
-	if _, ok := pathParams(req); !ok {
+	if _, ok := rpctypes.PathParams(req.Body); !ok {
 		return badRequest()
 	}
 	down, up := s.ops.limitDown.Load(), s.ops.limitUp.Load()
-	return plainAnswer(okAnswer(statusOK, func(w *epeejson.Writer) { s.writeLimits(w, down, up) }))
+	res := &rpctypes.GetLimitResponse{LimitDown: down, LimitUp: up, Status: statusOK}
+	return plainAnswer(res.Write)
 }
 
 // serveSetLimit: a positive limit is set, 0 leaves it, -1 restores the
@@ -649,15 +612,15 @@ func (s *Server) serveGetLimit(req *httpd.Request) httpd.Response {
 // limits of 0 in the answer) after the download limit may already have
 // been applied, as in monerod.
 func (s *Server) serveSetLimit(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	down, e := p.signed("limit_down", 0, math.MinInt64, math.MaxInt64)
+	down, e := p.Signed("limit_down", 0, math.MinInt64, math.MaxInt64)
 	if e != nil {
 		return badRequest()
 	}
-	up, e := p.signed("limit_up", 0, math.MinInt64, math.MaxInt64)
+	up, e := p.Signed("limit_up", 0, math.MinInt64, math.MaxInt64)
 	if e != nil {
 		return badRequest()
 	}
@@ -673,7 +636,8 @@ func (s *Server) serveSetLimit(req *httpd.Request) httpd.Response {
 		return true
 	}
 	if !apply(down, &s.ops.limitDown, defaultLimitDown) || !apply(up, &s.ops.limitUp, defaultLimitUp) {
-		return plainAnswer(okAnswer("Invalid parameter", func(w *epeejson.Writer) { s.writeLimits(w, 0, 0) }))
+		res := &rpctypes.GetLimitResponse{Status: "Invalid parameter"}
+		return plainAnswer(res.Write)
 	}
 	return s.serveGetLimit(&httpd.Request{})
 }
@@ -683,15 +647,15 @@ func (s *Server) serveSetLimit(req *httpd.Request) httpd.Response {
 // closed; the answer is the limit as monerod's uint32_t holds it (an
 // unlimited -1 reads 4294967295).
 func (s *Server) servePeerLimit(req *httpd.Request, name string, out bool) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	set, e := p.boolOr("set", true)
+	set, e := p.BoolOr("set", true)
 	if e != nil {
 		return badRequest()
 	}
-	n, e := p.unsigned(name, 0, math.MaxUint32)
+	n, e := p.Unsigned(name, 0, math.MaxUint32)
 	if e != nil {
 		return badRequest()
 	}
@@ -737,11 +701,11 @@ func (s *Server) setLogLevel(level int) {
 }
 
 func (s *Server) serveSetLogLevel(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	level, e := p.signed("level", 0, math.MinInt8, math.MaxInt8)
+	level, e := p.Signed("level", 0, math.MinInt8, math.MaxInt8)
 	if e != nil {
 		return badRequest()
 	}
@@ -759,11 +723,11 @@ func (s *Server) serveSetLogLevel(req *httpd.Request) httpd.Response {
 // has one level, which a numeric level in the string sets; the categories
 // themselves select nothing).
 func (s *Server) serveSetLogCategories(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	spec, e := p.string("categories")
+	spec, e := p.String("categories")
 	if e != nil {
 		return badRequest()
 	}
@@ -778,11 +742,11 @@ func (s *Server) serveSetLogCategories(req *httpd.Request) httpd.Response {
 // serveSetLogHashRate: gonero's miner logs no periodic hash rate, so while
 // it mines the flag is accepted and changes nothing.
 func (s *Server) serveSetLogHashRate(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	if _, e := p.bool("visible"); e != nil {
+	if _, e := p.Bool("visible"); e != nil {
 		return badRequest()
 	}
 	status := "NOT MINING"
@@ -794,18 +758,18 @@ func (s *Server) serveSetLogHashRate(req *httpd.Request) httpd.Response {
 
 // serveSaveBC: every bbolt commit is already synced to disk.
 func (s *Server) serveSaveBC(req *httpd.Request) httpd.Response {
-	if _, ok := pathParams(req); !ok {
+	if _, ok := rpctypes.PathParams(req.Body); !ok {
 		return badRequest()
 	}
 	return plainAnswer(okAnswer(statusOK, nil))
 }
 
 func (s *Server) servePopBlocks(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	n, e := p.uint64("nblocks")
+	n, e := p.Uint64("nblocks")
 	if e != nil {
 		return badRequest()
 	}
@@ -819,7 +783,7 @@ func (s *Server) servePopBlocks(req *httpd.Request) httpd.Response {
 
 // serveStopDaemon asks the node to stop, once the answer is on its way.
 func (s *Server) serveStopDaemon(req *httpd.Request) httpd.Response {
-	if _, ok := pathParams(req); !ok {
+	if _, ok := rpctypes.PathParams(req.Body); !ok {
 		return badRequest()
 	}
 	if s.ops.stop == nil {
@@ -833,13 +797,13 @@ func (s *Server) serveStopDaemon(req *httpd.Request) httpd.Response {
 // (an empty address) is what monerod does and succeeds; setting one fails
 // with monerod's status for a bootstrap daemon it could not set.
 func (s *Server) serveSetBootstrapDaemon(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
 	var address string
 	for _, name := range []string{"address", "username", "password", "proxy"} {
-		v, e := p.string(name)
+		v, e := p.String(name)
 		if e != nil {
 			return badRequest()
 		}
@@ -863,15 +827,15 @@ func (s *Server) serveSetBootstrapDaemon(req *httpd.Request) httpd.Response {
 // does; online, a known command gets monerod's answer for an update check
 // that could not reach the network.
 func (s *Server) serveUpdate(req *httpd.Request) httpd.Response {
-	p, ok := pathParams(req)
+	p, ok := rpctypes.PathParams(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	command, e := p.string("command")
+	command, e := p.String("command")
 	if e != nil {
 		return badRequest()
 	}
-	if _, e := p.string("path"); e != nil {
+	if _, e := p.String("path"); e != nil {
 		return badRequest()
 	}
 	status := "Error checking for updates"

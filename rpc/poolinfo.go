@@ -10,6 +10,7 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/rpctypes"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -107,15 +108,15 @@ func maxUsedBlock(r *chaindb.Reader, tx *cryptonote.Transaction) (uint64, crypto
 }
 
 func (s *Server) serveTransactionPool(req *httpd.Request) httpd.Response {
-	if _, ok := pathRequest(req); !ok {
+	if _, ok := rpctypes.PathRequest(req.Body); !ok {
 		return badRequest()
 	}
 	entries := s.visiblePool(req.Restricted)
-	var out getTransactionPoolResponse
+	var out rpctypes.GetTransactionPoolResponse
 	err := s.store.View(func(r *chaindb.Reader) error {
 		for i := range entries {
 			e := &entries[i]
-			info := txInfo{IDHash: e.ID.String(), TxJSON: e.Tx.MonerodJSON(), BlobSize: uint64(len(e.Blob)),
+			info := rpctypes.TxInfo{IDHash: e.ID.String(), TxJSON: e.Tx.MonerodJSON(), BlobSize: uint64(len(e.Blob)),
 				Weight: e.Weight, Fee: e.Fee, KeptByBlock: e.KeptByBlock, LastFailedIDHash: cryptonote.Hash{}.String(),
 				Relayed: reportedRelayed(e), DoNotRelay: e.DoNotRelay, DoubleSpendSeen: e.DoubleSpendSeen,
 				TxBlobHex: hex.EncodeToString(e.Blob)}
@@ -161,31 +162,31 @@ func (s *Server) serveTransactionPool(req *httpd.Request) httpd.Response {
 		}
 	}
 	for _, ki := range order {
-		out.SpentKeyImages = append(out.SpentKeyImages, spentKeyImageInfo{IDHash: hex.EncodeToString(ki[:]), TxsHashes: byImage[ki]})
+		out.SpentKeyImages = append(out.SpentKeyImages, rpctypes.SpentKeyImageInfo{IDHash: hex.EncodeToString(ki[:]), TxsHashes: byImage[ki]})
 	}
 	w := epeejson.NewWriter(make([]byte, 0, 4096))
-	out.write(w)
+	out.Write(w)
 	return jsonResponse(w)
 }
 
 func (s *Server) serveTransactionPoolStats(req *httpd.Request) httpd.Response {
-	if _, ok := pathRequest(req); !ok {
+	if _, ok := rpctypes.PathRequest(req.Body); !ok {
 		return badRequest()
 	}
 	st := poolStats(s.visiblePool(req.Restricted), time.Now())
 	w := epeejson.NewWriter(make([]byte, 0, 1024))
-	writePoolStats(w, &st)
+	rpctypes.WritePoolStats(w, &st)
 	return jsonResponse(w)
 }
 
 // poolStats is tx_memory_pool::get_transaction_stats. The 32-bit members
 // are truncated as monerod's uint32_t members are.
-func poolStats(entries []txpool.Entry, at time.Time) txpoolStats {
+func poolStats(entries []txpool.Entry, at time.Time) rpctypes.TxpoolStats {
 	now := uint64(at.Unix())
-	var st txpoolStats
+	var st rpctypes.TxpoolStats
 	st.TxsTotal = uint64(uint32(len(entries)))
 	weights := make([]uint64, 0, len(entries))
-	ages := map[uint64]*txpoolHisto{}
+	ages := map[uint64]*rpctypes.TxpoolHisto{}
 	for i := range entries {
 		e := &entries[i]
 		weight := uint64(uint32(e.Weight))
@@ -214,7 +215,7 @@ func poolStats(entries []txpool.Entry, at time.Time) txpoolStats {
 		}
 		h := ages[age]
 		if h == nil {
-			h = &txpoolHisto{}
+			h = &rpctypes.TxpoolHisto{}
 			ages[age] = h
 		}
 		h.Txs++
@@ -249,7 +250,7 @@ func poolStats(entries []txpool.Entry, at time.Time) txpoolStats {
 		}
 		st.Histo98pc = keys[split]
 		factor, delta = 9, keys[split]
-		st.Histo = make([]txpoolHisto, 10)
+		st.Histo = make([]rpctypes.TxpoolHisto, 10)
 	} else {
 		split = len(keys)
 		factor = min(st.TxsTotal, 10)
@@ -257,7 +258,7 @@ func poolStats(entries []txpool.Entry, at time.Time) txpoolStats {
 			factor = 10
 		}
 		delta = now - st.Oldest
-		st.Histo = make([]txpoolHisto, factor)
+		st.Histo = make([]rpctypes.TxpoolHisto, factor)
 	}
 	if delta == 0 {
 		delta = 1
@@ -280,14 +281,14 @@ func poolStats(entries []txpool.Entry, at time.Time) txpoolStats {
 // which wraps around to just under 2^64 for every transaction.
 func getTxpoolBacklog(c *call) (func(*epeejson.Writer), *Error) {
 	now := uint64(time.Now().Unix())
-	var entries []backlogEntry
+	var entries []rpctypes.BacklogEntry
 	for _, e := range c.server.visiblePool(true) {
-		entries = append(entries, backlogEntry{Weight: e.Weight, Fee: e.Fee, TimeInPool: uint64(e.Received.Unix()) - now})
+		entries = append(entries, rpctypes.BacklogEntry{Weight: e.Weight, Fee: e.Fee, TimeInPool: uint64(e.Received.Unix()) - now})
 	}
 	return func(w *epeejson.Writer) {
 		w.BeginObject()
 		if len(entries) > 0 {
-			w.KeyString("backlog", backlogBlob(entries))
+			w.KeyString("backlog", rpctypes.BacklogBlob(entries))
 		}
 		writeCredits(w)
 		w.KeyString("status", statusOK)
@@ -313,7 +314,7 @@ func parseTxid(s string) (cryptonote.Hash, bool) {
 // unknown ids are no error, unparsable ones are reported in the status
 // after the others are removed.
 func flushTxpool(c *call) (func(*epeejson.Writer), *Error) {
-	texts, e := txidsRequest(c.params)
+	texts, e := rpctypes.ParseTxids(c.params)
 	if e != nil {
 		return nil, e
 	}
@@ -360,7 +361,7 @@ func flushTxpool(c *call) (func(*epeejson.Writer), *Error) {
 // that does not parse or is not in the pool is named in one -5 error,
 // after the others were relayed.
 func relayTx(c *call) (func(*epeejson.Writer), *Error) {
-	texts, e := txidsRequest(c.params)
+	texts, e := rpctypes.ParseTxids(c.params)
 	if e != nil {
 		return nil, e
 	}
@@ -382,7 +383,7 @@ func relayTx(c *call) (func(*epeejson.Writer), *Error) {
 		}
 	}
 	if msg != "" {
-		return nil, &Error{codeInternalError, msg}
+		return nil, &Error{Code: codeInternalError, Message: msg}
 	}
 	return func(w *epeejson.Writer) {
 		w.BeginObject()

@@ -1,7 +1,6 @@
 package rpc
 
 import (
-	"bytes"
 	"encoding/hex"
 	"errors"
 
@@ -9,47 +8,19 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/rpctypes"
 	"github.com/gonero/gonero/txpool"
 )
 
-// sendRawTxRequest is COMMAND_RPC_SEND_RAW_TX's request.
-type sendRawTxRequest struct {
-	TxAsHex        string
-	DoNotRelay     bool
-	DoSanityChecks bool // default true
-}
-
-// sendRawTxResponse is its answer (monerod 0.18.5.3's fields; the epee
-// writer sorts them as monerod prints them).
-type sendRawTxResponse struct {
-	Status            string
-	Reason            string
-	NotRelayed        bool
-	Flags             consensus.TxFlags
-	SanityCheckFailed bool
-}
-
-func (r *sendRawTxResponse) write(w *epeejson.Writer) {
-	f := r.Flags
-	w.BeginObject()
-	w.KeyUint("credits", 0)
-	w.KeyBool("double_spend", f&consensus.FlagDoubleSpend != 0)
-	w.KeyBool("fee_too_low", f&consensus.FlagFeeTooLow != 0)
-	w.KeyBool("invalid_input", f&consensus.FlagInvalidInput != 0)
-	w.KeyBool("invalid_output", f&consensus.FlagInvalidOutput != 0)
-	w.KeyBool("low_mixin", f&consensus.FlagLowMixin != 0)
-	w.KeyBool("nonzero_unlock_time", f&consensus.FlagNonzeroUnlockTime != 0)
-	w.KeyBool("not_relayed", r.NotRelayed)
-	w.KeyBool("overspend", f&consensus.FlagOverspend != 0)
-	w.KeyString("reason", r.Reason)
-	w.KeyBool("sanity_check_failed", r.SanityCheckFailed)
-	w.KeyString("status", r.Status)
-	w.KeyBool("too_big", f&consensus.FlagTooBig != 0)
-	w.KeyBool("too_few_outputs", f&consensus.FlagTooFewOutputs != 0)
-	w.KeyString("top_hash", "")
-	w.KeyBool("tx_extra_too_big", f&consensus.FlagTxExtraTooBig != 0)
-	w.KeyBool("untrusted", false)
-	w.EndObject()
+// txFlagsAnswer is a refusal's answer: status Failed with the
+// verification flags set (monerod leaves reason empty then).
+func txFlagsAnswer(f consensus.TxFlags) *rpctypes.SendRawTxResponse {
+	return &rpctypes.SendRawTxResponse{Status: "Failed",
+		DoubleSpend: f&consensus.FlagDoubleSpend != 0, FeeTooLow: f&consensus.FlagFeeTooLow != 0,
+		InvalidInput: f&consensus.FlagInvalidInput != 0, InvalidOutput: f&consensus.FlagInvalidOutput != 0,
+		LowMixin: f&consensus.FlagLowMixin != 0, NonzeroUnlockTime: f&consensus.FlagNonzeroUnlockTime != 0,
+		Overspend: f&consensus.FlagOverspend != 0, TooBig: f&consensus.FlagTooBig != 0,
+		TooFewOutputs: f&consensus.FlagTooFewOutputs != 0, TxExtraTooBig: f&consensus.FlagTxExtraTooBig != 0}
 }
 
 // serveSendRawTx is /sendrawtransaction (and /send_raw_transaction):
@@ -58,67 +29,52 @@ func (r *sendRawTxResponse) write(w *epeejson.Writer) {
 // "reason" empty then); an accepted one "OK", with "Not relayed" when
 // do_not_relay was asked or the node already had it.
 func (s *Server) serveSendRawTx(req *httpd.Request) httpd.Response {
-	var p requestParams
-	if len(bytes.TrimSpace(req.Body)) > 0 {
-		v, err := epeejson.Parse(req.Body)
-		if err != nil {
-			return httpd.Response{Status: 400, ContentType: "text/plain"}
-		}
-		p = newParams(v, true)
-	}
-	var in sendRawTxRequest
-	var e *Error
-	if in.TxAsHex, e = p.string("tx_as_hex"); e != nil {
-		return httpd.Response{Status: 400, ContentType: "text/plain"}
-	}
-	if in.DoNotRelay, e = p.bool("do_not_relay"); e != nil {
-		return httpd.Response{Status: 400, ContentType: "text/plain"}
-	}
-	if in.DoSanityChecks, e = convert(p, "do_sanity_checks", true, epeejson.Value.AsBool); e != nil {
+	in, ok := rpctypes.ParseSendRawTxRequest(req.Body)
+	if !ok {
 		return httpd.Response{Status: 400, ContentType: "text/plain"}
 	}
 	out := s.sendRawTx(&in)
 	w := epeejson.NewWriter(make([]byte, 0, 512))
-	out.write(w)
+	out.Write(w)
 	return jsonResponse(w)
 }
 
-func (s *Server) sendRawTx(in *sendRawTxRequest) *sendRawTxResponse {
+func (s *Server) sendRawTx(in *rpctypes.SendRawTxRequest) *rpctypes.SendRawTxResponse {
 	if !s.peers.Synchronized() {
-		return &sendRawTxResponse{Status: statusBusy}
+		return &rpctypes.SendRawTxResponse{Status: statusBusy}
 	}
 	if s.pool == nil {
-		return &sendRawTxResponse{Status: "Failed"}
+		return &rpctypes.SendRawTxResponse{Status: "Failed"}
 	}
 	blob, err := hex.DecodeString(in.TxAsHex)
 	if err != nil {
 		s.log.Info("sendrawtransaction: failed to parse tx from hex")
-		return &sendRawTxResponse{Status: "Failed"}
+		return &rpctypes.SendRawTxResponse{Status: "Failed"}
 	}
 	if in.DoSanityChecks && !txpool.SanityCheck(blob, s.chain.MatureOutputs(0)) {
-		return &sendRawTxResponse{Status: "Failed", Reason: "Sanity check failed", SanityCheckFailed: true}
+		return &rpctypes.SendRawTxResponse{Status: "Failed", Reason: "Sanity check failed", SanityCheckFailed: true}
 	}
 	entry, err := s.pool.Add(blob, txpool.AddOptions{Source: txpool.SourceRPC, DoNotRelay: in.DoNotRelay})
 	switch {
 	case errors.Is(err, txpool.ErrAlreadyInPool), errors.Is(err, txpool.ErrAlreadyInChain):
 		// monerod's handle_incoming_tx succeeds without adding: nothing is
 		// relayed, and the answer says so.
-		return &sendRawTxResponse{Status: statusOK, Reason: "Not relayed", NotRelayed: true}
+		return &rpctypes.SendRawTxResponse{Status: statusOK, Reason: "Not relayed", NotRelayed: true}
 	case err != nil:
 		flags := consensus.FlagsOf(err)
 		s.log.Info("sendrawtransaction: tx verification failed", "reason", flags.Reason(), "err", err)
-		return &sendRawTxResponse{Status: "Failed", Flags: flags}
+		return txFlagsAnswer(flags)
 	case entry.DoNotRelay:
 		s.log.Info("sendrawtransaction: tx accepted, but not relayed", "tx", entry.ID)
-		return &sendRawTxResponse{Status: statusOK, Reason: "Not relayed", NotRelayed: true}
+		return &rpctypes.SendRawTxResponse{Status: statusOK, Reason: "Not relayed", NotRelayed: true}
 	}
 	s.log.Info("sendrawtransaction: tx accepted", "tx", entry.ID, "fee", entry.Fee, "weight", entry.Weight)
-	return &sendRawTxResponse{Status: statusOK}
+	return &rpctypes.SendRawTxResponse{Status: statusOK}
 }
 
 // Status strings (CORE_RPC_STATUS_*).
 const (
-	statusOK   = "OK"
+	statusOK   = rpctypes.StatusOK
 	statusBusy = "BUSY"
 )
 

@@ -22,6 +22,7 @@ import (
 	"github.com/gonero/gonero/internal/boundedcache"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/rpctypes"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -122,6 +123,10 @@ type Server struct {
 	hostFails    hostFails   // hostfail.go
 	heightAnswer atomic.Pointer[heightAnswer]
 	timers       *endpointTimers // nil: not instrumented
+	// sharedPartsOver is the answer size past which .bin block answers
+	// share their block entries instead of copying them
+	// (defaultSharedPartsOver; a test sets its own).
+	sharedPartsOver int
 }
 
 // New builds the server and binds its listeners.
@@ -143,6 +148,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{miner: cfg.Miner, pool: cfg.Pool,
 		chain: cfg.Chain, store: cfg.Chain.Store(), network: cfg.Chain.Network(), peers: cfg.Peers,
 		version: cfg.Version, started: time.Now(), disk: diskFacts{dir: cfg.DataDir}, log: cfg.Logger,
+		sharedPartsOver: defaultSharedPartsOver,
 	}
 	s.hostFails.disabled = cfg.DisableRPCBan
 	s.miningCtx, s.stopMining = context.WithCancel(context.Background())
@@ -243,7 +249,7 @@ func (s *Server) servePlainInfo(req *httpd.Request) httpd.Response {
 			return httpd.Response{Status: 400, ContentType: "text/plain"}
 		}
 		c.params = newParams(v, true)
-		if _, e := c.params.string("client"); e != nil {
+		if _, e := c.params.String("client"); e != nil {
 			return httpd.Response{Status: 400, ContentType: "text/plain"}
 		}
 	}
@@ -264,12 +270,8 @@ func (s *Server) serveHeight(req *httpd.Request) httpd.Response {
 		return httpd.Response{ContentType: "application/json", Body: a.body}
 	}
 	w := epeejson.NewWriter(make([]byte, 0, 256))
-	w.BeginObject()
-	w.KeyString("hash", top.Hash.String())
-	w.KeyUint("height", top.Height+1)
-	w.KeyString("status", "OK")
-	w.KeyBool("untrusted", false)
-	w.EndObject()
+	res := rpctypes.GetHeightResponse{Hash: top.Hash.String(), Height: top.Height + 1}
+	res.Write(w)
 	s.heightAnswer.Store(&heightAnswer{top: top.Hash, height: top.Height, body: w.Bytes()})
 	return jsonResponse(w)
 }

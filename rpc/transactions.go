@@ -9,6 +9,7 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/rpctypes"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -26,22 +27,22 @@ func transactionsEndpoints() []endpoint {
 }
 
 func (s *Server) serveGetTransactions(req *httpd.Request) httpd.Response {
-	p, ok := pathRequest(req)
+	p, ok := rpctypes.PathRequest(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	in, ok := parseGetTransactions(p)
+	in, ok := rpctypes.ParseGetTransactions(p)
 	if !ok {
 		return badRequest()
 	}
 	out := s.getTransactions(&in, req.Restricted)
 	w := epeejson.NewWriter(make([]byte, 0, 4096))
-	out.write(w)
+	out.Write(w)
 	return jsonResponse(w)
 }
 
-func refusal(status string) *getTransactionsResponse {
-	return &getTransactionsResponse{Status: status, OnlyStatus: true}
+func refusal(status string) *rpctypes.GetTransactionsResponse {
+	return &rpctypes.GetTransactionsResponse{Status: status, OnlyStatus: true}
 }
 
 // chainTx is a transaction found on the main chain.
@@ -128,13 +129,13 @@ func minerTxAt(r *chaindb.Reader, id cryptonote.Hash, height uint64, indices []u
 	return &chainTx{tx: &b.MinerTx, height: height, indices: indices}, nil
 }
 
-// fill sets an entry's blob members as monerod does: the split form
+// fillTxEntry sets an entry's blob members as monerod does: the split form
 // (pruned_as_hex, prunable_as_hex unless pruned) when split or prune is
 // asked, or when the transaction has no prunable data (a miner
 // transaction: monerod then uses the split form even when not asked);
 // otherwise the whole blob in as_hex. The JSON rendering follows the form:
 // the pruned transaction when pruned or without prunable data.
-func (e *txEntry) fill(tx *cryptonote.Transaction, in *getTransactionsRequest) {
+func fillTxEntry(e *rpctypes.TxEntry, tx *cryptonote.Transaction, in *rpctypes.GetTransactionsRequest) {
 	blob, prunedLen := tx.SplitBlob()
 	pruned, prunable := blob[:prunedLen], blob[prunedLen:]
 	if tx.Version > 1 {
@@ -164,10 +165,10 @@ func (e *txEntry) fill(tx *cryptonote.Transaction, in *getTransactionsRequest) {
 	}
 }
 
-// fillPruned is fill for a transaction whose prunable part the store
+// fillPrunedTxEntry is fillTxEntry for a transaction whose prunable part the store
 // pruned: monerod then answers the split form whatever was asked, with an
 // empty prunable_as_hex, the stored prunable hash and the pruned JSON.
-func (e *txEntry) fillPruned(ct *chainTx, in *getTransactionsRequest) {
+func fillPrunedTxEntry(e *rpctypes.TxEntry, ct *chainTx, in *rpctypes.GetTransactionsRequest) {
 	e.PrunableHash = ct.prunableHash.String()
 	e.PrunedAsHex = hex.EncodeToString(ct.tx.Serialize())
 	if in.DecodeAsJSON {
@@ -175,7 +176,7 @@ func (e *txEntry) fillPruned(ct *chainTx, in *getTransactionsRequest) {
 	}
 }
 
-func (s *Server) getTransactions(in *getTransactionsRequest, restricted bool) *getTransactionsResponse {
+func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted bool) *rpctypes.GetTransactionsResponse {
 	if restricted && len(in.TxsHashes) > restrictedTransactionsCount {
 		return refusal("Too many transactions requested in restricted mode")
 	}
@@ -190,8 +191,8 @@ func (s *Server) getTransactions(in *getTransactionsRequest, restricted bool) *g
 		}
 		copy(ids[i][:], b)
 	}
-	out := &getTransactionsResponse{Status: statusOK, WithJSON: in.DecodeAsJSON}
-	found := make([]*txEntry, len(ids))
+	out := &rpctypes.GetTransactionsResponse{Status: statusOK, WithJSON: in.DecodeAsJSON}
+	found := make([]*rpctypes.TxEntry, len(ids))
 	var missing []int
 	err := s.store.View(func(r *chaindb.Reader) error {
 		height, err := r.Height()
@@ -211,12 +212,12 @@ func (s *Server) getTransactions(in *getTransactionsRequest, restricted bool) *g
 			if err != nil {
 				return err
 			}
-			e := &txEntry{TxHash: in.TxsHashes[i], BlockHeight: ct.height, Confirmations: height - ct.height,
+			e := &rpctypes.TxEntry{TxHash: in.TxsHashes[i], BlockHeight: ct.height, Confirmations: height - ct.height,
 				BlockTimestamp: meta.Timestamp, OutputIndices: ct.indices}
 			if ct.pruned {
-				e.fillPruned(ct, in)
+				fillPrunedTxEntry(e, ct, in)
 			} else {
-				e.fill(ct.tx, in)
+				fillTxEntry(e, ct.tx, in)
 			}
 			found[i] = e
 		}
@@ -241,11 +242,11 @@ func (s *Server) getTransactions(in *getTransactionsRequest, restricted bool) *g
 				still = append(still, i)
 				continue
 			}
-			e := &txEntry{TxHash: in.TxsHashes[i], InPool: true, DoubleSpendSeen: pe.DoubleSpendSeen, Relayed: reportedRelayed(&pe)}
+			e := &rpctypes.TxEntry{TxHash: in.TxsHashes[i], InPool: true, DoubleSpendSeen: pe.DoubleSpendSeen, Relayed: reportedRelayed(&pe)}
 			if !restricted {
 				e.ReceivedTimestamp = uint64(pe.Received.Unix())
 			}
-			e.fill(pe.Tx, in)
+			fillTxEntry(e, pe.Tx, in)
 			found[i] = e
 		}
 		missing = still
@@ -262,38 +263,38 @@ func (s *Server) getTransactions(in *getTransactionsRequest, restricted bool) *g
 }
 
 func (s *Server) serveIsKeyImageSpent(req *httpd.Request) httpd.Response {
-	p, ok := pathRequest(req)
+	p, ok := rpctypes.PathRequest(req.Body)
 	if !ok {
 		return badRequest()
 	}
-	in, ok := parseIsKeyImageSpent(p)
+	in, ok := rpctypes.ParseIsKeyImageSpent(p)
 	if !ok {
 		return badRequest()
 	}
 	out := s.isKeyImageSpent(&in, req.Restricted)
 	w := epeejson.NewWriter(make([]byte, 0, 256+4*len(out.SpentStatus)))
-	out.write(w)
+	out.Write(w)
 	return jsonResponse(w)
 }
 
-func (s *Server) isKeyImageSpent(in *isKeyImageSpentRequest, restricted bool) *isKeyImageSpentResponse {
+func (s *Server) isKeyImageSpent(in *rpctypes.IsKeyImageSpentRequest, restricted bool) *rpctypes.IsKeyImageSpentResponse {
 	if restricted && len(in.KeyImages) > restrictedSpentKeyImagesCount {
-		return &isKeyImageSpentResponse{Status: "Too many key images queried in restricted mode"}
+		return &rpctypes.IsKeyImageSpentResponse{Status: "Too many key images queried in restricted mode"}
 	}
 	images := make([]cryptonote.Key, len(in.KeyImages))
 	for i, text := range in.KeyImages {
 		b, err := hex.DecodeString(text)
 		if err != nil {
-			return &isKeyImageSpentResponse{Status: "Failed to parse hex representation of key image"}
+			return &rpctypes.IsKeyImageSpentResponse{Status: "Failed to parse hex representation of key image"}
 		}
 		// 0.18.0 noted a size mismatch and went on (reading 32 bytes
 		// whatever the size); 0.18.5.3 stops there.
 		if len(b) != len(images[i]) {
-			return &isKeyImageSpentResponse{Status: "Failed, size of data mismatch"}
+			return &rpctypes.IsKeyImageSpentResponse{Status: "Failed, size of data mismatch"}
 		}
 		copy(images[i][:], b)
 	}
-	out := &isKeyImageSpentResponse{Status: statusOK, SpentStatus: make([]uint64, len(images))}
+	out := &rpctypes.IsKeyImageSpentResponse{Status: statusOK, SpentStatus: make([]uint64, len(images))}
 	err := s.store.View(func(r *chaindb.Reader) error {
 		for i, ki := range images {
 			_, spent, err := r.KeyImageSpent(ki)
@@ -301,14 +302,14 @@ func (s *Server) isKeyImageSpent(in *isKeyImageSpentRequest, restricted bool) *i
 				return err
 			}
 			if spent {
-				out.SpentStatus[i] = keyImageInChain
+				out.SpentStatus[i] = rpctypes.KeyImageInChain
 			}
 		}
 		return nil
 	})
 	if err != nil {
 		s.log.Error("is_key_image_spent: chain read failed", "err", err)
-		return &isKeyImageSpentResponse{Status: "Failed"}
+		return &rpctypes.IsKeyImageSpentResponse{Status: "Failed"}
 	}
 	// Each key image the (visible) pool spends marks the first unspent
 	// request entry equal to it, and only that one: monerod breaks out of
@@ -316,8 +317,8 @@ func (s *Server) isKeyImageSpent(in *isKeyImageSpentRequest, restricted bool) *i
 	// twice is reported in the pool once.
 	for _, ki := range s.poolKeyImages(restricted) {
 		for i := range images {
-			if out.SpentStatus[i] == keyImageUnspent && images[i] == ki {
-				out.SpentStatus[i] = keyImageInPool
+			if out.SpentStatus[i] == rpctypes.KeyImageUnspent && images[i] == ki {
+				out.SpentStatus[i] = rpctypes.KeyImageInPool
 				break
 			}
 		}

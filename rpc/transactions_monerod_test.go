@@ -20,6 +20,7 @@ import (
 	"github.com/gonero/gonero/internal/testutil"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/rpctypes"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -521,7 +522,7 @@ func (l *txsLab) comparePoolStats(when string, restricted bool) {
 	}
 }
 
-func backlogOf(t *testing.T, body []byte) []backlogEntry {
+func backlogOf(t *testing.T, body []byte) []rpctypes.BacklogEntry {
 	t.Helper()
 	v, err := epeejson.Parse(body)
 	if err != nil {
@@ -536,7 +537,7 @@ func backlogOf(t *testing.T, body []byte) []backlogEntry {
 	if len(raw)%24 != 0 {
 		t.Fatalf("backlog of %d bytes", len(raw))
 	}
-	var out []backlogEntry
+	var out []rpctypes.BacklogEntry
 	for i := 0; i < len(raw); i += 24 {
 		le := func(o int) uint64 {
 			var v uint64
@@ -545,7 +546,7 @@ func backlogOf(t *testing.T, body []byte) []backlogEntry {
 			}
 			return v
 		}
-		out = append(out, backlogEntry{le(0), le(8), le(16)})
+		out = append(out, rpctypes.BacklogEntry{Weight: le(0), Fee: le(8), TimeInPool: le(16)})
 	}
 	return out
 }

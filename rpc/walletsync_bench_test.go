@@ -9,6 +9,7 @@ import (
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // The cost of the three busiest wallet-sync answers without HTTP, on the
@@ -50,9 +51,9 @@ func BenchmarkWalletGetOutsBin(b *testing.B) {
 				idx[i] = uint64(rng.Int63n(int64(count)))
 			}
 			slices.Sort(idx)
-			refs := make([]outputRef, len(idx))
+			refs := make([]rpctypes.OutputRef, len(idx))
 			for i, x := range idx {
-				refs[i] = outputRef{0, x}
+				refs[i] = rpctypes.OutputRef{Amount: 0, Index: x}
 			}
 			var s portable.Section
 			s.Set("client", portable.NewString(string(make([]byte, 208))))

@@ -8,6 +8,7 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/rpctypes"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -191,7 +192,7 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 	if kept, ok := s.answers.getKept(version, routeGetBlocks, req); ok { // see fastpath.go
 		return httpd.Response{ContentType: "application/octet-stream", Body: kept.stampTime(time.Now())}
 	}
-	in, err := parseGetBlocksRequest(req.Body)
+	in, err := rpctypes.ParseGetBlocksRequest(req.Body)
 	if err != nil {
 		return badRequest()
 	}
@@ -204,8 +205,8 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 		status        = statusOK
 		pool          *txpool.PoolChanges
 	)
-	getBlocks, getPool := in.RequestedInfo != poolOnly, in.RequestedInfo != blocksOnly
-	if in.RequestedInfo > poolOnly {
+	getBlocks, getPool := in.RequestedInfo != rpctypes.PoolOnly, in.RequestedInfo != rpctypes.BlocksOnly
+	if in.RequestedInfo > rpctypes.PoolOnly {
 		getBlocks, getPool, status = false, false, "Failed, wrong requested info"
 	}
 	if getPool {
@@ -302,7 +303,7 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 			shared += len(b.entry)
 		}
 	}
-	bp := newBinParts(n, total-shared, total)
+	bp := newBinParts(n, total-shared, total, s.sharedPartsOver)
 	w := bp.w
 	if len(poolBlobs) > 0 {
 		w.Array("added_pool_txs", portable.TypeObject, len(poolBlobs))
@@ -331,14 +332,14 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 			w.Raw(b.indices)
 		}
 	}
-	extent := uint8(poolInfoNone)
+	extent := uint8(rpctypes.PoolInfoNone)
 	if pool != nil {
-		extent = poolInfoFull
+		extent = rpctypes.PoolInfoFull
 		if pool.Incremental {
-			extent = poolInfoIncremental
+			extent = rpctypes.PoolInfoIncremental
 		}
 	}
-	if extent != poolInfoNone { // KV_SERIALIZE_OPT leaves a default value out
+	if extent != rpctypes.PoolInfoNone { // KV_SERIALIZE_OPT leaves a default value out
 		w.Field("pool_info_extent", portable.TypeUint8)
 		w.Uint8(extent)
 	}
@@ -351,8 +352,8 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 		}
 	}
 	w.FieldUint64("start_height", start)
-	writeBinTail(w, status)
-	if in.RequestedInfo == blocksOnly && !bp.share {
+	rpctypes.WriteBinTail(w, status)
+	if in.RequestedInfo == rpctypes.BlocksOnly && !bp.share {
 		s.answers.putKept(version, s.answerVersion(), routeGetBlocks, req, keptAnswer{answer: w.Bytes(), timeAt: timeAt})
 	}
 	return bp.response()
@@ -382,7 +383,7 @@ func hashesBlob(ids []cryptonote.Hash) []byte {
 // not have monerod stops with a status naming it, and still sends the
 // blocks it had gathered before.
 func (s *Server) serveGetBlocksByHeight(req *httpd.Request) httpd.Response {
-	heights, err := parseHeightsRequest(req.Body)
+	heights, err := rpctypes.ParseHeightsRequest(req.Body)
 	if err != nil {
 		return badRequest()
 	}
@@ -421,7 +422,7 @@ func (s *Server) serveGetBlocksByHeight(req *httpd.Request) httpd.Response {
 			shared += len(b.entry)
 		}
 	}
-	bp := newBinParts(n, total-shared, total)
+	bp := newBinParts(n, total-shared, total, s.sharedPartsOver)
 	w := bp.w
 	if len(blocks) > 0 {
 		w.Array("blocks", portable.TypeObject, len(blocks))
@@ -430,7 +431,7 @@ func (s *Server) serveGetBlocksByHeight(req *httpd.Request) httpd.Response {
 		}
 	}
 	w.FieldUint64("credits", 0)
-	writeBinTail(w, status)
+	rpctypes.WriteBinTail(w, status)
 	return bp.response()
 }
 
@@ -438,7 +439,7 @@ func (s *Server) serveGetBlocksByHeight(req *httpd.Request) httpd.Response {
 // most 10,000. start_height is not used to choose them; a failed answer
 // echoes it (monerod sets the answer's start_height from it first).
 func (s *Server) serveGetHashes(req *httpd.Request) httpd.Response {
-	in, err := parseGetHashesRequest(req.Body)
+	in, err := rpctypes.ParseGetHashesRequest(req.Body)
 	if err != nil {
 		return badRequest()
 	}
@@ -477,13 +478,13 @@ func (s *Server) serveGetHashes(req *httpd.Request) httpd.Response {
 	if len(ids) > 0 {
 		n++
 	}
-	w := binAnswer(n, 128+len(ids))
+	w := rpctypes.BinAnswer(n, 128+len(ids))
 	w.FieldUint64("credits", 0)
 	w.FieldUint64("current_height", height)
 	if len(ids) > 0 {
 		w.FieldBlob("m_block_ids", ids)
 	}
 	w.FieldUint64("start_height", start)
-	writeBinTail(w, status)
+	rpctypes.WriteBinTail(w, status)
 	return binResponse(w)
 }

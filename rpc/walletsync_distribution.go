@@ -14,6 +14,7 @@ import (
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // errNoDistribution is get_output_distribution's "cannot" (monerod's
@@ -42,7 +43,7 @@ func rctStartHeight(n params.Network) uint64 {
 // Surprising but monerod's: for an amount other than 0 the first value
 // includes every output below from_height and base stays 0; for amount 0,
 // base is the count below start_height and the first value excludes it.
-func (s *Server) outputDistribution(r *chaindb.Reader, amount, from, to, height uint64, cumulative bool) (*distribution, error) {
+func (s *Server) outputDistribution(r *chaindb.Reader, amount, from, to, height uint64, cumulative bool) (*rpctypes.Distribution, error) {
 	var start uint64
 	if amount == 0 {
 		start = rctStartHeight(s.network)
@@ -88,7 +89,7 @@ func (s *Server) outputDistribution(r *chaindb.Reader, amount, from, to, height 
 		}
 		dist[0] -= base
 	}
-	return &distribution{Amount: amount, StartHeight: start, Base: base, Data: dist}, nil
+	return &rpctypes.Distribution{Amount: amount, StartHeight: start, Base: base, Data: dist}, nil
 }
 
 // amountDistribution is BlockchainLMDB::get_output_distribution: the
@@ -190,7 +191,7 @@ func (c *rctCounts) cumulative(r *chaindb.Reader, _ params.Network, to uint64) (
 }
 
 // distributions answers a distribution request for the snapshot r.
-func (s *Server) distributions(r *chaindb.Reader, in *distributionRequest) ([]*distribution, error) {
+func (s *Server) distributions(r *chaindb.Reader, in *rpctypes.DistributionRequest) ([]*rpctypes.Distribution, error) {
 	height, err := r.Height()
 	if err != nil {
 		return nil, err
@@ -199,7 +200,7 @@ func (s *Server) distributions(r *chaindb.Reader, in *distributionRequest) ([]*d
 	if to == 0 {
 		to = height - 1 // 0 stands for the top (wraps on an empty chain, which then fails)
 	}
-	out := make([]*distribution, 0, len(in.Amounts))
+	out := make([]*rpctypes.Distribution, 0, len(in.Amounts))
 	for _, amount := range in.Amounts {
 		d, err := s.outputDistribution(r, amount, in.FromHeight, to, height, in.Cumulative)
 		if err != nil {
@@ -221,7 +222,7 @@ func (s *Server) serveOutputDistributionBin(req *httpd.Request) httpd.Response {
 	if answer, ok := s.answers.get(version, routeDistribution, req); ok { // see fastpath.go
 		return httpd.Response{ContentType: "application/octet-stream", Body: answer}
 	}
-	in, err := parseDistributionBinRequest(req.Body)
+	in, err := rpctypes.ParseDistributionBinRequest(req.Body)
 	if err != nil {
 		return badRequest()
 	}
@@ -247,7 +248,7 @@ func (s *Server) serveOutputDistributionBin(req *httpd.Request) httpd.Response {
 			return httpd.Response{ContentType: "application/octet-stream", Body: body}
 		}
 	}
-	var ds []*distribution
+	var ds []*rpctypes.Distribution
 	consistent := true
 	if err := s.wsView("get_output_distribution", func(r *chaindb.Reader) error {
 		t, err := r.Top()
@@ -268,15 +269,15 @@ func (s *Server) serveOutputDistributionBin(req *httpd.Request) httpd.Response {
 			size += 96 + 9*len(d.Data)
 		}
 	}
-	w := binAnswer(n, size)
+	w := rpctypes.BinAnswer(n, size)
 	w.FieldUint64("credits", 0)
 	if len(ds) > 0 {
 		w.Array("distributions", portable.TypeObject, len(ds))
 		for _, d := range ds {
-			d.writeBin(w)
+			d.WriteBin(w)
 		}
 	}
-	writeBinTail(w, statusOK)
+	rpctypes.WriteBinTail(w, statusOK)
 	if key != "" && consistent {
 		ws.distMu.Lock()
 		if len(ws.dist) >= maxCachedDistributions {
@@ -295,7 +296,7 @@ const maxCachedDistributions = 64
 
 // distributionKey names a request's answer on the chain whose top is top;
 // "" for a request too large to be worth keeping.
-func distributionKey(in *distributionRequest, top cryptonote.Hash) string {
+func distributionKey(in *rpctypes.DistributionRequest, top cryptonote.Hash) string {
 	if len(in.Amounts) > 4 {
 		return ""
 	}
@@ -318,20 +319,20 @@ func boolByte(b bool) byte {
 }
 
 var (
-	errDistributionRestricted = &Error{codeRestricted, "Restricted RPC can only get output distribution for rct outputs. Use your own node."}
-	errDistributionFailed     = &Error{codeInternalError, "Failed to get output distribution"}
+	errDistributionRestricted = &Error{Code: codeRestricted, Message: "Restricted RPC can only get output distribution for rct outputs. Use your own node."}
+	errDistributionFailed     = &Error{Code: codeInternalError, Message: "Failed to get output distribution"}
 )
 
 // getOutputDistribution is the JSON-RPC get_output_distribution.
 func getOutputDistribution(c *call) (func(*epeejson.Writer), *Error) {
-	in, e := distributionParams(c.params)
+	in, e := rpctypes.ParseDistributionParams(c.params)
 	if e != nil {
 		return nil, e
 	}
 	if c.restricted && !rctOnly(in.Amounts) {
 		return nil, errDistributionRestricted
 	}
-	var ds []*distribution
+	var ds []*rpctypes.Distribution
 	if err := c.server.wsView("get_output_distribution", func(r *chaindb.Reader) error {
 		var err error
 		ds, err = c.server.distributions(r, &in)
@@ -339,22 +340,8 @@ func getOutputDistribution(c *call) (func(*epeejson.Writer), *Error) {
 	}); err != nil {
 		return nil, errDistributionFailed
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.KeyUint("credits", 0)
-		if len(ds) > 0 {
-			w.Key("distributions")
-			w.BeginArray()
-			for _, d := range ds {
-				d.writeJSON(w)
-			}
-			w.EndArray()
-		}
-		w.KeyString("status", statusOK)
-		w.KeyString("top_hash", "")
-		w.KeyBool("untrusted", false)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetOutputDistributionResponse{Distributions: ds}
+	return res.Write, nil
 }
 
 // getOutputHistogram is the JSON-RPC get_output_histogram: per amount, how
@@ -362,12 +349,12 @@ func getOutputDistribution(c *call) (func(*epeejson.Writer), *Error) {
 // recent_cutoff is asked) and how many of those are in blocks stamped at or
 // after recent_cutoff.
 func getOutputHistogram(c *call) (func(*epeejson.Writer), *Error) {
-	in, e := histogramParams(c.params)
+	in, e := rpctypes.ParseHistogramParams(c.params)
 	if e != nil {
 		return nil, e
 	}
 	status := statusOK
-	var entries []histogramEntry
+	var entries []rpctypes.HistogramEntry
 	switch {
 	case c.restricted && len(in.Amounts) == 0:
 		status = "Restricted RPC will not serve histograms on the whole blockchain. Use your own node."
@@ -383,32 +370,18 @@ func getOutputHistogram(c *call) (func(*epeejson.Writer), *Error) {
 			entries = nil
 		}
 	}
-	return func(w *epeejson.Writer) {
-		w.BeginObject()
-		w.KeyUint("credits", 0)
-		if len(entries) > 0 {
-			w.Key("histogram")
-			w.BeginArray()
-			for i := range entries {
-				entries[i].write(w)
-			}
-			w.EndArray()
-		}
-		w.KeyString("status", status)
-		w.KeyString("top_hash", "")
-		w.KeyBool("untrusted", false)
-		w.EndObject()
-	}, nil
+	res := &rpctypes.GetOutputHistogramResponse{Histogram: entries, Status: status}
+	return res.Write, nil
 }
 
 // outputHistogram is BlockchainLMDB::get_output_histogram followed by the
 // handler's min/max filter. Amounts come out in ascending order, each once.
-func outputHistogram(r *chaindb.Reader, in *histogramRequest) ([]histogramEntry, error) {
-	var entries []histogramEntry
+func outputHistogram(r *chaindb.Reader, in *rpctypes.HistogramRequest) ([]rpctypes.HistogramEntry, error) {
+	var entries []rpctypes.HistogramEntry
 	if len(in.Amounts) == 0 {
 		if err := r.ForEachOutputAmount(func(amount, count uint64) error {
 			if count >= in.MinCount {
-				entries = append(entries, histogramEntry{Amount: amount, Total: count})
+				entries = append(entries, rpctypes.HistogramEntry{Amount: amount, Total: count})
 			}
 			return nil
 		}); err != nil {
@@ -426,7 +399,7 @@ func outputHistogram(r *chaindb.Reader, in *histogramRequest) ([]histogramEntry,
 				return nil, err
 			}
 			if n >= in.MinCount {
-				entries = append(entries, histogramEntry{Amount: a, Total: n})
+				entries = append(entries, rpctypes.HistogramEntry{Amount: a, Total: n})
 			}
 		}
 		sortEntries(entries)
@@ -484,6 +457,6 @@ func outputHistogram(r *chaindb.Reader, in *histogramRequest) ([]histogramEntry,
 	return kept, nil
 }
 
-func sortEntries(es []histogramEntry) {
-	slices.SortFunc(es, func(a, b histogramEntry) int { return cmp.Compare(a.Amount, b.Amount) })
+func sortEntries(es []rpctypes.HistogramEntry) {
+	slices.SortFunc(es, func(a, b rpctypes.HistogramEntry) int { return cmp.Compare(a.Amount, b.Amount) })
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/gonero/gonero/internal/testutil"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // wsChain is what the cross-check requests are built from: the fresh
@@ -128,7 +129,7 @@ func u64s(vs ...uint64) portable.Value {
 	return portable.Value{Type: portable.ArrayFlag | portable.TypeUint64, Array: arr}
 }
 
-func outsValue(refs []outputRef) portable.Value {
+func outsValue(refs []rpctypes.OutputRef) portable.Value {
 	secs := make([]portable.Section, len(refs))
 	for i, r := range refs {
 		secs[i].Set("amount", portable.NewUint64(r.Amount))
@@ -305,23 +306,23 @@ func TestWalletSyncMatchesMonerod(t *testing.T) {
 
 	// /get_outs.bin and /get_outs.
 	rng := rand.New(rand.NewSource(1))
-	var refs []outputRef
+	var refs []rpctypes.OutputRef
 	for i := 0; i < 150; i++ {
-		refs = append(refs, outputRef{0, uint64(rng.Int63n(int64(c.rctOutputs)))})
+		refs = append(refs, rpctypes.OutputRef{Amount: 0, Index: uint64(rng.Int63n(int64(c.rctOutputs)))})
 	}
-	var v1 []outputRef
+	var v1 []rpctypes.OutputRef
 	for a, n := range c.amounts {
-		v1 = append(v1, outputRef{a, n - 1}, outputRef{a, 0})
+		v1 = append(v1, rpctypes.OutputRef{Amount: a, Index: n - 1}, rpctypes.OutputRef{Amount: a, Index: 0})
 	}
 	outsCases := []struct {
 		name string
-		refs []outputRef
+		refs []rpctypes.OutputRef
 	}{
 		{"150 random RingCT outputs", refs},
-		{"the newest RingCT outputs (locked)", []outputRef{{0, c.rctOutputs - 1}, {0, c.rctOutputs - 2}, {0, 0}}},
+		{"the newest RingCT outputs (locked)", []rpctypes.OutputRef{{Amount: 0, Index: c.rctOutputs - 1}, {Amount: 0, Index: c.rctOutputs - 2}, {Amount: 0, Index: 0}}},
 		{"pre-RingCT outputs", v1},
-		{"an unknown index", append(append([]outputRef{}, refs[:5]...), outputRef{0, c.rctOutputs})},
-		{"an unknown amount", []outputRef{{12345, 0}}},
+		{"an unknown index", append(append([]rpctypes.OutputRef{}, refs[:5]...), rpctypes.OutputRef{Amount: 0, Index: c.rctOutputs})},
+		{"an unknown amount", []rpctypes.OutputRef{{Amount: 12345, Index: 0}}},
 		{"none", nil},
 	}
 	for _, oc := range outsCases {
@@ -342,7 +343,7 @@ func TestWalletSyncMatchesMonerod(t *testing.T) {
 			both(oc.name+" get_txid "+txid, "/get_outs", js)
 		}
 	}
-	tooMany := make([]outputRef, restrictedMaxGlobalOuts+1)
+	tooMany := make([]rpctypes.OutputRef, restrictedMaxGlobalOuts+1)
 	both("restricted cap + 1", "/get_outs.bin", epee(t, "outputs", outsValue(tooMany), "get_txid", portable.NewBool(false)))
 	both("outputs not an array of objects", "/get_outs.bin", epee(t, "outputs", u64s(1, 2)))
 	both("empty JSON body", "/get_outs", nil)

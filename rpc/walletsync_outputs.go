@@ -12,12 +12,13 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/rpctypes"
 )
 
 // serveGetOIndexes is /get_o_indexes.bin: the global output indexes of one
 // transaction (miner transactions included).
 func (s *Server) serveGetOIndexes(req *httpd.Request) httpd.Response {
-	txid, err := parseOIndexesRequest(req.Body)
+	txid, err := rpctypes.ParseOIndexesRequest(req.Body)
 	if err != nil {
 		return badRequest()
 	}
@@ -42,7 +43,7 @@ func (s *Server) serveGetOIndexes(req *httpd.Request) httpd.Response {
 	if len(idx) > 0 {
 		n++
 	}
-	w := binAnswer(n, 96+8*len(idx))
+	w := rpctypes.BinAnswer(n, 96+8*len(idx))
 	w.FieldUint64("credits", 0)
 	if len(idx) > 0 {
 		w.Array("o_indexes", portable.TypeUint64, len(idx))
@@ -50,7 +51,7 @@ func (s *Server) serveGetOIndexes(req *httpd.Request) httpd.Response {
 			w.Uint64(v)
 		}
 	}
-	writeBinTail(w, statusOK)
+	rpctypes.WriteBinTail(w, statusOK)
 	return binResponse(w)
 }
 
@@ -58,7 +59,7 @@ func (s *Server) serveGetOIndexes(req *httpd.Request) httpd.Response {
 // when one of them does not exist (false). A pre-RingCT output's mask is
 // the commitment to its amount with blinding factor 1 (zeroCommit), as
 // monerod's database returns it.
-func (s *Server) getOuts(in *getOutsRequest, outs []outKey) ([]outKey, bool, error) {
+func (s *Server) getOuts(in *rpctypes.GetOutsRequest, outs []rpctypes.OutKey) ([]rpctypes.OutKey, bool, error) {
 	outs = slices.Grow(outs[:0], len(in.Outputs))[:len(in.Outputs)]
 	ok := true
 	var unlockCtx struct {
@@ -80,7 +81,7 @@ func (s *Server) getOuts(in *getOutsRequest, outs []outKey) ([]outKey, bool, err
 		ref := func(i int) (uint64, uint64) { return in.Outputs[i].Amount, in.Outputs[i].Index }
 		err = r.EachOutput(len(in.Outputs), ref, func(i int, o *chaindb.OutputEntry) error {
 			k := &outs[i]
-			*k = outKey{Key: o.Key, Height: o.Height}
+			*k = rpctypes.OutKey{Key: o.Key, Height: o.Height}
 			if o.Amount == 0 {
 				k.Mask = o.Commitment
 			} else {
@@ -113,19 +114,19 @@ func (s *Server) getOuts(in *getOutsRequest, outs []outKey) ([]outKey, bool, err
 // outKeyPool holds the lookup results of get_outs between requests: a
 // wallet asks for 150 ring members or more each time, and the answer is
 // written from them before the handler returns.
-var outKeyPool = sync.Pool{New: func() any { return new([]outKey) }}
+var outKeyPool = sync.Pool{New: func() any { return new([]rpctypes.OutKey) }}
 
 // serveGetOutsBin is /get_outs.bin: keys, masks and heights of ring
 // members.
 func (s *Server) serveGetOutsBin(req *httpd.Request) httpd.Response {
-	in, err := parseGetOutsBinRequest(req.Body)
+	in, err := rpctypes.ParseGetOutsBinRequest(req.Body)
 	if err != nil {
 		return badRequest()
 	}
 	if req.Restricted && len(in.Outputs) > restrictedMaxGlobalOuts {
-		return writeOutsBin(nil, "Too many outs requested")
+		return binBody(rpctypes.OutsBin(nil, "Too many outs requested"))
 	}
-	buf := outKeyPool.Get().(*[]outKey)
+	buf := outKeyPool.Get().(*[]rpctypes.OutKey)
 	defer outKeyPool.Put(buf)
 	outs, ok, err := s.getOuts(&in, *buf)
 	*buf = outs
@@ -133,26 +134,26 @@ func (s *Server) serveGetOutsBin(req *httpd.Request) httpd.Response {
 		return internalError()
 	}
 	if !ok {
-		return writeOutsBin(nil, statusFailed)
+		return binBody(rpctypes.OutsBin(nil, statusFailed))
 	}
-	return writeOutsBin(outs, statusOK)
+	return binBody(rpctypes.OutsBin(outs, statusOK))
 }
 
 // serveGetOutsJSON is /get_outs, the same in JSON with hex strings.
 func (s *Server) serveGetOutsJSON(req *httpd.Request) httpd.Response {
-	in, err := parseGetOutsJSONRequest(req.Body)
+	in, err := rpctypes.ParseGetOutsJSONRequest(req.Body)
 	if err != nil {
 		return badRequest()
 	}
 	if req.Restricted && len(in.Outputs) > restrictedMaxGlobalOuts {
-		return writeOutsJSON(nil, false, "Too many outs requested")
+		return jsonBody(rpctypes.OutsJSON(nil, false, "Too many outs requested"))
 	}
 	outs, ok, err := s.getOuts(&in, nil)
 	if err != nil {
 		return internalError()
 	}
 	if !ok {
-		return writeOutsJSON(nil, false, statusFailed)
+		return jsonBody(rpctypes.OutsJSON(nil, false, statusFailed))
 	}
-	return writeOutsJSON(outs, in.GetTxID, statusOK)
+	return jsonBody(rpctypes.OutsJSON(outs, in.GetTxID, statusOK))
 }

@@ -29,7 +29,6 @@ func TestBlockAnswersAsSharedParts(t *testing.T) {
 		{"getblocks.bin", s.serveGetBlocks, epee(t, "block_ids", idsBlob(node.chain.HashAt(0)), "prune", portable.NewBool(false))},
 		{"getblocks_by_height.bin", s.serveGetBlocksByHeight, epee(t, "heights", portable.Value{Type: portable.ArrayFlag | portable.TypeUint64, Array: heights})},
 	}
-	defer func(v int) { sharedPartsOver = v }(sharedPartsOver)
 	// daemon_time is the second the answer was made: zeroed in both.
 	stamp := []byte("\x0bdaemon_time\x05")
 	noTime := func(b []byte) []byte {
@@ -41,10 +40,10 @@ func TestBlockAnswersAsSharedParts(t *testing.T) {
 	}
 	for _, r := range requests {
 		req := &httpd.Request{HTTPMethod: "POST", Path: "/" + r.name, Body: r.body}
-		sharedPartsOver = 1 << 40
+		s.sharedPartsOver = 1 << 40
 		s.answers = answerCache{}
 		whole := r.serve(req)
-		sharedPartsOver = 0
+		s.sharedPartsOver = 0
 		s.answers = answerCache{}
 		parted := r.serve(req)
 		if whole.Parts != nil || parted.Body != nil || len(parted.Parts) < int(height) {

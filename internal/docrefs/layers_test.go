@@ -30,9 +30,9 @@ var layers = []struct {
 		"carrot",
 	}},
 	{"rules and store, side by side", []string{"consensus", "chaindb", "address", "fcmp/tree"}},
-	// rpctypes (coming): the RPC's request and answer values, shared by the
-	// server and the operator commands' client; it may use the store's
-	// values but not the chain, and never the HTTP server (see never).
+	// rpctypes: the RPC's request and answer values, shared by the server
+	// and the operator commands' client; it may use the store's values but
+	// not the chain, and never the HTTP server (see never).
 	{"chain", []string{"chain", "rpctypes"}},
 	{"users of the chain", []string{"txpool", "importer"}},
 	{"users of the pool", []string{"miner", "metrics", "zmqpub"}},
@@ -45,7 +45,7 @@ var layers = []struct {
 // pending are packages the table places that other branches are adding;
 // the test passes without them.
 var pending = map[string]bool{
-	"node": true, "rpctypes": true,
+	"node": true,
 	// FCMP++: the Helios/Selene curve cycle (a leaf), the Ed25519 side
 	// (over crypto) and the curve tree (over both).
 	"fcmp/helioselene": true, "fcmp/ec": true, "fcmp/tree": true,

@@ -1,11 +1,10 @@
-package rpc
+package rpctypes
 
 import (
 	"errors"
 
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/epeejson"
-	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/portable"
 )
 
@@ -22,16 +21,16 @@ import (
 // field that is not an array is ignored, as is a POD blob of the wrong
 // length; any other mismatch throws and monerod answers 400 with no body.
 
-// binRequestLimits bound what one .bin request may make the decoder build.
+// BinRequestLimits bound what one .bin request may make the decoder build.
 // monerod parses RPC bodies without limits, but a body is at most 1 MiB
 // (httpd's MAX_RPC_CONTENT_LENGTH), so no real request comes near these:
 // get_outs with 30,000 outputs (the most a 1 MiB body holds) is 30,001
 // objects and 60,000 fields.
-var binRequestLimits = portable.Limits{MaxObjects: 1 << 17, MaxFields: 1 << 17, MaxStrings: 1 << 17, MaxDepth: portable.MaxDepth}
+var BinRequestLimits = portable.Limits{MaxObjects: 1 << 17, MaxFields: 1 << 17, MaxStrings: 1 << 17, MaxDepth: portable.MaxDepth}
 
-// errBadRequest is what makes a handler answer 400: the body is not a
+// ErrBadRequest is what makes a handler answer 400: the body is not a
 // storage blob, or a field cannot be converted.
-var errBadRequest = errors.New("rpc: request body cannot be loaded")
+var ErrBadRequest = errors.New("rpctypes: request body cannot be loaded")
 
 // binFields loads fields of a decoded .bin request; the first failure
 // sticks in err.
@@ -41,16 +40,16 @@ type binFields struct {
 }
 
 func decodeBin(body []byte) (*binFields, error) {
-	s, err := portable.DecodeWithLimits(body, binRequestLimits)
+	s, err := portable.DecodeWithLimits(body, BinRequestLimits)
 	if err != nil {
-		return nil, errBadRequest
+		return nil, ErrBadRequest
 	}
 	f := &binFields{s: s}
 	f.client() // rpc_access_request_base's client: unused, but its type is checked
 	return f, nil
 }
 
-func (f *binFields) fail() { f.err = errBadRequest }
+func (f *binFields) fail() { f.err = ErrBadRequest }
 
 func (f *binFields) uint64(name string, def uint64) uint64 {
 	v, ok := f.s.Get(name)
@@ -153,9 +152,9 @@ func (f *binFields) sections(name string) []portable.Section {
 	return out
 }
 
-// getBlocksRequest is COMMAND_RPC_GET_BLOCKS_FAST's request (RPC 3.16:
+// GetBlocksRequest is COMMAND_RPC_GET_BLOCKS_FAST's request (RPC 3.16:
 // requested_info, pool_info_since and max_block_count came with 3.13).
-type getBlocksRequest struct {
+type GetBlocksRequest struct {
 	// RequestedInfo: 0 blocks only (what older wallets get, asking
 	// nothing), 1 blocks and the pool, 2 the pool only.
 	RequestedInfo uint64
@@ -172,22 +171,24 @@ type getBlocksRequest struct {
 
 // requested_info's values and pool_info_extent's (COMMAND_RPC_GET_BLOCKS_FAST).
 const (
-	blocksOnly    = 0
-	blocksAndPool = 1
-	poolOnly      = 2
+	BlocksOnly    = 0
+	BlocksAndPool = 1
+	PoolOnly      = 2
 
-	poolInfoNone        = 0
-	poolInfoIncremental = 1
-	poolInfoFull        = 2
+	PoolInfoNone        = 0
+	PoolInfoIncremental = 1
+	PoolInfoFull        = 2
 )
 
-func parseGetBlocksRequest(body []byte) (getBlocksRequest, error) {
-	var r getBlocksRequest
+// ParseGetBlocksRequest loads /getblocks.bin's request from its body;
+// an error is ErrBadRequest (400).
+func ParseGetBlocksRequest(body []byte) (GetBlocksRequest, error) {
+	var r GetBlocksRequest
 	f, err := decodeBin(body)
 	if err != nil {
 		return r, err
 	}
-	r.RequestedInfo = f.uint64("requested_info", blocksOnly)
+	r.RequestedInfo = f.uint64("requested_info", BlocksOnly)
 	r.BlockIDs = f.hashes("block_ids")
 	r.StartHeight = f.uint64("start_height", 0)
 	r.Prune = f.bool("prune", false)
@@ -197,14 +198,15 @@ func parseGetBlocksRequest(body []byte) (getBlocksRequest, error) {
 	return r, f.err
 }
 
-// getHashesRequest is COMMAND_RPC_GET_HASHES_FAST's request.
-type getHashesRequest struct {
+// GetHashesRequest is COMMAND_RPC_GET_HASHES_FAST's request.
+type GetHashesRequest struct {
 	BlockIDs    []cryptonote.Hash
 	StartHeight uint64
 }
 
-func parseGetHashesRequest(body []byte) (getHashesRequest, error) {
-	var r getHashesRequest
+// ParseGetHashesRequest loads /gethashes.bin's request from its body.
+func ParseGetHashesRequest(body []byte) (GetHashesRequest, error) {
+	var r GetHashesRequest
 	f, err := decodeBin(body)
 	if err != nil {
 		return r, err
@@ -214,8 +216,8 @@ func parseGetHashesRequest(body []byte) (getHashesRequest, error) {
 	return r, f.err
 }
 
-// parseHeightsRequest reads COMMAND_RPC_GET_BLOCKS_BY_HEIGHT's request.
-func parseHeightsRequest(body []byte) ([]uint64, error) {
+// ParseHeightsRequest reads COMMAND_RPC_GET_BLOCKS_BY_HEIGHT's request.
+func ParseHeightsRequest(body []byte) ([]uint64, error) {
 	f, err := decodeBin(body)
 	if err != nil {
 		return nil, err
@@ -224,9 +226,9 @@ func parseHeightsRequest(body []byte) ([]uint64, error) {
 	return h, f.err
 }
 
-// parseOIndexesRequest reads COMMAND_RPC_GET_TX_GLOBAL_OUTPUTS_INDEXES's
+// ParseOIndexesRequest reads COMMAND_RPC_GET_TX_GLOBAL_OUTPUTS_INDEXES's
 // request: the txid.
-func parseOIndexesRequest(body []byte) (cryptonote.Hash, error) {
+func ParseOIndexesRequest(body []byte) (cryptonote.Hash, error) {
 	f, err := decodeBin(body)
 	if err != nil {
 		return cryptonote.Hash{}, err
@@ -235,18 +237,21 @@ func parseOIndexesRequest(body []byte) (cryptonote.Hash, error) {
 	return h, f.err
 }
 
-// outputRef is get_outputs_out: an output by amount and index.
-type outputRef struct {
+// OutputRef is get_outputs_out: an output by amount and index.
+type OutputRef struct {
 	Amount, Index uint64
 }
 
-// getOutsRequest is COMMAND_RPC_GET_OUTPUTS_BIN's (and COMMAND_RPC_GET_OUTPUTS's) request.
-type getOutsRequest struct {
-	Outputs []outputRef
+// GetOutsRequest is COMMAND_RPC_GET_OUTPUTS_BIN's (and COMMAND_RPC_GET_OUTPUTS's) request.
+type GetOutsRequest struct {
+	Outputs []OutputRef
 	GetTxID bool
 }
 
-func parseGetOutsBinRequest(body []byte) (getOutsRequest, error) {
+// ParseGetOutsBinRequest loads /get_outs.bin's request from its body:
+// the wallet layout straight from the blob, anything else through the
+// general decoder.
+func ParseGetOutsBinRequest(body []byte) (GetOutsRequest, error) {
 	if r, ok := parseGetOutsBinWallet(body); ok {
 		return r, nil
 	}
@@ -255,19 +260,19 @@ func parseGetOutsBinRequest(body []byte) (getOutsRequest, error) {
 
 // parseGetOutsBinGeneral reads any /get_outs.bin body through the general
 // decoder.
-func parseGetOutsBinGeneral(body []byte) (getOutsRequest, error) {
-	var r getOutsRequest
+func parseGetOutsBinGeneral(body []byte) (GetOutsRequest, error) {
+	var r GetOutsRequest
 	f, err := decodeBin(body)
 	if err != nil {
 		return r, err
 	}
 	secs := f.sections("outputs")
 	if len(secs) > 0 {
-		r.Outputs = make([]outputRef, len(secs))
+		r.Outputs = make([]OutputRef, len(secs))
 	}
 	for i := range secs {
 		o := binFields{s: secs[i]}
-		r.Outputs[i] = outputRef{Amount: o.uint64("amount", 0), Index: o.uint64("index", 0)}
+		r.Outputs[i] = OutputRef{Amount: o.uint64("amount", 0), Index: o.uint64("index", 0)}
 		if o.err != nil {
 			return r, o.err
 		}
@@ -291,8 +296,8 @@ const getOutsWalletOutputSize = 1 + (1 + 6 + 1 + 8) + (1 + 5 + 1 + 8)
 // and the body then goes through the general decoder, so every other body
 // gets exactly the general decoder's verdict. FuzzGetOutsBinWallet holds
 // the two to the same answer.
-func parseGetOutsBinWallet(body []byte) (getOutsRequest, bool) {
-	r := getOutsRequest{GetTxID: true} // the binary request's default
+func parseGetOutsBinWallet(body []byte) (GetOutsRequest, bool) {
+	r := GetOutsRequest{GetTxID: true} // the binary request's default
 	rd, ok := portable.NewReader(body)
 	if !ok {
 		return r, false
@@ -334,13 +339,13 @@ func parseGetOutsBinWallet(body []byte) (getOutsRequest, bool) {
 			}
 			seen[2] = true
 			count, ok := rd.Varint()
-			// Within the blob's size, and within binRequestLimits (each
+			// Within the blob's size, and within BinRequestLimits (each
 			// output an object of two fields), as the decoder checks.
-			if !ok || count > uint64(rd.Left()/getOutsWalletOutputSize) || count >= uint64(binRequestLimits.MaxObjects) {
+			if !ok || count > uint64(rd.Left()/getOutsWalletOutputSize) || count >= uint64(BinRequestLimits.MaxObjects) {
 				return r, false
 			}
 			if count > 0 {
-				r.Outputs = make([]outputRef, count)
+				r.Outputs = make([]OutputRef, count)
 			}
 			for i := range r.Outputs {
 				if !readWalletOutput(rd, &r.Outputs[i]) {
@@ -356,7 +361,7 @@ func parseGetOutsBinWallet(body []byte) (getOutsRequest, bool) {
 
 // readWalletOutput reads one {amount, index} object of get_outs.bin as
 // wallet2 writes it: two uint64 entries, in epee's (sorted) order.
-func readWalletOutput(rd *portable.Reader, o *outputRef) bool {
+func readWalletOutput(rd *portable.Reader, o *OutputRef) bool {
 	if m, ok := rd.Varint(); !ok || m != 2 {
 		return false
 	}
@@ -381,83 +386,44 @@ func readWalletOutput(rd *portable.Reader, o *outputRef) bool {
 	return true
 }
 
-// parseGetOutsJSONRequest reads /get_outs' JSON body. An empty body is an
+// ParseGetOutsJSONRequest reads /get_outs' JSON body. An empty body is an
 // empty request (monerod answers it "OK").
-func parseGetOutsJSONRequest(body []byte) (getOutsRequest, error) {
-	var r getOutsRequest
-	p, err := jsonBodyParams(body)
+func ParseGetOutsJSONRequest(body []byte) (GetOutsRequest, error) {
+	var r GetOutsRequest
+	p, err := JSONBodyParams(body)
 	if err != nil {
 		return r, err
 	}
-	if _, e := p.string("client"); e != nil {
-		return r, errBadRequest
+	if _, e := p.String("client"); e != nil {
+		return r, ErrBadRequest
 	}
-	if v, ok := p.get("outputs"); ok && v.Kind == epeejson.KindArray {
+	if v, ok := p.Get("outputs"); ok && v.Kind == epeejson.KindArray {
 		objs := true
 		for i := range v.Arr {
 			objs = objs && v.Arr[i].Kind == epeejson.KindObject
 		}
 		if objs && len(v.Arr) > 0 {
-			r.Outputs = make([]outputRef, len(v.Arr))
+			r.Outputs = make([]OutputRef, len(v.Arr))
 			for i := range v.Arr {
-				o := newParams(v.Arr[i], true)
+				o := NewParams(v.Arr[i], true)
 				var e1, e2 *Error
-				r.Outputs[i].Amount, e1 = o.uint64("amount")
-				r.Outputs[i].Index, e2 = o.uint64("index")
+				r.Outputs[i].Amount, e1 = o.Uint64("amount")
+				r.Outputs[i].Index, e2 = o.Uint64("index")
 				if e1 != nil || e2 != nil {
-					return r, errBadRequest
+					return r, ErrBadRequest
 				}
 			}
 		}
 	}
 	var e *Error
-	if r.GetTxID, e = p.bool("get_txid"); e != nil {
-		return r, errBadRequest
+	if r.GetTxID, e = p.Bool("get_txid"); e != nil {
+		return r, ErrBadRequest
 	}
 	return r, nil
 }
 
-// jsonBodyParams parses the body of a plain JSON endpoint; an empty (or
-// blank) body is an empty object, as epee's load_t_from_json takes it.
-func jsonBodyParams(body []byte) (requestParams, error) {
-	blank := true
-	for _, c := range body {
-		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-			blank = false
-			break
-		}
-	}
-	if blank {
-		return requestParams{}, nil
-	}
-	v, err := epeejson.Parse(body)
-	if err != nil {
-		return requestParams{}, errBadRequest
-	}
-	return newParams(v, true), nil
-}
-
-// uint64List reads a std::vector<uint64_t> JSON-RPC parameter: a value
-// that is not an array leaves it empty; an element that does not convert
-// is -32602.
-func (p requestParams) uint64List(name string) ([]uint64, *Error) {
-	v, ok := p.get(name)
-	if !ok || v.Kind != epeejson.KindArray || len(v.Arr) == 0 {
-		return nil, nil
-	}
-	out := make([]uint64, len(v.Arr))
-	for i := range v.Arr {
-		n, err := v.Arr[i].AsUint64()
-		if err != nil {
-			return nil, errInvalidParams
-		}
-		out[i] = n
-	}
-	return out, nil
-}
-
-// distributionRequest is COMMAND_RPC_GET_OUTPUT_DISTRIBUTION's request.
-type distributionRequest struct {
+// DistributionRequest is COMMAND_RPC_GET_OUTPUT_DISTRIBUTION's request.
+type DistributionRequest struct {
 	Amounts          []uint64
 	FromHeight       uint64
 	ToHeight         uint64
@@ -465,8 +431,10 @@ type distributionRequest struct {
 	Binary, Compress bool
 }
 
-func parseDistributionBinRequest(body []byte) (distributionRequest, error) {
-	var r distributionRequest
+// ParseDistributionBinRequest loads /get_output_distribution.bin's
+// request from its body (binary defaults to true).
+func ParseDistributionBinRequest(body []byte) (DistributionRequest, error) {
+	var r DistributionRequest
 	f, err := decodeBin(body)
 	if err != nil {
 		return r, err
@@ -480,148 +448,101 @@ func parseDistributionBinRequest(body []byte) (distributionRequest, error) {
 	return r, f.err
 }
 
-func distributionParams(p requestParams) (distributionRequest, *Error) {
-	var r distributionRequest
+// ParseDistributionParams loads get_output_distribution's JSON-RPC
+// request from params (binary defaults to true).
+func ParseDistributionParams(p Params) (DistributionRequest, *Error) {
+	var r DistributionRequest
 	var e *Error
-	if r.Amounts, e = p.uint64List("amounts"); e != nil {
+	if r.Amounts, e = p.Uint64List("amounts"); e != nil {
 		return r, e
 	}
-	if r.FromHeight, e = p.uint64("from_height"); e != nil {
+	if r.FromHeight, e = p.Uint64("from_height"); e != nil {
 		return r, e
 	}
-	if r.ToHeight, e = p.uint64("to_height"); e != nil {
+	if r.ToHeight, e = p.Uint64("to_height"); e != nil {
 		return r, e
 	}
-	if r.Cumulative, e = p.bool("cumulative"); e != nil {
+	if r.Cumulative, e = p.Bool("cumulative"); e != nil {
 		return r, e
 	}
-	if r.Binary, e = convert(p, "binary", true, epeejson.Value.AsBool); e != nil {
+	if r.Binary, e = Convert(p, "binary", true, epeejson.Value.AsBool); e != nil {
 		return r, e
 	}
-	r.Compress, e = p.bool("compress")
+	r.Compress, e = p.Bool("compress")
 	return r, e
 }
 
-// histogramRequest is COMMAND_RPC_GET_OUTPUT_HISTOGRAM's request.
-type histogramRequest struct {
+// HistogramRequest is COMMAND_RPC_GET_OUTPUT_HISTOGRAM's request.
+type HistogramRequest struct {
 	Amounts            []uint64
 	MinCount, MaxCount uint64
 	Unlocked           bool
 	RecentCutoff       uint64
 }
 
-func histogramParams(p requestParams) (histogramRequest, *Error) {
-	var r histogramRequest
+// ParseHistogramParams loads get_output_histogram's request from params.
+func ParseHistogramParams(p Params) (HistogramRequest, *Error) {
+	var r HistogramRequest
 	var e *Error
-	if r.Amounts, e = p.uint64List("amounts"); e != nil {
+	if r.Amounts, e = p.Uint64List("amounts"); e != nil {
 		return r, e
 	}
-	if r.MinCount, e = p.uint64("min_count"); e != nil {
+	if r.MinCount, e = p.Uint64("min_count"); e != nil {
 		return r, e
 	}
-	if r.MaxCount, e = p.uint64("max_count"); e != nil {
+	if r.MaxCount, e = p.Uint64("max_count"); e != nil {
 		return r, e
 	}
-	if r.Unlocked, e = p.bool("unlocked"); e != nil {
+	if r.Unlocked, e = p.Bool("unlocked"); e != nil {
 		return r, e
 	}
-	r.RecentCutoff, e = p.uint64("recent_cutoff")
+	r.RecentCutoff, e = p.Uint64("recent_cutoff")
 	return r, e
 }
 
 // Answers. Every one ends with rpc_access_response_base's members, which
 // sort among the command's own: credits, status, top_hash, untrusted.
 
-// binAnswer starts a .bin answer of n root entries.
-func binAnswer(n, sizeHint int) *portable.Writer {
+// BinAnswer starts a .bin answer of n root entries.
+func BinAnswer(n, sizeHint int) *portable.Writer {
 	w := portable.NewWriter(make([]byte, 0, sizeHint))
 	w.Header()
 	w.Section(n)
 	return w
 }
 
-// writeBinTail writes the last fields of every .bin answer, in epee's
+// WriteBinTail writes the last fields of every .bin answer, in epee's
 // (sorted) order: status, top_hash (empty: no RPC payment) and untrusted.
-func writeBinTail(w *portable.Writer, status string) {
+func WriteBinTail(w *portable.Writer, status string) {
 	w.FieldString("status", status)
 	w.FieldString("top_hash", "")
 	w.FieldBool("untrusted", false)
 }
 
-func binResponse(w *portable.Writer) httpd.Response {
-	return httpd.Response{ContentType: "application/octet-stream", Body: w.Bytes()}
-}
-
-// sharedPartsOver is the answer size past which the block entries of a
-// .bin answer are sent as they are kept (shared with the block cache and
-// with every other answer holding them) instead of copied into one
-// buffer: a flood asking for the whole chain again and again otherwise
-// holds one copy of it per answer being written. Smaller answers stay in
-// one buffer, which the answer cache (maxCachedAnswer) can keep.
-var sharedPartsOver = maxCachedAnswer // a variable for the tests
-
-// binParts builds a .bin answer whose large pieces are shared, not copied:
-// w is written as usual, and Shared puts a piece after what w holds.
-type binParts struct {
-	w     *portable.Writer
-	share bool // false: Shared copies into w (one buffer, as binAnswer)
-	parts [][]byte
-	mark  int // where the bytes of w not yet in parts start
-}
-
-// newBinParts starts an answer of n root entries: sizeHint is what w
-// alone will hold, total the whole answer's size.
-func newBinParts(n, sizeHint, total int) *binParts {
-	if total <= sharedPartsOver {
-		return &binParts{w: binAnswer(n, total)}
-	}
-	return &binParts{w: binAnswer(n, sizeHint), share: true}
-}
-
-// Shared appends b, which is never changed (a cached block entry).
-func (b *binParts) Shared(p []byte) {
-	if !b.share {
-		b.w.Raw(p)
-		return
-	}
-	// A slice of w's buffer stays valid: w only ever appends after it,
-	// into the same array or a new one.
-	buf := b.w.Bytes()
-	b.parts = append(b.parts, buf[b.mark:], p)
-	b.mark = len(buf)
-}
-
-func (b *binParts) response() httpd.Response {
-	if !b.share {
-		return binResponse(b.w)
-	}
-	return httpd.Response{ContentType: "application/octet-stream", Parts: append(b.parts, b.w.Bytes()[b.mark:])}
-}
-
-// statusOnlyBin is the answer of a request that failed before producing
+// StatusOnlyBin is the answer of a request that failed before producing
 // anything: credits, status, top_hash, untrusted.
-func statusOnlyBin(status string) httpd.Response {
-	w := binAnswer(4, 64+len(status))
+func StatusOnlyBin(status string) []byte {
+	w := BinAnswer(4, 64+len(status))
 	w.FieldUint64("credits", 0)
-	writeBinTail(w, status)
-	return binResponse(w)
+	WriteBinTail(w, status)
+	return w.Bytes()
 }
 
-// outKey is one answer of get_outs: COMMAND_RPC_GET_OUTPUTS_BIN::outkey.
-type outKey struct {
+// OutKey is one answer of get_outs: COMMAND_RPC_GET_OUTPUTS_BIN::outkey.
+type OutKey struct {
 	Key, Mask cryptonote.Key
 	Unlocked  bool
 	Height    uint64
 	TxID      cryptonote.Hash // zero unless get_txid
 }
 
-// writeOutsBin writes /get_outs.bin's answer.
-func writeOutsBin(outs []outKey, status string) httpd.Response {
+// OutsBin writes /get_outs.bin's answer.
+func OutsBin(outs []OutKey, status string) []byte {
 	n := 4
 	if len(outs) > 0 {
 		n++
 	}
-	w := binAnswer(n, 96+len(outs)*150) // 144 bytes an output
+	w := BinAnswer(n, 96+len(outs)*150) // 144 bytes an output
 	w.FieldUint64("credits", 0)
 	if len(outs) > 0 {
 		w.Array("outs", portable.TypeObject, len(outs))
@@ -635,13 +556,13 @@ func writeOutsBin(outs []outKey, status string) httpd.Response {
 			w.FieldBool("unlocked", o.Unlocked)
 		}
 	}
-	writeBinTail(w, status)
-	return binResponse(w)
+	WriteBinTail(w, status)
+	return w.Bytes()
 }
 
-// writeOutsJSON writes /get_outs' answer: keys and masks in hex, the txid
+// OutsJSON writes /get_outs' answer: keys and masks in hex, the txid
 // in hex only when asked for ("" otherwise).
-func writeOutsJSON(outs []outKey, withTxID bool, status string) httpd.Response {
+func OutsJSON(outs []OutKey, withTxID bool, status string) []byte {
 	w := epeejson.NewWriter(make([]byte, 0, 128+len(outs)*260))
 	w.BeginObject()
 	w.KeyUint("credits", 0)
@@ -668,19 +589,19 @@ func writeOutsJSON(outs []outKey, withTxID bool, status string) httpd.Response {
 	w.KeyString("top_hash", "")
 	w.KeyBool("untrusted", false)
 	w.EndObject()
-	return jsonResponse(w)
+	return w.Bytes()
 }
 
-// distribution is one element of get_output_distribution's answer
+// Distribution is one element of get_output_distribution's answer
 // (rpc::output_distribution_data plus the request's amount and flags).
-type distribution struct {
+type Distribution struct {
 	Amount, StartHeight, Base uint64
 	Data                      []uint64
 	Binary, Compress          bool
 }
 
 // compressed is compress_integer_array: each value as the chain's varint.
-func (d *distribution) compressed() []byte {
+func (d *Distribution) compressed() []byte {
 	b := make([]byte, 0, len(d.Data)*2)
 	for _, v := range d.Data {
 		b = cryptonote.AppendVarint(b, v)
@@ -689,7 +610,7 @@ func (d *distribution) compressed() []byte {
 }
 
 // rawLE is KV_SERIALIZE_CONTAINER_POD_AS_BLOB of the uint64 values.
-func (d *distribution) rawLE() []byte {
+func (d *Distribution) rawLE() []byte {
 	b := make([]byte, 8*len(d.Data))
 	for i, v := range d.Data {
 		putUint64LE(b[8*i:], v)
@@ -703,10 +624,10 @@ func putUint64LE(b []byte, v uint64) {
 	b[4], b[5], b[6], b[7] = byte(v>>32), byte(v>>40), byte(v>>48), byte(v>>56)
 }
 
-// writeBin writes the distribution as an element of the distributions
+// writeBin writes the Distribution as an element of the distributions
 // array: amount, base, binary, compress, then compressed_data (always,
-// even empty) or distribution (omitted when empty), start_height.
-func (d *distribution) writeBin(w *portable.Writer) {
+// even empty) or Distribution (omitted when empty), start_height.
+func (d *Distribution) WriteBin(w *portable.Writer) {
 	var payload []byte
 	name := "distribution"
 	switch {
@@ -733,7 +654,7 @@ func (d *distribution) writeBin(w *portable.Writer) {
 // writeJSON writes it as monerod's JSON: with binary set the data is a
 // string of raw bytes, as in the binary answer; otherwise an array of
 // numbers (omitted when empty).
-func (d *distribution) writeJSON(w *epeejson.Writer) {
+func (d *Distribution) WriteJSON(w *epeejson.Writer) {
 	w.BeginObject()
 	w.KeyUint("amount", d.Amount)
 	w.KeyUint("base", d.Base)
@@ -758,16 +679,62 @@ func (d *distribution) writeJSON(w *epeejson.Writer) {
 	w.EndObject()
 }
 
-// histogramEntry is COMMAND_RPC_GET_OUTPUT_HISTOGRAM::entry.
-type histogramEntry struct {
-	Amount, Total, Unlocked, Recent uint64
+// HistogramEntry is COMMAND_RPC_GET_OUTPUT_HISTOGRAM::entry
+// (core_rpc_server_commands_defs.h).
+type HistogramEntry struct {
+	Amount   uint64 `json:"amount"`
+	Total    uint64 `json:"total_instances"`
+	Unlocked uint64 `json:"unlocked_instances"`
+	Recent   uint64 `json:"recent_instances"`
 }
 
-func (e *histogramEntry) write(w *epeejson.Writer) {
+// Write writes the entry.
+func (e *HistogramEntry) Write(w *epeejson.Writer) {
 	w.BeginObject()
 	w.KeyUint("amount", e.Amount)
 	w.KeyUint("recent_instances", e.Recent)
 	w.KeyUint("total_instances", e.Total)
 	w.KeyUint("unlocked_instances", e.Unlocked)
+	w.EndObject()
+}
+
+// GetOutputDistributionResponse is get_output_distribution's JSON-RPC
+// answer (COMMAND_RPC_GET_OUTPUT_DISTRIBUTION::response); its status is
+// always OK (a failure is a JSON-RPC error).
+type GetOutputDistributionResponse struct {
+	Distributions []*Distribution
+}
+
+// Write writes the answer.
+func (r *GetOutputDistributionResponse) Write(w *epeejson.Writer) {
+	w.BeginObject()
+	WriteCredits(w)
+	if len(r.Distributions) > 0 {
+		w.Key("distributions")
+		w.BeginArray()
+		for _, d := range r.Distributions {
+			d.WriteJSON(w)
+		}
+		w.EndArray()
+	}
+	WriteStatusTail(w, StatusOK)
+	WriteUntrusted(w)
+	w.EndObject()
+}
+
+// GetOutputHistogramResponse is get_output_histogram's answer
+// (COMMAND_RPC_GET_OUTPUT_HISTOGRAM::response).
+type GetOutputHistogramResponse struct {
+	Histogram []HistogramEntry `json:"histogram"` // omitted when empty
+	Status    string           `json:"status"`
+}
+
+// Write writes the answer.
+func (r *GetOutputHistogramResponse) Write(w *epeejson.Writer) {
+	w.BeginObject()
+	WriteCredits(w)
+	WriteList(w, "histogram", r.Histogram, (*HistogramEntry).Write)
+	WriteStatusTail(w, r.Status)
+	WriteUntrusted(w)
 	w.EndObject()
 }

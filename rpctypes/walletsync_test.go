@@ -1,7 +1,11 @@
-package rpc
+package rpctypes
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -52,17 +56,17 @@ func wsSeedBodies(f *testing.F) {
 func FuzzWalletSyncBinRequests(f *testing.F) {
 	wsSeedBodies(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if r, err := parseGetBlocksRequest(body); err == nil {
+		if r, err := ParseGetBlocksRequest(body); err == nil {
 			if len(r.BlockIDs) > len(body)/32 {
 				t.Fatalf("%d block ids from %d bytes", len(r.BlockIDs), len(body))
 			}
 		}
-		_, _ = parseGetHashesRequest(body)
-		if h, err := parseHeightsRequest(body); err == nil && len(h) > len(body) {
+		_, _ = ParseGetHashesRequest(body)
+		if h, err := ParseHeightsRequest(body); err == nil && len(h) > len(body) {
 			t.Fatalf("%d heights from %d bytes", len(h), len(body))
 		}
-		_, _ = parseOIndexesRequest(body)
-		if r, err := parseGetOutsBinRequest(body); err == nil {
+		_, _ = ParseOIndexesRequest(body)
+		if r, err := ParseGetOutsBinRequest(body); err == nil {
 			if len(r.Outputs) > len(body) {
 				t.Fatalf("%d outputs from %d bytes", len(r.Outputs), len(body))
 			}
@@ -76,7 +80,7 @@ func FuzzWalletSyncBinRequests(f *testing.F) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r2, err := parseGetOutsBinRequest(again)
+			r2, err := ParseGetOutsBinRequest(again)
 			if err != nil || r2.GetTxID != r.GetTxID || len(r2.Outputs) != len(r.Outputs) {
 				t.Fatalf("re-encoded request loads as %+v, %v; want %+v", r2, err, r)
 			}
@@ -86,7 +90,7 @@ func FuzzWalletSyncBinRequests(f *testing.F) {
 				}
 			}
 		}
-		_, _ = parseDistributionBinRequest(body)
+		_, _ = ParseDistributionBinRequest(body)
 	})
 }
 
@@ -101,19 +105,19 @@ func FuzzWalletSyncJSONRequests(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		_, _ = parseGetOutsJSONRequest(body)
+		_, _ = ParseGetOutsJSONRequest(body)
 		v, err := epeejson.Parse(body)
-		p := newParams(v, err == nil)
-		_, _ = distributionParams(p)
-		_, _ = histogramParams(p)
+		p := NewParams(v, err == nil)
+		_, _ = ParseDistributionParams(p)
+		_, _ = ParseHistogramParams(p)
 	})
 }
 
 // The streaming writer produces what Encode produces for the same content.
 func TestPortableWriterMatchesEncode(t *testing.T) {
-	d := &distribution{Amount: 0, StartHeight: 3, Base: 7, Data: []uint64{0, 1, 300, 1 << 40}, Binary: true, Compress: true}
-	outs := []outKey{{Key: cryptonote.Key{1}, Mask: cryptonote.Key{2}, Unlocked: true, Height: 9, TxID: cryptonote.Hash{3}}}
-	got := writeOutsBin(outs, statusOK).Body
+	d := &Distribution{Amount: 0, StartHeight: 3, Base: 7, Data: []uint64{0, 1, 300, 1 << 40}, Binary: true, Compress: true}
+	outs := []OutKey{{Key: cryptonote.Key{1}, Mask: cryptonote.Key{2}, Unlocked: true, Height: 9, TxID: cryptonote.Hash{3}}}
+	got := OutsBin(outs, "OK")
 
 	var o portable.Section
 	o.Set("height", portable.NewUint64(9))
@@ -124,7 +128,7 @@ func TestPortableWriterMatchesEncode(t *testing.T) {
 	var s portable.Section
 	s.Set("credits", portable.NewUint64(0))
 	s.Set("outs", portable.NewObjectArray([]portable.Section{o}))
-	s.Set("status", portable.NewString(statusOK))
+	s.Set("status", portable.NewString("OK"))
 	s.Set("top_hash", portable.NewString(""))
 	s.Set("untrusted", portable.NewBool(false))
 	want, err := portable.Encode(s)
@@ -139,7 +143,7 @@ func TestPortableWriterMatchesEncode(t *testing.T) {
 	w.Header()
 	w.Section(1)
 	w.Array("distributions", portable.TypeObject, 1)
-	d.writeBin(w)
+	d.WriteBin(w)
 	var ds portable.Section
 	ds.Set("amount", portable.NewUint64(0))
 	ds.Set("base", portable.NewUint64(7))
@@ -218,7 +222,7 @@ func TestGetOutsBinWalletLayout(t *testing.T) {
 		if strings.HasSuffix(file, ".wallet-calls.jsonl") {
 			continue
 		}
-		for _, e := range readWalletCapture(t, file) {
+		for _, e := range readCapture(t, file) {
 			if e.Path != "/get_outs.bin" {
 				continue
 			}
@@ -243,4 +247,114 @@ func TestGetOutsBinWalletLayout(t *testing.T) {
 		t.Fatal("no /get_outs.bin request in the captures")
 	}
 	t.Logf("%d captured /get_outs.bin bodies", n)
+}
+
+// outsValue is get_outs' outputs as a storage value.
+func outsValue(refs []OutputRef) portable.Value {
+	secs := make([]portable.Section, len(refs))
+	for i, r := range refs {
+		secs[i].Set("amount", portable.NewUint64(r.Amount))
+		secs[i].Set("index", portable.NewUint64(r.Index))
+	}
+	return portable.NewObjectArray(secs)
+}
+
+// capturedRequest is what this package reads of a line of a capture in
+// testdata/regtest/wallet: a request monero-wallet-rpc sent to monerod.
+type capturedRequest struct {
+	Seq            int    `json:"seq"`
+	Path           string `json:"path"`
+	RequestBody    string `json:"request_body"`
+	RequestBodyHex string `json:"request_body_hex"`
+}
+
+func (e *capturedRequest) request(t *testing.T) []byte {
+	if e.RequestBodyHex != "" {
+		b, err := hex.DecodeString(e.RequestBodyHex)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	return []byte(e.RequestBody)
+}
+
+func readCapture(t *testing.T, path string) []capturedRequest {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []capturedRequest
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for sc.Scan() {
+		var e capturedRequest
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, e)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// get_output_distribution's JSON answer: the three forms of the data
+// (numbers; raw little-endian bytes; compressed varints, both raw bytes in
+// a JSON string, control characters unescaped as monerod's epee writes
+// them), and no data member for an empty distribution.
+func TestDistributionJSON(t *testing.T) {
+	cases := []struct {
+		d          Distribution
+		name, data string // the data member and its string; "" for numbers
+		numbers    []uint64
+	}{
+		{d: Distribution{Base: 7, Data: []uint64{0, 1, 300}}, name: "distribution", numbers: []uint64{0, 1, 300}},
+		{d: Distribution{Binary: true, Data: []uint64{0x41}}, name: "distribution", data: "A\x00\x00\x00\x00\x00\x00\x00"},
+		{d: Distribution{Binary: true, Compress: true, Data: []uint64{0x41, 300}}, name: "compressed_data", data: "A\xac\x02"},
+		{d: Distribution{}},
+	}
+	for _, c := range cases {
+		c.d.StartHeight = 3
+		w := epeejson.NewWriter(nil)
+		res := GetOutputDistributionResponse{Distributions: []*Distribution{&c.d}}
+		res.Write(w)
+		v, err := epeejson.Parse(w.Bytes())
+		if err != nil {
+			t.Fatalf("%+v: %v\n%q", c.d, err, w.Bytes())
+		}
+		ds, ok := v.Get("distributions")
+		if !ok || len(ds.Arr) != 1 {
+			t.Fatalf("%+v: no distribution in %q", c.d, w.Bytes())
+		}
+		d := ds.Arr[0]
+		if h, _ := d.Get("start_height"); h.Uint != 3 {
+			t.Errorf("%+v: start_height %+v", c.d, h)
+		}
+		for _, name := range []string{"distribution", "compressed_data"} {
+			got, present := d.Get(name)
+			switch {
+			case name != c.name:
+				if present {
+					t.Errorf("%+v: %s present", c.d, name)
+				}
+			case c.numbers != nil:
+				if len(got.Arr) != len(c.numbers) {
+					t.Fatalf("%+v: %s %+v", c.d, name, got)
+				}
+				for i, n := range c.numbers {
+					if x, err := got.Arr[i].AsUint64(); err != nil || x != n {
+						t.Errorf("%+v: %s[%d] = %d, %v", c.d, name, i, x, err)
+					}
+				}
+			default:
+				if s, err := got.AsString(); err != nil || s != c.data {
+					t.Errorf("%+v: %s = %q, %v; want %q", c.d, name, s, err, c.data)
+				}
+			}
+		}
+	}
 }
