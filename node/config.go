@@ -49,6 +49,10 @@ type Config struct {
 	P2P             P2PConfig
 	// ZMQPub (--zmq-pub): the ZMQ publisher's endpoints; none: no publisher.
 	ZMQPub []string
+	// ZMQRPC (--zmq-rpc-bind-ip, --zmq-rpc-bind-port, --restricted-zmq-rpc):
+	// monerod's ZMQ RPC server, JSON-RPC over a ZMQ REP socket, which
+	// monero-lws reads the chain through; Addr "" runs none.
+	ZMQRPC ZMQRPCConfig
 	// PruneBlockchain (--prune-blockchain) prunes the store in place;
 	// PruneStripe (--prune-blockchain-stripe, 0: random) is the stripe kept.
 	PruneBlockchain bool
@@ -188,3 +192,12 @@ func (c *Config) netDir() string { return joinPath(c.DataDir, c.Network.DataSubd
 
 // StorePath is where the network's chain store lives.
 func (c *Config) StorePath() string { return joinPath(c.netDir(), "gonero.db") }
+
+// ZMQRPCConfig is the ZMQ RPC server's part of a Config.
+type ZMQRPCConfig struct {
+	// Addr is host:port (port 0 picks a free one; ZMQRPCAddr tells which).
+	Addr string
+	// Restricted refuses monerod's blocked methods and caps answers, as
+	// --restricted-zmq-rpc.
+	Restricted bool
+}

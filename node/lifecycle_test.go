@@ -30,7 +30,8 @@ func TestFailedStartStopsWhatStarted(t *testing.T) {
 			defer taken.Close()
 			takenPort := uint16(taken.Addr().(*net.TCPAddr).Port)
 			ports := map[string]uint16{"--p2p-bind-port": freePort(t), "--rpc-bind-port": freePort(t),
-				"--rpc-restricted-bind-port": freePort(t), "--metrics-bind-port": freePort(t), "zmq": freePort(t)}
+				"--rpc-restricted-bind-port": freePort(t), "--metrics-bind-port": freePort(t), "zmq": freePort(t),
+				"--zmq-rpc-bind-port": freePort(t)}
 			ports[occupied] = takenPort
 			data := t.TempDir()
 			cfg := regtestConfig(t, data)
@@ -38,6 +39,7 @@ func TestFailedStartStopsWhatStarted(t *testing.T) {
 			watch.watch(&cfg.P2P)
 			cfg.P2P.ExclusiveNodes = []string{"127.0.0.1:" + strconv.Itoa(int(freePort(t)))}
 			cfg.ZMQPub = []string{"tcp://127.0.0.1:" + strconv.Itoa(int(ports["zmq"]))}
+			cfg.ZMQRPC.Addr = "127.0.0.1:" + strconv.Itoa(int(ports["--zmq-rpc-bind-port"]))
 			cfg.P2P.BindPort, cfg.RPC.BindPort = ports["--p2p-bind-port"], ports["--rpc-bind-port"]
 			cfg.RPC.RestrictedBindPort, cfg.MetricsBindPort = ports["--rpc-restricted-bind-port"], ports["--metrics-bind-port"]
 			before := runtime.NumGoroutine()

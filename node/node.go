@@ -26,6 +26,7 @@ import (
 	"github.com/gonero/gonero/rpc"
 	"github.com/gonero/gonero/txpool"
 	"github.com/gonero/gonero/zmqpub"
+	"github.com/gonero/gonero/zmqrpc"
 )
 
 // Lifecycle is a part of the node: Start starts it, Stop stops it (only
@@ -70,6 +71,7 @@ type Node struct {
 	store       *Store
 	pool        *txpool.Pool
 	zmq         *zmqpub.Publisher
+	zmqRPC      *zmqrpc.Server
 	peers       *p2p.Node
 	miner       *miner.Miner
 	rpc         *rpc.Server
@@ -144,6 +146,11 @@ func New(cfg Config) (*Node, error) {
 		}
 		return nil
 	})
+	if cfg.ZMQRPC.Addr != "" {
+		// After P2P and the miner, whose facts and controls it serves;
+		// before the HTTP RPC, as monerod starts it.
+		n.register("ZMQ RPC", n.startZMQRPC, func() error { return n.zmqRPC.Close() })
+	}
 	n.register("RPC", n.startRPC, n.stopRPC)
 	if n.metrics != "" {
 		n.register("metrics listener", n.startMetrics, n.stopMetrics)
@@ -260,6 +267,14 @@ func (n *Node) P2PAddr() net.Addr {
 		return nil
 	}
 	return n.peers.Addr()
+}
+
+// ZMQRPCAddr is the ZMQ RPC server's address (nil without one).
+func (n *Node) ZMQRPCAddr() net.Addr {
+	if n.zmqRPC == nil {
+		return nil
+	}
+	return n.zmqRPC.Addr()
 }
 
 // ZMQAddrs are the ZMQ publisher's endpoints (none without a publisher).

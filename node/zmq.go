@@ -3,6 +3,8 @@ package node
 import (
 	"log/slog"
 
+	"github.com/gonero/gonero/zmqrpc"
+
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/txpool"
 	"github.com/gonero/gonero/zmqpub"
@@ -24,4 +26,21 @@ func startZMQ(endpoints []string, c *chain.Chain, pool *txpool.Pool, log *slog.L
 		log.Info("ZMQ publisher listening", "addr", a.Network()+"://"+a.String())
 	}
 	return p, nil
+}
+
+// startZMQRPC starts the ZMQ RPC server on the parts it reads and drives.
+func (n *Node) startZMQRPC() error {
+	s, err := zmqrpc.New(zmqrpc.Config{Addr: n.cfg.ZMQRPC.Addr, Restricted: n.cfg.ZMQRPC.Restricted,
+		Version: "gonero-" + Version, Log: n.log},
+		zmqrpc.Backend{Chain: zmqrpc.NewChainSource(n.store.chain), Pool: zmqrpc.NewPoolSource(n.pool),
+			Submit: n.pool, Peers: n.peers, Miner: n.miner})
+	if err != nil {
+		return err
+	}
+	if err := s.Start(); err != nil {
+		return err
+	}
+	n.zmqRPC = s
+	n.log.Info("ZMQ RPC server listening", "addr", "tcp://"+s.Addr().String(), "restricted", n.cfg.ZMQRPC.Restricted)
+	return nil
 }

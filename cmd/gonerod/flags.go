@@ -90,11 +90,10 @@ func addNodeFlags(rf *pflag.FlagSet, o *options) {
 	// monerod's ZMQ flags (src/daemon/command_line_args.h).
 	rf.StringArrayVar(&c.ZMQPub, "zmq-pub", nil, "publish chain, pool and miner-data events on this ZMQ endpoint: tcp://IP:PORT or ipc://PATH (repeatable)")
 	rf.BoolVar(&o.noZMQ, "no-zmq", false, "disable ZMQ (--zmq-pub is then ignored, as monerod ignores it)")
-	// gonerod has no ZMQ RPC server: these are declared only to refuse
-	// them with a clear message instead of an unknown-flag error or, worse,
-	// a silent acceptance as if a server listened.
-	rf.String("zmq-rpc-bind-ip", "127.0.0.1", "refused: gonerod has no ZMQ RPC server (use the HTTP RPC)")
-	rf.String("zmq-rpc-bind-port", "", "refused: gonerod has no ZMQ RPC server (use the HTTP RPC)")
+	// The ZMQ RPC server (monerod's daemon_handler over a REP socket).
+	rf.StringVar(&o.zmqRPCBindIP, "zmq-rpc-bind-ip", "127.0.0.1", "serve monerod's ZMQ RPC (JSON-RPC over ZMQ, as monero-lws reads it) on this IP; given alone, on the network's default port")
+	rf.StringVar(&o.zmqRPCBindPort, "zmq-rpc-bind-port", "", "serve monerod's ZMQ RPC on this port (mainnet's default 18082; gonerod serves it only when this or --zmq-rpc-bind-ip is given)")
+	rf.BoolVar(&c.ZMQRPC.Restricted, "restricted-zmq-rpc", false, "restrict the ZMQ RPC server as monerod's --restricted-zmq-rpc (refuse its blocked methods, cap answers)")
 
 	// monerod's pruning switches.
 	rf.BoolVar(&c.PruneBlockchain, "prune-blockchain", false, "prune the chain store in place and keep it pruned (a pruned store stays pruned)")

@@ -1,0 +1,68 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+)
+
+// The node serves monerod's ZMQ RPC on Config.ZMQRPC.Addr, from its own
+// chain: a REQ client's get_height is the chain's height, and a restricted
+// server refuses what monerod's --restricted-zmq-rpc refuses. (zmqrpc's
+// own tests compare every method with monerod's.)
+func TestZMQRPCServesTheChain(t *testing.T) {
+	t.Parallel()
+	for _, restricted := range []bool{false, true} {
+		cfg := regtestConfig(t, t.TempDir())
+		cfg.P2P.Offline = true
+		cfg.ZMQRPC = ZMQRPCConfig{Addr: "127.0.0.1:0", Restricted: restricted}
+		n, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n.ZMQRPCAddr() != nil {
+			t.Fatalf("a node not started serves ZMQ RPC on %v", n.ZMQRPCAddr())
+		}
+		if err := n.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		req := zmq4.NewReq(ctx)
+		if err := req.Dial("tcp://" + n.ZMQRPCAddr().String()); err != nil {
+			t.Fatal(err)
+		}
+		call := func(method string) map[string]any {
+			t.Helper()
+			if err := req.Send(zmq4.NewMsgString(`{"jsonrpc":"2.0","id":7,"method":"` + method + `","params":{}}`)); err != nil {
+				t.Fatal(err)
+			}
+			m, err := req.Recv()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var answer map[string]any
+			if err := json.Unmarshal(m.Bytes(), &answer); err != nil {
+				t.Fatalf("%s: %v in %q", method, err, m.Bytes())
+			}
+			return answer
+		}
+		got := call("get_height")
+		result, _ := got["result"].(map[string]any)
+		if h, _ := result["height"].(float64); uint64(h) != n.Chain().Height() {
+			t.Errorf("restricted %v: get_height %v, the chain's height %d", restricted, got, n.Chain().Height())
+		}
+		// save_bc is on monerod's list of methods a restricted ZMQ RPC refuses.
+		_, refused := call("save_bc")["error"]
+		if refused != restricted {
+			t.Errorf("restricted %v: save_bc refused %v", restricted, refused)
+		}
+		req.Close()
+		cancel()
+		if err := n.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
