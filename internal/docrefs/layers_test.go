@@ -20,11 +20,11 @@ var layers = []struct {
 		"internal/u128", "internal/boundedcache", "pruning", "randomx",
 		"epeejson", "httpd", "levin", "portable", "peerinfo", "dnstxt", "socks",
 		"internal/testutil", "internal/sockstest", "internal/dnstest", "internal/docrefs",
-		"fcmp/helioselene",
+		"fcmp/helioselene", "fcmp/transcript",
 	}},
 	{"above the codec: proofs, PoW, networks, export files, zones", []string{
 		"ringct", "crypto/cryptonight", "params", "params/blockhashes", "chainexport", "anonaddr",
-		"internal/monerodlab", "fcmp/ec",
+		"internal/monerodlab", "fcmp/ec", "fcmp/gbp",
 	}},
 	{"rules and store, side by side", []string{"consensus", "chaindb", "address", "fcmp/tree"}},
 	// rpctypes (coming): the RPC's request and answer values, shared by the
