@@ -52,6 +52,9 @@ func NewHeliosGenerators(g, h helioselene.HeliosPoint, gBold, hBold []helioselen
 	return gens, nil
 }
 
+// H is the generator h, which blinds every commitment.
+func (gens *HeliosGenerators) H() helioselene.HeliosPoint { return gens.h }
+
 // Len is the number of g_bold (and h_bold) generators.
 func (gens *HeliosGenerators) Len() int { return len(gens.gBold) }
 

@@ -52,6 +52,9 @@ func NewSeleneGenerators(g, h helioselene.SelenePoint, gBold, hBold []helioselen
 	return gens, nil
 }
 
+// H is the generator h, which blinds every commitment.
+func (gens *SeleneGenerators) H() helioselene.SelenePoint { return gens.h }
+
 // Len is the number of g_bold (and h_bold) generators.
 func (gens *SeleneGenerators) Len() int { return len(gens.gBold) }
 
