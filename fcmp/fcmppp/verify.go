@@ -176,6 +176,11 @@ func Read(pseudoOuts [][32]byte, layers int, proof []byte) (*Proof, error) {
 	if n == 0 || layers <= 0 || n > 1<<16 || layers > 1<<16 {
 		return nil, ErrShape
 	}
+	// No proof whose circuits outgrow d06d9518's generators (4096 Selene, 2048 Helios) can verify;
+	// refusing them first keeps a hostile size from costing a huge layout.
+	if c1, c2 := ipaRows(n, layers); c1 > 4096 || c2 > 2048 {
+		return nil, ErrGenerators
+	}
 	if len(proof) != ProofSize(n, layers) {
 		return nil, ErrSize
 	}
