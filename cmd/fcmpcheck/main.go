@@ -1,10 +1,11 @@
 // Command fcmpcheck reads fcmp-oracle's `vectors` output (shared/tools/fcmp-oracle; testdata/fcmp/README.md)
 // and prints, for each value, whether gonero's fcmp packages reproduce it, ending with "N/M match". Values
-// of parts gonero does not have yet (the divisor, proof sizes, the proof's verdict) are listed as "todo"
-// and count among M. Vectors made with another seed, or by a newer reference revision, can be checked the
-// same way:
+// of parts gonero does not have (the divisor) are listed as "todo" and count among M. It also reads the
+// proof cases of the oracle's `prove` (an object, an array, or several in a row) and prints, for each,
+// whether gonero's verdict is the case's `verifies`. Vectors and cases made with another seed, or by a
+// newer reference revision, can be checked the same way:
 //
-//	go run ./cmd/fcmpcheck testdata/fcmp/vectors.json
+//	go run ./cmd/fcmpcheck testdata/fcmp/vectors.json testdata/fcmp/proofs/fcmp_pp_prove_2x2.json
 package main
 
 import (
@@ -19,7 +20,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: fcmpcheck VECTORS.json...")
+		fmt.Fprintln(os.Stderr, "usage: fcmpcheck VECTORS_OR_CASES.json...")
 		os.Exit(2)
 	}
 	ok := true
@@ -157,6 +158,11 @@ func (o obj) keys(prefix string) []string {
 }
 
 func check(data []byte, w io.Writer) (result, error) {
+	if isCases(data) {
+		c := &checker{w: w}
+		checkCases(data, c)
+		return c.res, c.err
+	}
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
 		return result{}, err
@@ -166,9 +172,12 @@ func check(data []byte, w io.Writer) (result, error) {
 	checkEd25519(c, root)
 	checkCurves(c, root)
 	checkTree(c, root)
-	c.todo("divisor", "the scalar-multiplication divisor belongs to the proof verifier")
-	c.todo("fcmp_pp_proof_size", "the proof layout is not implemented")
-	c.todo("fcmp_pp.verifies", "the FCMP++ verifier is not implemented")
+	c.todo("divisor", "not built: ec-divisors' scalar-multiplication divisor (a prover's computation; the verifier only evaluates committed divisors)")
+	checkProofSizes(c, root)
+	f := root.obj("fcmp_pp")
+	if want, ok := f.get("verifies").(bool); ok && c.err == nil {
+		c.eq("fcmp_pp.verifies", fmt.Sprint(verdict(f)), fmt.Sprint(want))
+	}
 	return c.res, c.err
 }
 
