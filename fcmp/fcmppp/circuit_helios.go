@@ -44,6 +44,13 @@ func (a heliosLC) term(w helioselene.HelioseleneField, v variable) heliosLC {
 	return r
 }
 
+// push appends a term in place, for a combination its builder owns alone (term copies, so that a
+// combination used twice is never changed behind its other user; building long ones by term would be
+// quadratic).
+func (a *heliosLC) push(w helioselene.HelioseleneField, v variable) {
+	a.terms = append(a.terms, heliosTerm{v, w})
+}
+
 func (a heliosLC) constant(c helioselene.HelioseleneField) heliosLC {
 	r := a.clone(0)
 	r.c.Add(&r.c, &c)
@@ -197,12 +204,12 @@ func (c *heliosCircuit) tupleMemberOfList(t *transcript.Verifier, member []varia
 	}
 	var m heliosLC
 	for i, v := range member {
-		m = m.term(ch[i], v)
+		m.push(ch[i], v)
 	}
 	items := make([]heliosLC, len(list))
 	for k, tuple := range list {
 		for i, v := range tuple {
-			items[k] = items[k].term(ch[i], v)
+			items[k].push(ch[i], v)
 		}
 	}
 	c.memberOfList(m, items)
@@ -376,31 +383,33 @@ func heliosDiscreteLogChallenge(t *transcript.Verifier, curve *heliosCurve, tabl
 }
 
 func (c *heliosCircuit) divisorChallengeEval(d *divisorVars, ch *heliosChallengePoint) variable {
-	p0n := heliosLC{}.term(ch.p0n0, d.y)
+	p0n := heliosLC{terms: make([]heliosTerm, 0, 2+2*len(d.yx)+len(d.xFrom2)), c: heliosOne}
+	p0n.push(ch.p0n0, d.y)
 	for j, v := range d.yx {
-		p0n = p0n.term(ch.xp0n0[j], v)
+		p0n.push(ch.xp0n0[j], v)
 	}
-	p0n = p0n.constant(heliosOne).term(ch.y, d.yx[0])
+	p0n.push(ch.y, d.yx[0])
 	for j := 1; j < len(d.yx); j++ {
 		var k, w helioselene.HelioseleneField
 		k.SetUint64(uint64(j + 1))
 		w.Mul(&k, &ch.yx[j-1])
-		p0n = p0n.term(w, d.yx[j])
+		p0n.push(w, d.yx[j])
 	}
 	for i, v := range d.xFrom2 {
 		var k, w helioselene.HelioseleneField
 		k.SetUint64(uint64(i + 2))
 		w.Mul(&k, &ch.x[i])
-		p0n = p0n.term(w, v)
+		p0n.push(w, v)
 	}
-	p0d := heliosLC{}.term(ch.y, d.y)
+	p0d := heliosLC{terms: make([]heliosTerm, 0, 2+len(d.yx)+len(d.xFrom2)), c: ch.x[0]}
+	p0d.push(ch.y, d.y)
 	for j, v := range d.yx {
-		p0d = p0d.term(ch.yx[j], v)
+		p0d.push(ch.yx[j], v)
 	}
 	for i, v := range d.xFrom2 {
-		p0d = p0d.term(ch.x[i+1], v)
+		p0d.push(ch.x[i+1], v)
 	}
-	p0d = p0d.term(heliosOne, d.zero).constant(ch.x[0])
+	p0d.push(heliosOne, d.zero)
 	pn := p0n.scale(&ch.p1n)
 	pd := p0d.scale(&ch.p1d)
 	_, o, nClaim := c.mul(&pd, nil)
@@ -415,9 +424,9 @@ func (c *heliosCircuit) discreteLog(curve *heliosCurve, p *pointWithDlog, ch *he
 	lhs := heliosVar(c.divisorChallengeEval(&p.divisor, &ch.c[0])).
 		plus(heliosVar(c.divisorChallengeEval(&p.divisor, &ch.c[1]))).
 		plus(heliosVar(c.divisorChallengeEval(&p.divisor, &ch.c[2])))
-	var rhs heliosLC
+	rhs := heliosLC{terms: make([]heliosTerm, 0, len(p.dlog)+1)}
 	for i, bit := range p.dlog {
-		rhs = rhs.term(gen[i], bit)
+		rhs.push(gen[i], bit)
 	}
 	interp := heliosLC{c: ch.intercept}.term(heliosOne, p.y).term(ch.slope, p.x)
 	_, inverse := c.inverse(&interp)

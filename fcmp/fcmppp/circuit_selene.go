@@ -42,6 +42,13 @@ func (a seleneLC) term(w helioselene.Field25519, v variable) seleneLC {
 	return r
 }
 
+// push appends a term in place, for a combination its builder owns alone (term copies, so that a
+// combination used twice is never changed behind its other user; building long ones by term would be
+// quadratic).
+func (a *seleneLC) push(w helioselene.Field25519, v variable) {
+	a.terms = append(a.terms, seleneTerm{v, w})
+}
+
 func (a seleneLC) constant(c helioselene.Field25519) seleneLC {
 	r := a.clone(0)
 	r.c.Add(&r.c, &c)
@@ -195,12 +202,12 @@ func (c *seleneCircuit) tupleMemberOfList(t *transcript.Verifier, member []varia
 	}
 	var m seleneLC
 	for i, v := range member {
-		m = m.term(ch[i], v)
+		m.push(ch[i], v)
 	}
 	items := make([]seleneLC, len(list))
 	for k, tuple := range list {
 		for i, v := range tuple {
-			items[k] = items[k].term(ch[i], v)
+			items[k].push(ch[i], v)
 		}
 	}
 	c.memberOfList(m, items)
@@ -374,31 +381,33 @@ func seleneDiscreteLogChallenge(t *transcript.Verifier, curve *seleneCurve, tabl
 }
 
 func (c *seleneCircuit) divisorChallengeEval(d *divisorVars, ch *seleneChallengePoint) variable {
-	p0n := seleneLC{}.term(ch.p0n0, d.y)
+	p0n := seleneLC{terms: make([]seleneTerm, 0, 2+2*len(d.yx)+len(d.xFrom2)), c: seleneOne}
+	p0n.push(ch.p0n0, d.y)
 	for j, v := range d.yx {
-		p0n = p0n.term(ch.xp0n0[j], v)
+		p0n.push(ch.xp0n0[j], v)
 	}
-	p0n = p0n.constant(seleneOne).term(ch.y, d.yx[0])
+	p0n.push(ch.y, d.yx[0])
 	for j := 1; j < len(d.yx); j++ {
 		var k, w helioselene.Field25519
 		k.SetUint64(uint64(j + 1))
 		w.Mul(&k, &ch.yx[j-1])
-		p0n = p0n.term(w, d.yx[j])
+		p0n.push(w, d.yx[j])
 	}
 	for i, v := range d.xFrom2 {
 		var k, w helioselene.Field25519
 		k.SetUint64(uint64(i + 2))
 		w.Mul(&k, &ch.x[i])
-		p0n = p0n.term(w, v)
+		p0n.push(w, v)
 	}
-	p0d := seleneLC{}.term(ch.y, d.y)
+	p0d := seleneLC{terms: make([]seleneTerm, 0, 2+len(d.yx)+len(d.xFrom2)), c: ch.x[0]}
+	p0d.push(ch.y, d.y)
 	for j, v := range d.yx {
-		p0d = p0d.term(ch.yx[j], v)
+		p0d.push(ch.yx[j], v)
 	}
 	for i, v := range d.xFrom2 {
-		p0d = p0d.term(ch.x[i+1], v)
+		p0d.push(ch.x[i+1], v)
 	}
-	p0d = p0d.term(seleneOne, d.zero).constant(ch.x[0])
+	p0d.push(seleneOne, d.zero)
 	pn := p0n.scale(&ch.p1n)
 	pd := p0d.scale(&ch.p1d)
 	_, o, nClaim := c.mul(&pd, nil)
@@ -413,9 +422,9 @@ func (c *seleneCircuit) discreteLog(curve *seleneCurve, p *pointWithDlog, ch *se
 	lhs := seleneVar(c.divisorChallengeEval(&p.divisor, &ch.c[0])).
 		plus(seleneVar(c.divisorChallengeEval(&p.divisor, &ch.c[1]))).
 		plus(seleneVar(c.divisorChallengeEval(&p.divisor, &ch.c[2])))
-	var rhs seleneLC
+	rhs := seleneLC{terms: make([]seleneTerm, 0, len(p.dlog)+1)}
 	for i, bit := range p.dlog {
-		rhs = rhs.term(gen[i], bit)
+		rhs.push(gen[i], bit)
 	}
 	interp := seleneLC{c: ch.intercept}.term(seleneOne, p.y).term(ch.slope, p.x)
 	_, inverse := c.inverse(&interp)
