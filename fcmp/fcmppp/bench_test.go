@@ -47,7 +47,40 @@ func benchVerify(b *testing.B, file string, i int) {
 
 func BenchmarkVerify1x1(b *testing.B) { benchVerify(b, "fcmp_pp_prove_1-3x1-3.json", 0) }
 func BenchmarkVerify2x2(b *testing.B) { benchVerify(b, "fcmp_pp_prove_2x2.json", 0) }
+func BenchmarkVerify8x1(b *testing.B) { benchVerify(b, "fcmp_pp_prove_8x1_s02.json", 0) }
 func BenchmarkVerify8x8(b *testing.B) { benchVerify(b, "fcmp_pp_prove_8x8.json", 0) }
+
+// benchBatch is the oracle's time "batch": copies of one proof queued into one batch and checked once;
+// the metrics are per proof and per input.
+func benchBatch(b *testing.B, file string, i, copies int) {
+	p := testParams(b)
+	cs := loadCases(b, "../../testdata/fcmp/proofs/"+file)
+	a := argsOf(&cs[i])
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		var bt Batch
+		for k := 0; k < copies; k++ {
+			pr, err := Read(a.pseudo, a.layers, a.proof)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if err := p.Queue(&bt, pr, a.root, a.tx, a.kis); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if !p.Verify(&bt) {
+			b.Fatal("batch fails")
+		}
+	}
+	perProof := float64(b.Elapsed().Nanoseconds()) / float64(b.N) / float64(copies) / 1e6
+	b.ReportMetric(perProof, "ms/proof")
+	b.ReportMetric(perProof/float64(len(a.pseudo)), "ms/input")
+}
+
+func BenchmarkBatch1x1(b *testing.B) { benchBatch(b, "fcmp_pp_prove_1-3x1-3.json", 0, 10) }
+func BenchmarkBatch2x2(b *testing.B) { benchBatch(b, "fcmp_pp_prove_2x2.json", 0, 10) }
+func BenchmarkBatch8x1(b *testing.B) { benchBatch(b, "fcmp_pp_prove_8x1_s02.json", 0, 10) }
+func BenchmarkBatch8x8(b *testing.B) { benchBatch(b, "fcmp_pp_prove_8x8.json", 0, 10) }
 
 // BenchmarkVerifyBatch queues the nine grid proofs (1..3 inputs × 1..3 layers, 18 inputs) into one batch
 // and checks it once.

@@ -3,6 +3,10 @@ package fcmppp
 import (
 	"encoding/hex"
 	"testing"
+
+	"filippo.io/edwards25519"
+
+	"github.com/gonero/gonero/fcmp/ec"
 )
 
 func gridCases(t testing.TB) []oracleCase {
@@ -144,4 +148,19 @@ func FuzzRead(f *testing.F) {
 			p.Verify(&b)
 		}
 	})
+}
+
+// TestTorsionFree agrees with fcmp/ec's HasTorsion on points with and without a torsion component.
+func TestTorsionFree(t *testing.T) {
+	g := edwards25519.NewGeneratorPoint()
+	// An order-8 point (the encoding of a small-order point, c7176a70...).
+	small, err := new(edwards25519.Point).SetBytes([]byte{0xc7, 0x17, 0x6a, 0x70, 0x3d, 0x4d, 0xd8, 0x4f, 0xba, 0x3c, 0x0b, 0x76, 0x0d, 0x10, 0x67, 0x0f, 0x2a, 0x20, 0x53, 0xfa, 0x2c, 0x39, 0xcc, 0xc6, 0x4e, 0xc7, 0xfd, 0x77, 0x92, 0xac, 0x03, 0x7a})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []*edwards25519.Point{g, small, new(edwards25519.Point).Add(g, small), edwards25519.NewIdentityPoint()} {
+		if torsionFree(p) == ec.HasTorsion(p) {
+			t.Fatalf("%x: torsionFree %v, HasTorsion %v", p.Bytes(), torsionFree(p), ec.HasTorsion(p))
+		}
+	}
 }
