@@ -362,25 +362,25 @@ func SeleneVerify(gens *SeleneGenerators, b *SeleneBatch, rows int, constraints 
 		tmp.Mul(&rW[i], &xw[jlr])
 		b.gBold[i].Add(&b.gBold[i], &tmp)
 	}
-	cg := make([]helioselene.Field25519, n)
+	// Vector commitment ci takes power e of x on the left and ni - e on the right: its weights, summed
+	// over the constraints under z, go to h_bold times x^(ni-e). Each term is visited once (per
+	// commitment and row it would be commitments × rows).
 	for ci := range C {
-		for i := range cg {
-			cg[i].Zero()
-		}
-		for k := range constraints {
-			if ci < len(constraints[k].WCG) {
-				seleneAccumulate(cg, constraints[k].WCG[ci], &z[k])
-			}
-		}
 		e := ci
 		if e >= ni/2 {
 			e++
 		}
-		j := ni - e
 		b.Add(&xw[e], &C[ci])
-		for i := range hB {
-			tmp.Mul(&cg[i], &xw[j])
-			hB[i].Add(&hB[i], &tmp)
+	}
+	for k := range constraints {
+		for ci, terms := range constraints[k].WCG {
+			e := ci
+			if e >= ni/2 {
+				e++
+			}
+			var zx helioselene.Field25519
+			zx.Mul(&z[k], &xw[ni-e])
+			seleneAccumulate(hB, terms, &zx)
 		}
 	}
 	for i := range hB {
