@@ -5,11 +5,17 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
+	"filippo.io/edwards25519"
+
+	"github.com/gonero/gonero/crypto"
+	"github.com/gonero/gonero/fcmp/divisor"
 	"github.com/gonero/gonero/fcmp/ec"
 	"github.com/gonero/gonero/fcmp/fcmppp"
 	"github.com/gonero/gonero/fcmp/gbp"
+	"github.com/gonero/gonero/fcmp/helioselene"
 	"github.com/gonero/gonero/fcmp/tree"
 )
 
@@ -173,4 +179,66 @@ func checkCases(data []byte, c *checker) {
 	if n == 0 {
 		c.fail("no case")
 	}
+}
+
+// checkDivisor recomputes the scalar-multiplication divisor: the decomposition and every coefficient.
+func checkDivisor(c *checker, o obj) {
+	s, err := new(edwards25519.Scalar).SetCanonicalBytes(o.bytes("scalar"))
+	if err != nil {
+		c.fail("%s.scalar: %v", o.p, err)
+		return
+	}
+	g, err := crypto.DecodePoint(o.bytes("point"))
+	if err != nil {
+		c.fail("%s.point: %v", o.p, err)
+		return
+	}
+	want, ok := o.get("decomposition").([]any)
+	if !ok {
+		c.fail("%s.decomposition: not a list", o.p)
+		return
+	}
+	dec, err := divisor.Decompose(s)
+	if err != nil {
+		c.fail("%s: %v", o.p, err)
+		return
+	}
+	gotDec := make([]string, len(dec))
+	for i, v := range dec {
+		gotDec[i] = fmt.Sprint(v)
+	}
+	wantDec := make([]string, len(want))
+	for i, v := range want {
+		wantDec[i] = fmt.Sprint(v)
+	}
+	c.eq("divisor.decomposition", strings.Join(gotDec, ","), strings.Join(wantDec, ","))
+	p, err := divisor.ScalarMulDivisor(s, dec, g)
+	if err != nil {
+		c.eq("divisor", err.Error(), "a divisor")
+		return
+	}
+	join := func(fs []helioselene.Field25519) string {
+		out := make([]string, len(fs))
+		for i := range fs {
+			b := fs[i].Bytes()
+			out[i] = hex.EncodeToString(b[:])
+		}
+		return strings.Join(out, ",")
+	}
+	c.eq("divisor.y_coefficients", join(p.Y), strings.Join(o.strs("y_coefficients"), ","))
+	rows, _ := o.get("yx_coefficients").([]any)
+	var wantYX []string
+	for _, r := range rows {
+		for _, v := range r.([]any) {
+			s, _ := v.(string)
+			wantYX = append(wantYX, s)
+		}
+	}
+	var gotYX []helioselene.Field25519
+	for _, r := range p.YX {
+		gotYX = append(gotYX, r...)
+	}
+	c.eq("divisor.yx_coefficients", join(gotYX), strings.Join(wantYX, ","))
+	c.eq("divisor.x_coefficients", join(p.X), strings.Join(o.strs("x_coefficients"), ","))
+	c.eq("divisor.zero_coefficient", join([]helioselene.Field25519{p.Zero}), o.str("zero_coefficient"))
 }

@@ -26,7 +26,7 @@ var layers = []struct {
 		"ringct", "crypto/cryptonight", "params", "params/blockhashes", "chainexport", "anonaddr",
 		"internal/monerodlab", "fcmp/ec", "fcmp/gbp",
 	}},
-	{"rules and store, side by side", []string{"consensus", "chaindb", "address", "fcmp/tree", "fcmp/fcmppp"}},
+	{"rules and store, side by side", []string{"consensus", "chaindb", "address", "fcmp/tree", "fcmp/fcmppp", "fcmp/divisor"}},
 	// rpctypes (coming): the RPC's request and answer values, shared by the
 	// server and the operator commands' client; it may use the store's
 	// values but not the chain, and never the HTTP server (see never).
