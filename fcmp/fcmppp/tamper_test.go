@@ -22,7 +22,12 @@ func TestTamper(t *testing.T) {
 	if err := verifyCase(p, &base); err != nil {
 		t.Fatal(err)
 	}
-	other := cs[0] // 1 input, 1 layer: another tree, another output
+	// Another output: the grid's cases all come from stream 0 of one seed, so their first inputs spend the
+	// same output; vectors.json's proof (another seed) spends another.
+	other := loadCases(t, "../../testdata/fcmp/vectors.json")[0]
+	if other.KeyImages[0] == base.KeyImages[0] {
+		t.Fatal("the other case spends the same output")
+	}
 	flip := func(s string, i int) string {
 		b, _ := hex.DecodeString(s)
 		b[i] ^= 1
