@@ -66,7 +66,7 @@ func (c *Chain) Add(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transa
 func (c *Chain) add(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transaction, txBlobs [][]byte) (AddBlockResult, error) {
 	id, err := blk.ID()
 	if err != nil {
-		return AddBlockResult{}, &BlockError{Height: genHeight(blk), Rule: "block id", Err: fmt.Errorf("%w: %v", ErrBadBlockID, err)}
+		return AddBlockResult{}, &BlockError{Height: genHeight(blk), Rule: RuleBlockID, Err: fmt.Errorf("%w: %v", ErrBadBlockID, err)}
 	}
 	if c.main.height == 0 || blk.PrevID == c.main.top.Hash {
 		return c.extend(id, blk, blob, txs, txBlobs)
@@ -86,22 +86,22 @@ func (c *Chain) add(blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transa
 		// with the height its miner tx claims: no alternative at or below
 		// the newest checkpoint passed, so no reorganisation below it.
 		if err := c.checkpoints.altAllowed(c.main.height, genHeight(blk)); err != nil {
-			return &BlockError{Height: genHeight(blk), Hash: id, Rule: "checkpoint", Err: err}
+			return &BlockError{Height: genHeight(blk), Hash: id, Rule: RuleCheckpoint, Err: err}
 		}
 		plan, err = c.planAlt(r, id, blk, blob, txs, txBlobs)
 		return err
 	})
 	if known {
-		return AddBlockResult{}, &BlockError{Height: genHeight(blk), Hash: id, Rule: "previous block", Err: ErrAlreadyInChain}
+		return AddBlockResult{}, &BlockError{Height: genHeight(blk), Hash: id, Rule: RulePrevious, Err: ErrAlreadyInChain}
 	}
 	if err != nil {
-		return AddBlockResult{}, asBlockError(err, genHeight(blk), id, "alternative chain")
+		return AddBlockResult{}, asBlockError(err, genHeight(blk), id, RuleAlternativeChain)
 	}
 	if plan.meta.CumulativeDifficulty.Cmp(c.main.top.CumulativeDifficulty) <= 0 {
 		// Not (yet) more work than the main chain: kept as an alternative.
 		if err := c.store.PutAltBlock(plan.rec); err != nil {
 			c.reload("storing an alternative block")
-			return AddBlockResult{}, &BlockError{Height: plan.meta.Height, Hash: id, Rule: "store", Err: err}
+			return AddBlockResult{}, &BlockError{Height: plan.meta.Height, Hash: id, Rule: RuleStore, Err: err}
 		}
 		c.altCount++
 		c.publish()
@@ -124,7 +124,7 @@ func (c *Chain) extend(id cryptonote.Hash, blk *cryptonote.Block, blob []byte, t
 		return err
 	})
 	if err != nil {
-		return AddBlockResult{}, asBlockError(err, c.main.height, id, "store")
+		return AddBlockResult{}, asBlockError(err, c.main.height, id, RuleStore)
 	}
 	if isAlt {
 		// Stored as an alternative block while its parent was not the top
@@ -137,7 +137,7 @@ func (c *Chain) extend(id cryptonote.Hash, blk *cryptonote.Block, blob []byte, t
 		// The commit may have reached the disk even though it reported an
 		// error (a failed sync): rebuild the in-memory state from the store.
 		c.reload("a failed append")
-		return AddBlockResult{}, &BlockError{Height: meta.Height, Hash: meta.Hash, Rule: "store", Err: err}
+		return AddBlockResult{}, &BlockError{Height: meta.Height, Hash: meta.Hash, Rule: RuleStore, Err: err}
 	}
 	c.main.push(meta, nil)
 	c.forgetExpected(meta)
@@ -287,7 +287,7 @@ func (c *Chain) switchTo(plan *altPlan) (AddBlockResult, error) {
 	}
 	if err != nil {
 		c.reload("a failed reorganization")
-		return AddBlockResult{}, asBlockError(err, plan.meta.Height, plan.meta.Hash, "store")
+		return AddBlockResult{}, asBlockError(err, plan.meta.Height, plan.meta.Hash, RuleStore)
 	}
 	nv.asMain()
 	c.main = nv
@@ -322,21 +322,21 @@ func (c *Chain) discardFailedSwitch(plan *altPlan, chain []chaindb.BlockRecord, 
 			discard, err = withDescendants(r, chain[bad].Meta.Hash)
 			return err
 		}); err != nil {
-			return AddBlockResult{}, asBlockError(err, plan.meta.Height, plan.meta.Hash, "alternative chain")
+			return AddBlockResult{}, asBlockError(err, plan.meta.Height, plan.meta.Hash, RuleAlternativeChain)
 		}
 	}
 	if len(discard) > 0 {
 		if _, err := c.store.Reorganize(chaindb.Reorg{DeleteAlts: discard}); err != nil {
 			c.reload("discarding invalid alternative blocks")
-			return AddBlockResult{}, &BlockError{Height: plan.meta.Height, Hash: plan.meta.Hash, Rule: "store", Err: err}
+			return AddBlockResult{}, &BlockError{Height: plan.meta.Height, Hash: plan.meta.Hash, Rule: RuleStore, Err: err}
 		}
 		c.altCount -= uint64(len(discard))
 		c.publish()
 	}
 	c.cfg.Logger.Warn("switch to an alternative chain failed; main chain kept",
 		"split", split, "bad", chain[bad].Meta.Hash, "discarded", len(discard), "err", badErr)
-	be := asBlockError(badErr, chain[bad].Meta.Height, chain[bad].Meta.Hash, "alternative chain")
-	be.Rule = "switch to alternative chain: " + be.Rule
+	be := asBlockError(badErr, chain[bad].Meta.Height, chain[bad].Meta.Hash, RuleAlternativeChain)
+	be.Switch = true
 	return AddBlockResult{}, be
 }
 
@@ -344,13 +344,13 @@ func (c *Chain) discardFailedSwitch(plan *altPlan, chain []chaindb.BlockRecord, 
 func (c *Chain) recheck(r *chaindb.Reader, v *chainView, a *chaindb.BlockRecord) (AddedBlock, chaindb.BlockRecord, error) {
 	blk, err := cryptonote.ParseBlock(a.Blob)
 	if err != nil {
-		return AddedBlock{}, chaindb.BlockRecord{}, &BlockError{Height: a.Meta.Height, Hash: a.Meta.Hash, Rule: "block", Err: err}
+		return AddedBlock{}, chaindb.BlockRecord{}, &BlockError{Height: a.Meta.Height, Hash: a.Meta.Hash, Rule: RuleBlock, Err: err}
 	}
 	txs := make([]*cryptonote.Transaction, len(a.Txs))
 	txBlobs := make([][]byte, len(a.Txs))
 	for i, t := range a.Txs {
 		if txs[i], err = cryptonote.ParseTransaction(t.Blob); err != nil {
-			return AddedBlock{}, chaindb.BlockRecord{}, &BlockError{Height: a.Meta.Height, Hash: a.Meta.Hash, Rule: "transactions",
+			return AddedBlock{}, chaindb.BlockRecord{}, &BlockError{Height: a.Meta.Height, Hash: a.Meta.Hash, Rule: RuleTransactions,
 				Err: fmt.Errorf("%w: transaction %s: %v", ErrBadTx, t.Hash, err)}
 		}
 		txBlobs[i] = t.Blob
@@ -414,7 +414,7 @@ func (c *Chain) reload(after string) {
 }
 
 // asBlockError returns err as a *BlockError, wrapping it if it is not one.
-func asBlockError(err error, height uint64, id cryptonote.Hash, rule string) *BlockError {
+func asBlockError(err error, height uint64, id cryptonote.Hash, rule BlockRule) *BlockError {
 	var be *BlockError
 	if errors.As(err, &be) {
 		return be

@@ -28,7 +28,7 @@ type BatchBlock struct {
 // blocks it added; the caller goes on with Add from there. It stops too at
 // the first block that breaks a rule: the blocks before it are committed
 // and err is that block's *BlockError. A store failure commits nothing
-// (added is 0, err's Rule is "store").
+// (added is 0, err's Rule is RuleStore).
 func (c *Chain) AddBatch(blocks []BatchBlock) (added int, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -53,7 +53,7 @@ func (c *Chain) AddBatch(blocks []BatchBlock) (added int, err error) {
 			meta, rec, err := c.check(&w.Reader, c.main, mainRules, b.Block, b.Blob, b.Txs, b.TxBlobs)
 			if err != nil {
 				// check writes nothing: the blocks before are kept.
-				refused = asBlockError(err, c.main.height, id, "store")
+				refused = asBlockError(err, c.main.height, id, RuleStore)
 				return nil
 			}
 			if err := w.Append(rec); err != nil {
@@ -72,7 +72,7 @@ func (c *Chain) AddBatch(blocks []BatchBlock) (added int, err error) {
 		if len(done) > 0 {
 			h, id = done[0].Meta.Height, done[0].Meta.Hash
 		}
-		return 0, &BlockError{Height: h, Hash: id, Rule: "store", Err: storeErr}
+		return 0, &BlockError{Height: h, Hash: id, Rule: RuleStore, Err: storeErr}
 	}
 	for _, d := range done {
 		c.forgetExpected(d.Meta)

@@ -47,6 +47,11 @@ type Config struct {
 	// BlockHashes is the block-hash list of fast sync (--fast-block-sync 1);
 	// nil verifies every block fully.
 	BlockHashes *blockhashes.List
+
+	// verifySignatures checks a transaction's signatures over its rings on
+	// the signature workers (nil: consensus.VerifyTxSignatures); tests
+	// inject a panicking one.
+	verifySignatures func(*cryptonote.Transaction, [][]consensus.RingOutput) error
 }
 
 // BlockObserver hears the outcome of every block given to Add: err is nil
@@ -93,7 +98,10 @@ func Open(store chaindb.Store, cfg Config) (*Chain, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	c := &Chain{cfg: cfg, store: store, checkpoints: enforcedCheckpoints(cfg), pow: newPoWCache()}
+	if cfg.verifySignatures == nil {
+		cfg.verifySignatures = consensus.VerifyTxSignatures
+	}
+	c := &Chain{cfg: cfg, store: store, checkpoints: enforcedCheckpoints(cfg), pow: newPoWCache(), verified: newVerifiedCache()}
 	c.mu.Lock()
 	err := c.load()
 	if err == nil {
@@ -113,6 +121,12 @@ func Open(store chaindb.Store, cfg Config) (*Chain, error) {
 		}
 	} else if got, want := c.HashAt(0), cfg.Network.GenesisID(); got != want {
 		return nil, fmt.Errorf("the store's genesis block %s is not %s's (%s)", got, cfg.Network, want)
+	} else {
+		// The first block submitted or received after a restart is checked
+		// with a seed already built, or being built.
+		c.mu.Lock()
+		c.prepareSeeds()
+		c.mu.Unlock()
 	}
 	return c, nil
 }
@@ -190,15 +204,22 @@ func (c *Chain) HashAt(h uint64) cryptonote.Hash {
 
 // BlockError says which block broke which rule. Err wraps the rule's
 // sentinel (from this package or consensus), so errors.Is works on it.
+// Switch is set when the block was refused while switching to the
+// alternative chain it belongs to (the switch was rolled back).
 type BlockError struct {
 	Height uint64
 	Hash   cryptonote.Hash
-	Rule   string
+	Rule   BlockRule
+	Switch bool
 	Err    error
 }
 
 func (e *BlockError) Error() string {
-	return fmt.Sprintf("block %d (%s) rejected: %s: %v", e.Height, e.Hash, e.Rule, e.Err)
+	sw := ""
+	if e.Switch {
+		sw = "switch to alternative chain: "
+	}
+	return fmt.Sprintf("block %d (%s) rejected: %s%s: %v", e.Height, e.Hash, sw, e.Rule, e.Err)
 }
 
 func (e *BlockError) Unwrap() error { return e.Err }

@@ -85,21 +85,22 @@ func TestTamperedBlocksAreRefused(t *testing.T) {
 		name string
 		rec  *chainexport.Record
 		want error
+		rule chain.BlockRule
 	}{
-		{"unknown previous block (orphan)", tampered(t, target, func(b *cryptonote.Block) { b.PrevID[0] ^= 1 }), chain.ErrOrphan},
-		{"major version not in the fork table", tampered(t, target, func(b *cryptonote.Block) { b.MajorVersion = 15 }), consensus.ErrWrongMajorVersion},
-		{"vote below the fork version", tampered(t, target, func(b *cryptonote.Block) { b.MinorVersion = 15 }), consensus.ErrVoteTooLow},
-		{"timestamp below the median of the last 60", tampered(t, target, func(b *cryptonote.Block) { b.Timestamp = recs[at-40].Block.Timestamp - 1 }), consensus.ErrTimestampTooOld},
-		{"timestamp over two hours ahead", tampered(t, target, func(b *cryptonote.Block) { b.Timestamp = uint64(now.Unix()) + 7201 }), consensus.ErrTimestampTooNew},
-		{"inflated reward", tampered(t, target, func(b *cryptonote.Block) { b.MinerTx.Outputs[0].Amount++ }), consensus.ErrMinerTxOverspend},
-		{"reduced reward (exact from v13)", tampered(t, target, func(b *cryptonote.Block) { b.MinerTx.Outputs[0].Amount-- }), consensus.ErrMinerTxNotExact},
-		{"miner tx for another height", tampered(t, target, func(b *cryptonote.Block) { b.MinerTx.Inputs[0] = cryptonote.TxInGen{Height: at + 1} }), chain.ErrBadMinerTx},
-		{"miner tx unlock time", tampered(t, target, func(b *cryptonote.Block) { b.MinerTx.UnlockTime++ }), chain.ErrBadMinerTx},
+		{"unknown previous block (orphan)", tampered(t, target, func(b *cryptonote.Block) { b.PrevID[0] ^= 1 }), chain.ErrOrphan, chain.RuleAlternativeChain},
+		{"major version not in the fork table", tampered(t, target, func(b *cryptonote.Block) { b.MajorVersion = 15 }), consensus.ErrWrongMajorVersion, chain.RuleHardForkVersion},
+		{"vote below the fork version", tampered(t, target, func(b *cryptonote.Block) { b.MinorVersion = 15 }), consensus.ErrVoteTooLow, chain.RuleHardForkVersion},
+		{"timestamp below the median of the last 60", tampered(t, target, func(b *cryptonote.Block) { b.Timestamp = recs[at-40].Block.Timestamp - 1 }), consensus.ErrTimestampTooOld, chain.RuleTimestamp},
+		{"timestamp over two hours ahead", tampered(t, target, func(b *cryptonote.Block) { b.Timestamp = uint64(now.Unix()) + 7201 }), consensus.ErrTimestampTooNew, chain.RuleTimestamp},
+		{"inflated reward", tampered(t, target, func(b *cryptonote.Block) { b.MinerTx.Outputs[0].Amount++ }), consensus.ErrMinerTxOverspend, chain.RuleMinerTxAmount},
+		{"reduced reward (exact from v13)", tampered(t, target, func(b *cryptonote.Block) { b.MinerTx.Outputs[0].Amount-- }), consensus.ErrMinerTxNotExact, chain.RuleMinerTxAmount},
+		{"miner tx for another height", tampered(t, target, func(b *cryptonote.Block) { b.MinerTx.Inputs[0] = cryptonote.TxInGen{Height: at + 1} }), chain.ErrBadMinerTx, chain.RuleMinerTx},
+		{"miner tx unlock time", tampered(t, target, func(b *cryptonote.Block) { b.MinerTx.UnlockTime++ }), chain.ErrBadMinerTx, chain.RuleMinerTx},
 		{"miner tx without view tags at v16", tampered(t, target, func(b *cryptonote.Block) {
 			k := b.MinerTx.Outputs[0].Target.(cryptonote.TxOutToTaggedKey)
 			b.MinerTx.Outputs[0].Target = cryptonote.TxOutToKey{Key: k.Key}
-		}), chain.ErrBadMinerTx},
-		{"tx_hashes naming another transaction", tampered(t, target, func(b *cryptonote.Block) { b.TxHashes[1][0] ^= 1 }), chain.ErrTxMismatch},
+		}), chain.ErrBadMinerTx, chain.RuleMinerTx},
+		{"tx_hashes naming another transaction", tampered(t, target, func(b *cryptonote.Block) { b.TxHashes[1][0] ^= 1 }), chain.ErrTxMismatch, chain.RuleTransactions},
 	}
 	missingTx := *target
 	missingTx.Txs, missingTx.TxBlobs = target.Txs[:2], target.TxBlobs[:2]
@@ -107,14 +108,15 @@ func TestTamperedBlocksAreRefused(t *testing.T) {
 		name string
 		rec  *chainexport.Record
 		want error
-	}{"a transaction missing", &missingTx, chain.ErrTxMismatch})
+		rule chain.BlockRule
+	}{"a transaction missing", &missingTx, chain.ErrTxMismatch, chain.RuleTransactions})
 
 	before := snapshot(t, db)
 	for _, tc := range cases {
 		err := add(c, tc.rec)
 		var be *chain.BlockError
-		if !errors.Is(err, tc.want) || !errors.As(err, &be) || be.Height != at {
-			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
+		if !errors.Is(err, tc.want) || !errors.As(err, &be) || be.Height != at || be.Rule != tc.rule {
+			t.Errorf("%s: got %v, want %v (rule %q)", tc.name, err, tc.want, tc.rule)
 			continue
 		}
 		t.Logf("%s: %v", tc.name, err)

@@ -147,7 +147,7 @@ func TestCheckpointRules(t *testing.T) {
 		t.Fatal("the main chain moved")
 	}
 	var be *BlockError
-	if err := altOn(4); !errors.As(err, &be) || be.Rule != "checkpoint" {
+	if err := altOn(4); !errors.As(err, &be) || be.Rule != RuleCheckpoint {
 		t.Fatalf("rule of the refusal: %v", err)
 	}
 }
@@ -220,7 +220,7 @@ func TestFastSyncSkipsPoWOnlyForProvedIDs(t *testing.T) {
 	// Fast sync off: the first block needs its PoW, which fails.
 	pow := &countingPoW{}
 	off := regtestAt(t, Config{FixedDifficulty: 1000, PoW: pow})
-	if _, err := off.AddBlock(blocks[0], blocks[0].Serialize(), nil, nil); !errors.Is(err, consensus.ErrInsufficientPoW) {
+	if _, err := off.AddBlock(blocks[0], blocks[0].Serialize(), nil, nil); !errors.Is(err, consensus.ErrInsufficientPoW) || blockRule(err) != RuleProofOfWork {
 		t.Fatalf("without fast sync: %v", err)
 	}
 
@@ -248,7 +248,7 @@ func TestFastSyncSkipsPoWOnlyForProvedIDs(t *testing.T) {
 	}
 	// A block with another id at a proved height: refused, PoW not even run.
 	forged := synthOn(all[0], 1, blocks[0].Timestamp, 12345, blocks[0].MinerTx.Outputs[0].Amount)
-	if _, err := c.AddBlock(forged, forged.Serialize(), nil, nil); !errors.Is(err, ErrBlockHashList) {
+	if _, err := c.AddBlock(forged, forged.Serialize(), nil, nil); !errors.Is(err, ErrBlockHashList) || blockRule(err) != RuleBlockHashList {
 		t.Fatalf("forged block at a proved height: %v", err)
 	}
 	calls := pow.calls.Load()
@@ -369,9 +369,7 @@ func TestFastSyncSkipsTxVerification(t *testing.T) {
 }
 
 func cacheSize(c *Chain) int {
-	c.verified.mu.Lock()
-	defer c.verified.mu.Unlock()
-	return len(c.verified.rct.cur) + len(c.verified.rct.old) + len(c.verified.sigs.cur) + len(c.verified.sigs.old)
+	return c.verified.rct.Len() + c.verified.sigs.Len()
 }
 
 // Whatever a chain entry holds, PrevalidateBlockHashes never calls more ids
@@ -398,4 +396,13 @@ func TestPrevalidateBounds(t *testing.T) {
 	if len(c.fast.expected) != 0 {
 		t.Fatalf("%d heights recorded from random ids", len(c.fast.expected))
 	}
+}
+
+// blockRule is the rule of the BlockError in err's chain (0 if none).
+func blockRule(err error) BlockRule {
+	var be *BlockError
+	if errors.As(err, &be) {
+		return be.Rule
+	}
+	return 0
 }

@@ -30,22 +30,22 @@ const (
 func (c *Chain) check(r *chaindb.Reader, v *chainView, rules ruleSet, blk *cryptonote.Block, blob []byte, txs []*cryptonote.Transaction, txBlobs [][]byte) (chaindb.BlockMeta, chaindb.BlockRecord, error) {
 	height := v.height
 	id, err := blk.ID()
-	fail := func(rule string, err error) (chaindb.BlockMeta, chaindb.BlockRecord, error) {
+	fail := func(rule BlockRule, err error) (chaindb.BlockMeta, chaindb.BlockRecord, error) {
 		return chaindb.BlockMeta{}, chaindb.BlockRecord{}, &BlockError{Height: height, Hash: id, Rule: rule, Err: err}
 	}
 	if err != nil {
-		return fail("block id", fmt.Errorf("%w: %v", ErrBadBlockID, err))
+		return fail(RuleBlockID, fmt.Errorf("%w: %v", ErrBadBlockID, err))
 	}
 	if height > 0 && blk.PrevID != v.top.Hash {
-		return fail("previous block", fmt.Errorf("%w: prev_id %s, top %s at height %d", ErrPrevMismatch, blk.PrevID, v.top.Hash, v.top.Height))
+		return fail(RulePrevious, fmt.Errorf("%w: prev_id %s, top %s at height %d", ErrPrevMismatch, blk.PrevID, v.top.Hash, v.top.Height))
 	}
 	if height == 0 && (blk.PrevID != cryptonote.Hash{} || id != c.cfg.Network.GenesisID()) {
-		return fail("genesis", fmt.Errorf("%w: not %s's genesis block", ErrPrevMismatch, c.cfg.Network))
+		return fail(RuleGenesis, fmt.Errorf("%w: not %s's genesis block", ErrPrevMismatch, c.cfg.Network))
 	}
 
 	version := blk.MajorVersion
 	if err := consensus.CheckVersion(blk.MajorVersion, blk.MinorVersion, c.cfg.Network.VersionAt(height)); err != nil {
-		return fail("hard-fork version", err)
+		return fail(RuleHardForkVersion, err)
 	}
 
 	if rules == altRules {
@@ -54,18 +54,18 @@ func (c *Chain) check(r *chaindb.Reader, v *chainView, rules ruleSet, blk *crypt
 		err = consensus.CheckTimestamp(blk.Timestamp, v.timestamps(consensus.TimestampCheckRange(height)), uint64(c.cfg.Now().Unix()))
 	}
 	if err != nil {
-		return fail("timestamp", err)
+		return fail(RuleTimestamp, err)
 	}
 
 	difficulty := v.nextDifficulty(c.cfg.FixedDifficulty, version)
 	if difficulty.IsZero() {
-		return fail("difficulty", ErrDifficultyZero)
+		return fail(RuleDifficulty, ErrDifficultyZero)
 	}
 	cumulative := difficulty
 	if height > 0 {
 		var over bool
 		if cumulative, over = v.top.CumulativeDifficulty.Add(difficulty); over {
-			return fail("difficulty", fmt.Errorf("cumulative difficulty overflows 128 bits"))
+			return fail(RuleDifficulty, fmt.Errorf("cumulative difficulty overflows 128 bits"))
 		}
 	}
 	// Inside the fast-sync area a block whose id the block-hash list proved
@@ -75,29 +75,29 @@ func (c *Chain) check(r *chaindb.Reader, v *chainView, rules ruleSet, blk *crypt
 	fast := false
 	if rules == mainRules {
 		if fast, err = c.fastCheck(height, id); err != nil {
-			return fail("block-hash list", err)
+			return fail(RuleBlockHashList, err)
 		}
 	} else if err := c.checkpoints.check(height, id); err != nil {
-		return fail("checkpoint", err) // monerod checks an alternative block's before its PoW
+		return fail(RuleCheckpoint, err) // monerod checks an alternative block's before its PoW
 	}
 	if !fast {
 		if err := c.checkPoW(r, v, blk, height, difficulty); err != nil {
-			return fail("proof of work", err)
+			return fail(RuleProofOfWork, err)
 		}
 	}
 	if rules == mainRules {
 		if err := c.checkpoints.check(height, id); err != nil {
-			return fail("checkpoint", err)
+			return fail(RuleCheckpoint, err)
 		}
 	}
 
 	if err := checkMinerTx(&blk.MinerTx, height, version); err != nil {
-		return fail("miner transaction", err)
+		return fail(RuleMinerTx, err)
 	}
 	rec := chaindb.BlockRecord{Blob: blob}
 	fees, txWeights, err := c.checkTxs(r, v, blk, txs, txBlobs, version, rules == mainRules, fast, &rec)
 	if err != nil {
-		return fail("transactions", err)
+		return fail(RuleTransactions, err)
 	}
 
 	// Weight and reward (validate_miner_transaction).
@@ -108,12 +108,12 @@ func (c *Chain) check(r *chaindb.Reader, v *chainView, rules ruleSet, blk *crypt
 	effective := consensus.EffectiveMedian(shortTerm, longTerm, version)
 	reward, err := consensus.BlockReward(consensus.RewardMedian(shortTerm, effective, version), weight, v.top.GeneratedCoins, version)
 	if err != nil {
-		return fail("block weight", err)
+		return fail(RuleBlockWeight, err)
 	}
 	outputs, _ := blk.MinerTx.OutputSum() // overflow refused by checkMinerTx
 	generated, err := consensus.CheckMinerTxAmount(outputs, reward, fees, version)
 	if err != nil {
-		return fail("miner transaction amount", err)
+		return fail(RuleMinerTxAmount, err)
 	}
 
 	meta := chaindb.BlockMeta{

@@ -29,8 +29,10 @@ func (c *Chain) OnMainChainChange(fn func(MainChainChange)) {
 	c.listeners = append(c.listeners, fn)
 }
 
-// notify delivers a change to the listeners (writer only, c.mu held).
+// notify delivers a change to the listeners (writer only, c.mu held),
+// having first started building the RandomX seeds the new top needs.
 func (c *Chain) notify(ch MainChainChange) {
+	c.prepareSeeds()
 	for _, fn := range c.listeners {
 		fn(ch)
 	}

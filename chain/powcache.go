@@ -1,9 +1,11 @@
 package chain
 
 import (
+	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/boundedcache"
+	"github.com/gonero/gonero/internal/u128"
 )
 
 // powKey names one proof-of-work computation: the block (its id fixes the
@@ -59,4 +61,68 @@ func (c *Chain) PrecomputePoW(blk *cryptonote.Block, height uint64, seed crypton
 	}
 	c.pow.Put(powKey{id: id, height: height, seed: seed}, h)
 	return nil
+}
+
+// SeedPreparer is a PoW hasher that can build a RandomX seed's memory ahead
+// of the first hash under it, in the background (randomx.Hasher). Without
+// it, the first block checked under a new seed waits for that build: half
+// a second on an idle machine, seconds on a busy one.
+type SeedPreparer interface {
+	Prepare(seed [32]byte) error
+}
+
+// prepareSeeds has the hasher, if it is a SeedPreparer, build the memory of
+// the seeds the next main-chain blocks will be checked with, as monerod
+// prepares its main seed at start and when the seed changes (rx-slow-hash.c
+// rx_set_main_seedhash): the seed of the next height and, in the
+// SeedHashEpochLag blocks before a seed change, the coming one too. It does
+// nothing when the next block's proof of work will not be hashed: before
+// RandomX, at difficulty 1 (which checkPoW skips: fixed-difficulty regtest
+// chains), or inside the block-hash list. Called by the writer (c.mu held)
+// after each change of the main chain; it never waits for a build.
+func (c *Chain) prepareSeeds() {
+	p, ok := c.cfg.PoW.(SeedPreparer)
+	if !ok {
+		return
+	}
+	next := c.state.Load()
+	height := next.Height
+	if c.cfg.Network.VersionAt(height) < consensus.RandomXVersion || next.Difficulty.Cmp(u128.From64(1)) <= 0 {
+		return
+	}
+	if c.fast.list != nil && height < c.fast.list.Heights() {
+		return
+	}
+	var seeds []cryptonote.Hash
+	err := c.store.View(func(r *chaindb.Reader) error {
+		for _, h := range seedHeightsAhead(height) {
+			m, err := r.MetaByHeight(h)
+			if err != nil {
+				return err
+			}
+			seeds = append(seeds, m.Hash)
+		}
+		return nil
+	})
+	if err != nil {
+		// Only a head start is lost: the first hash builds the seed itself.
+		c.cfg.Logger.Warn("cannot read the RandomX seed blocks to prepare", "height", height, "err", err)
+		return
+	}
+	for _, s := range seeds {
+		_ = p.Prepare(s) // fails only once the hasher is closed, when nothing hashes
+	}
+}
+
+// seedHeightsAhead is the heights of the seed blocks that blocks from height
+// on are checked with (rx_seedheights): the coming seed's, in the
+// SeedHashEpochLag blocks before the change to it, then the current one's,
+// last so that it is the most recently used of the hasher's kept seeds.
+// Both are below height.
+func seedHeightsAhead(height uint64) []uint64 {
+	current, coming := consensus.SeedHeight(height), consensus.NextSeedHeight(height)
+	if coming != current {
+		return []uint64{coming, current}
+	}
+	return []uint64{current}
 }

@@ -81,3 +81,59 @@ func TestPrecomputedPoW(t *testing.T) {
 		t.Fatalf("height %d after the refused block, want %d", c.Height(), n+2)
 	}
 }
+
+// preparingHasher is a countingHasher that records the seeds it is asked to
+// prepare (chain.SeedPreparer).
+type preparingHasher struct {
+	countingHasher
+	prepared []cryptonote.Hash
+}
+
+func (h *preparingHasher) Prepare(seed [32]byte) error {
+	h.prepared = append(h.prepared, seed)
+	return nil
+}
+
+// Where the proof of work is hashed, the seed the next block needs is
+// prepared when the chain opens, before any block is checked (a node's
+// first block after a start), and again after each block. Where it is not
+// (difficulty 1, as on fixed-difficulty regtest), no seed memory is built.
+func TestSeedPreparedAhead(t *testing.T) {
+	recs := regtestRecords(t)
+	hasher := &preparingHasher{}
+	c, db := openChain(t, chain.Config{Network: params.Regtest, FixedDifficulty: 1000, PoW: hasher})
+	genesis := c.HashAt(0) // regtest's seed up to height 2112
+	if len(hasher.prepared) == 0 || hasher.prepared[len(hasher.prepared)-1] != genesis {
+		t.Fatalf("prepared %v on opening, want the genesis id %s last", hasher.prepared, genesis)
+	}
+	if hasher.n.Load() != 0 {
+		t.Fatalf("%d hashes before any block", hasher.n.Load())
+	}
+	hasher.prepared = nil
+	if err := add(c, recs[1]); err != nil {
+		t.Fatal(err)
+	}
+	if len(hasher.prepared) != 1 || hasher.prepared[0] != genesis {
+		t.Fatalf("prepared %v after block 1, want [%s]", hasher.prepared, genesis)
+	}
+
+	// Reopened on the same store (a restart): prepared at once.
+	hasher.prepared = nil
+	if _, err := chain.Open(db, chain.Config{Network: params.Regtest, FixedDifficulty: 1000, PoW: hasher}); err != nil {
+		t.Fatal(err)
+	}
+	if len(hasher.prepared) != 1 || hasher.prepared[0] != genesis {
+		t.Fatalf("prepared %v on reopening, want [%s]", hasher.prepared, genesis)
+	}
+
+	easy := &preparingHasher{}
+	c, _ = openChain(t, chain.Config{Network: params.Regtest, FixedDifficulty: 1, PoW: easy})
+	for _, rec := range recs[1:4] {
+		if err := add(c, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(easy.prepared) != 0 || easy.n.Load() != 0 {
+		t.Fatalf("difficulty 1: prepared %v, %d hashes; want none", easy.prepared, easy.n.Load())
+	}
+}

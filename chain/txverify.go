@@ -10,6 +10,7 @@ import (
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/boundedcache"
 	"github.com/gonero/gonero/params"
 )
 
@@ -102,6 +103,7 @@ func (c *Chain) rctSemantics(checks []*txCheck) error {
 	errs := consensus.CheckRctSemantics(todo)
 	for i, err := range errs {
 		if err != nil {
+			c.logPanic(ids[i], err)
 			return fmt.Errorf("transaction %s: %w", ids[i], err)
 		}
 	}
@@ -168,7 +170,9 @@ func (c *Chain) verifySignatures(checks []*txCheck) error {
 
 // checkSignatures verifies the signatures of every transaction over its
 // rings (t.rings) on a worker pool, remembers each that passes, and returns
-// one error per transaction.
+// one error per transaction. A verifier that panics refuses the
+// transaction it was checking (consensus.Recovered), logged once here; the
+// worker goes on with the others.
 func (c *Chain) checkSignatures(checks []*txCheck) []error {
 	errs := make([]error, len(checks))
 	keys := make([][32]byte, len(checks))
@@ -190,10 +194,11 @@ func (c *Chain) checkSignatures(checks []*txCheck) []error {
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				errs[i] = consensus.VerifyTxSignatures(checks[i].tx, checks[i].rings)
+				errs[i] = c.verifyTx(checks[i])
 				if errs[i] == nil {
 					c.verified.rememberSig(keys[i])
 				}
+				c.logPanic(checks[i].id, errs[i])
 			}
 		}()
 	}
@@ -203,6 +208,25 @@ func (c *Chain) checkSignatures(checks []*txCheck) []error {
 	close(next)
 	wg.Wait()
 	return errs
+}
+
+// verifyTx checks one transaction's signatures, a panic being its refusal.
+func (c *Chain) verifyTx(t *txCheck) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = consensus.Recovered(r)
+		}
+	}()
+	return c.cfg.verifySignatures(t.tx, t.rings)
+}
+
+// logPanic logs, with its stack, a verifier's panic that refused the
+// transaction id (err from the verifying pools; anything else is not
+// logged here).
+func (c *Chain) logPanic(id cryptonote.Hash, err error) {
+	if pe := consensus.PanicOf(err); pe != nil {
+		c.cfg.Logger.Error("a verifier panicked: transaction refused", "tx", id, "panic", pe.Value, "stack", string(pe.Stack))
+	}
 }
 
 // Preverify runs ahead of AddBlock the expensive checks of a block's
@@ -249,6 +273,7 @@ func (c *Chain) Preverify(blk *cryptonote.Block, txs []*cryptonote.Transaction, 
 			if err == nil {
 				c.verified.rememberRct(ids[i])
 			}
+			c.logPanic(ids[i], err)
 		}
 	}()
 	defer wg.Wait()
@@ -286,79 +311,56 @@ func sigCacheKey(id cryptonote.Hash, rings [][]consensus.RingOutput) [32]byte {
 
 // verifiedCache remembers transactions that passed the expensive checks, so
 // that a transaction verified in the pool is not verified again when its
-// block arrives. Both sets are bounded; the oldest half goes when full.
+// block arrives: the ids whose RingCT semantics passed, and the signature
+// keys (sigCacheKey) whose signatures did. Each set holds
+// verifiedCacheSize entries, arbitrary ones leaving when it is full (a
+// transaction is looked up once more, when its block comes, so which of
+// the old ones goes matters little).
 type verifiedCache struct {
-	mu   sync.Mutex
-	rct  boundedSet[cryptonote.Hash]
-	sigs boundedSet[[32]byte]
+	rct  *boundedcache.Cache[cryptonote.Hash, struct{}]
+	sigs *boundedcache.Cache[[32]byte, struct{}]
 }
 
 const verifiedCacheSize = 8192 // monerod's RCT_VER_CACHE_SIZE
 
+func newVerifiedCache() verifiedCache {
+	return verifiedCache{rct: boundedcache.New[cryptonote.Hash, struct{}](verifiedCacheSize, 0, nil),
+		sigs: boundedcache.New[[32]byte, struct{}](verifiedCacheSize, 0, nil)}
+}
+
 // reset forgets everything (for benchmarks).
 func (v *verifiedCache) reset() {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.rct, v.sigs = boundedSet[cryptonote.Hash]{}, boundedSet[[32]byte]{}
+	v.rct.Clear()
+	v.sigs.Clear()
 }
 
 func (v *verifiedCache) rctKnown(id cryptonote.Hash) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.rct.has(id)
-}
-
-func (v *verifiedCache) rememberRct(id cryptonote.Hash) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.rct.add(id)
-}
-
-func (v *verifiedCache) sigKnown(k [32]byte) bool {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return v.sigs.has(k)
-}
-
-func (v *verifiedCache) rememberSig(k [32]byte) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	v.sigs.add(k)
-}
-
-// boundedSet keeps at most verifiedCacheSize keys: two generations, the
-// older dropped when the newer fills.
-type boundedSet[K comparable] struct{ cur, old map[K]struct{} }
-
-func (s *boundedSet[K]) has(k K) bool {
-	if _, ok := s.cur[k]; ok {
-		return true
-	}
-	_, ok := s.old[k]
+	_, ok := v.rct.Get(id)
 	return ok
 }
 
-func (s *boundedSet[K]) add(k K) {
-	if s.cur == nil {
-		s.cur = map[K]struct{}{}
-	}
-	if len(s.cur) >= verifiedCacheSize/2 {
-		s.old, s.cur = s.cur, map[K]struct{}{}
-	}
-	s.cur[k] = struct{}{}
+func (v *verifiedCache) rememberRct(id cryptonote.Hash) { v.rct.Put(id, struct{}{}) }
+
+func (v *verifiedCache) sigKnown(k [32]byte) bool {
+	_, ok := v.sigs.Get(k)
+	return ok
 }
 
+func (v *verifiedCache) rememberSig(k [32]byte) { v.sigs.Put(k, struct{}{}) }
+
 // CheckPoolTx verifies a transaction for the pool against the main chain's
-// top, in the order monerod 0.18.5.3 applies the rules: the size, version,
-// weight, semantics and outputs (ver_non_input_consensus), the pool's
-// entry rules (fee, tx extra size, unlock time, the pool's key images
-// through inPool), then the RingCT semantics (range proofs, balance: after
-// the pool's rules, as monerod 0.18.5.3 answers send_raw_transaction,
-// though tx_verification_utils.cpp reads as if before), the inputs and
-// signatures. keptByBlock is set for a transaction coming back from a popped
-// block (none of the pool's entry rules). It returns the fee and weight; a
-// refusal is a *consensus.TxError whose flags are those monerod's pool
-// reports (every input failure also sets invalid_input).
+// top, in the order monerod 0.18.5.3 applies the rules (tx_memory_pool::add_tx
+// since 0.18.5.2, monero-project/monero PR #11304): first the pool's entry
+// rules, whose refusals are no offence of the relaying peer (fee, tx extra
+// size, unlock time, the pool's key images through inPool), then the size,
+// version, weight, semantics, outputs and RingCT semantics (range proofs,
+// balance) of ver_non_input_consensus, the inputs and signatures. So a
+// version-1 transaction whose outputs match its inputs (or exceed them) is
+// refused fee_too_low, not overspend or invalid_output. keptByBlock is set
+// for a transaction coming back from a popped block (none of the pool's
+// entry rules). It returns the fee and weight; a refusal is a
+// *consensus.TxError whose flags are those monerod's pool reports (every
+// input failure also sets invalid_input).
 //
 // It reads a store snapshot and never takes the writer's lock.
 func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, inPool func(cryptonote.Key) bool) (fee, weight uint64, err error) {
@@ -373,19 +375,7 @@ func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob
 			return err
 		}
 		hf := c.cfg.Network.VersionAt(height)
-		if err := consensus.CheckTxPre(tx, len(blob), hf); err != nil {
-			return err
-		}
 		weight = tx.Weight(len(blob))
-		if err := consensus.CheckTxWeight(weight, hf); err != nil {
-			return err
-		}
-		if err := consensus.CheckTxSemantic(tx, hf); err != nil {
-			return err
-		}
-		if err := consensus.CheckTxOutputs(tx, hf, grandfathered(c.cfg.Network, id)); err != nil {
-			return err
-		}
 		limit := consensus.BlockWeightLimit(facts.EffectiveMedian)
 		feeCtx := consensus.FeeContext{HF: hf, BlockWeightLimit: limit,
 			LongTermEffective: facts.LongTermEffectiveMedian, AlreadyGenerated: facts.Top.GeneratedCoins}
@@ -395,15 +385,27 @@ func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob
 		if err != nil {
 			return err
 		}
+		if err := consensus.CheckTxPre(tx, len(blob), hf); err != nil {
+			return err
+		}
+		if err := consensus.CheckTxWeight(weight, hf); err != nil {
+			return err
+		}
+		if err := consensus.CheckTxSemantic(tx, hf); err != nil {
+			return err
+		}
+		if err := consensus.CheckTxOutputs(tx, hf, grandfathered(c.cfg.Network, id)); err != nil {
+			return err
+		}
 		t := &txCheck{id: id, tx: tx, blob: blob, weight: weight}
 		if err := c.rctSemantics([]*txCheck{t}); err != nil {
-			// invalid_input, as monerod 0.18.5.3 answers.
+			// invalid_input (ver_non_input_consensus rule 7).
 			err = errors.Unwrap(err) // drop the "transaction <id>" prefix: the caller names it
 			var te *consensus.TxError
 			if errors.As(err, &te) {
 				return &consensus.TxError{Rule: te.Rule, Flags: te.Flags | consensus.FlagInvalidInput, Err: te.Err}
 			}
-			return &consensus.TxError{Rule: "rct signature semantics check failed", Flags: consensus.FlagInvalidInput, Err: err}
+			return &consensus.TxError{Rule: consensus.RuleRctSemantics, Flags: consensus.FlagInvalidInput, Err: err}
 		}
 		ctx := &consensus.InputContext{HF: hf, Height: height, Now: facts.AdjustedTime(c.cfg.Now()), State: storeState{r}}
 		if hf < consensus.VersionDeterministicUT {

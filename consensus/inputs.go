@@ -106,7 +106,7 @@ func AdjustedTime(ts []uint64, now uint64) uint64 {
 func CheckTxInputs(tx *cryptonote.Transaction, ctx *InputContext) ([][]RingOutput, error) {
 	hf := ctx.HF
 	if hf >= VersionMin2Outputs && tx.Version >= 2 && len(tx.Outputs) < 2 {
-		return nil, txErr("tx has fewer than two outputs", FlagTooFewOutputs, fmt.Errorf("%d output(s)", len(tx.Outputs)))
+		return nil, txErr(RuleTooFewOutputs, FlagTooFewOutputs, fmt.Errorf("%d output(s)", len(tx.Outputs)))
 	}
 	if hf >= 2 {
 		if err := checkRingSizes(tx, ctx); err != nil {
@@ -121,7 +121,7 @@ func CheckTxInputs(tx *cryptonote.Transaction, ctx *InputContext) ([][]RingOutpu
 				continue
 			}
 			if last != nil && !keyImageLess(in.KeyImage, *last) {
-				return nil, txErr("transaction has unsorted inputs", 0, fmt.Errorf("input %d's key image is not below input %d's", i, i-1))
+				return nil, txErr(RuleUnsortedInputs, 0, fmt.Errorf("input %d's key image is not below input %d's", i, i-1))
 			}
 			ki := in.KeyImage
 			last = &ki
@@ -132,32 +132,32 @@ func CheckTxInputs(tx *cryptonote.Transaction, ctx *InputContext) ([][]RingOutpu
 	for i, txin := range tx.Inputs {
 		in, ok := txin.(cryptonote.TxInToKey)
 		if !ok {
-			return nil, txErr("wrong type id in tx input", 0, fmt.Errorf("input %d is %T", i, txin))
+			return nil, txErr(RuleInputType, 0, fmt.Errorf("input %d is %T", i, txin))
 		}
 		if len(in.KeyOffsets) == 0 {
-			return nil, txErr("empty in_to_key.key_offsets", 0, fmt.Errorf("input %d", i))
+			return nil, txErr(RuleEmptyRing, 0, fmt.Errorf("input %d", i))
 		}
 		spent, err := ctx.State.KeyImageSpent(in.KeyImage)
 		if err != nil {
 			return nil, err
 		}
 		if spent {
-			return nil, txErr("key image already spent in blockchain", FlagDoubleSpend, fmt.Errorf("key image %s", in.KeyImage))
+			return nil, txErr(RuleKeyImageSpent, FlagDoubleSpend, fmt.Errorf("key image %s", in.KeyImage))
 		}
 		abs := AbsoluteOffsets(in.KeyOffsets)
 		ring, err := ctx.State.Outputs(in.Amount, abs)
 		if err != nil {
 			if errors.Is(err, ErrOutputNotFound) {
-				return nil, txErr("output does not exist", 0, fmt.Errorf("input %d, amount %d: %w", i, in.Amount, err))
+				return nil, txErr(RuleOutputNotFound, 0, fmt.Errorf("input %d, amount %d: %w", i, in.Amount, err))
 			}
 			return nil, err
 		}
 		if len(ring) != len(abs) {
-			return nil, txErr("output does not exist", 0, fmt.Errorf("input %d: %d of %d ring members found", i, len(ring), len(abs)))
+			return nil, txErr(RuleOutputNotFound, 0, fmt.Errorf("input %d: %d of %d ring members found", i, len(ring), len(abs)))
 		}
 		for j := range ring {
 			if !IsSpendTimeUnlocked(ring[j].UnlockTime, ctx.Height, ctx.Now, hf) {
-				return nil, txErr("ring member is locked", 0, fmt.Errorf("input %d, ring member %d has unlock time %d", i, j, ring[j].UnlockTime))
+				return nil, txErr(RuleRingMemberLocked, 0, fmt.Errorf("input %d, ring member %d has unlock time %d", i, j, ring[j].UnlockTime))
 			}
 			if in.Amount != 0 {
 				ring[j].Commitment = crypto.ZeroCommit(in.Amount)
@@ -167,7 +167,7 @@ func CheckTxInputs(tx *cryptonote.Transaction, ctx *InputContext) ([][]RingOutpu
 		rings[i] = ring
 	}
 	if hf >= VersionEnforceMinAge && maxUsedHeight+TxSpendableAge > ctx.Height {
-		return nil, txErr("transaction spends at least one output which is too young", 0,
+		return nil, txErr(RuleRingMemberTooYoung, 0,
 			fmt.Errorf("newest ring member at height %d, spendable from %d, block height %d", maxUsedHeight, maxUsedHeight+TxSpendableAge, ctx.Height))
 	}
 	return rings, nil
@@ -237,34 +237,34 @@ func checkRingSizes(tx *cryptonote.Transaction, ctx *InputContext) error {
 		maxActual = max(maxActual, mixin)
 	}
 	if hf >= VersionSameMixin && minActual != maxActual {
-		return txErr("tx has varying ring size", FlagLowMixin, fmt.Errorf("ring sizes %d to %d, it should be constant", minActual+1, maxActual+1))
+		return txErr(RuleVaryingRingSize, FlagLowMixin, fmt.Errorf("ring sizes %d to %d, it should be constant", minActual+1, maxActual+1))
 	}
 	if minActual < minMixin && !(hf == VersionMinMixin15 && minActual == 10) {
 		if nUnmixable == 0 {
-			return txErr("tx has too low ring size", FlagLowMixin, fmt.Errorf("ring size %d and no unmixable inputs", minActual+1))
+			return txErr(RuleLowRingSize, FlagLowMixin, fmt.Errorf("ring size %d and no unmixable inputs", minActual+1))
 		}
 		if nMixable > 1 {
-			return txErr("tx has too low ring size", FlagLowMixin, fmt.Errorf("ring size %d and more than one mixable input with unmixable inputs", minActual+1))
+			return txErr(RuleLowRingSize, FlagLowMixin, fmt.Errorf("ring size %d and more than one mixable input with unmixable inputs", minActual+1))
 		}
 	} else if (hf > VersionMinMixin15 && minActual > 15) ||
 		(hf == VersionMinMixin15 && minActual != 15 && minActual != 10) ||
 		(hf < VersionMinMixin15 && hf >= VersionMinMixin10+2 && minActual > 10) ||
 		((hf == VersionMinMixin10 || hf == VersionMinMixin10+1) && minActual != 10) {
-		return txErr("tx has invalid ring size", FlagLowMixin, fmt.Errorf("ring size %d, it should be %d", minActual+1, minMixin+1))
+		return txErr(RuleInvalidRingSize, FlagLowMixin, fmt.Errorf("ring size %d, it should be %d", minActual+1, minMixin+1))
 	}
 	maxVersion := uint64(2)
 	if hf <= 3 {
 		maxVersion = 1
 	}
 	if tx.Version > maxVersion {
-		return txErr("transaction version is higher than max accepted version", 0, fmt.Errorf("version %d, max %d", tx.Version, maxVersion))
+		return txErr(RuleVersionTooHigh, 0, fmt.Errorf("version %d, max %d", tx.Version, maxVersion))
 	}
 	minVersion := uint64(1)
 	if nUnmixable == 0 && hf >= VersionEnforceRct {
 		minVersion = 2
 	}
 	if tx.Version < minVersion {
-		return txErr("transaction version is lower than min accepted version", 0, fmt.Errorf("version %d, min %d", tx.Version, minVersion))
+		return txErr(RuleVersionTooLow, 0, fmt.Errorf("version %d, min %d", tx.Version, minVersion))
 	}
 	return nil
 }

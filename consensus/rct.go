@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime"
@@ -23,7 +24,7 @@ var (
 )
 
 func semanticsErr(format string, args ...any) error {
-	return txErr("rct signature semantics check failed", 0, &detail{ErrRctSemantics, fmt.Sprintf(format, args...)})
+	return txErr(RuleRctSemantics, 0, &detail{ErrRctSemantics, fmt.Sprintf(format, args...)})
 }
 
 // detail is the particulars of a refusal whose rule names the sentinel:
@@ -41,8 +42,21 @@ func (d *detail) Unwrap() error { return d.sentinel }
 // 2–6), and the range proofs — Borromean per output, Bulletproofs and
 // Bulletproofs+ of every transaction given as one batch. It returns one
 // error per transaction (nil: passed; v1 transactions always pass). When the
-// batch fails, each transaction's proofs are checked alone to find which.
+// batch fails, each transaction's proofs are checked alone to find which. A
+// verifier that panics refuses the transactions it was verifying alone
+// (Recovered), never the caller.
 func CheckRctSemantics(txs []*cryptonote.Transaction) []error {
+	return checkRctSemantics(txs, rangeVerifiers{ringct.VerifyBulletproofs, ringct.VerifyBulletproofsPlus})
+}
+
+// rangeVerifiers are the batch verifiers CheckRctSemantics runs (tests
+// inject failing and panicking ones).
+type rangeVerifiers struct {
+	bp  func([]ringct.BulletproofItem) bool
+	bpp func([]ringct.BulletproofPlusItem) bool
+}
+
+func checkRctSemantics(txs []*cryptonote.Transaction, v rangeVerifiers) []error {
 	errs := make([]error, len(txs))
 	var bpIdx, bppIdx []int
 	var bps []ringct.BulletproofItem
@@ -99,8 +113,10 @@ func CheckRctSemantics(txs []*cryptonote.Transaction) []error {
 			for k, j := range sel {
 				items[k] = bps[j]
 			}
-			return ringct.VerifyBulletproofs(items)
-		}, func(j int) { errs[bpIdx[j]] = semanticsErr("bulletproof range proof does not verify") })
+			return v.bp(items)
+		}, func(j int, panicked error) {
+			errs[bpIdx[j]] = cmp.Or(panicked, semanticsErr("bulletproof range proof does not verify"))
+		})
 	}()
 	go func() {
 		defer wg.Done()
@@ -109,33 +125,47 @@ func CheckRctSemantics(txs []*cryptonote.Transaction) []error {
 			for k, j := range sel {
 				items[k] = bpps[j]
 			}
-			return ringct.VerifyBulletproofsPlus(items)
-		}, func(j int) { errs[bppIdx[j]] = semanticsErr("bulletproof+ range proof does not verify") })
+			return v.bpp(items)
+		}, func(j int, panicked error) {
+			errs[bppIdx[j]] = cmp.Or(panicked, semanticsErr("bulletproof+ range proof does not verify"))
+		})
 	}()
 	wg.Wait()
 	return errs
 }
 
-// checkBatch verifies n proofs as one batch and, if the batch fails, each
-// alone (a batch of one failing needs no second look), reporting the bad ones.
-func checkBatch(n int, verify func(sel []int) bool, bad func(j int)) {
+// checkBatch verifies n proofs as one batch and, if the batch fails or
+// panics, each alone (a batch of one failing needs no second look),
+// reporting the bad ones: panicked is nil for a proof that does not verify,
+// the Recovered panic for one whose verifier panicked. (A batch that
+// panicked while every proof alone passes refuses nothing.)
+func checkBatch(n int, verify func(sel []int) bool, bad func(j int, panicked error)) {
 	if n == 0 {
 		return
+	}
+	try := func(sel []int) (ok bool, panicked error) {
+		defer func() {
+			if r := recover(); r != nil {
+				ok, panicked = false, Recovered(r)
+			}
+		}()
+		return verify(sel), nil
 	}
 	all := make([]int, n)
 	for j := range all {
 		all[j] = j
 	}
-	if verify(all) {
+	ok, panicked := try(all)
+	if ok {
 		return
 	}
 	if n == 1 {
-		bad(0)
+		bad(0, panicked)
 		return
 	}
 	for j := range n {
-		if !verify([]int{j}) {
-			bad(j)
+		if ok, panicked := try([]int{j}); !ok {
+			bad(j, panicked)
 		}
 	}
 }
@@ -213,7 +243,7 @@ func rctSizes(tx *cryptonote.Transaction) error {
 }
 
 func sigErr(format string, args ...any) error {
-	return txErr("failed to check ring signatures", 0, &detail{ErrSignature, fmt.Sprintf(format, args...)})
+	return txErr(RuleSignatures, 0, &detail{ErrSignature, fmt.Sprintf(format, args...)})
 }
 
 // VerifyTxSignatures checks a transaction's signatures over its resolved
@@ -319,12 +349,13 @@ func VerifyTxSignatures(tx *cryptonote.Transaction, rings [][]RingOutput) error 
 // only add memory, and a transaction with thousands of inputs must not
 // start thousands. Once an index failed no higher one is started; every
 // lower one was already taken, so the lowest failing index is the same as
-// if all had run.
+// if all had run. A panic in f(i) is f(i)'s error (Recovered), on every
+// path.
 func parallel(n int, f func(i int) error) error {
 	workers := min(n, runtime.GOMAXPROCS(0))
 	if workers <= 1 {
 		for i := range n {
-			if err := f(i); err != nil {
+			if err := guard(f, i); err != nil {
 				return err
 			}
 		}
@@ -343,7 +374,7 @@ func parallel(n int, f func(i int) error) error {
 				if i >= n {
 					return
 				}
-				if errs[i] = f(i); errs[i] != nil {
+				if errs[i] = guard(f, i); errs[i] != nil {
 					failed.Store(true)
 				}
 			}

@@ -45,7 +45,7 @@ func TestRctSemanticsProofSizeBeforeBalance(t *testing.T) {
 	tx.Rct.EcdhInfo = tx.Rct.EcdhInfo[:1]
 	tx.Rct.OutPk = tx.Rct.OutPk[:1]
 	err := CheckRctSemantics([]*cryptonote.Transaction{tx})[0]
-	if err == nil || !strings.Contains(err.Error(), "mismatched sizes of outPk and bulletproofs") {
+	if RuleOf(err) != RuleRctSemantics || !strings.Contains(err.Error(), "mismatched sizes of outPk and bulletproofs") {
 		t.Fatalf("one output with a two-output proof: %v", err)
 	}
 
@@ -58,7 +58,7 @@ func TestRctSemanticsProofSizeBeforeBalance(t *testing.T) {
 		tx := regtestTx(t, 201, 0)
 		mutate(&tx.Rct.Prunable.BulletproofsPlus[0])
 		err := CheckRctSemantics([]*cryptonote.Transaction{tx})[0]
-		if err == nil || !strings.Contains(err.Error(), "mismatched sizes of outPk and bulletproofs") {
+		if RuleOf(err) != RuleRctSemantics || !strings.Contains(err.Error(), "mismatched sizes of outPk and bulletproofs") {
 			t.Errorf("%s: %v", name, err)
 		}
 	}

@@ -13,18 +13,23 @@ import (
 // transaction and what the chain knows. They are split the way monerod
 // splits them, because the split decides which flag a refusal carries and
 // which rules a transaction inside a block skips. A transaction entering
-// the pool meets them in this order, the order monerod 0.18.5.3's verdicts
-// show (tx_memory_pool::add_tx, whose first step is ver_non_input_consensus,
-// tx_verification_utils.cpp):
+// the pool meets them in this order, monerod 0.18.5.3's
+// (tx_memory_pool::add_tx, which since 0.18.5.2 runs the pool's own rules,
+// whose refusals are no offence of the relaying peer, before the
+// expensive ver_non_input_consensus of tx_verification_utils.cpp:
+// monero-project/monero PR #11304):
 //
+//	CheckTxPoolEntry  the pool's own rules: fee, tx extra size, unlock time, the pool's key images
 //	CheckTxPre        blob size, version
 //	CheckTxWeight     the transaction weight limit (from hard fork 8)
 //	CheckTxSemantic   core::check_tx_semantic: inputs, outputs, sums, key images
 //	CheckTxOutputs    Blockchain::check_tx_outputs
-//	CheckTxPoolEntry  the pool's own rules: fee, tx extra size, unlock time, the pool's key images
 //	CheckRctSemantics ringct semantics: sizes, balance, range proofs (rct.go; invalid_input)
 //	CheckTxInputs     Blockchain::check_tx_inputs: ring sizes, versions, order, spends, rings (inputs.go)
 //	VerifyTxSignatures the ring signatures, MLSAG and CLSAG (inputs.go)
+//
+// A transaction of a block meets the same rules but the pool's, in the same
+// order.
 
 // Transaction limits (cryptonote_config.h).
 const (
@@ -69,14 +74,14 @@ const (
 // 4, HF_VERSION_DYNAMIC_FEE, else 2).
 func CheckTxPre(tx *cryptonote.Transaction, blobSize int, hf uint8) error {
 	if blobSize > MaxTxSize {
-		return txErr("transaction too big", FlagTooBig, fmt.Errorf("%d bytes, at most %d", blobSize, MaxTxSize))
+		return txErr(RuleTxTooBig, FlagTooBig, fmt.Errorf("%d bytes, at most %d", blobSize, MaxTxSize))
 	}
 	maxVersion := uint64(2)
 	if hf < VersionDynamicFee {
 		maxVersion = 1
 	}
 	if tx.Version == 0 || tx.Version > maxVersion {
-		return txErr("bad tx version", 0, fmt.Errorf("version %d, max is %d", tx.Version, maxVersion))
+		return txErr(RuleTxVersion, 0, fmt.Errorf("version %d, max is %d", tx.Version, maxVersion))
 	}
 	return nil
 }
@@ -85,7 +90,7 @@ func CheckTxPre(tx *cryptonote.Transaction, blobSize int, hf uint8) error {
 // transaction weighs at most TxWeightLimit, inside a block or not.
 func CheckTxWeight(weight uint64, hf uint8) error {
 	if limit := TxWeightLimit(hf); hf >= VersionPerByteFee && weight > limit {
-		return txErr("transaction is too heavy", FlagTooBig, fmt.Errorf("weight %d, maximum %d", weight, limit))
+		return txErr(RuleTxTooHeavy, FlagTooBig, fmt.Errorf("weight %d, maximum %d", weight, limit))
 	}
 	return nil
 }
@@ -95,32 +100,32 @@ func CheckTxWeight(weight uint64, hf uint8) error {
 // the block weight limit less 600; rule 4, CheckTxWeight, replaced that).
 func CheckTxSemantic(tx *cryptonote.Transaction, hf uint8) error {
 	if len(tx.Inputs) == 0 {
-		return txErr("tx with empty inputs", FlagInvalidInput, nil)
+		return txErr(RuleNoInputs, FlagInvalidInput, nil)
 	}
 	if err := checkInputTypes(tx); err != nil {
-		return txErr("unsupported input types", FlagInvalidInput, err)
+		return txErr(RuleInputTypes, FlagInvalidInput, err)
 	}
 	if err := checkOutsValid(tx); err != nil {
-		return txErr("tx with invalid outputs", FlagInvalidOutput, err)
+		return txErr(RuleInvalidOutputs, FlagInvalidOutput, err)
 	}
 	if tx.Version > 1 {
 		if tx.Rct == nil || len(tx.Rct.OutPk) != len(tx.Outputs) {
-			return txErr("tx with mismatched vout/outPk count", FlagInvalidOutput, nil)
+			return txErr(RuleOutPkCount, FlagInvalidOutput, nil)
 		}
 	}
 	in, inOver := inputSum(tx)
 	out, outOver := tx.OutputSum()
 	if inOver || outOver {
-		return txErr("tx has money overflow", FlagOverspend, nil)
+		return txErr(RuleMoneyOverflow, FlagOverspend, nil)
 	}
 	if tx.Version == 1 && in <= out {
-		return txErr("tx with wrong amounts", FlagOverspend, fmt.Errorf("ins %d, outs %d", in, out))
+		return txErr(RuleWrongAmounts, FlagOverspend, fmt.Errorf("ins %d, outs %d", in, out))
 	}
 	seen := make(map[cryptonote.Key]struct{}, len(tx.Inputs))
 	for _, txin := range tx.Inputs {
 		ki := txin.(cryptonote.TxInToKey).KeyImage
 		if _, dup := seen[ki]; dup {
-			return txErr("tx uses a single key image more than once", FlagInvalidInput, fmt.Errorf("key image %s", ki))
+			return txErr(RuleKeyImageTwice, FlagInvalidInput, fmt.Errorf("key image %s", ki))
 		}
 		seen[ki] = struct{}{}
 	}
@@ -129,7 +134,7 @@ func CheckTxSemantic(tx *cryptonote.Transaction, hf uint8) error {
 			offs := txin.(cryptonote.TxInToKey).KeyOffsets
 			for n := 1; n < len(offs); n++ {
 				if offs[n] == 0 {
-					return txErr("tx uses duplicate ring members", FlagInvalidInput, fmt.Errorf("input %d, ring member %d", i, n))
+					return txErr(RuleDuplicateRingMember, FlagInvalidInput, fmt.Errorf("input %d, ring member %d", i, n))
 				}
 			}
 		}
@@ -137,11 +142,11 @@ func CheckTxSemantic(tx *cryptonote.Transaction, hf uint8) error {
 	for i, txin := range tx.Inputs {
 		ki := txin.(cryptonote.TxInToKey).KeyImage
 		if !keyImageInDomain(ki) {
-			return txErr("tx uses key image not in the valid domain", FlagInvalidInput, fmt.Errorf("input %d, key image %s", i, ki))
+			return txErr(RuleKeyImageDomain, FlagInvalidInput, fmt.Errorf("input %d, key image %s", i, ki))
 		}
 	}
 	if err := CheckOutputTypes(tx, hf); err != nil {
-		return txErr("tx does not use valid output type(s)", FlagInvalidOutput, err)
+		return txErr(RuleSemanticOutputTypes, FlagInvalidOutput, err)
 	}
 	return nil
 }
@@ -215,21 +220,33 @@ func inputSum(tx *cryptonote.Transaction) (sum uint64, overflow bool) {
 	return sum, overflow
 }
 
-// TxFee is the fee a transaction pays: Σin − Σout for v1 (its semantics
-// guarantee Σin > Σout), txnFee for v2.
+// TxFee is get_tx_fee, the fee a transaction pays: txnFee for v2; for v1
+// Σin − Σout, each sum wrapping as monerod's does, and 0 when an input is
+// not to_key or Σin < Σout. The pool reads it before any rule has looked at
+// the transaction (CheckTxPoolEntry); for a transaction that passed
+// CheckTxSemantic it is the true Σin − Σout.
 func TxFee(tx *cryptonote.Transaction) uint64 {
-	if tx.Version == 1 {
-		in, _ := inputSum(tx)
-		out, _ := tx.OutputSum()
-		if in < out {
+	if tx.Version > 1 {
+		if tx.Rct == nil {
 			return 0
 		}
-		return in - out
+		return tx.Rct.TxnFee
 	}
-	if tx.Rct == nil {
+	var in, out uint64
+	for _, txin := range tx.Inputs {
+		k, ok := txin.(cryptonote.TxInToKey)
+		if !ok {
+			return 0
+		}
+		in += k.Amount
+	}
+	for _, o := range tx.Outputs {
+		out += o.Amount
+	}
+	if in < out {
 		return 0
 	}
-	return tx.Rct.TxnFee
+	return in - out
 }
 
 // CheckOutputTypes is cryptonote_format_utils check_output_types: to_key
@@ -279,40 +296,36 @@ type PoolEntry struct {
 	KeyImageInPool func(cryptonote.Key) bool
 }
 
-// CheckTxPoolEntry is tx_memory_pool::add_tx after ver_non_input_consensus
-// and before the input checks, in its order: the fee, the size of the tx
-// extra (MaxTxExtraSize), a zero unlock time, then the pool's key images.
-// Every refusal here is a no-drop offence (TxError.NoDropOffense). It
-// returns the fee.
+// CheckTxPoolEntry is tx_memory_pool::add_tx's first rules, in its order
+// (monerod 0.18.5.2 on): the fee (TxFee, which a v1 transaction spending
+// more than it has, or an input that is not to_key, makes 0), the size of
+// the tx extra (MaxTxExtraSize), a zero unlock time, then the pool's key
+// images. They come before every other rule, so a v1 transaction whose
+// outputs match its inputs is refused for its fee, not its amounts. Every
+// refusal here is a no-drop offence (TxError.NoDropOffense). It returns
+// the fee.
 func CheckTxPoolEntry(tx *cryptonote.Transaction, e PoolEntry) (uint64, error) {
-	soft := func(rule string, flags TxFlags, err error) error {
+	soft := func(rule Rule, flags TxFlags, err error) error {
 		return &TxError{Rule: rule, Flags: flags, Err: err, NoDropOffense: true}
 	}
-	var fee uint64
-	if tx.Version == 1 {
-		in, _ := inputSum(tx)
-		out, _ := tx.OutputSum()
-		fee = in - out // CheckTxSemantic made sure in > out
-	} else if tx.Rct != nil {
-		fee = tx.Rct.TxnFee
-	}
+	fee := TxFee(tx)
 	if e.KeptByBlock {
 		return fee, nil
 	}
 	if e.FeeOK != nil && !e.FeeOK(e.Weight, fee) {
-		return 0, soft("fee too low", FlagFeeTooLow, fmt.Errorf("fee %d for weight %d", fee, e.Weight))
+		return 0, soft(RuleFeeTooLow, FlagFeeTooLow, fmt.Errorf("fee %d for weight %d", fee, e.Weight))
 	}
 	if len(tx.Extra) > MaxTxExtraSize {
-		return 0, soft("transaction tx-extra is too big", FlagTxExtraTooBig, fmt.Errorf("%d bytes, the limit is %d", len(tx.Extra), MaxTxExtraSize))
+		return 0, soft(RuleTxExtraTooBig, FlagTxExtraTooBig, fmt.Errorf("%d bytes, the limit is %d", len(tx.Extra), MaxTxExtraSize))
 	}
 	if tx.UnlockTime != 0 {
-		return 0, soft("transaction unlock time is not zero", FlagNonzeroUnlockTime, fmt.Errorf("unlock time %d", tx.UnlockTime))
+		return 0, soft(RuleNonzeroUnlockTime, FlagNonzeroUnlockTime, fmt.Errorf("unlock time %d", tx.UnlockTime))
 	}
 	if e.KeyImageInPool != nil {
 		for _, in := range tx.Inputs {
 			if k, ok := in.(cryptonote.TxInToKey); ok && e.KeyImageInPool(k.KeyImage) {
 				ki := k.KeyImage
-				return 0, soft("key image already spent in the pool", FlagDoubleSpend, fmt.Errorf("key image %s", ki))
+				return 0, soft(RuleKeyImageInPool, FlagDoubleSpend, fmt.Errorf("key image %s", ki))
 			}
 		}
 	}
@@ -327,18 +340,18 @@ var ErrRctTypeNotAllowed = errors.New("RingCT type not allowed at this hard fork
 // from 3, output keys that decode from 4, RingCT types by hard fork, and
 // output types.
 func CheckTxOutputs(tx *cryptonote.Transaction, hf uint8, grandfathered bool) error {
-	fail := func(rule string, err error) error { return txErr(rule, FlagInvalidOutput, err) }
+	fail := func(rule Rule, err error) error { return txErr(rule, FlagInvalidOutput, err) }
 	if hf >= 2 && tx.Version == 1 {
 		for i, o := range tx.Outputs {
 			if !IsDecomposedAmount(o.Amount) {
-				return fail("output amount is not decomposed", fmt.Errorf("output %d: %d", i, o.Amount))
+				return fail(RuleAmountNotDecomposed, fmt.Errorf("output %d: %d", i, o.Amount))
 			}
 		}
 	}
 	if hf >= 3 && tx.Version >= 2 {
 		for i, o := range tx.Outputs {
 			if o.Amount != 0 {
-				return fail("v2 output amount is not 0", fmt.Errorf("output %d: %d", i, o.Amount))
+				return fail(RuleV2AmountNotZero, fmt.Errorf("output %d: %d", i, o.Amount))
 			}
 		}
 	}
@@ -346,20 +359,20 @@ func CheckTxOutputs(tx *cryptonote.Transaction, hf uint8, grandfathered bool) er
 		for i, o := range tx.Outputs {
 			key, ok := OutputKey(o)
 			if !ok {
-				return fail("output is not to a key", fmt.Errorf("output %d", i))
+				return fail(RuleOutputNotToKey, fmt.Errorf("output %d", i))
 			}
 			if _, err := crypto.DecodePoint(key[:]); err != nil {
-				return fail("output key is not a valid point", fmt.Errorf("output %d", i))
+				return fail(RuleOutputKeyInvalid, fmt.Errorf("output %d", i))
 			}
 		}
 	}
 	if tx.Version >= 2 && tx.Rct != nil {
 		if err := CheckRctType(tx.Rct, hf, grandfathered); err != nil {
-			return fail("RingCT type not allowed", err)
+			return fail(RuleRctTypeNotAllowed, err)
 		}
 	}
 	if err := CheckOutputTypes(tx, hf); err != nil {
-		return fail("invalid output type", err)
+		return fail(RuleOutputTypes, err)
 	}
 	return nil
 }

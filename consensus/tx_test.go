@@ -106,6 +106,13 @@ func TestCheckTxInputsRingSizes(t *testing.T) {
 		if err != nil && FlagsOf(err) != FlagLowMixin {
 			t.Errorf("hf %d ring %d: flags %b, want low_mixin", c.hf, c.size, FlagsOf(err))
 		}
+		want := RuleInvalidRingSize // above the fork's exact size
+		if c.size-1 < MinMixin(c.hf) {
+			want = RuleLowRingSize
+		}
+		if err != nil && RuleOf(err) != want {
+			t.Errorf("hf %d ring %d: rule %q, want %q", c.hf, c.size, RuleOf(err), want)
+		}
 	}
 }
 
@@ -127,28 +134,29 @@ func TestCheckTxInputsRules(t *testing.T) {
 		name  string
 		edit  func(*cryptonote.Transaction, *fakeState, *InputContext)
 		flags TxFlags
+		rule  Rule
 	}{
-		{"one output", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) { tx.Outputs = tx.Outputs[:1] }, FlagTooFewOutputs},
+		{"one output", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) { tx.Outputs = tx.Outputs[:1] }, FlagTooFewOutputs, RuleTooFewOutputs},
 		{"varying ring size", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) {
 			in := tx.Inputs[1].(cryptonote.TxInToKey)
 			in.KeyOffsets = ring(17)
 			tx.Inputs[1] = in
-		}, FlagLowMixin},
+		}, FlagLowMixin, RuleVaryingRingSize},
 		{"unsorted key images", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) {
 			tx.Inputs[0], tx.Inputs[1] = tx.Inputs[1], tx.Inputs[0]
-		}, 0},
+		}, 0, RuleUnsortedInputs},
 		{"spent key image", func(tx *cryptonote.Transaction, st *fakeState, _ *InputContext) {
 			st.spent[tx.Inputs[1].(cryptonote.TxInToKey).KeyImage] = true
-		}, FlagDoubleSpend},
+		}, FlagDoubleSpend, RuleKeyImageSpent},
 		{"ring member beyond the outputs", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) {
 			in := tx.Inputs[0].(cryptonote.TxInToKey)
 			in.KeyOffsets[15] = 86 // absolute 14 + 86 = 100 = count
 			tx.Inputs[0] = in
-		}, 0},
-		{"locked ring member (height)", func(_ *cryptonote.Transaction, st *fakeState, _ *InputContext) { st.unlockTime = 201 }, 0},
-		{"locked ring member (time)", func(_ *cryptonote.Transaction, st *fakeState, c *InputContext) { st.unlockTime = c.Now + 121 }, 0},
-		{"too young", func(_ *cryptonote.Transaction, st *fakeState, _ *InputContext) { st.height = 191 }, 0},
-		{"v1 at hard fork 16", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) { tx.Version = 1 }, 0},
+		}, 0, RuleOutputNotFound},
+		{"locked ring member (height)", func(_ *cryptonote.Transaction, st *fakeState, _ *InputContext) { st.unlockTime = 201 }, 0, RuleRingMemberLocked},
+		{"locked ring member (time)", func(_ *cryptonote.Transaction, st *fakeState, c *InputContext) { st.unlockTime = c.Now + 121 }, 0, RuleRingMemberLocked},
+		{"too young", func(_ *cryptonote.Transaction, st *fakeState, _ *InputContext) { st.height = 191 }, 0, RuleRingMemberTooYoung},
+		{"v1 at hard fork 16", func(tx *cryptonote.Transaction, _ *fakeState, _ *InputContext) { tx.Version = 1 }, 0, RuleVersionTooLow},
 	}
 	for _, c := range cases {
 		tx, st, ctx := base()
@@ -159,8 +167,8 @@ func TestCheckTxInputsRules(t *testing.T) {
 			continue
 		}
 		var te *TxError
-		if !errors.As(err, &te) || te.Flags != c.flags {
-			t.Errorf("%s: %v (flags %b), want flags %b", c.name, err, FlagsOf(err), c.flags)
+		if !errors.As(err, &te) || te.Flags != c.flags || te.Rule != c.rule {
+			t.Errorf("%s: %v (flags %b), want flags %b, rule %q", c.name, err, FlagsOf(err), c.flags, c.rule)
 		}
 	}
 	// Boundaries that pass: unlock time == H, time lock within the delta,
@@ -227,49 +235,50 @@ func TestCheckTxSemantic(t *testing.T) {
 		name string
 		edit func(tx *cryptonote.Transaction)
 		flag TxFlags
+		rule Rule
 	}{
-		{"no inputs", func(tx *cryptonote.Transaction) { tx.Inputs = nil }, FlagInvalidInput},
-		{"gen input", func(tx *cryptonote.Transaction) { tx.Inputs[0] = cryptonote.TxInGen{Height: 1} }, FlagInvalidInput},
+		{"no inputs", func(tx *cryptonote.Transaction) { tx.Inputs = nil }, FlagInvalidInput, RuleNoInputs},
+		{"gen input", func(tx *cryptonote.Transaction) { tx.Inputs[0] = cryptonote.TxInGen{Height: 1} }, FlagInvalidInput, RuleInputTypes},
 		{"output not a point", func(tx *cryptonote.Transaction) {
 			tx.Outputs[1] = cryptonote.TxOut{Target: cryptonote.TxOutToTaggedKey{Key: notPoint}}
-		}, FlagInvalidOutput},
-		{"outPk count", func(tx *cryptonote.Transaction) { tx.Rct.OutPk = tx.Rct.OutPk[:1] }, FlagInvalidOutput},
+		}, FlagInvalidOutput, RuleInvalidOutputs},
+		{"outPk count", func(tx *cryptonote.Transaction) { tx.Rct.OutPk = tx.Rct.OutPk[:1] }, FlagInvalidOutput, RuleOutPkCount},
 		{"duplicate key image", func(tx *cryptonote.Transaction) {
 			in := tx.Inputs[1].(cryptonote.TxInToKey)
 			in.KeyImage = tx.Inputs[0].(cryptonote.TxInToKey).KeyImage
 			tx.Inputs[1] = in
-		}, FlagInvalidInput},
+		}, FlagInvalidInput, RuleKeyImageTwice},
 		{"duplicate ring member", func(tx *cryptonote.Transaction) {
 			in := tx.Inputs[0].(cryptonote.TxInToKey)
 			in.KeyOffsets = slices.Clone(in.KeyOffsets)
 			in.KeyOffsets[3] = 0
 			tx.Inputs[0] = in
-		}, FlagInvalidInput},
+		}, FlagInvalidInput, RuleDuplicateRingMember},
 		{"key image with torsion", func(tx *cryptonote.Transaction) {
 			in := tx.Inputs[0].(cryptonote.TxInToKey)
 			p, _ := crypto.DecodePoint(in.KeyImage[:])
 			q, _ := crypto.DecodePoint(torsion[:])
 			in.KeyImage = cryptonote.Key(new(edwards25519.Point).Add(p, q).Bytes())
 			tx.Inputs[0] = in
-		}, FlagInvalidInput},
+		}, FlagInvalidInput, RuleKeyImageDomain},
 		{"identity key image", func(tx *cryptonote.Transaction) {
 			in := tx.Inputs[0].(cryptonote.TxInToKey)
 			in.KeyImage = cryptonote.Key{1}
 			tx.Inputs[0] = in
-		}, FlagInvalidInput},
-		{"untagged output at hf 16", func(tx *cryptonote.Transaction) { tx.Outputs[0].Target = cryptonote.TxOutToKey{Key: point(3)} }, FlagInvalidOutput},
+		}, FlagInvalidInput, RuleKeyImageDomain},
+		{"untagged output at hf 16", func(tx *cryptonote.Transaction) { tx.Outputs[0].Target = cryptonote.TxOutToKey{Key: point(3)} }, FlagInvalidOutput, RuleSemanticOutputTypes},
 	} {
 		tx := rctTx(16, [][]uint64{ring(16), ring(16)}, 2)
 		c.edit(tx)
-		if err := CheckTxSemantic(tx, 16); FlagsOf(err) != c.flag {
-			t.Errorf("%s: %v, want flags %v", c.name, err, c.flag.Reason())
+		if err := CheckTxSemantic(tx, 16); FlagsOf(err) != c.flag || RuleOf(err) != c.rule {
+			t.Errorf("%s: %v, want flags %v, rule %q", c.name, err, c.flag.Reason(), c.rule)
 		}
 	}
 	// v1: Σin must exceed Σout.
 	v1 := &cryptonote.Transaction{Version: 1,
 		Inputs:  []cryptonote.TxIn{cryptonote.TxInToKey{Amount: 1000, KeyOffsets: []uint64{3}, KeyImage: keyImage(0)}},
 		Outputs: []cryptonote.TxOut{{Amount: 1000, Target: cryptonote.TxOutToKey{Key: point(1)}}}}
-	if err := CheckTxSemantic(v1, 1); FlagsOf(err) != FlagOverspend {
+	if err := CheckTxSemantic(v1, 1); FlagsOf(err) != FlagOverspend || RuleOf(err) != RuleWrongAmounts {
 		t.Errorf("v1 tx with zero fee: %v, want overspend", err)
 	}
 	v1.Outputs[0].Amount = 999
@@ -277,8 +286,8 @@ func TestCheckTxSemantic(t *testing.T) {
 		t.Errorf("v1 tx with fee 1 refused: %v", err)
 	}
 	v1.Outputs[0].Amount = 0
-	if err := CheckTxSemantic(v1, 1); err == nil {
-		t.Error("v1 output of amount 0 accepted")
+	if err := CheckTxSemantic(v1, 1); RuleOf(err) != RuleInvalidOutputs {
+		t.Errorf("v1 output of amount 0: %v, want %q", err, RuleInvalidOutputs)
 	}
 }
 
@@ -311,7 +320,7 @@ func TestCheckTxOutputs(t *testing.T) {
 	if err := CheckTxOutputs(v1, 1, false); err != nil {
 		t.Errorf("HF 1 refuses a compound amount: %v", err)
 	}
-	if err := CheckTxOutputs(v1, 2, false); FlagsOf(err) != FlagInvalidOutput {
+	if err := CheckTxOutputs(v1, 2, false); FlagsOf(err) != FlagInvalidOutput || RuleOf(err) != RuleAmountNotDecomposed {
 		t.Errorf("HF 2 accepts a compound amount: %v", err)
 	}
 	// RingCT types by hard fork (blockchain.cpp check_tx_outputs).
@@ -345,8 +354,10 @@ func TestCheckTxPoolEntry(t *testing.T) {
 	refused := func(what string, tx *cryptonote.Transaction, e PoolEntry, want TxFlags) {
 		t.Helper()
 		_, err := CheckTxPoolEntry(tx, e)
-		if FlagsOf(err) != want || !IsNoDropOffense(err) {
-			t.Errorf("%s: %v (no-drop %v), want %s", what, err, IsNoDropOffense(err), want.Reason())
+		rule := map[TxFlags]Rule{FlagFeeTooLow: RuleFeeTooLow, FlagTxExtraTooBig: RuleTxExtraTooBig,
+			FlagNonzeroUnlockTime: RuleNonzeroUnlockTime, FlagDoubleSpend: RuleKeyImageInPool}[want]
+		if FlagsOf(err) != want || RuleOf(err) != rule || !IsNoDropOffense(err) {
+			t.Errorf("%s: %v (no-drop %v), want %s (%q)", what, err, IsNoDropOffense(err), want.Reason(), rule)
 		}
 	}
 	low := e
@@ -382,13 +393,50 @@ func TestCheckTxPoolEntry(t *testing.T) {
 		t.Errorf("block tx with an unlock time: %v", err)
 	}
 
+	// The fee is get_tx_fee's, read before any other rule: a v1
+	// transaction spending all it has, or more, or with an input that is
+	// not to_key, pays 0 and is refused for its fee (monerod 0.18.5.2 on).
+	v1 := func(in, out uint64) *cryptonote.Transaction {
+		return &cryptonote.Transaction{Version: 1,
+			Inputs: []cryptonote.TxIn{cryptonote.TxInToKey{Amount: in, KeyOffsets: []uint64{3}, KeyImage: keyImage(0)},
+				cryptonote.TxInToKey{Amount: in, KeyOffsets: []uint64{4}, KeyImage: keyImage(1)}},
+			Outputs: []cryptonote.TxOut{{Amount: out, Target: cryptonote.TxOutToTaggedKey{Key: point(1)}}}}
+	}
+	for _, c := range []struct {
+		name string
+		tx   *cryptonote.Transaction
+		fee  uint64
+	}{
+		{"v1 paying 1000", v1(1000, 1000), 1000},
+		{"v1 amounts 0", v1(0, 0), 0},
+		{"v1 outputs equal to inputs", v1(500, 1000), 0},
+		{"v1 outputs over inputs", v1(100, 1000), 0},
+		{"v1 inputs wrapping (as monerod's sums: 2·(2^63+5) is 10)", v1(1<<63+5, 1), 9},
+		{"v1 with a gen input", func() *cryptonote.Transaction {
+			tx := v1(1000, 1000)
+			tx.Inputs[0] = cryptonote.TxInGen{Height: 1}
+			return tx
+		}(), 0},
+	} {
+		if got := TxFee(c.tx); got != c.fee {
+			t.Errorf("%s: fee %d, want %d", c.name, got, c.fee)
+		}
+		pay := e
+		pay.FeeOK = func(_, f uint64) bool { return f > 0 }
+		if c.fee == 0 {
+			refused(c.name, c.tx, pay, FlagFeeTooLow)
+		} else if _, err := CheckTxPoolEntry(c.tx, pay); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+
 	spent := e
 	spent.KeyImageInPool = func(ki cryptonote.Key) bool { return ki == tx.Inputs[1].(cryptonote.TxInToKey).KeyImage }
 	refused("pool double spend", tx, spent, FlagDoubleSpend)
 	locked.UnlockTime = 7
 	refused("pool double spend and unlock time", &locked, spent, FlagNonzeroUnlockTime)
 
-	if err := CheckTxWeight(TxWeightLimit(16)+1, 16); FlagsOf(err) != FlagTooBig {
+	if err := CheckTxWeight(TxWeightLimit(16)+1, 16); FlagsOf(err) != FlagTooBig || RuleOf(err) != RuleTxTooHeavy {
 		t.Errorf("heavy tx: %v", err)
 	}
 	if err := CheckTxWeight(TxWeightLimit(16), 16); err != nil {

@@ -74,14 +74,14 @@ func (f TxFlags) Fields() []string {
 const AllTxFlags = FlagLowMixin | FlagDoubleSpend | FlagInvalidInput | FlagInvalidOutput | FlagTooBig |
 	FlagOverspend | FlagFeeTooLow | FlagTooFewOutputs | FlagTxExtraTooBig | FlagNonzeroUnlockTime
 
-// TxError is a transaction refused by a rule. Rule names the rule in a few
-// words (monerod's log wording where it has one), Flags what monerod's
-// verification context would carry, Err the details. NoDropOffense is
+// TxError is a transaction refused by a rule. Rule is the rule's code (its
+// String names it in a few words, monerod's log wording where it has one),
+// Flags what monerod's verification context would carry, Err the details. NoDropOffense is
 // monerod's m_no_drop_offense (0.18.2.2 on, commit 059b97538): the transaction stays out of the
 // pool and is not relayed, but the peer that sent it is not punished (a fee
 // too low, a pool-only rule, a key image another pool transaction spends).
 type TxError struct {
-	Rule          string
+	Rule          Rule
 	Flags         TxFlags
 	Err           error
 	NoDropOffense bool
@@ -89,9 +89,9 @@ type TxError struct {
 
 func (e *TxError) Error() string {
 	if e.Err == nil {
-		return e.Rule
+		return e.Rule.String()
 	}
-	return e.Rule + ": " + e.Err.Error()
+	return e.Rule.String() + ": " + e.Err.Error()
 }
 
 func (e *TxError) Unwrap() error { return e.Err }
@@ -105,6 +105,15 @@ func FlagsOf(err error) TxFlags {
 	return 0
 }
 
+// RuleOf returns the rule of a TxError anywhere in err's chain, 0 if none.
+func RuleOf(err error) Rule {
+	var te *TxError
+	if errors.As(err, &te) {
+		return te.Rule
+	}
+	return 0
+}
+
 // IsNoDropOffense reports a TxError anywhere in err's chain that is no
 // offence of the peer that relayed the transaction (TxError.NoDropOffense).
 func IsNoDropOffense(err error) bool {
@@ -112,6 +121,6 @@ func IsNoDropOffense(err error) bool {
 	return errors.As(err, &te) && te.NoDropOffense
 }
 
-func txErr(rule string, flags TxFlags, err error) error {
+func txErr(rule Rule, flags TxFlags, err error) error {
 	return &TxError{Rule: rule, Flags: flags, Err: err}
 }

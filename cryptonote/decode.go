@@ -218,9 +218,26 @@ func (d *Decoder) txPrefix(tx *Transaction) error {
 	}
 	tx.Inputs = make([]TxIn, 0, nin)
 	for i := 0; i < nin; i++ {
+		inStart := d.pos
 		in, err := d.txIn()
 		if err != nil {
 			return err
+		}
+		// monerod 0.18.5.3 reads vin with its consensus guarantees
+		// (cryptonote_basic.h, PR #11302): a txin_gen only as the single
+		// input of a miner transaction, every other input a txin_to_key.
+		// A blob breaking that fails to parse, in a pool transaction, a
+		// block or a P2P message alike (docs/chain-format.md §3.1).
+		switch in.(type) {
+		case TxInToKey:
+		case TxInGen:
+			if nin != 1 {
+				d.pos = inStart
+				return d.fail("vin", ErrInputType)
+			}
+		default:
+			d.pos = inStart
+			return d.fail("vin", ErrInputType)
 		}
 		tx.Inputs = append(tx.Inputs, in)
 	}

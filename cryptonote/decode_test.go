@@ -194,6 +194,9 @@ func FuzzParseBlock(f *testing.F) {
 		if got := blk.Serialize(); string(got) != string(b) {
 			t.Fatalf("accepted block re-serializes differently")
 		}
+		if !inputsParseInMonerod(&blk.MinerTx) {
+			t.Fatalf("accepted a miner transaction with inputs monerod refuses to parse")
+		}
 		_, _ = blk.ID()
 		_ = blk.MonerodJSON()
 	})
@@ -208,6 +211,9 @@ func FuzzParseTransaction(f *testing.F) {
 		}
 		if got := tx.Serialize(); string(got) != string(b) {
 			t.Fatalf("accepted tx re-serializes differently")
+		}
+		if !inputsParseInMonerod(tx) {
+			t.Fatalf("accepted a transaction with inputs monerod refuses to parse")
 		}
 		_ = tx.Hashes()
 		_ = tx.Weight(len(b))

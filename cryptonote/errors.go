@@ -16,6 +16,9 @@ var (
 	ErrBadRctType         = errors.New("unknown RingCT type")
 	ErrInconsistent       = errors.New("inconsistent field")
 	ErrTooLarge           = errors.New("count exceeds the data available")
+	// ErrInputType is an input monerod's parser refuses: a txin_gen beside
+	// other inputs, or a txin_to_script or txin_to_scripthash anywhere.
+	ErrInputType = errors.New("cryptonote: input type not allowed in a transaction")
 )
 
 // DecodeError says where decoding failed (byte offset in the input) and in

@@ -286,7 +286,9 @@ func TestGet(t *testing.T) {
 	if p, _ := v.Get("params"); compact(p) != "{height:u1,x:u2}" {
 		t.Errorf("params = %s", compact(p))
 	}
-	if n := testing.AllocsPerRun(100, func() { v.Get("id") }); n != 0 {
+	if raceEnabled {
+		t.Log("Get's allocations not counted under the race detector")
+	} else if n := testing.AllocsPerRun(100, func() { v.Get("id") }); n != 0 {
 		t.Errorf("Get allocates %v times", n)
 	}
 }

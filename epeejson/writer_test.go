@@ -227,6 +227,9 @@ func TestWriterValue(t *testing.T) {
 // TestWriterAllocations: once its buffer and stack have grown, the Writer
 // allocates nothing, and Value allocates nothing for sorted objects.
 func TestWriterAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not the program's under the race detector")
+	}
 	h, _ := goldenHeader(t)
 	w := NewWriter(nil)
 	writeBlockHeaderResponse(w, h)

@@ -134,6 +134,9 @@ func TestServeAllocations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation count needs a warm server")
 	}
+	if raceEnabled {
+		t.Skip("allocation counts are not the program's under the race detector")
+	}
 	routes := map[string]Route{
 		"/json_rpc": func(*Request) Response {
 			return Response{ContentType: "application/json", Body: benchAnswer}

@@ -118,6 +118,7 @@ func authServer(t *testing.T, cfg Config) (*Server, *atomic.Int32) {
 }
 
 func TestDigestSequence(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	for _, alg := range []string{"", "MD5", "MD5-sess", "md5-SESS"} {
 		t.Run("alg="+alg, func(t *testing.T) {
 			s, calls := authServer(t, Config{})
@@ -315,6 +316,7 @@ func TestDigestCurl(t *testing.T) {
 }
 
 func TestCORS(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	allowed := "http://wallet.test"
 	for _, tc := range []struct {
 		name    string

@@ -99,6 +99,7 @@ func TestFairSlotsReconnectFlood(t *testing.T) {
 // older one that is being served; a busy connection is taken only when
 // the largest group has no idle one left.
 func TestEvictIdleBeforeBusy(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	routes := testRoutes(nil)
 	entered, release := holdRoute(t, routes, 4)
 	s := startServer(t, Config{MaxConnections: 3, MaxConnectionsPerPrivateIP: 3, ConnectionRate: -1}, routes)
@@ -236,6 +237,7 @@ func TestGroups(t *testing.T) {
 // TestPressureLog: many refusals give one warning line with their count,
 // not one line each.
 func TestPressureLog(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	var buf lockedBuffer
 	log := slog.New(slog.NewTextHandler(&buf, nil))
 	s := startServer(t, Config{MaxConnectionsPerPrivateIP: 1, Logger: log}, testRoutes(nil))
@@ -376,6 +378,7 @@ func TestFairSlotsPublicGroups(t *testing.T) {
 // has sent nothing for the grace; a flood address that was seen and never
 // asked anything cannot take another flood connection's slot.
 func TestFairSlotsManySilentGroups(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const slots = 6
 	s := startServer(t, Config{MaxConnections: slots, ConnectionRate: -1}, testRoutes(nil))
 	s.ln.mu.Lock()
@@ -416,7 +419,7 @@ func TestFairSlotsManySilentGroups(t *testing.T) {
 	}
 
 	// Newcomers that ask something are served, one after the other.
-	time.Sleep(60 * time.Millisecond) // the grace (50 ms) of the flood's connections
+	waitPastGrace(t, s, 3) // the silent half of the flood: one for each newcomer
 	for i := 0; i < 3; i++ {
 		good := dialFrom(t, s, fmt.Sprintf("127.0.4.%d", i+1))
 		if !good.served() {

@@ -44,6 +44,8 @@ func FuzzServeConn(f *testing.F) {
 	}
 	ln := newLimitListener(nil, -1, -1, -1, 0, s.log)
 	f.Fuzz(func(t *testing.T, in []byte) {
+		// The seeds run side by side: each waits out the 50 ms timeouts.
+		t.Parallel()
 		pc := fasthttputil.NewPipeConns()
 		cc := &countedConn{Conn: pc.Conn1(), ln: ln}
 		ln.admit(cc.key, cc)

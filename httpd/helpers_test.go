@@ -171,7 +171,7 @@ func closedByServer(t testing.TB, conn net.Conn, br *bufio.Reader, wait time.Dur
 // waitFor polls cond until it holds or the time is up.
 func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -157,8 +157,18 @@ func TestHostileLoad(t *testing.T) {
 	p99 := lat[len(lat)*99/100]
 	t.Logf("good client: %d answers, p50 %v, p99 %v, max %v; attacker connections %d; heap baseline %d MiB, peak %d MiB",
 		len(lat), lat[len(lat)/2], p99, lat[len(lat)-1], turns.Load(), baseline>>20, peak>>20)
-	if minAnswers := 50; len(lat) < minAnswers && !(raceEnabled && len(lat) >= 3) {
+	// The good client is served all along. How many answers it gets in the
+	// attack's time measures the machine (other processes share its two
+	// cores) as much as the defences, so only a few are asked; what the
+	// defences decide is the wait: a request that had to wait for a slot
+	// or a worker freed by the attackers' timeouts (500 ms) would take that
+	// long, so most answers must come sooner. Under the race detector
+	// (~10x slower) the answers are only counted.
+	if len(lat) < 3 {
 		t.Errorf("the good client got only %d answers in %v", len(lat), attack)
+	}
+	if p50 := lat[len(lat)/2]; p50 >= 500*time.Millisecond && !raceEnabled {
+		t.Errorf("the good client's median answer took %v, as long as the attackers' timeouts", p50)
 	}
 	// Bounded memory: per connection a 100 kB read buffer and at most one
 	// 1 MiB body; at most 100 connections.

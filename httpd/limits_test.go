@@ -81,6 +81,7 @@ func TestPublicAndPrivateLimits(t *testing.T) {
 // the admitted connections keep being served; a host refused again and
 // again is held back, so its loop turns only a few times per second.
 func TestRefusedLoopKeepsServing(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const admitted, looping = 5, 20
 	s := startServer(t, Config{MaxConnectionsPerPrivateIP: admitted}, testRoutes(nil))
 	var clients []*rawClient

@@ -34,6 +34,26 @@ func silentFlood(t *testing.T, s *Server, n int) []net.Conn {
 	return flood
 }
 
+// waitPastGrace waits until n of s's connections have sent nothing for the
+// grace, by the listener's own records and clock: the moment a silent
+// connection becomes a candidate to give up its slot.
+func waitPastGrace(t *testing.T, s *Server, n int) {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d connections silent past the grace", n), func() bool {
+		l := s.ln
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		now := time.Now().UnixNano()
+		silent := 0
+		for c := range l.conns {
+			if !c.evicted && !c.closed.Load() && c.idle() && !c.requested.Load() && now-c.idleSince.Load() >= int64(l.staleGrace) {
+				silent++
+			}
+		}
+		return silent >= n
+	})
+}
+
 // stillOpen: the server has not closed c (a read waits rather than ends).
 func stillOpen(c net.Conn) bool {
 	c.SetReadDeadline(time.Now().Add(20 * time.Millisecond))
@@ -50,11 +70,12 @@ func stillOpen(c net.Conn) bool {
 // connection loses its slot to them. A newcomer that asks something is
 // served in the place of one of them.
 func TestProbationNewSilentGroupsDisplaceNothing(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const slots = 6
 	s := startServer(t, Config{MaxConnections: slots, ConnectionRate: -1}, testRoutes(nil))
 	shortProbation(s, 30*time.Millisecond, 150*time.Millisecond, 500*time.Millisecond, 64)
 	flood := silentFlood(t, s, slots)
-	time.Sleep(40 * time.Millisecond) // past the grace
+	waitPastGrace(t, s, slots)
 
 	var fresh []net.Conn
 	for i := 0; i < 20; i++ {
@@ -100,6 +121,7 @@ func TestProbationNewSilentGroupsDisplaceNothing(t *testing.T) {
 // a new client asks, so there is no silent slot yet; its request waits on
 // probation until one goes stale, and is then served.
 func TestProbationClaimWaitsForStale(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const slots = 4
 	s := startServer(t, Config{MaxConnections: slots, ConnectionRate: -1}, testRoutes(nil))
 	shortProbation(s, 200*time.Millisecond, 2*time.Second, 2*time.Second, 64)
@@ -118,6 +140,7 @@ func TestProbationClaimWaitsForStale(t *testing.T) {
 // probation and its connection is closed without an answer, as a refused
 // one is; the busy requests are answered.
 func TestProbationRefusedWithoutSlot(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	routes := testRoutes(nil)
 	entered, release := holdRoute(t, routes, 4)
 	s := startServer(t, Config{MaxConnections: 2, ConnectionRate: -1}, routes)
@@ -152,6 +175,7 @@ func TestProbationRefusedWithoutSlot(t *testing.T) {
 // connection of a group on probation is refused (one place per group),
 // and monerod's per-IP limit counts connections on probation.
 func TestProbationBumpsOldest(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const slots = 2
 	s := startServer(t, Config{MaxConnections: slots, MaxConnectionsPerPrivateIP: 2, ConnectionRate: -1}, testRoutes(nil))
 	shortProbation(s, 30*time.Millisecond, 10*time.Second, time.Second, 2)
@@ -177,7 +201,7 @@ func TestProbationBumpsOldest(t *testing.T) {
 	if !stillOpen(a) || !stillOpen(b) {
 		t.Fatal("a connection on probation closed before its window")
 	}
-	time.Sleep(40 * time.Millisecond) // the flood is past its grace
+	waitPastGrace(t, s, slots) // the flood
 	good := dialFrom(t, s, "127.0.7.1")
 	a.SetReadDeadline(time.Now().Add(5 * time.Second))
 	if n, err := a.Read(make([]byte, 1)); n != 0 || err == nil {

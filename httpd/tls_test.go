@@ -268,6 +268,7 @@ func TestLooksLikeTLS(t *testing.T) {
 // goroutines end and the slots serve others. Meanwhile they count against
 // the per-IP limit, so a flood of them cannot take more than the limit.
 func TestTLSHandshakeStalls(t *testing.T) {
+	t.Parallel() // waits on timeouts and holds, not on the CPU
 	const limit, timeout = 4, 300 * time.Millisecond
 	for _, mode := range []TLSMode{TLSAutodetect, TLSEnabled} {
 		t.Run(mode.String(), func(t *testing.T) {

@@ -591,7 +591,7 @@ func goneroVerdict(t *testing.T, file string, o *oracle, h uint64, id cryptonote
 			if be.Height != h {
 				t.Fatalf("gonero refused block %d, not the crafted block %d: %v", be.Height, h, err)
 			}
-			v.rule = be.Rule + ": " + be.Err.Error()
+			v.rule = be.Rule.String() + ": " + be.Err.Error()
 		} else if !errors.As(err, &fe) || fe.Height != h {
 			t.Fatalf("gonero stopped at height %d with an error that names no rule of block %d: %v", h, h, err)
 		}

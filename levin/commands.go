@@ -44,7 +44,44 @@ func CommandMaxBodySize(command uint32) uint64 {
 	return math.MaxUint64
 }
 
-// bodyLimit is min(connection limit, command ceiling).
+// maxObjectRequestCount is CURRENCY_PROTOCOL_MAX_OBJECT_REQUEST_COUNT
+// (cryptonote_protocol_handler.h): handle_request_get_objects drops a peer
+// asking for more blocks in one NOTIFY_REQUEST_GET_OBJECTS.
+const maxObjectRequestCount = 100
+
+// fieldSlack covers a payload's portable-storage framing (the 9-byte
+// storage header, the section's entry count, field names, type bytes and
+// length varints) with room to spare: the largest framing monerod writes
+// for these payloads is under 64 bytes.
+const fieldSlack = 1024
+
+// MaxPayloadSize is the largest body a valid message of command can have,
+// checked against the header's declared size before any body byte is read
+// (docs/p2p-levin.md §2.4). It is never above CommandMaxBodySize, monerod's
+// own ceiling, and is lower only where monerod refuses every larger payload
+// of the command after parsing it (dropping the connection), so refusing it
+// unread changes nothing a valid peer can see:
+//
+//   - NOTIFY_REQUEST_GET_OBJECTS: at most maxObjectRequestCount block hashes
+//     (handle_request_get_objects drops a peer asking for more), 32 bytes
+//     each in one blob, plus the prune flag: 3,200 bytes and fieldSlack.
+//
+// Every other command keeps monerod's ceiling, for the reasons
+// docs/p2p-levin.md §2.4 gives per command: their largest valid payload
+// depends on the chain (the block weight limit) or on counts monerod does
+// not bound (NOTIFY_NEW_TRANSACTIONS carries every transaction queued for
+// a peer, or a whole pool complement). Reader.CommandLimit lowers those
+// from what the connection's owner knows.
+func MaxPayloadSize(command uint32) uint64 {
+	lim := CommandMaxBodySize(command)
+	switch command {
+	case NotifyRequestGetObjects:
+		lim = min(lim, maxObjectRequestCount*32+fieldSlack)
+	}
+	return lim
+}
+
+// bodyLimit is min(connection limit, command limit).
 func bodyLimit(connLimit uint64, command uint32) uint64 {
-	return min(connLimit, CommandMaxBodySize(command))
+	return min(connLimit, MaxPayloadSize(command))
 }

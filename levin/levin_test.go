@@ -470,7 +470,12 @@ func TestFragments(t *testing.T) {
 	})
 
 	t.Run("fragment buffer counts against the limit", func(t *testing.T) {
-		_, err := ReadMessage(bytes.NewReader(frags), 5*(noiseSize-HeaderSize))
+		// The inner header announces less than the limit (the rest of the
+		// fragments would be padding), so that the buffer, not the inner
+		// header's size, is what goes past it.
+		f := bytes.Clone(frags)
+		binary.LittleEndian.PutUint64(f[HeaderSize+8:], 10000)
+		_, err := ReadMessage(bytes.NewReader(f), 5*(noiseSize-HeaderSize))
 		var se *SizeError
 		if !errors.As(err, &se) || se.Size != 6*(noiseSize-HeaderSize) {
 			t.Fatalf("%v", err)

@@ -85,6 +85,15 @@ type Reader struct {
 	// ReadMessage calls.
 	Limit uint64
 
+	// CommandLimit, when set, lowers a command's limit below
+	// min(Limit, MaxPayloadSize) from what only the connection's owner
+	// knows: the chain's block weight limit, whether a block request is
+	// outstanding (monerod drops an unrequested NOTIFY_RESPONSE_GET_OBJECTS),
+	// how many blocks it asked for. A result of 0 refuses every body of the
+	// command; it never raises a limit. Change it only between ReadMessage
+	// calls.
+	CommandLimit func(command uint32) uint64
+
 	r       io.Reader
 	frag    []byte // fragments received so far
 	pending bool   // a fragment sequence has started and not ended
@@ -115,7 +124,7 @@ func (r *Reader) ReadMessage() (Message, error) {
 		}
 		kind := h.Kind()
 		if kind != KindFragment {
-			if lim := bodyLimit(r.Limit, h.Command); h.BodySize > lim {
+			if lim := r.limit(h.Command); h.BodySize > lim {
 				return Message{}, &SizeError{Command: h.Command, Size: h.BodySize, Limit: lim}
 			}
 			body, err := r.readBody(nil, h.BodySize)
@@ -138,6 +147,16 @@ func (r *Reader) ReadMessage() (Message, error) {
 			return m, err
 		}
 	}
+}
+
+// limit is the most body bytes a message of command may announce on this
+// connection: min(Limit, MaxPayloadSize, CommandLimit).
+func (r *Reader) limit(command uint32) uint64 {
+	lim := bodyLimit(r.Limit, command)
+	if r.CommandLimit != nil {
+		lim = min(lim, r.CommandLimit(command))
+	}
+	return lim
 }
 
 // readHeader reads and parses one header. The signature is checked as soon
@@ -189,6 +208,18 @@ func (r *Reader) fragment(h Header) (Message, bool, error) {
 	if r.frag, err = r.readBody(r.frag, h.BodySize); err != nil {
 		return Message{}, false, err
 	}
+	// Once the inner header is in, the message's own size is known: a
+	// message announced past its command's limit is refused before the
+	// fragments that would carry it are read.
+	if len(r.frag) >= HeaderSize && h.Flags&FlagEnd == 0 {
+		inner, err := parseHeaderFields(r.frag)
+		if err != nil {
+			return Message{}, false, err
+		}
+		if lim := r.limit(inner.Command); inner.BodySize > lim {
+			return Message{}, false, &SizeError{Command: inner.Command, Size: inner.BodySize, Limit: lim}
+		}
+	}
 	if h.Flags&FlagEnd == 0 {
 		return Message{}, false, nil
 	}
@@ -209,7 +240,7 @@ func (r *Reader) fragment(h Header) (Message, bool, error) {
 	if inner.BodySize > uint64(len(payload)) {
 		return Message{}, false, fmt.Errorf("%w: inner body of %d bytes, only %d reassembled", ErrBadFragment, inner.BodySize, len(payload))
 	}
-	if lim := bodyLimit(r.Limit, inner.Command); inner.BodySize > lim {
+	if lim := r.limit(inner.Command); inner.BodySize > lim {
 		return Message{}, false, &SizeError{Command: inner.Command, Size: inner.BodySize, Limit: lim}
 	}
 	body := payload[:inner.BodySize:inner.BodySize]

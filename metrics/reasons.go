@@ -63,7 +63,7 @@ func blockReason(err error) string {
 		return "bad_tx"
 	}
 	var be *chain.BlockError
-	if errors.As(err, &be) && be.Rule == "store" {
+	if errors.As(err, &be) && be.Rule == chain.RuleStore {
 		return "store" // our disk, not the block
 	}
 	var te *consensus.TxError

@@ -9,7 +9,9 @@ import (
 
 	"github.com/gonero/gonero/address"
 	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/u128"
 )
 
 // Background-mining settings monerod reports while background mining is
@@ -150,9 +152,30 @@ func (m *Miner) Submit(blk *cryptonote.Block, blob []byte) (chain.AddBlockResult
 		}
 		txs[i], txBlobs[i] = entry.Tx, entry.Blob
 	}
+	m.precomputePoW(blk)
 	res, err := m.chain.Add(blk, blob, txs, txBlobs)
 	if err == nil && res.MainChain && m.opts.Mined != nil {
 		m.opts.Mined(blob)
 	}
 	return res, err
+}
+
+// precomputePoW hashes the proof of work of a submitted block on the chain's
+// top before chain.Add takes the writer's lock, which checkPoW would
+// otherwise hold for the whole hash (tens of milliseconds in light mode,
+// far more on a busy machine), keeping out every other block meanwhile;
+// submissions racing each other hash in parallel, one VM each. The hash is
+// computed once: the chain's check takes it (chain.PrecomputePoW) and still
+// compares it with the difficulty. Blocks not on the top (alternative,
+// orphan, already known) are left to chain.Add, which hashes only those
+// that get as far as the check; so are blocks at difficulty 1, whose hash
+// nobody computes.
+func (m *Miner) precomputePoW(blk *cryptonote.Block) {
+	next := m.chain.NextBlockFacts()
+	if blk.PrevID != next.Top.Hash || next.Difficulty.Cmp(u128.From64(1)) <= 0 {
+		return
+	}
+	seed := m.chain.HashAt(consensus.SeedHeight(next.Height))
+	// On error nothing is stored, and chain.Add hashes and reports.
+	_ = m.chain.PrecomputePoW(blk, next.Height, seed)
 }

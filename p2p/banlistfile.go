@@ -117,8 +117,20 @@ func (n *Node) applyBanList(list []netip.Prefix) (added, lifted, dropped int) {
 	for _, p := range list {
 		want[p] = true
 	}
-	b := n.bans
+	fresh, lifted := n.bans.applyFile(want)
+	for _, p := range fresh {
+		dropped += n.ban(p, banForever)
+	}
+	return len(fresh), lifted, dropped
+}
+
+// applyFile puts the ban-list file's entries want in place: the for-ever
+// bans of entries it no longer lists are lifted; it returns the entries to
+// ban (new ones, and listed ones whose for-ever ban is gone) and how many
+// bans were lifted.
+func (b *banList) applyFile(want map[netip.Prefix]bool) (fresh []netip.Prefix, lifted int) {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	for p := range b.listed {
 		if want[p] {
 			continue
@@ -137,7 +149,6 @@ func (n *Node) applyBanList(list []netip.Prefix) (added, lifted, dropped int) {
 	// New entries, and listed ones whose for-ever ban is gone (set_bans
 	// lifted or shortened it since): the file, when it changes, is the
 	// truth again.
-	var fresh []netip.Prefix
 	for p := range want {
 		cur, ok := b.subnets[p]
 		if p.IsSingleIP() {
@@ -148,11 +159,7 @@ func (n *Node) applyBanList(list []netip.Prefix) (added, lifted, dropped int) {
 			fresh = append(fresh, p)
 		}
 	}
-	b.mu.Unlock()
-	for _, p := range fresh {
-		dropped += n.ban(p, banForever)
-	}
-	return len(fresh), lifted, dropped
+	return fresh, lifted
 }
 
 // watchBanList polls the ban-list file's modification time and size and

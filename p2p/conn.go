@@ -96,12 +96,12 @@ type conn struct {
 
 	rd *levin.Reader
 
-	wmu     sync.Mutex  // serialises queueing and the pending queue's order
+	wmu     sync.Mutex  // serialises queueing and the pending queue's order; L9 (Node's lock order), pmu inside it
 	sendq   chan []byte // encoded messages for writeLoop
 	queued  atomic.Int64
 	writing atomic.Bool // writeLoop runs (and will close the socket)
 
-	pmu     sync.Mutex
+	pmu     sync.Mutex           // L9, a leaf
 	pending []chan levin.Message // invokes awaiting a response, oldest first
 
 	done      chan struct{}
@@ -120,10 +120,11 @@ type conn struct {
 
 	// handling is held while a message is handled, by the reader and by
 	// the goroutine that processes a timed-sync response, so that the two
-	// never interleave their changes to the sync state.
+	// never interleave their changes to the sync state. L1, the outermost
+	// (Node's lock order).
 	handling sync.Mutex
 
-	mu           sync.Mutex // guards what follows
+	mu           sync.Mutex // guards what follows; L7 (Node's lock order)
 	handshaked   bool
 	remote       portable.NodeData
 	remoteHeight uint64
@@ -499,7 +500,7 @@ func (c *conn) handle(m levin.Message) error {
 // meter is monerod's per-connection speed meter (network_throttle): bytes
 // per one-second slot over the last meterSlots seconds.
 type meter struct {
-	mu    sync.Mutex
+	mu    sync.Mutex // L9, a leaf
 	slots [meterSlots]uint64
 	last  int64 // second of the newest slot
 }

@@ -30,7 +30,7 @@ const (
 // dandelion is the node's current epoch. Sources are connections (nil for
 // this node's own transactions).
 type dandelion struct {
-	mu       sync.Mutex
+	mu       sync.Mutex           // L4 (Node's lock order): stem asks for the stem candidates under it
 	rnd      func(n int) int      // uniform in [0, n)
 	draw     func() time.Duration // an embargo
 	started  bool

@@ -111,12 +111,7 @@ func (n *Node) updateDNSBlocklist() {
 }
 
 // hostBanUntil is a host ban's end, if there is one.
-func (n *Node) hostBanUntil(p netip.Prefix) (time.Time, bool) {
-	n.bans.mu.Lock()
-	defer n.bans.mu.Unlock()
-	t, ok := n.bans.until[p]
-	return t, ok
-}
+func (n *Node) hostBanUntil(p netip.Prefix) (time.Time, bool) { return n.bans.hostUntil(p) }
 
 // agreedTXT is load_txt_records_from_dns: every name is asked at once; an
 // answer counts when it was authenticated and not empty; at least two

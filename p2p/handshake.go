@@ -1,6 +1,7 @@
 package p2p
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -107,16 +108,8 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 		c.mu.Unlock()
 		return nil
 	}
-	// A refused sync data drops the peer without a fail (monerod's
-	// handle_handshake and handle_timed_sync on process_payload_sync_data
-	// false: drop_connection only).
-	if d.CurrentHeight >= maxBlockNumber {
-		return misbehaved(0, "peer claims height %d", d.CurrentHeight)
-	}
-	if d.CurrentHeight > 0 {
-		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
-			return misbehaved(0, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
-		}
+	if err := n.checkSyncData(d); err != nil {
+		return err
 	}
 	// monerod masks the seed's fields (get_pruning_log_stripes keeps 3
 	// bits), so higher bits pass: pruning.ValidateSeed does the same.
@@ -148,6 +141,23 @@ func (n *Node) processSyncData(c *conn, d portable.CoreSyncData, initial bool) e
 	c.mu.Lock()
 	c.sync.wantChain = true
 	c.mu.Unlock()
+	return nil
+}
+
+// checkSyncData is what process_payload_sync_data checks in every zone:
+// a height below the block-number limit and, from version 6 on, the top
+// version of this network at that height. A refused sync data drops the
+// peer without a fail (monerod's handle_handshake and handle_timed_sync on
+// process_payload_sync_data false: drop_connection only).
+func (n *Node) checkSyncData(d portable.CoreSyncData) error {
+	if d.CurrentHeight >= maxBlockNumber {
+		return misbehaved(0, "peer claims height %d", d.CurrentHeight)
+	}
+	if d.CurrentHeight > 0 {
+		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
+			return misbehaved(0, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
+		}
+	}
 	return nil
 }
 
@@ -275,6 +285,25 @@ func (n *Node) peersToSend(c *conn) []portable.PeerlistEntry {
 	return out
 }
 
+// pingBackTimeout bounds the connection of a ping-back.
+const pingBackTimeout = 2 * time.Second
+
+// newPingConn opens a short-lived outgoing connection for a ping-back, as
+// the public zone opens its connections (only public peers are pinged
+// back).
+func newPingConn(n *Node, a portable.NetAddress) (*conn, error) {
+	ctx, cancel := context.WithTimeout(n.ctx, pingBackTimeout)
+	nc, err := n.public.connect(ctx, a)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	c := newConn(n, nc, false, a)
+	c.ping = true
+	n.addConn(c)
+	return c, nil
+}
+
 // pingBack checks that an incoming peer accepts connections on the port
 // it advertised before putting it in the white list, as monerod does.
 // Loopback and local addresses are never pinged nor listed.
@@ -305,20 +334,11 @@ func (n *Node) timedSyncLoop() {
 	defer n.wg.Done()
 	t := time.NewTicker(n.cfg.TimedSyncInterval)
 	defer t.Stop()
-	lastSave := n.now()
 	for {
 		select {
 		case <-n.ctx.Done():
 			return
 		case <-t.C:
-		}
-		// The peer lists are saved every 30 minutes as well as at shutdown,
-		// so a crash loses little.
-		if n.now().Sub(lastSave) >= peerListSaveInterval {
-			lastSave = n.now()
-			if err := n.peers.saveIfChanged(); err != nil {
-				n.log.Warn("saving the peer lists", "err", err)
-			}
 		}
 		// Every zone's connections, as monerod's peer_sync_idle_maker.
 		for _, c := range n.allConnections() {

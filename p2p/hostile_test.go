@@ -535,7 +535,18 @@ func TestNonReadingPeerStallsNothing(t *testing.T) {
 			}
 		}
 	}()
-	time.Sleep(2 * time.Second)
+	// The node's writer is stuck on this peer once answers pile up unsent
+	// in its send queue (a writer that keeps up never holds a hundred), or
+	// once the queue overflowed and the peer was dropped for it.
+	local := p.nc.LocalAddr().String()
+	eventually(t, 30*time.Second, "answers to pile up unsent", func() bool {
+		for _, c := range tn.node.connections() {
+			if c.addr.String() == local {
+				return len(c.sendq) >= 100
+			}
+		}
+		return tn.node.DroppedPeers()["send_queue_full"] > 0
+	})
 	done := make(chan struct{})
 	go func() { tn.node.RelayBlock([]byte{1, 2, 3}); close(done) }()
 	select {

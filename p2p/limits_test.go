@@ -143,21 +143,21 @@ func TestAdmitIncomingIPv6By64(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	admit := func(ip string) string {
+	admit := func(ip string) refusal {
 		_, why := n.admitIncoming(netip.MustParseAddr(ip))
 		return why
 	}
-	if why := admit("2001:db8:abcd:1234::1"); why != "" {
+	if why := admit("2001:db8:abcd:1234::1"); why != admitted {
 		t.Fatalf("first IPv6 connection refused: %s", why)
 	}
-	if why := admit("2001:db8:abcd:1234:ffff::2"); why == "" {
+	if why := admit("2001:db8:abcd:1234:ffff::2"); why == admitted {
 		t.Error("a second connection from the same public /64 was admitted")
 	}
-	if why := admit("2001:db8:abcd:1235::1"); why != "" {
+	if why := admit("2001:db8:abcd:1235::1"); why != admitted {
 		t.Errorf("a connection from the next /64 refused: %s", why)
 	}
 	for _, ip := range []string{"fe80::1", "fe80::2", "fd00::1", "fd00::2"} {
-		if why := admit(ip); why != "" {
+		if why := admit(ip); why != admitted {
 			t.Errorf("%s refused: %s", ip, why)
 		}
 	}
@@ -165,10 +165,10 @@ func TestAdmitIncomingIPv6By64(t *testing.T) {
 	cn.admitted.Store(true)
 	n.releaseIncoming(cn)
 	n.releaseIncoming(cn) // released once only
-	if why := admit("2001:db8:abcd:1234::3"); why != "" {
+	if why := admit("2001:db8:abcd:1234::3"); why != admitted {
 		t.Errorf("the /64 still refused after its connection was released: %s", why)
 	}
-	if why := admit("2001:db8:abcd:1234::4"); why == "" {
+	if why := admit("2001:db8:abcd:1234::4"); why == admitted {
 		t.Error("a second connection from the /64 admitted after one release")
 	}
 }

@@ -13,7 +13,7 @@ import (
 func (n *Node) listen() error {
 	var err4 error
 	if n.cfg.ListenAddr != "" {
-		n.ln, err4 = net.Listen("tcp", n.cfg.ListenAddr)
+		n.public.ln, err4 = net.Listen("tcp", n.cfg.ListenAddr)
 		if err4 != nil {
 			n.log.Error("failed to bind IPv4", "addr", n.cfg.ListenAddr, "err", err4)
 			if !n.cfg.IgnoreIPv4 {
@@ -31,20 +31,20 @@ func (n *Node) listen() error {
 	ln6, err6 := net.Listen("tcp6", n.cfg.ListenAddrIPv6)
 	if err6 != nil {
 		n.log.Error("failed to bind IPv6", "addr", n.cfg.ListenAddrIPv6, "err", err6)
-		if err4 != nil || n.ln == nil {
+		if err4 != nil || n.public.ln == nil {
 			return fmt.Errorf("p2p: failed to bind IPv4 and IPv6: %w", errors.Join(err4, err6))
 		}
 		return nil
 	}
-	n.ln6 = ln6
+	n.public.ln6 = ln6
 	n.log.Info("P2P bound (IPv6)", "addr", ln6.Addr().String())
 	return nil
 }
 
 // AddrIPv6 is the bound IPv6 listening address (nil when none).
 func (n *Node) AddrIPv6() net.Addr {
-	if n.ln6 == nil {
+	if n.public.ln6 == nil {
 		return nil
 	}
-	return n.ln6.Addr()
+	return n.public.ln6.Addr()
 }

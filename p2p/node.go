@@ -23,6 +23,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gonero/gonero/anonaddr"
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/params"
@@ -125,9 +126,16 @@ type Config struct {
 	// beforeHandle, if not nil, sees every message a connection is about
 	// to handle: tests make a handler panic with it.
 	beforeHandle func(levin.Message)
+	// beforePrep, if not nil, sees the height of every block a prep
+	// worker is about to verify: tests make a prep worker panic with it.
+	beforePrep func(height uint64)
+	// afterConnectRound, if not nil, hears every round of a zone's connect
+	// loop: tests wait for rounds rather than for time.
+	afterConnectRound func(anonaddr.Zone)
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.
+// Its parts and its lock order are described inside.
 type Node struct {
 	cfg    Config
 	chain  *chain.Chain
@@ -137,7 +145,6 @@ type Node struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	ln     net.Listener
 
 	// inbound counts the incoming connections for the limits at accept.
 	inbound inboundCounts
@@ -147,58 +154,64 @@ type Node struct {
 	// decides on them (tests see the accept loop holding one).
 	accepted atomic.Uint64
 
-	mu      sync.Mutex
-	closing bool // set by Close: no new connections
+	// Lock order. A goroutine holding one of these locks may take only those
+	// further down the list (L1 outermost); the two locks of one level are
+	// never held together. Each declaration names its level.
+	//
+	//	L1 conn.handling       a message being handled: anything below (a handler
+	//	                       drops connections, adds blocks, relays)
+	//	L2 blockSync.syncMu    blocks being added: the chain's own locks (and the
+	//	                       pool's through it), nothing of p2p's
+	//	L3 zone.mu             a zone's own transactions and noise channels: sends
+	//	                       and drops connections (Node.mu and below)
+	//	L4 ownQueue.mu,        the own transactions waiting for a zone (picking one
+	//	   dandelion.mu        looks at the connections: Node.mu, conn.mu); the
+	//	                       Dandelion++ epoch (asks for its stem candidates)
+	//	L5 forwardQueue.mu,    the forward delays (the pool only); the seed list
+	//	   seedList.mu         (held over the DNS lookups; nothing of the node's)
+	//	L6 Node.mu             connections, dials, closing: only conn.close
+	//	                       (conn.pmu) and goroutine starts
+	//	L7 conn.mu             a connection's handshake and sync fields: the
+	//	                       block queue's lock
+	//	L8 blockQueue.mu       nothing (it reads whether a connection closed)
+	//	L9 leaves, which take nothing while held: inboundCounts.mu, peerList.mu,
+	//	   banList.mu, blockSync.coreTargetMu, conn.wmu (then conn.pmu, its
+	//	   only nesting), conn.pmu, meter.mu.
+	//
+	// The pool calls OnAdd and OnRelay outside its lock, so relaying from
+	// them starts with no lock held. Nothing takes a zone's or a part's lock
+	// while holding Node.mu; code that needs both (dropping a connection that
+	// failed while sending a zone's own transactions) takes the outer one
+	// first. wakeStandby only TryLocks conn.handling, holding nothing.
+	mu      sync.Mutex // L6
+	closing bool       // set by Close: no new connections
 	conns   map[*conn]struct{}
 	// dialing marks addresses being dialled, so one is not dialled twice.
 	dialing map[string]bool
 
-	peers *peerList
-	bans  *banList
 	seeds seedList
-	pool  *txpool.Pool
-	// dandelion is the Dandelion++ epoch for relaying transactions.
-	dandelion *dandelion
 
-	// maxOut and maxIn are the connection limits (cfg.OutPeers and
-	// cfg.InPeers at the start; the RPC's /out_peers and /in_peers change
-	// them).
-	maxOut, maxIn atomic.Int64
+	// The node's parts, each owning its state and its locks: what it
+	// knows of peers (peerstore.go), block download (blockSync, sync.go)
+	// and transaction relay (txRelay, relay.go). Node owns the
+	// connections and the zones, and runs the loops that tie them
+	// together.
+	*peerStore
+	*blockSync
+	*txRelay
+
 	// traffic counts every connection's reads and writes (/get_net_stats).
 	traffic struct{ packetsIn, bytesIn, packetsOut, bytesOut atomic.Uint64 }
 
-	synchronized atomic.Bool
-	// coreTarget is monerod's core target height (see CoreTargetHeight).
-	coreTargetMu sync.Mutex
-	coreTarget   uint64
-	// adding counts goroutines adding synced blocks (get_info busy_syncing).
-	adding atomic.Int32
-	// blocksFromPeers counts the blocks peers gave that the chain stored
-	// (BlocksFromPeers).
-	blocksFromPeers atomic.Uint64
 	// handlerPanics counts the panics recovered below a connection's
 	// goroutines (HandlerPanics).
 	handlerPanics atomic.Uint64
-	// syncMu lets one connection at a time add downloaded blocks, as
-	// monerod's sync lock does.
-	syncMu sync.Mutex
-	// queue is the block queue shared by the syncing connections (queue.go).
-	queue *blockQueue
-	// prep feeds downloaded blocks to the verifying workers.
-	prep chan prepJob
-	// banLists: the ban-list file and the DNS blocklist (banlistfile.go).
-	banLists
-	// ln6 is the IPv6 listener (listen.go).
-	ln6 net.Listener
-	// zones are the anonymity zones (zones.go); exclusive is set when
-	// --add-exclusive-node names a peer in any zone.
+	// public is the public zone (zone.go), zones the anonymity zones
+	// (zones.go); exclusive is set when --add-exclusive-node names a peer
+	// in any zone.
+	public    *zone
 	zones     []*zone
 	exclusive bool
-	// unassigned are the node's own transactions waiting for a zone to
-	// leave through, forwards those from a zone waiting for their forward
-	// delay (zones.go).
-	unassigned ownQueue
-	forwards   forwardQueue
 }
 
 // New prepares a node; Start runs it.
@@ -255,21 +268,6 @@ func New(cfg Config) (*Node, error) {
 		return nil, err
 	}
 	applyProxy(&cfg) // after newZones: a zone reaches its proxy directly
-	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
-		conns: map[*conn]struct{}{}, dialing: map[string]bool{}, inbound: inboundCounts{per: map[netip.Prefix]int{}},
-		peers: newPeerList(cfg.StateFile), bans: newBanList(), pool: cfg.Pool, dandelion: newDandelion(),
-		queue: newBlockQueue(), prep: make(chan prepJob, prepQueueLen), zones: zones, exclusive: exclusive}
-	if n.pool == nil {
-		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
-	}
-	n.pool.OnAdd(n.relayLocal)
-	n.pool.OnRelay(n.relayAgain)
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	n.peerID = binary.LittleEndian.Uint64(b[:])
-	n.synchronized.Store(cfg.Offline)
-	n.maxOut.Store(int64(max(cfg.OutPeers, 0)))
-	n.maxIn.Store(int64(cfg.InPeers))
 	// Addresses are kept in the form connections are keyed by
 	// ([2001:db8::1]:p, an IPv4-mapped address as IPv4), so that a
 	// connected peer is recognised however it was written.
@@ -282,6 +280,23 @@ func New(cfg Config) (*Node, error) {
 			list[i] = netAddress(ap).String()
 		}
 	}
+	public, err := newPublicZone(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
+		conns: map[*conn]struct{}{}, dialing: map[string]bool{}, inbound: inboundCounts{per: map[netip.Prefix]int{}},
+		public: public, peerStore: &peerStore{peers: public.peers, bans: newBanList()}, blockSync: newBlockSync(cfg.Chain),
+		txRelay: &txRelay{pool: cfg.Pool, dandelion: newDandelion()}, zones: zones, exclusive: exclusive}
+	if n.pool == nil {
+		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
+	}
+	n.pool.OnAdd(n.relayLocal)
+	n.pool.OnRelay(n.relayAgain)
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	n.peerID = binary.LittleEndian.Uint64(b[:])
+	n.synchronized.Store(cfg.Offline)
 	if err := n.peers.load(); err != nil {
 		n.log.Warn("peer lists not loaded; starting with empty ones", "file", cfg.StateFile, "err", err)
 	}
@@ -327,24 +342,14 @@ func (n *Node) Start() error {
 	if err := n.listen(); err != nil {
 		return err
 	}
-	for _, ln := range []net.Listener{n.ln, n.ln6} {
-		if ln != nil {
-			n.wg.Add(1)
-			go n.acceptLoop(ln)
-		}
-	}
 	if err := n.startZones(); err != nil {
 		n.cancel()
-		for _, ln := range []net.Listener{n.ln, n.ln6} {
-			if ln != nil {
-				_ = ln.Close()
-			}
-		}
+		n.closeListeners()
 		n.wg.Wait()
 		return err
 	}
-	n.wg.Add(5)
-	go n.connectLoop()
+	n.startZone(n.public)
+	n.wg.Add(4)
 	go n.timedSyncLoop()
 	go n.syncWatchdog()
 	go n.embargoLoop()
@@ -355,10 +360,10 @@ func (n *Node) Start() error {
 // Addr is the bound listening address (nil when not listening); with
 // IPv6 alone, the IPv6 one.
 func (n *Node) Addr() net.Addr {
-	if n.ln == nil {
+	if n.public.ln == nil {
 		return n.AddrIPv6()
 	}
-	return n.ln.Addr()
+	return n.public.ln.Addr()
 }
 
 // PeerID is this run's peer id.
@@ -369,12 +374,7 @@ func (n *Node) Close() error {
 	if n.cancel != nil {
 		n.cancel()
 	}
-	for _, ln := range []net.Listener{n.ln, n.ln6} {
-		if ln != nil {
-			_ = ln.Close()
-		}
-	}
-	n.closeZones()
+	n.closeListeners()
 	n.mu.Lock()
 	n.closing = true
 	for c := range n.conns {
@@ -382,50 +382,17 @@ func (n *Node) Close() error {
 	}
 	n.mu.Unlock()
 	n.wg.Wait()
-	return errors.Join(n.peers.save(), n.saveZones())
+	return n.saveState()
 }
 
 func (n *Node) now() time.Time { return time.Now() }
-
-func (n *Node) acceptLoop(ln net.Listener) {
-	defer n.wg.Done()
-	for {
-		nc, err := ln.Accept()
-		if err != nil {
-			if n.ctx.Err() != nil {
-				return
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			n.log.Warn("accept failed", "err", err)
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		n.accepted.Add(1)
-		ap, _ := netip.ParseAddrPort(nc.RemoteAddr().String())
-		addr := netAddress(ap)
-		key, reason := n.admitIncoming(ap.Addr())
-		if reason != "" {
-			n.refusals.refuse(reason)
-			n.log.Debug("incoming connection refused", "addr", addr, "why", reason)
-			_ = nc.Close()
-			continue
-		}
-		c := newConn(n, nc, true, addr)
-		c.limitKey = key
-		c.admitted.Store(true)
-		n.addConn(c)
-	}
-}
 
 // inboundCounts counts the incoming connections, in all and per limit key
 // (connLimitKey), so that an accept is admitted or refused in O(1): monerod
 // 0.18.5.3 checks --in-peers and --max-connections-per-ip when it accepts
 // a connection (is_host_limit, monero 0cd74568d), before any handshake.
 type inboundCounts struct {
-	mu    sync.Mutex
+	mu    sync.Mutex // L9, a leaf
 	total int
 	per   map[netip.Prefix]int
 }
@@ -454,25 +421,25 @@ func groupIPv6By64(ip netip.Addr) bool {
 }
 
 // admitIncoming says why an incoming connection from ip is refused, or
-// admits it ("") and counts it under the returned key until
+// admits it (admitted) and counts it under the returned key until
 // releaseIncoming. monerod's order: ban, --in-peers, then the per-host
 // limit.
-func (n *Node) admitIncoming(ip netip.Addr) (netip.Prefix, string) {
+func (n *Node) admitIncoming(ip netip.Addr) (netip.Prefix, refusal) {
 	if n.bans.banned(ip.Unmap(), n.now()) {
-		return netip.Prefix{}, "banned"
+		return netip.Prefix{}, refusedBanned
 	}
 	key := connLimitKey(ip)
 	n.inbound.mu.Lock()
 	defer n.inbound.mu.Unlock()
-	if maxIn := n.maxIn.Load(); maxIn >= 0 && int64(n.inbound.total) >= maxIn {
-		return key, "--in-peers reached"
+	if maxIn := n.public.maxIn.Load(); maxIn >= 0 && int64(n.inbound.total) >= maxIn {
+		return key, refusedInPeers
 	}
 	if n.inbound.per[key] >= n.cfg.MaxConnectionsPerIP {
-		return key, "--max-connections-per-ip reached"
+		return key, refusedPerHost
 	}
 	n.inbound.total++
 	n.inbound.per[key]++
-	return key, ""
+	return key, admitted
 }
 
 // releaseIncoming uncounts an admitted incoming connection (once).
@@ -602,17 +569,7 @@ func (n *Node) dropHost(ip netip.Addr, except *conn, cause error) {
 
 // connections are the public zone's connections: everything but the
 // anonymity zones' (zones.go), which carry transactions only.
-func (n *Node) connections() []*conn {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	out := make([]*conn, 0, len(n.conns))
-	for c := range n.conns {
-		if c.anon == nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
+func (n *Node) connections() []*conn { return n.zoneConns(n.public, false) }
 
 // allConnections are the connections of every zone.
 func (n *Node) allConnections() []*conn {
@@ -623,204 +580,6 @@ func (n *Node) allConnections() []*conn {
 		out = append(out, c)
 	}
 	return out
-}
-
-// connectLoop is monerod's connections_maker (docs/p2p-levin.md §6.6): every second, keep the
-// exclusive (or priority) nodes connected and fill the outgoing slots.
-func (n *Node) connectLoop() {
-	defer n.wg.Done()
-	t := time.NewTicker(n.cfg.ConnectInterval)
-	defer t.Stop()
-	for {
-		n.makeConnections()
-		select {
-		case <-n.ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-func (n *Node) makeConnections() {
-	// connected: outgoing connections and dials by address; peers: every
-	// connection's peer id and host (monerod's is_peer_used); subnets: the
-	// IPv4 /24s of every connection, which peer selection spreads over.
-	type peerHost struct {
-		id uint64
-		ip netip.Addr
-	}
-	connected := map[string]bool{}
-	peers := map[peerHost]bool{}
-	subnets := map[netip.Prefix]bool{}
-	out := 0
-	outgoing := map[string]bool{}
-	for _, c := range n.connections() {
-		if s, ok := ipv4Subnet(c.addr.IP); ok {
-			subnets[s] = true
-		}
-		c.mu.Lock()
-		if c.handshaked {
-			peers[peerHost{c.remote.PeerID, c.addr.IP.Unmap()}] = true
-		}
-		c.mu.Unlock()
-		if !c.inbound {
-			connected[c.addr.String()] = true
-			outgoing[c.addr.String()] = true
-			out++
-		}
-	}
-	n.mu.Lock()
-	for a := range n.dialing {
-		connected[a] = true
-		if ap, err := netip.ParseAddrPort(a); err == nil {
-			if s, ok := ipv4Subnet(ap.Addr()); ok {
-				subnets[s] = true
-			}
-		}
-	}
-	n.mu.Unlock()
-	if n.exclusive {
-		for _, a := range n.cfg.ExclusiveNodes {
-			if !connected[a] {
-				n.dial(a)
-			}
-		}
-		return
-	}
-	// monerod asks a seed for peers first whenever its white list is
-	// empty (connections_maker).
-	askedSeeds := false
-	if white, _ := n.peers.sizes(); white == 0 {
-		n.connectToSeed()
-		askedSeeds = true
-	}
-	for _, a := range n.cfg.PriorityNodes {
-		if !connected[a] {
-			n.dial(a)
-			connected[a] = true
-			out++
-		}
-	}
-	skip := func(e portable.PeerlistEntry) bool {
-		return e.ID == n.peerID || peers[peerHost{e.ID, e.Address.IP.Unmap()}] ||
-			connected[e.Address.String()] || n.bans.banned(e.Address.IP, n.now()) ||
-			!n.cfg.UseIPv6 && e.Address.IP.Unmap().Is6() // monerod connects over IPv4 only without --p2p-use-ipv6
-	}
-	dialled := 0
-	maxOut := int(n.maxOut.Load())
-	// Below the white share and two outgoing connections, the anchors
-	// (the last run's outgoing peers) come first, oldest first_seen
-	// first (connections_maker, make_new_connection_from_anchor_peerlist).
-	if whiteShare(maxOut, out) > 0 && out < anchorConnections {
-		for _, a := range n.takeAnchors(n.peers, out, connected, outgoing, skip) {
-			n.dialFrom(a.Address.String(), a.FirstSeen)
-			connected[a.Address.String()] = true
-			if s, ok := ipv4Subnet(a.Address.IP); ok {
-				subnets[s] = true
-			}
-			out++
-			dialled++
-		}
-	}
-	for _, e := range n.peers.candidates(maxOut-out, whiteShare(maxOut, out), n.now(), subnets, skip) {
-		a := e.Address.String()
-		n.dial(a)
-		connected[a] = true
-		dialled++
-	}
-	// Nothing to dial and slots free: "Failed to connect to any, trying
-	// seeds". (monerod dials synchronously and asks the seeds when the
-	// round made no connection; gonero dials in the background, so it asks
-	// when the round had nothing to try and no dial is still under way,
-	// and once a round, where monerod may ask twice.)
-	n.mu.Lock()
-	inFlight := len(n.dialing)
-	n.mu.Unlock()
-	if !askedSeeds && dialled == 0 && inFlight == 0 && int64(out) < n.maxOut.Load() {
-		n.connectToSeed()
-	}
-}
-
-// Timeouts of docs/p2p-levin.md §11.
-const (
-	connectTimeout          = 5 * time.Second
-	handshakeInvokeTimeout  = 5 * time.Second
-	invokeTimeout           = 2 * time.Minute
-	timedSyncInvokeTimeout  = invokeTimeout
-	supportFlagsInvokeLimit = handshakeInvokeTimeout
-)
-
-// takeAnchors empties a zone's anchor list and returns the anchors to
-// dial, up to anchorConnections outgoing connections with out open. As
-// monerod's, the list is taken whole: an anchor skipped (banned, an IPv6
-// one without --p2p-use-ipv6, connected by another connection, failed
-// within the hour) or left over is dropped, and one dialled comes back
-// when its handshake completes, so that one whose dial fails is dropped.
-// An anchor with an outgoing connection open stays: it is still an
-// outgoing peer of this run (monerod empties the list of it too).
-func (n *Node) takeAnchors(list *peerList, out int, connected, outgoing map[string]bool, skip func(portable.PeerlistEntry) bool) []anchorRecord {
-	var dial, keep []anchorRecord
-	for _, a := range list.takeAnchors() {
-		k := a.Address.String()
-		switch {
-		case outgoing[k]:
-			keep = append(keep, a)
-		case out >= anchorConnections || connected[k] || skip != nil && skip(portable.PeerlistEntry{Address: a.Address, ID: a.ID}) ||
-			list.recentlyFailed(k, n.now()):
-		default:
-			dial = append(dial, a)
-			out++
-		}
-	}
-	for _, a := range keep {
-		list.addAnchor(a.Address, a.ID, a.FirstSeen)
-	}
-	return dial
-}
-
-// dial connects to addr and handshakes, in the background.
-func (n *Node) dial(addr string) { n.dialFrom(addr, time.Time{}) }
-
-// dialFrom is dial for an anchor first seen at since (zero for other
-// peers).
-func (n *Node) dialFrom(addr string, since time.Time) {
-	ap, err := parseAddr(addr)
-	if err != nil || n.bans.banned(ap.Addr().Unmap(), n.now()) || !n.cfg.UseIPv6 && ap.Addr().Unmap().Is6() {
-		return
-	}
-	n.mu.Lock()
-	if n.dialing[addr] {
-		n.mu.Unlock()
-		return
-	}
-	n.dialing[addr] = true
-	n.mu.Unlock()
-	n.wg.Add(1)
-	go func() {
-		defer n.wg.Done()
-		defer func() {
-			n.mu.Lock()
-			delete(n.dialing, addr)
-			n.mu.Unlock()
-		}()
-		nc, err := n.dialTCP(addr, connectTimeout)
-		if err != nil {
-			n.log.Debug("dial failed", "addr", addr, "err", err)
-			n.peers.failed(addr, n.now())
-			return
-		}
-		c := newConn(n, nc, false, netAddress(ap))
-		c.anchorSince = since
-		// Large messages are allowed once the handshake is sent (docs/p2p-levin.md §2.4);
-		// set before the reading goroutine starts.
-		c.rd.Limit = levin.MaxPacketSize
-		n.addConn(c)
-		if err := n.handshakeOut(c); err != nil {
-			n.log.Info("handshake failed", "addr", addr, "err", err)
-			n.peers.failed(addr, n.now())
-			n.dropConn(c, err)
-		}
-	}()
 }
 
 // Connections implements rpc.Peers: get_connections (docs/p2p-levin.md §10).
@@ -905,9 +664,6 @@ func (n *Node) Counts() (incoming, outgoing, white, grey uint64) {
 // Offline implements rpc.Peers.
 func (n *Node) Offline() bool { return n.cfg.Offline }
 
-// Synchronized implements rpc.Peers: monerod's sticky flag (docs/p2p-levin.md §8.5).
-func (n *Node) Synchronized() bool { return n.synchronized.Load() }
-
 // TargetHeight implements rpc.Peers: 0 once synchronized, else the
 // highest height peers announced.
 func (n *Node) TargetHeight() uint64 {
@@ -915,35 +671,6 @@ func (n *Node) TargetHeight() uint64 {
 		return 0
 	}
 	return n.target()
-}
-
-// CoreTargetHeight is monerod's core::get_target_blockchain_height, which
-// sync_info's next needed pruning seed is computed from: 0 until a peer
-// announces a chain this node does not have, higher than this node's
-// (or than the target already); raised by such announcements and by
-// chain entries and blocks claiming more; lowered, when a connection
-// closes, to the highest height the other connections reported (0 with
-// none). Unlike TargetHeight it is not 0 once synchronized, and a peer
-// at or below this node's height never raises it.
-func (n *Node) CoreTargetHeight() uint64 {
-	n.coreTargetMu.Lock()
-	defer n.coreTargetMu.Unlock()
-	return n.coreTarget
-}
-
-// raiseCoreTarget is set_target_blockchain_height(h) where monerod calls
-// it when h exceeds the target; with orHeight, a target of 0 counts as
-// this node's height (process_payload_sync_data).
-func (n *Node) raiseCoreTarget(h uint64, orHeight bool) {
-	n.coreTargetMu.Lock()
-	defer n.coreTargetMu.Unlock()
-	t := n.coreTarget
-	if t == 0 && orHeight {
-		t = n.chain.Height()
-	}
-	if h > t {
-		n.coreTarget = h
-	}
 }
 
 // lowerCoreTarget is on_connection_close's: the target falls to the
@@ -958,21 +685,8 @@ func (n *Node) lowerCoreTarget() {
 		t = max(t, c.remoteHeight)
 		c.mu.Unlock()
 	}
-	n.coreTargetMu.Lock()
-	n.coreTarget = min(n.coreTarget, t)
-	n.coreTargetMu.Unlock()
+	n.capCoreTarget(t)
 }
-
-// BlocksFromPeers is how many blocks received from peers (while syncing
-// or announced) the chain has stored since the start: the metrics' sync
-// rate.
-func (n *Node) BlocksFromPeers() uint64 { return n.blocksFromPeers.Load() }
-
-// BusySyncing implements rpc.Peers.
-func (n *Node) BusySyncing() bool { return n.adding.Load() > 0 }
-
-// TxPoolSize implements rpc.Peers.
-func (n *Node) TxPoolSize() uint64 { return uint64(n.pool.Len()) }
 
 // target is the sync target: the highest chain height the connected
 // peers report. It is computed from the live connections, so a peer that

@@ -20,19 +20,7 @@ import (
 // peer; a grey entry's is what was learned with it (0 from peers, which
 // monerod zeroes too).
 func (n *Node) PeerLists() (white, grey []peerinfo.PeerEntry) {
-	p := n.peers
-	p.mu.Lock()
-	for _, r := range p.white {
-		e := peerEntry(r.Entry)
-		if !r.LastSeen.IsZero() {
-			e.LastSeen = r.LastSeen.Unix()
-		}
-		white = append(white, e)
-	}
-	for _, r := range p.grey {
-		grey = append(grey, peerEntry(r.Entry))
-	}
-	p.mu.Unlock()
+	white, grey = n.peers.entries(peerEntry)
 	slices.SortFunc(white, comparePeerAddrs)
 	slices.SortFunc(grey, comparePeerAddrs)
 	zw, zg := n.zonePeerLists()
@@ -84,20 +72,7 @@ func cmpUint(a, b uint32) int {
 // Bans implements rpc.Peers: the hosts banned at now (for misbehaviour or
 // by the operator), then the subnets.
 func (n *Node) Bans(now time.Time) []peerinfo.Ban {
-	b := n.bans
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var hosts, subnets []peerinfo.Ban
-	for p, until := range b.until {
-		if now.Before(until) {
-			hosts = append(hosts, peerinfo.Ban{Prefix: p, Until: until})
-		}
-	}
-	for p, until := range b.subnets {
-		if now.Before(until) {
-			subnets = append(subnets, peerinfo.Ban{Prefix: p, Until: until})
-		}
-	}
+	hosts, subnets := n.bans.active(now)
 	byText := func(a, b peerinfo.Ban) int {
 		switch x, y := banHost(a.Prefix), banHost(b.Prefix); {
 		case x < y:
@@ -137,13 +112,7 @@ func (n *Node) ban(p netip.Prefix, until time.Time) (dropped int) {
 	if host {
 		p = banKey(p.Addr())
 	}
-	n.bans.mu.Lock()
-	if host {
-		n.bans.until[p] = until
-	} else {
-		n.bans.subnets[p] = until
-	}
-	n.bans.mu.Unlock()
+	n.bans.set(p, until)
 	return n.evictBanned(p)
 }
 
@@ -170,37 +139,11 @@ func (n *Node) closeConnsOf(p netip.Prefix) (closed int) {
 
 // evictPeers drops the white, grey and anchor peer-list entries whose
 // address matches (block_host's remove_from_peer_white, _gray, _anchor).
-func (n *Node) evictPeers(match func(portable.NetAddress) bool) {
-	n.peers.mu.Lock()
-	defer n.peers.mu.Unlock()
-	for k, r := range n.peers.anchors {
-		if match(r.Address) {
-			delete(n.peers.anchors, k)
-			n.peers.dirty = true
-		}
-	}
-	for _, list := range []map[string]*peerRecord{n.peers.white, n.peers.grey} {
-		for k, r := range list {
-			if match(r.Entry.Address) {
-				delete(list, k)
-				n.peers.dirty = true
-			}
-		}
-	}
-}
+func (n *Node) evictPeers(match func(portable.NetAddress) bool) { n.peers.evict(match) }
 
 // Unban implements rpc.Peers.
 func (n *Node) Unban(p netip.Prefix) {
-	p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()).Masked()
-	n.bans.mu.Lock()
-	defer n.bans.mu.Unlock()
-	if p.IsSingleIP() {
-		k := banKey(p.Addr())
-		delete(n.bans.until, k)
-		delete(n.bans.fails, k)
-		return
-	}
-	delete(n.bans.subnets, p)
+	n.bans.lift(netip.PrefixFrom(p.Addr().Unmap(), p.Bits()).Masked())
 }
 
 // BannedUntil implements rpc.Peers.
@@ -209,17 +152,17 @@ func (n *Node) BannedUntil(ip netip.Addr, now time.Time) (time.Time, bool) {
 }
 
 // MaxPeers implements rpc.Peers.
-func (n *Node) MaxPeers() (out, in int64) { return n.maxOut.Load(), n.maxIn.Load() }
+func (n *Node) MaxPeers() (out, in int64) { return n.public.maxOut.Load(), n.public.maxIn.Load() }
 
 // SetMaxPeers implements rpc.Peers: like monerod's
 // change_max_{out,in}_public_peers, lowering a limit closes connections
 // of that direction until it holds.
 func (n *Node) SetMaxPeers(out, in int64) {
 	if out >= 0 {
-		n.maxOut.Store(out)
+		n.public.maxOut.Store(out)
 	}
 	if in >= 0 {
-		n.maxIn.Store(in)
+		n.public.maxIn.Store(in)
 	}
 	var nOut, nIn int64
 	for _, c := range n.connections() {

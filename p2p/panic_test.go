@@ -1,8 +1,17 @@
 package p2p
 
 import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gonero/gonero/chain"
 
 	"github.com/gonero/gonero/internal/testutil"
 	"github.com/gonero/gonero/levin"
@@ -76,4 +85,68 @@ func panicsMetric(t *testing.T, m *metrics.Metrics) float64 {
 	}
 	t.Fatal("no gonero_p2p_panics_total")
 	return 0
+}
+
+// logBuffer is a log sink the node's goroutines may write while a test
+// reads it.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A prep worker that panics while verifying a downloaded block refuses
+// that block as invalid: the blocks before it are added, the peer is
+// dropped and scored as for a block the chain refuses (5 for its host,
+// 1 for the connection and 1 for the block), the stack is logged once and
+// the panic counted, and the node goes on: it syncs the whole chain from
+// the same peer once the worker behaves.
+func TestPrepWorkerPanicRefusesTheBlock(t *testing.T) {
+	src := sourceNode(t)
+	const bad = 5
+	var panicked atomic.Bool
+	var logs logBuffer
+	syncer := startTestNode(t, "", Config{ExclusiveNodes: []string{src.p2pAddr()}, ConnectInterval: 50 * time.Millisecond,
+		BlockSyncSize: 10, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		beforePrep: func(height uint64) {
+			if height == bad && panicked.CompareAndSwap(false, true) {
+				panic("injected prep panic")
+			}
+		}})
+	eventually(t, 60*time.Second, "the syncer to reach the source's height", func() bool {
+		return syncer.chain.Height() == src.chain.Height()
+	})
+	if syncer.chain.Top().Hash != src.chain.Top().Hash {
+		t.Fatal("the syncer's top differs from the source's")
+	}
+	if !panicked.Load() {
+		t.Fatal("no prep worker ever saw the block")
+	}
+	if got := syncer.node.HandlerPanics(); got != 1 {
+		t.Errorf("HandlerPanics %d, want 1", got)
+	}
+	out := logs.String()
+	if n := strings.Count(out, "a prep worker panicked"); n != 1 || !strings.Contains(out, "injected prep panic") || !strings.Contains(out, "stack=") {
+		t.Errorf("the panic was logged %d times, want once with its value and stack", n)
+	}
+	if !strings.Contains(out, fmt.Sprintf("block %d (", bad)) || !strings.Contains(out, chain.RuleVerifierPanic.String()) {
+		t.Errorf("no refusal of block %d for the panic in the log", bad)
+	}
+	syncer.node.bans.mu.Lock()
+	fails := syncer.node.bans.fails[banKey(netip.MustParseAddr("127.0.0.1"))].n
+	syncer.node.bans.mu.Unlock()
+	if fails != 7 {
+		t.Errorf("the peer's host has %d fails, want 7 (a refused block's)", fails)
+	}
 }

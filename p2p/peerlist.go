@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gonero/gonero/anonaddr"
+	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/portable"
 )
 
@@ -59,7 +60,7 @@ type peerList struct {
 	// public zone.
 	zone anonaddr.Zone
 
-	mu       sync.Mutex
+	mu       sync.Mutex // L9, a leaf (Node's lock order)
 	white    map[string]*peerRecord
 	grey     map[string]*peerRecord
 	failedAt map[string]time.Time
@@ -591,6 +592,46 @@ func (r *limitedReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
+// entries are the white and grey lists for /get_peer_list, in no
+// order, each entry converted by conv; a white entry's last_seen is when
+// the node last met the peer.
+func (p *peerList) entries(conv func(portable.PeerlistEntry) peerinfo.PeerEntry) (white, grey []peerinfo.PeerEntry) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.white {
+		e := conv(r.Entry)
+		if !r.LastSeen.IsZero() {
+			e.LastSeen = r.LastSeen.Unix()
+		}
+		white = append(white, e)
+	}
+	for _, r := range p.grey {
+		grey = append(grey, conv(r.Entry))
+	}
+	return white, grey
+}
+
+// evict drops the white, grey and anchor entries whose address matches
+// (block_host's remove_from_peer_white, _gray, _anchor).
+func (p *peerList) evict(match func(portable.NetAddress) bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for k, r := range p.anchors {
+		if match(r.Address) {
+			delete(p.anchors, k)
+			p.dirty = true
+		}
+	}
+	for _, list := range []map[string]*peerRecord{p.white, p.grey} {
+		for k, r := range list {
+			if match(r.Entry.Address) {
+				delete(list, k)
+				p.dirty = true
+			}
+		}
+	}
+}
+
 // saveIfChanged saves the lists when they changed since the last save.
 func (p *peerList) saveIfChanged() error {
 	p.mu.Lock()
@@ -645,130 +686,4 @@ func (p *peerList) save() error {
 		return err
 	}
 	return os.Rename(tmp.Name(), p.file)
-}
-
-// banList counts fails per host and bans a host whose fails exceed
-// failsBeforeBan (docs/p2p-levin.md §6.2): for banDuration it is neither accepted nor
-// dialled. As monerod's add_host_fail (net_node.inl), a ban leaves the
-// host failsBeforeBan/2 fails, so that it is banned again sooner. Fails
-// older than failForget are forgotten (monerod keeps them for good; the
-// fails a ban leaves count from its end), and both maps stay bounded
-// however many addresses misbehave.
-type banList struct {
-	mu    sync.Mutex
-	fails map[netip.Prefix]failCount
-	until map[netip.Prefix]time.Time
-	// subnets are the IPv4 subnets an operator banned (set_bans).
-	subnets map[netip.Prefix]time.Time
-	// listed are the bans the ban-list file put in place (banlistfile.go),
-	// so that a reload lifts those its new version leaves out.
-	listed map[netip.Prefix]bool
-}
-
-type failCount struct {
-	n    int
-	last time.Time
-}
-
-const (
-	failForget  = time.Hour
-	banListSize = 10_000
-)
-
-func newBanList() *banList {
-	return &banList{fails: map[netip.Prefix]failCount{}, until: map[netip.Prefix]time.Time{}, subnets: map[netip.Prefix]time.Time{},
-		listed: map[netip.Prefix]bool{}}
-}
-
-// banKey is what a host's fails and ban are kept under: the address
-// itself, IPv6 too (monerod keys both by host_str; only the connection
-// limits group an IPv6 /64).
-func banKey(ip netip.Addr) netip.Prefix {
-	ip = ip.Unmap()
-	return netip.PrefixFrom(ip, ip.BitLen())
-}
-
-// fail adds score fails to ip and reports whether that banned it.
-func (b *banList) fail(ip netip.Addr, score int, now time.Time) bool {
-	if score <= 0 {
-		return false
-	}
-	k := banKey(ip)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	f := b.fails[k]
-	if now.Sub(f.last) > failForget {
-		f.n = 0
-	}
-	f.n, f.last = f.n+score, now
-	// monerod bans once fails > P2P_IP_FAILS_BEFORE_BLOCK: the eleventh
-	// fail, not the tenth.
-	banned := f.n > failsBeforeBan
-	if banned {
-		// The host keeps half the fails (monerod's
-		// P2P_IP_FAILS_BEFORE_BLOCK/2), counted from the ban's end so
-		// that failForget does not wipe them while it is banned.
-		until := now.Add(banDuration)
-		f = failCount{n: failsBeforeBan / 2, last: until}
-		b.until[k] = until
-		if len(b.until) > banListSize {
-			for key, t := range b.until {
-				if now.After(t) {
-					delete(b.until, key)
-				}
-			}
-		}
-	}
-	b.fails[k] = f
-	if len(b.fails) > banListSize {
-		for key, old := range b.fails {
-			// Sweep down to three quarters, so sweeps are rare.
-			if now.Sub(old.last) > failForget || len(b.fails) > banListSize*3/4 {
-				delete(b.fails, key)
-			}
-		}
-	}
-	return banned
-}
-
-func (b *banList) banned(ip netip.Addr, now time.Time) bool {
-	_, ok := b.bannedUntil(ip, now)
-	return ok
-}
-
-// bannedUntil says whether ip is banned at now, as a host or inside a
-// subnet, and until when; expired bans it meets are forgotten.
-func (b *banList) bannedUntil(ip netip.Addr, now time.Time) (time.Time, bool) {
-	ip = ip.Unmap()
-	k := banKey(ip)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if until, ok := b.until[k]; ok {
-		if now.Before(until) {
-			return until, true
-		}
-		delete(b.until, k)
-	}
-	for p, until := range b.subnets {
-		if !now.Before(until) {
-			delete(b.subnets, p)
-			continue
-		}
-		if p.Contains(ip) {
-			return until, true
-		}
-	}
-	return time.Time{}, false
-}
-
-// newPingConn opens a short-lived outgoing connection for a ping-back.
-func newPingConn(n *Node, a portable.NetAddress) (*conn, error) {
-	nc, err := n.dialTCP(a.String(), 2*time.Second)
-	if err != nil {
-		return nil, err
-	}
-	c := newConn(n, nc, false, a)
-	c.ping = true
-	n.addConn(c)
-	return c, nil
 }

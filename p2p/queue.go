@@ -32,6 +32,9 @@ type syncBlock struct {
 	blob    []byte
 	txs     []*cryptonote.Transaction
 	txBlobs [][]byte
+	// prepErr is set by the prep worker whose verification of the block
+	// panicked (queue_writer.go): the writer refuses the block with it.
+	prepErr error
 }
 
 // span is block_queue::span: consecutive heights reserved for, then
@@ -59,8 +62,8 @@ func (s *span) received() bool { return s.blocks != nil }
 // by every connection, kept in height order. The writer (Node.writeLoop)
 // adds received spans strictly in height order.
 type blockQueue struct {
-	mu    sync.Mutex
-	spans []*span // by start height (spans of competing chains may overlap)
+	mu    sync.Mutex // L8 (Node's lock order): taken under conn.mu, takes nothing
+	spans []*span    // by start height (spans of competing chains may overlap)
 	ids   map[cryptonote.Hash]*span
 	bytes int // size of the received spans not yet added
 	wake  chan struct{}

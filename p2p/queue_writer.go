@@ -52,7 +52,7 @@ func (n *Node) prepDone(j prepJob) {
 // prepWorker computes proofs of work and the transactions' own checks
 // (chain.Preverify) of downloaded blocks. Nothing it does changes a
 // verdict: it only fills the chain's caches, which the writer's checks
-// use.
+// use, unless it panics (prepBlock).
 func (n *Node) prepWorker() {
 	defer n.wg.Done()
 	for {
@@ -60,20 +60,40 @@ func (n *Node) prepWorker() {
 		case <-n.ctx.Done():
 			return
 		case j := <-n.prep:
-			b := j.s.blocks[j.i]
-			height := j.s.start + uint64(j.i)
-			if b.blk.MajorVersion >= consensus.RandomXVersion {
-				if seed, ok := n.seedFor(height); ok {
-					_ = n.chain.PrecomputePoW(b.blk, height, seed)
-				}
-			} else {
-				_ = n.chain.PrecomputePoW(b.blk, height, cryptonote.Hash{})
-			}
-			if len(b.txs) > 0 {
-				n.chain.Preverify(b.blk, b.txs, b.txBlobs)
-			}
+			n.prepBlock(j)
 			n.prepDone(j)
 		}
+	}
+}
+
+// prepBlock verifies one block ahead of the writer. A panic there, on a
+// peer's block, is the refusal of that block: it is recorded on the block
+// (prepErr, a consensus.PanicError, read by the writer once the span is
+// prepared), logged with its stack and counted with the handlers' panics,
+// and the worker goes on.
+func (n *Node) prepBlock(j prepJob) {
+	b := &j.s.blocks[j.i]
+	height := j.s.start + uint64(j.i)
+	defer func() {
+		if r := recover(); r != nil {
+			n.handlerPanics.Add(1)
+			pe := consensus.PanicOf(consensus.Recovered(r))
+			n.log.Error("a prep worker panicked: the block is refused", "conn", j.s.from, "height", height, "panic", r, "stack", string(pe.Stack))
+			b.prepErr = pe
+		}
+	}()
+	if h := n.cfg.beforePrep; h != nil {
+		h(height)
+	}
+	if b.blk.MajorVersion >= consensus.RandomXVersion {
+		if seed, ok := n.seedFor(height); ok {
+			_ = n.chain.PrecomputePoW(b.blk, height, seed)
+		}
+	} else {
+		_ = n.chain.PrecomputePoW(b.blk, height, cryptonote.Hash{})
+	}
+	if len(b.txs) > 0 {
+		n.chain.Preverify(b.blk, b.txs, b.txBlobs)
 	}
 }
 
@@ -124,10 +144,23 @@ func (n *Node) writeLoop() {
 // addSpan adds a span's blocks: those that extend the main chain in one
 // store transaction (chain.AddBatch: one commit per span, atomic), the
 // others (alternative, known, switching chains) one by one through Add.
+//
+// A block whose verification panicked in a prep worker (prepErr) is
+// refused as an invalid block (chain.RuleVerifierPanic), after the blocks
+// before it are added.
 func (n *Node) addSpan(s *span) {
-	batch := make([]chain.BatchBlock, len(s.blocks))
+	batch := make([]chain.BatchBlock, 0, len(s.blocks))
+	var prepRefusal error
 	for i, b := range s.blocks {
-		batch[i] = chain.BatchBlock{Block: b.blk, Blob: b.blob, Txs: b.txs, TxBlobs: b.txBlobs}
+		if b.prepErr != nil {
+			var id cryptonote.Hash // the block's id, as the span lists it
+			if i < len(s.ids) {
+				id = s.ids[i]
+			}
+			prepRefusal = &chain.BlockError{Height: s.start + uint64(i), Hash: id, Rule: chain.RuleVerifierPanic, Err: b.prepErr}
+			break
+		}
+		batch = append(batch, chain.BatchBlock{Block: b.blk, Blob: b.blob, Txs: b.txs, TxBlobs: b.txBlobs})
 	}
 	n.syncMu.Lock()
 	n.adding.Add(1)
@@ -159,6 +192,9 @@ func (n *Node) addSpan(s *span) {
 		if res.Reorganized {
 			n.log.Info("switched to a heavier chain", "conn", s.from, "height", res.Meta.Height, "top", res.Meta.Hash, "blocks_replaced", res.Popped)
 		}
+	}
+	if addErr == nil {
+		addErr = prepRefusal
 	}
 	n.adding.Add(-1)
 	n.syncMu.Unlock()

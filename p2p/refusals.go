@@ -20,6 +20,33 @@ var ConnectionRefusalReasons = []string{"banned", "in_peers", "per_host", "other
 // after), or it sent bytes that are not levin.
 var PeerDropReasons = []string{"send_queue_full", "message_too_large", "not_levin"}
 
+// refusal is why admitIncoming refused an incoming connection (0: it did
+// not). Its String is the reason the log gives; it is counted by code,
+// under ConnectionRefusalReasons' label of the same position.
+type refusal uint8
+
+const (
+	admitted refusal = iota
+	refusedBanned
+	refusedInPeers
+	refusedPerHost
+	refusedOther // no reason of admitIncoming's yet
+)
+
+func (r refusal) String() string {
+	switch r {
+	case admitted:
+		return ""
+	case refusedBanned:
+		return "banned"
+	case refusedInPeers:
+		return "--in-peers reached"
+	case refusedPerHost:
+		return "--max-connections-per-ip reached"
+	}
+	return "refused"
+}
+
 // refusalCounts counts refusals and drops by reason: lock-free, since
 // the accept loop counts a refusal flood at the rate it arrives.
 type refusalCounts struct {
@@ -27,16 +54,12 @@ type refusalCounts struct {
 	dropped [3]atomic.Uint64 // by PeerDropReasons
 }
 
-// refuse counts a refusal by admitIncoming's reason text.
-func (r *refusalCounts) refuse(reason string) {
-	i := 3
-	switch reason {
-	case "banned":
-		i = 0
-	case "--in-peers reached":
-		i = 1
-	case "--max-connections-per-ip reached":
-		i = 2
+// refuse counts a refusal under its reason (any reason beyond the known
+// ones as "other").
+func (r *refusalCounts) refuse(why refusal) {
+	i := min(int(why), int(refusedOther)) - 1
+	if i < 0 {
+		return // admitted: not a refusal
 	}
 	r.refused[i].Add(1)
 }

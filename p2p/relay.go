@@ -11,6 +11,26 @@ import (
 	"github.com/gonero/gonero/txpool"
 )
 
+// txRelay is the node's part that relays transactions: the verified
+// pool, the Dandelion++ epoch, the node's own transactions waiting for an
+// anonymity zone (and the record of those sent over one: ownprivate.go),
+// and the transactions from a zone waiting for their forward delay
+// (zones.go). The loops and sends that use it are Node's, which owns the
+// connections.
+type txRelay struct {
+	pool *txpool.Pool
+	// dandelion is the Dandelion++ epoch for relaying transactions.
+	dandelion *dandelion
+	// unassigned are the node's own transactions waiting for a zone to
+	// leave through, forwards those from a zone waiting for their forward
+	// delay.
+	unassigned ownQueue
+	forwards   forwardQueue
+}
+
+// TxPoolSize implements rpc.Peers.
+func (r *txRelay) TxPoolSize() uint64 { return uint64(r.pool.Len()) }
+
 // handleNewTxs is handle_notify_new_transactions: every transaction goes
 // through the pool's full verification; one that fails drops the peer (as
 // monerod drops it, without a fail towards a ban), unless its refusal is no

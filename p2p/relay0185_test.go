@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"filippo.io/edwards25519"
+
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/levin"
@@ -92,13 +94,26 @@ func TestSoftTxOffenceKeepsPeer(t *testing.T) {
 		t.Fatalf("pool holds %d transactions, want 1", n)
 	}
 	// A transaction that breaks a consensus rule still drops the peer: a
-	// ring listing one member twice (a semantic rule, checked before the
-	// pool's key images, which this copy shares with the pooled one).
+	// ring listing one member twice (a semantic rule). Its key images are
+	// new ones: the pool's key images come first (monerod 0.18.5.2 on), and
+	// the pooled transaction's would make it a pool double spend, no
+	// offence.
 	broken := edit(func(tx *cryptonote.Transaction) {
-		in := tx.Inputs[0].(cryptonote.TxInToKey)
-		in.KeyOffsets = append([]uint64(nil), in.KeyOffsets...)
-		in.KeyOffsets[1] = 0
-		tx.Inputs[0] = in
+		for i := range tx.Inputs {
+			in := tx.Inputs[i].(cryptonote.TxInToKey)
+			var x [32]byte
+			x[0] = byte(7 + i)
+			sc, err := edwards25519.NewScalar().SetCanonicalBytes(x[:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			in.KeyImage = cryptonote.Key(new(edwards25519.Point).ScalarBaseMult(sc).Bytes())
+			if i == 0 {
+				in.KeyOffsets = append([]uint64(nil), in.KeyOffsets...)
+				in.KeyOffsets[1] = 0
+			}
+			tx.Inputs[i] = in
+		}
 	})
 	s.in.sendPayload(levin.KindNotification, levin.NotifyNewTransactions, portable.NewTransactions{Txs: [][]byte{broken}})
 	s.in.expectClosed("a peer relaying a transaction with a duplicate ring member")

@@ -11,17 +11,17 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/portable"
 )
 
 // seedList is monerod's m_seed_nodes for the public zone: filled on first
 // use (connect_to_seed), from --seed-node first and then the network's
 // built-in seeds, the mainnet DNS names resolved at that moment.
 type seedList struct {
-	mu            sync.Mutex
+	mu            sync.Mutex // L5 (Node's lock order): held over the DNS lookups, takes nothing of the node's
 	initialized   bool
 	nodes         []string // IP:port, keyed as connections are
 	fallbackAdded bool     // m_fallback_seed_nodes_added
@@ -43,13 +43,6 @@ func defaultLookupHost(ctx context.Context, host string) ([]string, error) {
 		out = append(out, ip.String())
 	}
 	return out, err
-}
-
-// dialTCP opens an outgoing connection through cfg.Dial within timeout.
-func (n *Node) dialTCP(addr string, timeout time.Duration) (net.Conn, error) {
-	ctx, cancel := context.WithTimeout(n.ctx, timeout)
-	defer cancel()
-	return n.cfg.Dial(ctx, addr)
 }
 
 // seedsAllowed says whether this node may use seeds at all: monerod uses
@@ -202,7 +195,7 @@ func (n *Node) connectToSeed() {
 		switch {
 		case n.isConnected(a):
 			connectedToOne = true
-		case n.takePeerList(a) == nil:
+		case n.takeSeedPeerList(a) == nil:
 			return
 		}
 		if tries >= len(seeds) {
@@ -242,49 +235,65 @@ func (n *Node) isConnected(addr string) bool {
 	return false
 }
 
+// takeSeedPeerList is takePeerList for a public seed given as IP:port.
+func (n *Node) takeSeedPeerList(addr string) error {
+	ap, err := parseAddr(addr)
+	if err != nil {
+		return errSeedUnusable
+	}
+	return n.takePeerList(n.public, netAddress(ap))
+}
+
 // errSeedUnusable is a seed that is banned or not an address.
 var errSeedUnusable = errors.New("p2p: seed address unusable")
 
 // takePeerList is try_to_connect_and_handshake_with_new_peer with
-// just_take_peerlist: connect, handshake, merge the peer list the seed
-// sends into the grey list and hang up. The seed itself is not put in the
-// white list and its chain is not looked at.
-func (n *Node) takePeerList(addr string) error {
-	ap, err := parseAddr(addr)
-	if err != nil || n.bans.banned(ap.Addr().Unmap(), n.now()) {
+// just_take_peerlist, in zone z: connect, handshake, merge the peer list
+// the seed sends into the zone's grey list and hang up. The seed itself is
+// not put in the white list and its chain is not looked at. In the public
+// zone a seed that fails is remembered as a failed address (an
+// anonymity zone's seeds are only tried again on the next round).
+func (n *Node) takePeerList(z *zone, a portable.NetAddress) error {
+	key := a.String()
+	if z.public() && n.bans.banned(a.IP.Unmap(), n.now()) {
 		return errSeedUnusable
 	}
-	n.log.Debug("connecting to seed node for its peer list", "addr", addr)
-	nc, err := n.dialTCP(addr, connectTimeout)
+	n.log.Debug("connecting to seed node for its peer list", "zone", z.id, "addr", key)
+	ctx, cancel := context.WithTimeout(n.ctx, z.connectTimeout)
+	nc, err := z.connect(ctx, a)
+	cancel()
 	if err != nil {
-		n.log.Debug("seed connect failed", "addr", addr, "err", err)
-		n.peers.failed(addr, n.now())
+		if z.public() {
+			n.log.Debug("seed connect failed", "addr", key, "err", err)
+			z.peers.failed(key, n.now())
+		} else {
+			n.log.Info("zone seed connection failed", "zone", z.id, "addr", key, "err", err)
+		}
 		return err
 	}
-	c := newConn(n, nc, false, netAddress(ap))
+	c := newConn(n, nc, false, a)
+	if !z.public() {
+		c.anon = z
+	}
 	// Like a ping-back connection it is short-lived and not counted or
 	// synced from.
 	c.ping = true
 	c.rd.Limit = levin.MaxPacketSize
 	n.addConn(c)
-	err = n.seedHandshake(c)
+	resp, err := n.invokeHandshake(c)
+	if err == nil {
+		err = n.mergePeers(c, resp.LocalPeerlist)
+	}
 	close(c.handshaken)
 	if err != nil {
-		n.log.Info("seed handshake failed", "addr", addr, "err", err)
-		n.peers.failed(addr, n.now())
+		n.log.Info("seed handshake failed", "zone", z.id, "addr", key, "err", err)
+		if z.public() {
+			z.peers.failed(key, n.now())
+		}
 		n.dropConn(c, err)
 		return err
 	}
 	n.dropConn(c, nil)
-	n.log.Debug("seed node handshaked and closed", "addr", addr)
-	return nil
-}
-
-func (n *Node) seedHandshake(c *conn) error {
-	resp, err := n.invokeHandshake(c)
-	if err != nil {
-		return err
-	}
-	n.peers.merge(resp.LocalPeerlist, n.now())
+	n.log.Debug("seed node asked for its peers and closed", "zone", z.id, "addr", key, "peers", len(resp.LocalPeerlist))
 	return nil
 }

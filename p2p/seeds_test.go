@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gonero/gonero/anonaddr"
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/params"
@@ -150,11 +151,26 @@ func TestSeedsPerNetwork(t *testing.T) {
 	for _, net := range []params.Network{params.Testnet, params.Stagenet, params.Regtest} {
 		t.Run(net.String(), func(t *testing.T) {
 			rec := &netRecorder{}
+			rounds := make(chan struct{}, 1)
 			startNode(t, Config{Chain: newNetChain(t, net), BuiltinSeeds: net.SeedNodes(),
-				Dial: rec.dial, LookupHost: rec.lookup, ConnectInterval: 100 * time.Millisecond})
+				Dial: rec.dial, LookupHost: rec.lookup, ConnectInterval: 100 * time.Millisecond,
+				afterConnectRound: func(anonaddr.Zone) {
+					select {
+					case rounds <- struct{}{}:
+					default:
+					}
+				}})
 			want := net.SeedNodes().IP
 			if net == params.Regtest {
-				time.Sleep(time.Second)
+				// Three rounds of the connect loop, each of which would
+				// have asked the seeds with an empty white list.
+				for range 3 {
+					select {
+					case <-rounds:
+					case <-time.After(10 * time.Second):
+						t.Fatal("the connect loop stopped running")
+					}
+				}
 			} else {
 				eventually(t, 10*time.Second, "every seed to be tried", func() bool {
 					dials, _ := rec.seen()

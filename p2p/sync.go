@@ -3,6 +3,8 @@ package p2p
 import (
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gonero/gonero/chain"
@@ -14,6 +16,84 @@ import (
 	"github.com/gonero/gonero/params/blockhashes"
 	"github.com/gonero/gonero/portable"
 )
+
+// blockSync is the node's part that downloads the chain: the block queue
+// shared by the syncing connections, the verifying workers' feed, the
+// lock that lets one connection at a time add blocks, and monerod's sync
+// figures (synchronized, the core target height). The connections' own
+// sync state is theirs (syncState).
+type blockSync struct {
+	chain *chain.Chain
+	// syncMu lets one connection at a time add downloaded blocks, as
+	// monerod's sync lock does. L2 (Node's lock order).
+	syncMu sync.Mutex
+	// queue is the block queue shared by the syncing connections (queue.go).
+	queue *blockQueue
+	// prep feeds downloaded blocks to the verifying workers.
+	prep chan prepJob
+
+	synchronized atomic.Bool
+	// coreTarget is monerod's core target height (see CoreTargetHeight).
+	coreTargetMu sync.Mutex // L9, a leaf
+	coreTarget   uint64
+	// adding counts goroutines adding synced blocks (get_info busy_syncing).
+	adding atomic.Int32
+	// blocksFromPeers counts the blocks peers gave that the chain stored
+	// (BlocksFromPeers).
+	blocksFromPeers atomic.Uint64
+}
+
+func newBlockSync(ch *chain.Chain) *blockSync {
+	return &blockSync{chain: ch, queue: newBlockQueue(), prep: make(chan prepJob, prepQueueLen)}
+}
+
+// Synchronized implements rpc.Peers: monerod's sticky flag (docs/p2p-levin.md §8.5).
+func (s *blockSync) Synchronized() bool { return s.synchronized.Load() }
+
+// CoreTargetHeight is monerod's core::get_target_blockchain_height, which
+// sync_info's next needed pruning seed is computed from: 0 until a peer
+// announces a chain this node does not have, higher than this node's
+// (or than the target already); raised by such announcements and by
+// chain entries and blocks claiming more; lowered, when a connection
+// closes, to the highest height the other connections reported (0 with
+// none). Unlike TargetHeight it is not 0 once synchronized, and a peer
+// at or below this node's height never raises it.
+func (s *blockSync) CoreTargetHeight() uint64 {
+	s.coreTargetMu.Lock()
+	defer s.coreTargetMu.Unlock()
+	return s.coreTarget
+}
+
+// raiseCoreTarget is set_target_blockchain_height(h) where monerod calls
+// it when h exceeds the target; with orHeight, a target of 0 counts as
+// this node's height (process_payload_sync_data).
+func (s *blockSync) raiseCoreTarget(h uint64, orHeight bool) {
+	s.coreTargetMu.Lock()
+	defer s.coreTargetMu.Unlock()
+	t := s.coreTarget
+	if t == 0 && orHeight {
+		t = s.chain.Height()
+	}
+	if h > t {
+		s.coreTarget = h
+	}
+}
+
+// capCoreTarget lowers the core target to t if it is higher
+// (Node.lowerCoreTarget).
+func (s *blockSync) capCoreTarget(t uint64) {
+	s.coreTargetMu.Lock()
+	s.coreTarget = min(s.coreTarget, t)
+	s.coreTargetMu.Unlock()
+}
+
+// BlocksFromPeers is how many blocks received from peers (while syncing
+// or announced) the chain has stored since the start: the metrics' sync
+// rate.
+func (s *blockSync) BlocksFromPeers() uint64 { return s.blocksFromPeers.Load() }
+
+// BusySyncing implements rpc.Peers.
+func (s *blockSync) BusySyncing() bool { return s.adding.Load() > 0 }
 
 // syncState is a connection's part in chain synchronisation (docs/p2p-levin.md §8.6).
 type syncState struct {
@@ -438,7 +518,7 @@ func coinbaseGen(blk *cryptonote.Block) (cryptonote.TxInGen, bool) {
 // with any fail before it.
 func blockFault(err error) error {
 	var be *chain.BlockError
-	if errors.As(err, &be) && be.Rule == "store" {
+	if errors.As(err, &be) && be.Rule == chain.RuleStore {
 		return err // our disk's failure, not the peer's
 	}
 	// A block failing a checkpoint or the block-hash list is from a fork

@@ -13,13 +13,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gonero/gonero/anonaddr"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/levin"
-	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/socks"
@@ -85,28 +83,6 @@ const forwardDelayAverage = 22
 // a zone: none ends before a block holds them.
 const privateUntilMined = 100 * 365 * 24 * time.Hour
 
-// zone is one anonymity zone the node takes part in.
-type zone struct {
-	cfg   ZoneConfig
-	peers *peerList
-	// exclusive and priority are the zone's --add-exclusive-node and
-	// --add-priority-node addresses.
-	exclusive, priority []portable.NetAddress
-	ln                  net.Listener
-	inbound             atomic.Int64
-	// dial reaches the zone's proxy (Config.Dial, never through --proxy).
-	dial socks.Dialer
-	// forwardDelay draws how long a transaction from the zone waits
-	// before the public zone gets it.
-	forwardDelay func() time.Duration
-
-	seeding atomic.Bool // a seed is being asked for peers
-
-	mu    sync.Mutex
-	own   map[cryptonote.Hash]*ownTx // the node's own transactions to send here
-	noise noiseState                 // the noise channels (noise.go), with Noise
-}
-
 // ownTx is one of the node's own transactions and the zone connections
 // that have it.
 type ownTx struct {
@@ -141,8 +117,19 @@ func newZones(cfg *Config) ([]*zone, error) {
 		if zc.noiseDelay == nil {
 			zc.noiseDelay = func() time.Duration { return noiseMinDelay + randomDuration(noiseDelayRange) }
 		}
-		z := &zone{cfg: zc, peers: newPeerList(zoneStateFile(cfg.StateFile, zc.Zone)), own: map[cryptonote.Hash]*ownTx{}, dial: socks.Dialer(cfg.Dial),
-			forwardDelay: poissonSeconds(forwardDelayAverage, mrand.Float64)}
+		z := &zone{id: zc.Zone, cfg: zc, peers: newPeerList(zoneStateFile(cfg.StateFile, zc.Zone)), own: map[cryptonote.Hash]*ownTx{}, dial: socks.Dialer(cfg.Dial),
+			forwardDelay: poissonSeconds(forwardDelayAverage, mrand.Float64), capFixed: true, connectTimeout: socks.ConnectTimeout}
+		z.maxOut.Store(int64(zc.MaxOut))
+		z.maxIn.Store(-1)
+		if zc.MaxIn > 0 {
+			z.maxIn.Store(int64(zc.MaxIn))
+		}
+		if zc.Proxy != nil {
+			proxy, dial := zc.Proxy, z.dial
+			z.connect = func(ctx context.Context, a portable.NetAddress) (net.Conn, error) {
+				return proxy.Dial(ctx, dial, a.Host, a.Port)
+			}
+		}
 		z.peers.zone = zc.Zone
 		if err := z.peers.load(); err != nil {
 			cfg.Logger.Warn("zone peer lists not loaded; starting with empty ones", "zone", zc.Zone, "file", z.peers.file, "err", err)
@@ -202,47 +189,40 @@ func newZones(cfg *Config) ([]*zone, error) {
 	return zones, nil
 }
 
-// startZones opens the hidden services' listeners and starts the zones'
-// outgoing connections.
+// startZones opens the hidden services' listeners and starts every
+// anonymity zone (startZone) with its noise channels, and the forward
+// delays of the transactions that arrive over them.
 func (n *Node) startZones() error {
 	if len(n.zones) > 0 {
 		if err := n.loadOwn(); err != nil {
 			n.log.Warn("own transactions sent over a zone not read back", "file", n.ownStateFile(), "err", err)
 		}
-		n.wg.Add(1)
-		go n.forwardLoop()
 	}
 	for _, z := range n.zones {
 		if z.cfg.ListenAddr != "" {
 			ln, err := net.Listen("tcp", z.cfg.ListenAddr)
 			if err != nil {
-				n.closeZones()
 				return fmt.Errorf("p2p: --anonymous-inbound %s listener: %w", z.cfg.OurAddress, err)
 			}
 			z.ln = ln
-			n.wg.Add(1)
-			go n.zoneAcceptLoop(z)
-			n.log.Info("anonymity zone listening", "zone", z.cfg.Zone, "address", z.cfg.OurAddress, "bind", ln.Addr())
+			n.log.Info("anonymity zone listening", "zone", z.id, "address", z.cfg.OurAddress, "bind", ln.Addr())
 		}
-		if z.cfg.Proxy != nil {
-			n.wg.Add(1)
-			go n.zoneLoop(z)
+	}
+	if len(n.zones) > 0 {
+		n.wg.Add(1)
+		go n.forwardLoop()
+	}
+	for _, z := range n.zones {
+		n.startZone(z)
+		if z.connect != nil {
 			if z.cfg.Noise {
 				n.wg.Add(1)
 				go n.noiseLoop(z)
 			}
-			n.log.Info("anonymity zone connecting through a proxy", "zone", z.cfg.Zone, "proxy", z.cfg.Proxy, "max", z.cfg.MaxOut, "noise", z.cfg.Noise)
+			n.log.Info("anonymity zone connecting through a proxy", "zone", z.id, "proxy", z.cfg.Proxy, "max", z.cfg.MaxOut, "noise", z.cfg.Noise)
 		}
 	}
 	return nil
-}
-
-func (n *Node) closeZones() {
-	for _, z := range n.zones {
-		if z.ln != nil {
-			_ = z.ln.Close()
-		}
-	}
 }
 
 // ZoneAddr is the bound address of zone's hidden-service listener (nil
@@ -254,137 +234,6 @@ func (n *Node) ZoneAddr(z anonaddr.Zone) net.Addr {
 		}
 	}
 	return nil
-}
-
-// zoneAcceptLoop takes the connections the hidden service forwards. Their
-// remote end is unknown: monerod names it "<unknown tor host>".
-func (n *Node) zoneAcceptLoop(z *zone) {
-	defer n.wg.Done()
-	for {
-		nc, err := z.ln.Accept()
-		if err != nil {
-			if n.ctx.Err() != nil {
-				return
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			n.log.Warn("accept failed", "zone", z.cfg.Zone, "err", err)
-			time.Sleep(100 * time.Millisecond)
-			continue
-		}
-		if z.cfg.MaxIn > 0 && z.inbound.Load() >= int64(z.cfg.MaxIn) {
-			n.log.Debug("incoming zone connection refused: max_connections reached", "zone", z.cfg.Zone)
-			_ = nc.Close()
-			continue
-		}
-		z.inbound.Add(1)
-		c := newConn(n, nc, true, anonaddr.Unknown(z.cfg.Zone))
-		c.anon = z
-		n.addConn(c)
-		n.goTracked(func() {
-			<-c.done
-			z.inbound.Add(-1)
-		})
-	}
-}
-
-// zoneLoop keeps the zone's outgoing connections and sends the node's own
-// transactions over them, every ConnectInterval.
-func (n *Node) zoneLoop(z *zone) {
-	defer n.wg.Done()
-	t := time.NewTicker(n.cfg.ConnectInterval)
-	defer t.Stop()
-	lastSave := n.now()
-	for {
-		n.zoneConnect(z)
-		n.assignOwn()
-		n.flushOwn(z)
-		if n.now().Sub(lastSave) >= peerListSaveInterval {
-			lastSave = n.now()
-			if err := z.peers.saveIfChanged(); err != nil {
-				n.log.Warn("saving the zone's peer lists", "zone", z.cfg.Zone, "err", err)
-			}
-			n.forgetMined()
-			if err := n.saveOwn(); err != nil {
-				n.log.Warn("saving the own transactions sent over a zone", "err", err)
-			}
-		}
-		select {
-		case <-n.ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// zoneConns are the zone's connections; outgoing ones when out.
-func (n *Node) zoneConns(z *zone, outOnly bool) []*conn {
-	var out []*conn
-	for _, c := range n.allConnections() {
-		if c.anon == z && (!outOnly || !c.inbound) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// zoneConnect is connections_maker for a zone: its exclusive nodes only
-// when any zone has some, else its priority nodes and peers from its
-// white list, then its grey one, up to its max_connections.
-func (n *Node) zoneConnect(z *zone) {
-	connected := map[string]bool{}
-	outgoing := map[string]bool{}
-	outs := n.zoneConns(z, true)
-	for _, c := range outs {
-		connected[c.addr.String()] = true
-		outgoing[c.addr.String()] = true
-	}
-	n.mu.Lock()
-	for a := range n.dialing {
-		connected[a] = true
-	}
-	n.mu.Unlock()
-	out := len(outs)
-	dial := func(a portable.NetAddress) {
-		if !connected[a.String()] && out < z.cfg.MaxOut {
-			connected[a.String()] = true
-			out++
-			n.zoneDial(z, a, time.Time{})
-		}
-	}
-	if n.exclusive {
-		for _, a := range z.exclusive {
-			dial(a)
-		}
-		return
-	}
-	for _, a := range z.priority {
-		dial(a)
-	}
-	if white, _ := z.peers.sizes(); white == 0 && n.chain.Network() == params.Mainnet && z.seeding.CompareAndSwap(false, true) {
-		n.wg.Add(1)
-		go func() {
-			defer n.wg.Done()
-			defer z.seeding.Store(false)
-			n.zoneSeeds(z)
-		}()
-	}
-	// The zone's anchors first, as in the public zone (makeConnections).
-	if whiteShare(z.cfg.MaxOut, out) > 0 && out < anchorConnections {
-		for _, a := range n.takeAnchors(z.peers, out, connected, outgoing, nil) {
-			connected[a.Address.String()] = true
-			out++
-			n.zoneDial(z, a.Address, a.FirstSeen)
-		}
-	}
-	for _, e := range z.peers.zoneCandidates(n.now()) {
-		if out >= z.cfg.MaxOut {
-			return
-		}
-		dial(e.Address)
-	}
 }
 
 // zoneCandidates lists the white entries, then the grey ones, each in a
@@ -408,48 +257,6 @@ func (p *peerList) zoneCandidates(now time.Time) []portable.PeerlistEntry {
 	return out
 }
 
-// zoneDial connects to a through the zone's proxy and handshakes, in the
-// background (since: the first_seen of the anchor it is dialled for, else
-// zero). A proxy that fails is logged with its reason; nothing is
-// ever dialled directly.
-func (n *Node) zoneDial(z *zone, a portable.NetAddress, since time.Time) {
-	key := a.String()
-	n.mu.Lock()
-	if n.dialing[key] || n.closing {
-		n.mu.Unlock()
-		return
-	}
-	n.dialing[key] = true
-	n.wg.Add(1)
-	n.mu.Unlock()
-	go func() {
-		defer n.wg.Done()
-		defer func() {
-			n.mu.Lock()
-			delete(n.dialing, key)
-			n.mu.Unlock()
-		}()
-		ctx, cancel := context.WithTimeout(n.ctx, socks.ConnectTimeout)
-		nc, err := z.cfg.Proxy.Dial(ctx, z.dial, a.Host, a.Port)
-		cancel()
-		if err != nil {
-			n.log.Info("zone connection failed", "zone", z.cfg.Zone, "addr", key, "err", err)
-			z.peers.failed(key, n.now())
-			return
-		}
-		c := newConn(n, nc, false, a)
-		c.anon = z
-		c.anchorSince = since
-		c.rd.Limit = levin.MaxPacketSize
-		n.addConn(c)
-		if err := n.handshakeOut(c); err != nil {
-			n.log.Info("handshake failed", "zone", z.cfg.Zone, "addr", key, "err", err)
-			z.peers.failed(key, n.now())
-			n.dropConn(c, err)
-		}
-	}()
-}
-
 // zoneNodeData is what the node says of itself in a zone: the network, and
 // nothing of its public identity (get_local_node_data without
 // m_can_pingback: no port, no RPC port; the zone's peer id and flags).
@@ -461,13 +268,8 @@ func zoneNodeData(networkID [16]byte) portable.NodeData {
 // checked and noted, but never synced ("No chain synchronization over
 // hidden networks").
 func (n *Node) zoneSyncData(c *conn, d portable.CoreSyncData) error {
-	if d.CurrentHeight >= maxBlockNumber {
-		return misbehaved(0, "peer claims height %d", d.CurrentHeight)
-	}
-	if d.CurrentHeight > 0 {
-		if v := n.chain.Network().VersionAt(d.CurrentHeight - 1); v >= 6 && v != d.TopVersion {
-			return misbehaved(0, "peer at height %d claims top version %d; this network's is %d", d.CurrentHeight, d.TopVersion, v)
-		}
+	if err := n.checkSyncData(d); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	c.remoteHeight, c.pruningSeed = d.CurrentHeight, d.PruningSeed
@@ -487,12 +289,7 @@ func zoneFiltered(command uint32) bool {
 }
 
 // listFor is the peer list of c's zone.
-func (n *Node) listFor(c *conn) *peerList {
-	if c.anon != nil {
-		return c.anon.peers
-	}
-	return n.peers
-}
+func (n *Node) listFor(c *conn) *peerList { return c.zoneOf().peers }
 
 // accepts says whether the list keeps an address: one of its zone, a
 // public IP for the public zone, a checked lowercase host for Tor and I2P.
@@ -536,13 +333,14 @@ func zoneStateFile(public string, z anonaddr.Zone) string {
 	return strings.TrimSuffix(public, ext) + "-" + z.String() + ext
 }
 
-// saveZones writes every zone's lists.
-func (n *Node) saveZones() error {
-	errs := []error{n.saveOwn()}
-	for _, z := range n.zones {
+// saveState writes every zone's lists and the own transactions sent
+// over a zone.
+func (n *Node) saveState() error {
+	var errs []error
+	for _, z := range n.allZones() {
 		errs = append(errs, z.peers.save())
 	}
-	return errors.Join(errs...)
+	return errors.Join(append(errs, n.saveOwn())...)
 }
 
 // mergePeers takes a peer list c's peer sent. In the public zone other
@@ -599,7 +397,7 @@ func (n *Node) zonePeersToSend(c *conn) []portable.PeerlistEntry {
 // forwardQueue holds the transactions received over a zone until their
 // forward delay ends.
 type forwardQueue struct {
-	mu  sync.Mutex
+	mu  sync.Mutex // L5 (Node's lock order): the pool only
 	due map[cryptonote.Hash]time.Time
 }
 
@@ -659,7 +457,7 @@ func (n *Node) forwardDue() {
 // the ids of all those sent over a zone and not yet mined (private,
 // ownprivate.go).
 type ownQueue struct {
-	mu      sync.Mutex
+	mu      sync.Mutex // L4 (Node's lock order): ownTxZone looks at the connections under it
 	txs     map[cryptonote.Hash][]byte
 	private map[cryptonote.Hash]bool
 	dirty   bool
@@ -809,20 +607,7 @@ func (n *Node) flushOwn(z *zone) {
 // each by address.
 func (n *Node) zonePeerLists() (white, grey []peerinfo.PeerEntry) {
 	for _, z := range n.zones {
-		p := z.peers
-		var w, g []peerinfo.PeerEntry
-		p.mu.Lock()
-		for _, r := range p.white {
-			e := zonePeerEntry(r.Entry)
-			if !r.LastSeen.IsZero() {
-				e.LastSeen = r.LastSeen.Unix()
-			}
-			w = append(w, e)
-		}
-		for _, r := range p.grey {
-			g = append(g, zonePeerEntry(r.Entry))
-		}
-		p.mu.Unlock()
+		w, g := z.peers.entries(zonePeerEntry)
 		byHost := func(a, b peerinfo.PeerEntry) int { return strings.Compare(a.Host, b.Host) }
 		slices.SortFunc(w, byHost)
 		slices.SortFunc(g, byHost)

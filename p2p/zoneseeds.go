@@ -1,13 +1,9 @@
 package p2p
 
 import (
-	"context"
 	mrand "math/rand/v2"
 
 	"github.com/gonero/gonero/anonaddr"
-	"github.com/gonero/gonero/levin"
-	"github.com/gonero/gonero/portable"
-	"github.com/gonero/gonero/socks"
 )
 
 // zoneSeedNodes are monerod 0.18.5.3's seeds of the anonymity zones, on
@@ -41,34 +37,8 @@ func (n *Node) zoneSeeds(z *zone) {
 		if err != nil {
 			continue
 		}
-		if n.zoneTakePeerList(z, a) == nil {
+		if n.takePeerList(z, a) == nil {
 			return
 		}
 	}
-}
-
-func (n *Node) zoneTakePeerList(z *zone, a portable.NetAddress) error {
-	ctx, cancel := context.WithTimeout(n.ctx, socks.ConnectTimeout)
-	nc, err := z.cfg.Proxy.Dial(ctx, z.dial, a.Host, a.Port)
-	cancel()
-	if err != nil {
-		n.log.Info("zone seed connection failed", "zone", z.cfg.Zone, "addr", a, "err", err)
-		return err
-	}
-	c := newConn(n, nc, false, a)
-	c.anon, c.ping = z, true
-	c.rd.Limit = levin.MaxPacketSize
-	n.addConn(c)
-	resp, err := n.invokeHandshake(c)
-	if err == nil {
-		err = n.mergePeers(c, resp.LocalPeerlist)
-	}
-	close(c.handshaken)
-	n.dropConn(c, err)
-	if err != nil {
-		n.log.Info("zone seed handshake failed", "zone", z.cfg.Zone, "addr", a, "err", err)
-		return err
-	}
-	n.log.Debug("zone seed asked for its peers", "zone", z.cfg.Zone, "addr", a, "peers", len(resp.LocalPeerlist))
-	return nil
 }

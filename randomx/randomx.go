@@ -221,19 +221,51 @@ func (h *Hasher) beginOp() error {
 	return nil
 }
 
-// acquireSeed returns the built memory for key with a reference the caller
-// must drop through release, starting the build if nobody has.
-func (h *Hasher) acquireSeed(ctx context.Context, key string) (*seedMemory, error) {
+// Prepare starts building the memory of a Monero seed, the 32-byte id of the
+// seed block, in the background and returns at once, so that the first hash
+// under that seed need not wait the half second (light mode, more on a busy
+// machine) the build takes: monerod prepares its main seed the same way
+// when the seed changes (rx-slow-hash.c rx_set_main_seedhash). The seed
+// counts as used now, so it is among the kept seeds; preparing a seed that
+// is built or being built only does that. It returns ErrClosed after Close.
+func (h *Hasher) Prepare(seed [32]byte) error {
+	return h.PrepareKey(seed[:])
+}
+
+// PrepareKey is Prepare for a key of any length.
+func (h *Hasher) PrepareKey(key []byte) error {
 	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return ErrClosed
+	}
+	s := h.startBuild(string(key))
+	machines, evicted := h.markUsed(s)
+	h.mu.Unlock()
+	free(machines, evicted)
+	return nil
+}
+
+// startBuild returns the entry of key, first starting its build if nobody
+// has. Called with h.mu held and h not closed.
+func (h *Hasher) startBuild(key string) *seedMemory {
 	s := h.seeds[key]
 	if s == nil {
 		s = &seedMemory{key: key, ready: make(chan struct{})}
 		h.seeds[key] = s
 		h.seedBuilds++
 		s.users++     // the build's reference
-		h.ops.Add(1)  // the caller's op is running, so Close is not done waiting
+		h.ops.Add(1)  // Close waits for the build (h is not closed, so Wait has not begun)
 		go h.build(s) // in its own goroutine so that callers can stop waiting
 	}
+	return s
+}
+
+// acquireSeed returns the built memory for key with a reference the caller
+// must drop through release, starting the build if nobody has.
+func (h *Hasher) acquireSeed(ctx context.Context, key string) (*seedMemory, error) {
+	h.mu.Lock()
+	s := h.startBuild(key)
 	s.users++
 	machines, evicted := h.markUsed(s)
 	h.mu.Unlock()

@@ -240,27 +240,55 @@ func TestHashAfterClose(t *testing.T) {
 	}
 }
 
-// Close while hashes are running and queued: each one either finishes
-// correctly or reports ErrClosed.
+// Close while a hash is running and others are queued: each one either
+// finishes correctly or reports ErrClosed. The test holds the only VM until
+// all six callers hold the seed (and so wait for a VM), then lets one hash
+// finish before closing, so that Close meets the rest running or queued
+// whatever the machine's load.
 func TestCloseWhileHashing(t *testing.T) {
+	const callers = 6
 	key := []byte("closing")
 	h := newHasher(t, Options{VMs: 1})
 	want, err := h.HashWithKey(key, []byte("x"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	for range 6 {
-		wg.Go(func() {
+	h.vmSlots <- struct{}{} // occupy the only VM
+	results := make(chan error, callers)
+	for range callers {
+		go func() {
 			got, err := h.HashWithKey(key, []byte("x"))
-			if err == nil && got != want || err != nil && !errors.Is(err, ErrClosed) {
-				t.Errorf("got %x, %v; want %x or ErrClosed", got, err, want)
+			if err == nil && got != want {
+				err = fmt.Errorf("got %x, want %x", got, want)
 			}
-		})
+			results <- err
+		}()
 	}
-	time.Sleep(30 * time.Millisecond) // let some hash run and others queue
+	waitUntil(t, "every caller to hold the seed", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.seeds[string(key)].users == callers
+	})
+	<-h.vmSlots // the queue moves
+	if err := <-results; err != nil {
+		t.Fatalf("the first hash, before Close: %v", err)
+	}
 	h.Close()
-	wg.Wait()
+	for range callers - 1 {
+		if err := <-results; err != nil && !errors.Is(err, ErrClosed) {
+			t.Errorf("%v; want the hash or ErrClosed", err)
+		}
+	}
+}
+
+// waitUntil polls cond until it holds, failing the test after a minute.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
 }
 
 func TestContextWhileVMsBusy(t *testing.T) {
@@ -352,4 +380,96 @@ func BenchmarkHash(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "hashes/s")
+}
+
+// built waits until the memory of key, which must be allocated or being
+// built, is ready, and reports whether its build succeeded.
+func built(t *testing.T, h *Hasher, key string) bool {
+	t.Helper()
+	h.mu.Lock()
+	s := h.seeds[key]
+	h.mu.Unlock()
+	if s == nil {
+		t.Fatalf("seed %q is neither built nor being built", key)
+	}
+	<-s.ready
+	return s.err == nil
+}
+
+// Prepare builds a seed's memory without a hash asking for it, and the hash
+// that comes next uses that build: the reference vector, with one build.
+func TestPrepare(t *testing.T) {
+	h := newHasher(t, Options{VMs: 1})
+	key := []byte("test key 000")
+	if err := h.PrepareKey(key); err != nil {
+		t.Fatal(err)
+	}
+	if !built(t, h, string(key)) {
+		t.Fatal("the prepared seed's build failed")
+	}
+	got, err := h.HashWithKey(key, []byte("This is a test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := mustHex(t, "639183aae1bf4c9a35884cb46b09cad9175f04efd7684e7262a0ac1c2f0b4e3f"); string(got[:]) != string(want) {
+		t.Errorf("hash after Prepare: %x, want %x", got, want)
+	}
+	// Preparing it again, or a hash racing a Prepare, builds nothing more.
+	if err := h.PrepareKey(key); err != nil {
+		t.Fatal(err)
+	}
+	if h.seedBuilds != 1 {
+		t.Errorf("%d builds, want 1", h.seedBuilds)
+	}
+	checkInvariants(t, h, 1)
+}
+
+// Prepared seeds count as used: preparing the current and the next seed
+// keeps both (as around a seed change), and an older one is freed.
+func TestPrepareKeepsSeeds(t *testing.T) {
+	h := newHasher(t, Options{VMs: 1})
+	if _, err := h.Hash(seedOf(1), []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []byte{2, 3} {
+		s := seedOf(b)
+		if err := h.Prepare(s); err != nil {
+			t.Fatal(err)
+		}
+		built(t, h, string(s[:]))
+	}
+	checkInvariants(t, h, 1)
+	for _, b := range []byte{3, 2} {
+		if _, err := h.Hash(seedOf(b), []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h.seedBuilds != 3 {
+		t.Errorf("%d builds, want 3 (seeds 2 and 3 prepared, then used)", h.seedBuilds)
+	}
+	one := seedOf(1)
+	h.mu.Lock()
+	_, kept := h.seeds[string(one[:])]
+	h.mu.Unlock()
+	if kept {
+		t.Error("seed 1, used before seeds 2 and 3 were prepared, is still allocated")
+	}
+}
+
+// Close waits for a prepared build; Prepare after Close is refused.
+func TestPrepareAndClose(t *testing.T) {
+	h, err := New(Options{VMs: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Prepare(seedOf(9)); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	if len(h.seeds) != 0 {
+		t.Errorf("%d seeds left after Close", len(h.seeds))
+	}
+	if err := h.Prepare(seedOf(9)); !errors.Is(err, ErrClosed) {
+		t.Errorf("Prepare after Close: %v, want ErrClosed", err)
+	}
 }

@@ -135,7 +135,7 @@ func VerifyCLSAG(msg [32]byte, ring []RingMember, pseudoOut [32]byte, keyImage [
 		// P, Hp(P) and the commitment depend on the member's bytes alone:
 		// taken from the cache when the member was in an earlier ring
 		// (decoys recur).
-		kp, hit := ringKeys.get(ring[i])
+		kp, hit := ringKeys.Get(ring[i])
 		if !hit {
 			if kp.p, ok = decodeVoi(ring[i].Dest[:]); !ok {
 				return fmt.Errorf("ringct: ring key %d: %w", i, ErrPoint)
@@ -147,7 +147,7 @@ func VerifyCLSAG(msg [32]byte, ring []RingMember, pseudoOut [32]byte, keyImage [
 			if kp.hp, err = hashToECVoi(ring[i].Dest[:]); err != nil {
 				return fmt.Errorf("ringct: ring key %d: %w", i, err)
 			}
-			ringKeys.put(ring[i], kp)
+			ringKeys.Put(ring[i], kp)
 		}
 		C.Sub(kp.c, cOff)
 		vs.Set(&s[i])

@@ -4,6 +4,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/monerodlab"
+	"github.com/gonero/gonero/internal/testutil"
 	"github.com/gonero/gonero/params"
 )
 
@@ -89,6 +91,39 @@ func TestSendRawTransactionMatchesMonerod(t *testing.T) {
 		tx.Inputs[i] = in
 	}
 	torsion, _ := hex.DecodeString("26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05")
+	// asV1 is the wallet's transaction as version 1: no RingCT data, a
+	// (zero) ring signature per ring member, and input and output amounts
+	// set by amounts (nil: left at 0).
+	asV1 := func(amounts func(tx *cryptonote.Transaction)) string {
+		return mutate(func(tx *cryptonote.Transaction) {
+			tx.Version, tx.Rct = 1, nil
+			tx.Signatures = make([][]cryptonote.Signature, len(tx.Inputs))
+			for i, in := range tx.Inputs {
+				tx.Signatures[i] = make([]cryptonote.Signature, len(in.(cryptonote.TxInToKey).KeyOffsets))
+			}
+			if amounts != nil {
+				amounts(tx)
+			}
+		})
+	}
+	v1Amounts := func(in, out uint64) func(tx *cryptonote.Transaction) {
+		return func(tx *cryptonote.Transaction) {
+			for i := range tx.Inputs {
+				setInput(tx, i, func(k *cryptonote.TxInToKey) { k.Amount = in })
+			}
+			for i := range tx.Outputs {
+				tx.Outputs[i].Amount = out
+			}
+		}
+	}
+	mainnetV1, err := os.ReadFile(testutil.Path(t, "testdata", "mainnet", "tx", "2180a87f724702d37af087e22476297e818a73579ef7b7da947da963245202a3.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	withGen := asV1(func(tx *cryptonote.Transaction) {
+		tx.Inputs[0], tx.Signatures[0] = cryptonote.TxInGen{Height: 1}, nil
+	})
 
 	cases := []struct {
 		name string
@@ -143,6 +178,29 @@ func TestSendRawTransactionMatchesMonerod(t *testing.T) {
 		}), ""},
 		{"key images spent on the chain", edit(chainTx, func(tx *cryptonote.Transaction) { tx.Extra = append(tx.Extra, 0) }), ""},
 		{"already on the chain", hex.EncodeToString(chainTx), ""},
+		// monerod 0.18.5.2 on checks the pool's rules (fee first) before
+		// ver_non_input_consensus (PR #11304): a v1 transaction without a
+		// fee is fee_too_low whatever else is wrong with it, and so is any
+		// transaction without a fee.
+		{"version 1, amounts 0 (no fee)", asV1(nil), ""},
+		{"version 1, outputs equal to inputs", asV1(v1Amounts(1_000_000_000_000*uint64(len(base.Outputs)), 1_000_000_000_000*uint64(len(base.Inputs)))), ""},
+		{"version 1, outputs over inputs", asV1(v1Amounts(100, 1_000_000_000_000)), ""},
+		{"version 1 with a fee, ring members that do not exist", asV1(v1Amounts(2_000_000_000_000, 1_000_000_000_000)), ""},
+		{"mainnet version 1 (outputs without view tags)", hex.EncodeToString(mainnetV1), ""},
+		// monerod 0.18.5.3 does not parse a txin_gen beside other inputs
+		// (docs/chain-format.md §3.1): the sanity check fails on it, and
+		// without the sanity check handle_incoming_tx refuses it unparsed.
+		{"version 1 with a coinbase input beside its key inputs", withGen, ""},
+		{"the same, without sanity checks", withGen, `,"do_sanity_checks":false`},
+		{"fee 0 and an output key not a point", mutate(func(tx *cryptonote.Transaction) {
+			tx.Rct.TxnFee = 0
+			tx.Outputs[0].Target = cryptonote.TxOutToTaggedKey{Key: cryptonote.Key{2}, ViewTag: 1}
+		}), ""},
+		{"fee 0 and a key image twice", mutate(func(tx *cryptonote.Transaction) {
+			tx.Rct.TxnFee = 0
+			ki := tx.Inputs[0].(cryptonote.TxInToKey).KeyImage
+			setInput(tx, 1, func(in *cryptonote.TxInToKey) { in.KeyImage = ki })
+		}), ""},
 		{"valid, without sanity checks", made.TxBlob, `,"do_sanity_checks":false`},
 		{"valid again (already in the pool)", made.TxBlob, ""},
 		{"same key images as a pool transaction", mutate(func(tx *cryptonote.Transaction) { tx.Extra = append(tx.Extra, 0) }), ""},

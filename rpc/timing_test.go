@@ -103,6 +103,9 @@ func TestInstrumentedCachedAnswerAllocations(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation count needs a warm server")
 	}
+	if raceEnabled {
+		t.Skip("allocation counts are not the program's under the race detector")
+	}
 	node := startNodeWith(t, nodeOptions{net: params.Regtest, fixedDifficulty: 1,
 		exportFile: testutil.Path(t, "testdata", "regtest", "blockchain.raw"), instrument: metrics.New().Endpoint})
 	for _, body := range [][]byte{

@@ -287,7 +287,7 @@ func TestTransactionsMatchMonerod(t *testing.T) {
 		l.same("/json_rpc", rpcReq("relay_tx", p), true)
 	}
 	l.same("/json_rpc", rpcReq("relay_tx", `{"txids":["`+ids[0]+`"]}`), false)
-	time.Sleep(2 * time.Second) // monerod relays on its P2P strand
+	l.waitMonerodRelayed(ids[0]) // monerod relays on its P2P strand
 	l.comparePool("after relay_tx")
 	l.sameWithTimes("/gettransactions", `{"txs_hashes":`+quote(ids...)+`}`, false, "received_timestamp")
 	l.same("/gettransactions", `{"txs_hashes":`+quote(ids...)+`}`, true)
@@ -317,6 +317,35 @@ func TestTransactionsMatchMonerod(t *testing.T) {
 	l.poolInfo(since)
 	l.emptyPool()
 	t.Logf("%d requests asked of both nodes; the answers agree", l.asked)
+}
+
+// waitMonerodRelayed waits until monerod's pool says it relayed id: it
+// relays on its P2P strand, after answering relay_tx.
+func (l *txsLab) waitMonerodRelayed(id string) {
+	l.t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		body, err := l.m.Post("/get_transaction_pool", []byte(`{}`))
+		if err != nil {
+			l.t.Fatal(err)
+		}
+		var pool struct {
+			Transactions []struct {
+				IDHash  string `json:"id_hash"`
+				Relayed bool   `json:"relayed"`
+			} `json:"transactions"`
+		}
+		if err := json.Unmarshal(body, &pool); err != nil {
+			l.t.Fatalf("%v: %s", err, clip(string(body)))
+		}
+		for _, tx := range pool.Transactions {
+			if tx.IDHash == id && tx.Relayed {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			l.t.Fatalf("monerod did not relay %s in a minute: %s", id, clip(string(body)))
+		}
+	}
 }
 
 // emptyPool compares every pool endpoint on an empty pool, exactly.

@@ -73,12 +73,13 @@ fi
 # - cryptography: single-threaded bulk hashing and curve arithmetic, 5-10x slower under the detector, no goroutines;
 # - importer: one reader feeding the chain (whose concurrency the chain package's tests check under the detector);
 #   its crash tests import whole chains again and again, 30x slower under the detector;
-# - cmd/gonerod: its tests drive the gonerod binary, which they build with -race themselves (GONERO_RACE=1), so the
-#   node's own concurrency is checked while the test binary, which only waits on processes, runs plainly.
+# node and cmd/gonerod run under the detector: their tests start nodes in the test binary (node.New), so the
+# detector watches the node itself; the few cmd/gonerod tests that exec the gonerod binary (signals, exit codes,
+# client-mode operator commands) build it with -race (GONERO_RACE=1).
 # Tests that are single-threaded bulk work inside a checked package (race_skip) run plainly instead: under the detector
 # TestPruneInPlace's 9,700-block store costs minutes and exercises no concurrency.
 race_skip='^(TestPruneInPlace)$'
-race_plain='/(crypto|crypto/cryptonight|crypto/cryptonight/internal/[a-z0-9]+|ringct|importer|cmd/gonerod)$'
+race_plain='/(crypto|crypto/cryptonight|crypto/cryptonight/internal/[a-z0-9]+|ringct|importer)$'
 mapfile -t race_pkgs < <(go list ./... | grep -vE "$race_plain")
 mapfile -t plain_pkgs < <(go list ./... | grep -E "$race_plain" || true)
 export GONERO_RACE=1
@@ -88,6 +89,8 @@ if ((${#race_pkgs[@]})); then
   # ("ThreadSanitizer: out of memory ... unable to mmap", before any test ran) while another race binary was
   # running. A package that failed that way, and only that way, is run once more on its own; any test failure fails.
   race_log=$(mktemp /tmp/gonero-race.XXXXXX)
+  # -timeout 30m: cmd/gonerod runs the end-to-end cross-checks against monerod one after another (about 11
+  # minutes, the pruning acceptance test 4 of them), past go test's default 10-minute limit per package.
   if ! GOPROXY=off "${inns[@]}" go test -race -count=1 -timeout 30m -skip "$race_skip" "${race_pkgs[@]}" 2>&1 | tee "$race_log"; then
     mapfile -t failed < <(awk '$1 == "FAIL" && NF >= 2 {print $2}' "$race_log" | sort -u)
     if ((${#failed[@]})) && grep -q 'ThreadSanitizer: out of memory' "$race_log" \
@@ -101,8 +104,6 @@ if ((${#race_pkgs[@]})); then
   fi
 fi
 step "go test (${#plain_pkgs[@]} packages)"
-# cmd/gonerod runs the end-to-end cross-checks against monerod one after another (about 12 minutes, the pruning
-# acceptance test 4 of them): past go test's default 10-minute limit per package.
 GOPROXY=off "${inns[@]}" go test -count=1 -timeout 30m "${plain_pkgs[@]}"
 GOPROXY=off "${inns[@]}" go test -count=1 -run "$race_skip" ./chaindb
 

@@ -185,7 +185,7 @@ const maxTimedOut = 1 << 16
 // fee did not get it mined in three days (a week for one a popped block brought
 // back), and monerod does not take it again (tx_memory_pool::add_tx, a
 // verification failure: a peer relaying it is dropped).
-var ErrTimedOut = &consensus.TxError{Rule: "transaction timed out of the pool before", Err: errors.New("txpool: timed out of the pool before")}
+var ErrTimedOut = &consensus.TxError{Rule: consensus.RuleTimedOut, Err: errors.New("txpool: timed out of the pool before")}
 
 // OnAdd registers fn to be called (outside the pool's lock) with every
 // transaction that enters the pool.
@@ -220,12 +220,12 @@ type AddOptions struct {
 // blob does not parse.
 func (p *Pool) Add(blob []byte, opts AddOptions) (*Entry, error) {
 	if len(blob) > consensus.MaxTxSize {
-		return nil, p.refused(&consensus.TxError{Rule: "transaction too big", Flags: consensus.FlagTooBig,
+		return nil, p.refused(&consensus.TxError{Rule: consensus.RuleTxTooBig, Flags: consensus.FlagTooBig,
 			Err: fmt.Errorf("%d bytes, at most %d", len(blob), consensus.MaxTxSize)})
 	}
 	tx, err := cryptonote.ParseTransaction(blob)
 	if err != nil {
-		return nil, p.refused(&consensus.TxError{Rule: "failed to parse transaction", Err: err})
+		return nil, p.refused(&consensus.TxError{Rule: consensus.RuleParse, Err: err})
 	}
 	return p.AddParsed(tx, blob, opts)
 }

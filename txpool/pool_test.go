@@ -28,11 +28,11 @@ type fakeVerifier struct {
 
 func (f *fakeVerifier) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, inPool func(cryptonote.Key) bool) (uint64, uint64, error) {
 	if f.invalid[id] {
-		return 0, 0, &consensus.TxError{Rule: "invalid", Flags: consensus.FlagInvalidInput}
+		return 0, 0, &consensus.TxError{Rule: consensus.RuleSignatures, Flags: consensus.FlagInvalidInput}
 	}
 	for _, in := range tx.Inputs {
 		if inPool(in.(cryptonote.TxInToKey).KeyImage) {
-			return 0, 0, &consensus.TxError{Rule: "double spend", Flags: consensus.FlagDoubleSpend}
+			return 0, 0, &consensus.TxError{Rule: consensus.RuleKeyImageInPool, Flags: consensus.FlagDoubleSpend}
 		}
 	}
 	return 10 * uint64(tx.Extra[0]), 100 * uint64(tx.Extra[1]), nil
@@ -137,6 +137,16 @@ func TestPoolRules(t *testing.T) {
 	}
 	if consensus.IsNoDropOffense(ErrTimedOut) {
 		t.Fatal("a timed-out transaction is a no-drop offence; monerod drops the peer (a verification failure)")
+	}
+	if r := consensus.RuleOf(ErrTimedOut); r != consensus.RuleTimedOut {
+		t.Fatalf("a timed-out transaction's rule: %q", r)
+	}
+	// A blob that is no transaction, or too big to be one.
+	if _, err := p.Add([]byte{2, 0}, AddOptions{}); consensus.RuleOf(err) != consensus.RuleParse || consensus.FlagsOf(err) != 0 {
+		t.Fatalf("a blob that does not parse: %v", err)
+	}
+	if _, err := p.Add(make([]byte, consensus.MaxTxSize+1), AddOptions{}); consensus.RuleOf(err) != consensus.RuleTxTooBig || consensus.FlagsOf(err) != consensus.FlagTooBig {
+		t.Fatalf("a blob over the size limit: %v", err)
 	}
 	if _, err := p.Add(cb, AddOptions{Source: SourceBlock}); err != nil {
 		t.Fatalf("a timed-out transaction from a popped block: %v", err)

@@ -129,7 +129,12 @@ func (j *jsonBuf) writeBlock(b *cryptonote.Block) {
 
 // writeTx is toJsonValue(cryptonote::transaction) for an unpruned
 // transaction as monerod holds it after parse_and_validate_tx_from_blob.
-func (j *jsonBuf) writeTx(tx *cryptonote.Transaction) {
+func (j *jsonBuf) writeTx(tx *cryptonote.Transaction) { j.writeTxAs(tx, false) }
+
+// writeTxAs writes a transaction; pruned is monerod's transaction::pruned
+// (set for every transaction of a pruned get_blocks_fast answer): no
+// signatures member then.
+func (j *jsonBuf) writeTxAs(tx *cryptonote.Transaction, pruned bool) {
 	j.startObject()
 	j.mUint("version", tx.Version)
 	j.mUint("unlock_time", tx.UnlockTime)
@@ -150,17 +155,19 @@ func (j *jsonBuf) writeTx(tx *cryptonote.Transaction) {
 	j.mHex("extra", tx.Extra)
 	// Version 2 transactions keep an empty signature vector; version 1
 	// ones one (possibly empty) vector per input.
-	j.key("signatures")
-	j.startArray()
-	for _, sigs := range tx.Signatures {
+	if !pruned {
+		j.key("signatures")
 		j.startArray()
-		for i := range sigs {
-			j.hex(sigs[i][:])
+		for _, sigs := range tx.Signatures {
+			j.startArray()
+			for i := range sigs {
+				j.hex(sigs[i][:])
+			}
+			j.endArray()
 		}
 		j.endArray()
+		j.valueDone()
 	}
-	j.endArray()
-	j.valueDone()
 	j.key("ringct")
 	j.writeRct(tx)
 	j.valueDone()

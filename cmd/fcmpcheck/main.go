@@ -1,4 +1,4 @@
-// Command fcmpcheck reads fcmp-oracle's `vectors` output (shared/tools/fcmp-oracle; testdata/fcmp/README.md)
+// Command fcmpcheck reads fcmp-oracle's `vectors` output (the developers' oracle tool; testdata/fcmp/README.md)
 // and prints, for each value (arithmetic, encodings, hashes, tree, divisor, proof sizes, the sample proof's
 // verdict), whether gonero's fcmp packages reproduce it, ending with "N/M match". It also reads the proof
 // cases of the oracle's `prove` (an object, an array, or several in a row) and prints, for each,

@@ -160,7 +160,7 @@ func TestAnonymityZonesWithMonerod(t *testing.T) {
 	// monerod reads gonerod's covert buckets, and gonerod monerod's noise.
 	gonerodProxy := proxy.Addr()
 
-	bin := buildGonerod(t)
+	bin := inProcess
 	data := importChain(t, bin, fresh)
 	g := startGonerod(t, bin, data, "--tx-proxy", "tor,"+gonerodProxy, "--tx-proxy", "i2p,"+gonerodProxy,
 		"--add-priority-node", onionA+":18083", "--add-priority-node", i2pA,

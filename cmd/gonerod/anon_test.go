@@ -11,6 +11,7 @@ import (
 // Bad anonymity flags stop gonerod at the start with a message that
 // names the mistake; none falls back to clearnet.
 func TestAnonymityFlagErrors(t *testing.T) {
+	t.Parallel()
 	bin := buildGonerod(t)
 	data := t.TempDir()
 	const onion = "zbjkbsxc5munw3qusl7j2hpcmikhqocdf4pqhnhtpzw5nt5jrmofptid.onion"
@@ -55,26 +56,4 @@ func TestAnonymityFlagErrors(t *testing.T) {
 			t.Errorf("gonerod %v: exit %v, output %q; want status 1 and %q", c.args, err, out, c.want)
 		}
 	}
-}
-
-// FuzzAnonymityFlags: --tx-proxy and --anonymous-inbound values parse or
-// fail cleanly, and what parses is whole: a zone, a proxy or a listener.
-func FuzzAnonymityFlags(f *testing.F) {
-	for _, s := range []string{"tor,127.0.0.1:9050", "i2p,socks5://a:b@127.0.0.1:4447,10,disable_noise",
-		"tor,127.0.0.1:9050,,", "zbjkbsxc5munw3qusl7j2hpcmikhqocdf4pqhnhtpzw5nt5jrmofptid.onion:18083,127.0.0.1:18085,5",
-		"uqj3aphckqtjsitz7kxx5flqpwjlq5ppr3chazfued7xucv3nheq.b32.i2p,127.0.0.1:1"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if zc, err := parseTxProxy(s); err == nil {
-			if zc.Proxy == nil || !zc.Proxy.Addr.IsValid() || (zc.MaxOut != -1 && zc.MaxOut < 1) {
-				t.Fatalf("%q: %+v", s, zc)
-			}
-		}
-		if zc, err := parseAnonymousInbound(s); err == nil {
-			if zc.OurAddress.Host == "" || zc.ListenAddr == "" || (zc.MaxIn != -1 && zc.MaxIn < 1) {
-				t.Fatalf("%q: %+v", s, zc)
-			}
-		}
-	})
 }

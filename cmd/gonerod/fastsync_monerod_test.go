@@ -263,7 +263,7 @@ func writeList(t *testing.T, data []byte) string {
 // chain entry and stores nothing.
 func TestFastSyncFromMonerod(t *testing.T) {
 	lab, lc := requireLongChain(t)
-	bin := buildGonerod(t)
+	bin := inProcess
 	m := lab.StartMonerod(t, lc.nodeDir, "--online")
 	mi := monerodInfo(t, m)
 	if mi.Height != longChainHeight {
@@ -307,7 +307,7 @@ func TestFastSyncFromMonerod(t *testing.T) {
 func TestNotSynchronizedInsideList(t *testing.T) {
 	lab, lc := requireLongChain(t)
 	const height = 500
-	bin := buildGonerod(t)
+	bin := inProcess
 	m := lab.StartMonerod(t, lc.nodeDir, "--online")
 	if body, err := m.Post("/pop_blocks", []byte(fmt.Sprintf(`{"nblocks":%d}`, longChainHeight-height))); err != nil || !bytes.Contains(body, []byte(`"OK"`)) {
 		t.Fatalf("pop_blocks: %v %s", err, body)

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/gonero/gonero/importer"
+	"github.com/gonero/gonero/node"
 )
 
 func newImportCommand(o *options) *cobra.Command {
@@ -34,15 +35,19 @@ func newImportCommand(o *options) *cobra.Command {
 			if _, err := os.Stat(input); err != nil {
 				return err
 			}
+			cfg, err := o.config()
+			if err != nil {
+				return err
+			}
 			log, err := newLogger(o.logLevel)
 			if err != nil {
 				return err
 			}
-			n, err := openNode(o, log, nil)
+			n, err := node.OpenStore(&cfg, log, nil)
 			if err != nil {
 				return err
 			}
-			defer n.close()
+			defer n.Close()
 			ctx, stop := signalContext()
 			defer stop()
 			if cpuProfile != "" {
@@ -66,13 +71,13 @@ func newImportCommand(o *options) *cobra.Command {
 	return cmd
 }
 
-func runImport(ctx context.Context, n *node, input string, count uint64, out io.Writer, log *slog.Logger) error {
+func runImport(ctx context.Context, n *node.Store, input string, count uint64, out io.Writer, log *slog.Logger) error {
 	var progress importer.Progress = &logProgress{log: log}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		progress = &barProgress{out: out}
 	}
-	res, err := importer.Import(ctx, n.chain, input, count, progress)
-	top := n.chain.Top()
+	res, err := importer.Import(ctx, n.Chain(), input, count, progress)
+	top := n.Chain().Top()
 	summary := fmt.Sprintf("%d blocks added (%d transactions) in %s; chain height %d, top %s", res.Added(), res.Txs,
 		res.Elapsed.Round(time.Millisecond), top.Height+1, top.Hash)
 	switch {
@@ -81,7 +86,7 @@ func runImport(ctx context.Context, n *node, input string, count uint64, out io.
 		return nil
 	case err != nil:
 		log.Error("import stopped", "summary", summary)
-		return fmt.Errorf("import stopped at height %d: %w", n.chain.Height(), err)
+		return fmt.Errorf("import stopped at height %d: %w", n.Chain().Height(), err)
 	}
 	log.Info("import finished", "summary", summary)
 	return nil

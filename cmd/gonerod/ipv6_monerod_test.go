@@ -121,7 +121,7 @@ func syncInfoPeer(t *testing.T, rpcPort int) v6Conn {
 func TestIPv6SyncFromMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
-	bin := buildGonerod(t)
+	bin := inProcess
 	mP6, gP6, mR, gR := freePort(t), freePort(t), freePort(t), freePort(t)
 	bans := filepath.Join(t.TempDir(), "bans.txt")
 	if err := os.WriteFile(bans, []byte("127.0.0.5 # refused on RPC\n"), 0o600); err != nil {
@@ -175,7 +175,7 @@ func TestIPv6SyncFromMonerod(t *testing.T) {
 func TestMonerodSyncsFromGonerodOverIPv6(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
-	bin := buildGonerod(t)
+	bin := inProcess
 	data := importChain(t, bin, fresh)
 	gP6, mP6 := freePort(t), freePort(t)
 	// 192.0.2.1 (TEST-NET-1) is on no interface of the namespace: the IPv4

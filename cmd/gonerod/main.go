@@ -8,74 +8,49 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/gonero/gonero/httpd"
 	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/gonero/gonero/chain"
-	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/node"
 	"github.com/gonero/gonero/params"
-	"github.com/gonero/gonero/randomx"
-	"github.com/gonero/gonero/txpool"
 )
 
 // Version is the node's version string.
-const Version = "0.1.0"
+const Version = node.Version
 
-// options are the flags shared by every subcommand, named as monerod names them.
+// options are the flags shared by every subcommand, named as monerod names
+// them. Most are bound straight to the node's Config; the rest are what
+// only the command line has (the network switches, the log level, the
+// flag forms config turns into Config values).
 type options struct {
-	prune           pruneOptions // pruning.go
-	dataDir         string
-	regtest         bool
-	testnet         bool
-	stagenet        bool
-	fixedDifficulty uint64
-	logLevel        string
-	// --fast-block-sync (monerod's, 1 by default) and gonero's own
-	// --block-hashes-file, the list it uses (blockhashes.go).
-	fastBlockSync   uint
-	blockHashesFile string
-
-	rpcBindIP             string
-	rpcBindPort           uint16
-	restrictedRPC         bool
-	rpcRestrictedBindIP   string
-	rpcRestrictedBindPort uint16
-	rpcLogin              string
-	rpcCORSOrigins        string
-	confirmExternalBind   bool
-	// monerod's RPC connection limits (--rpc-max-connections...) and
-	// --rpc-response-soft-limit, with its defaults.
-	rpcMaxConnections             int
-	rpcMaxConnectionsPerPublicIP  int
-	rpcMaxConnectionsPerPrivateIP int
-	rpcResponseSoftLimit          int64
+	cfg      node.Config
+	regtest  bool
+	testnet  bool
+	stagenet bool
+	logLevel string
+	// --fast-block-sync (monerod's, 1 by default).
+	fastBlockSync  uint
+	rpcLogin       string
+	rpcCORSOrigins string
 	// --rpc-ssl and its certificates (tls.go).
 	tls tlsOptions
-	// IPv6 listeners and --disable-rpc-ban (addrflags.go).
-	rpcAddr     rpcAddrOptions
-	rpcDefences rpcDefenceOptions // rpcdefences.go
+	// --no-zmq, and the ZMQ RPC flags gonerod declares only to refuse them.
+	noZMQ bool
+	// --no-igd: UPnP off whatever --igd says.
+	noIGD bool
+	// --sync-pruned-blocks is accepted and does nothing.
+	syncPruned bool
 
-	// --metrics-bind-ip/--metrics-bind-port: Prometheus metrics on a
-	// listener of their own (port 0: off).
-	metricsBindIP   string
-	metricsBindPort uint16
-
-	// --max-txpool-weight: the pool's weight limit in bytes (monerod's
-	// flag and default; 0 means the default, as in tx_memory_pool::init).
-	maxTxpoolWeight uint64
-
-	p2p            p2pOptions
-	zmq            zmqOptions
-	startMining    string
-	miningInterval time.Duration
+	flags *pflag.FlagSet // to tell a flag given from its default
 }
 
 func (o *options) network() (params.Network, error) {
@@ -99,10 +74,57 @@ func (o *options) network() (params.Network, error) {
 	return net, nil
 }
 
-// storePath is where a network's chain store lives: like monerod, the
-// network's subdirectory of the data directory ("fake" for regtest).
-func (o *options) storePath(net params.Network) string {
-	return filepath.Join(o.dataDir, net.DataSubdir(), "gonero.db")
+// config is the node's Config from the flags (without a logger).
+func (o *options) config() (node.Config, error) {
+	c := o.cfg
+	var err error
+	if c.Network, err = o.network(); err != nil {
+		return c, err
+	}
+	if o.fastBlockSync > 1 {
+		return c, fmt.Errorf("--fast-block-sync takes 0 or 1, not %d", o.fastBlockSync)
+	}
+	c.FastBlockSync = o.fastBlockSync == 1
+	if o.rpcLogin != "" {
+		user, pass, ok := strings.Cut(o.rpcLogin, ":")
+		if !ok {
+			// monerod would prompt for the password; a daemon has no one to ask.
+			pass = os.Getenv("RPC_PASSWORD")
+			if pass == "" {
+				return c, errors.New("--rpc-login needs user:password (or the password in RPC_PASSWORD)")
+			}
+		}
+		if user == "" {
+			return c, errors.New("--rpc-login: the user name is empty")
+		}
+		c.RPC.Login = &httpd.Login{User: user, Password: pass}
+	}
+	c.RPC.CORSOrigins = nil
+	if o.rpcCORSOrigins != "" {
+		for _, origin := range strings.Split(o.rpcCORSOrigins, ",") {
+			if origin = strings.TrimSpace(origin); origin != "" {
+				c.RPC.CORSOrigins = append(c.RPC.CORSOrigins, origin)
+			}
+		}
+	}
+	if c.RPC.TLS, err = o.tls.serverTLS(); err != nil {
+		return c, err
+	}
+	if o.noZMQ {
+		c.ZMQPub = nil
+	} else {
+		for _, name := range []string{"zmq-rpc-bind-ip", "zmq-rpc-bind-port"} {
+			if o.flags != nil && o.flags.Changed(name) {
+				return c, errors.New("--" + name + ": gonerod has no ZMQ RPC server (only the --zmq-pub publisher); use the HTTP RPC, or --no-zmq")
+			}
+		}
+	}
+	if o.noIGD {
+		c.P2P.IGD = "disabled"
+	}
+	// monerod's resolvers of the DNS blocklist.
+	c.P2P.DNSPublic = os.Getenv("DNS_PUBLIC")
+	return c, nil
 }
 
 func defaultDataDir() string {
@@ -110,66 +132,6 @@ func defaultDataDir() string {
 		return filepath.Join(home, ".gonero")
 	}
 	return ".gonero"
-}
-
-// node is the opened chain: store, PoW hasher and chain manager.
-type node struct {
-	net   params.Network
-	db    *chaindb.DB
-	pow   *randomx.Hasher
-	chain *chain.Chain
-	log   *slog.Logger
-}
-
-// openNode opens the chain; blocks, if not nil, hears every block the
-// chain checks (the metrics).
-func openNode(o *options, log *slog.Logger, blocks chain.BlockObserver) (*node, error) {
-	net, err := o.network()
-	if err != nil {
-		return nil, err
-	}
-	path := o.storePath(net)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, err
-	}
-	// A store written by an older gonerod is upgraded before anything else
-	// (minutes on a long chain): say so, every few seconds, as import does.
-	var lastReport time.Time
-	db, err := chaindb.Open(path, chaindb.Options{Network: net.String(), MigrationProgress: func(done, total uint64) {
-		if done == total || time.Since(lastReport) >= 5*time.Second {
-			lastReport = time.Now()
-			log.Info("upgrading the chain store to this version's layout", "blocks", done, "of", total)
-		}
-	}})
-	if err != nil {
-		return nil, fmt.Errorf("opening the chain store %s: %w", path, err)
-	}
-	pow, err := randomx.New(randomx.Options{})
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	list, err := loadBlockHashes(o, net, log)
-	if err != nil {
-		pow.Close()
-		db.Close()
-		return nil, err
-	}
-	c, err := chain.Open(db, chain.Config{Network: net, FixedDifficulty: o.fixedDifficulty, PoW: pow, Logger: log, Observer: blocks,
-		BlockHashes: list})
-	if err != nil {
-		pow.Close()
-		db.Close()
-		return nil, err
-	}
-	return &node{net: net, db: db, pow: pow, chain: c, log: log}, nil
-}
-
-func (n *node) close() {
-	n.pow.Close()
-	if err := n.db.Close(); err != nil {
-		n.log.Error("closing the store", "err", err)
-	}
 }
 
 func newLogger(level string) (*slog.Logger, error) {
@@ -237,39 +199,20 @@ func newRootCommandFor(o *options) *cobra.Command {
 			return runNode(o)
 		},
 	}
+	o.cfg = node.DefaultConfig()
+	c := &o.cfg
 	f := root.PersistentFlags()
-	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for the chain store (a network subdirectory is used, as monerod does)")
+	f.StringVar(&c.DataDir, "data-dir", defaultDataDir(), "directory for the chain store (a network subdirectory is used, as monerod does)")
 	f.BoolVar(&o.regtest, "regtest", false, "regression-test network (monerod's fakechain)")
 	f.BoolVar(&o.testnet, "testnet", false, "test network")
 	f.BoolVar(&o.stagenet, "stagenet", false, "stage network")
-	f.Uint64Var(&o.fixedDifficulty, "fixed-difficulty", 0, "every block after genesis has this difficulty (0: the real algorithm); for test chains")
+	f.Uint64Var(&c.FixedDifficulty, "fixed-difficulty", 0, "every block after genesis has this difficulty (0: the real algorithm); for test chains")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.UintVar(&o.fastBlockSync, "fast-block-sync", 1, "1: inside the block-hash list, skip the proof of work and signatures of blocks whose ids the list proves; 0: verify everything")
-	f.StringVar(&o.blockHashesFile, "block-hashes-file", "", "block-hash list for fast sync (monero's src/blocks/checkpoints.dat or monero-blockchain-export --blocksdat); mainnet: only a known release's list is used")
+	f.StringVar(&c.BlockHashesFile, "block-hashes-file", "", "block-hash list for fast sync (monero's src/blocks/checkpoints.dat or monero-blockchain-export --blocksdat); mainnet: only a known release's list is used")
 	rf := root.Flags()
-	rf.StringVar(&o.rpcBindIP, "rpc-bind-ip", "127.0.0.1", "IP the RPC server listens on")
-	rf.Uint16Var(&o.rpcBindPort, "rpc-bind-port", 0, "RPC port (default: the network's, 18081 mainnet and regtest, 28081 testnet, 38081 stagenet)")
-	rf.BoolVar(&o.restrictedRPC, "restricted-rpc", false, "restrict the main RPC listener (hide get_connections and private get_info fields)")
-	rf.StringVar(&o.rpcRestrictedBindIP, "rpc-restricted-bind-ip", "127.0.0.1", "IP of the restricted RPC listener")
-	rf.Uint16Var(&o.rpcRestrictedBindPort, "rpc-restricted-bind-port", 0, "also serve a restricted RPC listener on this port")
-	rf.StringVar(&o.rpcLogin, "rpc-login", "", "require HTTP digest authentication: user:password")
-	rf.StringVar(&o.rpcCORSOrigins, "rpc-access-control-origins", "", "comma-separated origins allowed by CORS (* for any)")
-	rf.BoolVar(&o.confirmExternalBind, "confirm-external-bind", false, "allow the RPC server to listen on a non-loopback address")
-	rf.IntVar(&o.rpcMaxConnections, "rpc-max-connections", httpd.DefaultMaxConnections, "max RPC connections open at once (per listener)")
-	rf.IntVar(&o.rpcMaxConnectionsPerPublicIP, "rpc-max-connections-per-public-ip", httpd.DefaultMaxConnectionsPerPublicIP, "max RPC connections per public IP (an IPv6 client per /64)")
-	rf.IntVar(&o.rpcMaxConnectionsPerPrivateIP, "rpc-max-connections-per-private-ip", httpd.DefaultMaxConnectionsPerPrivateIP, "max RPC connections per private or loopback IP")
-	rf.Int64Var(&o.rpcResponseSoftLimit, "rpc-response-soft-limit", httpd.DefaultResponseSoftLimit, "max bytes of RPC answers a connection may have queued unread")
-	o.tls.addFlags(rf, serverTLSHelp)
-	rf.StringVar(&o.metricsBindIP, "metrics-bind-ip", "127.0.0.1", "IP the Prometheus metrics listener binds to")
-	rf.Uint16Var(&o.metricsBindPort, "metrics-bind-port", 0, "serve Prometheus metrics at /metrics on this port (0: no metrics listener)")
-	o.rpcAddr.addFlags(rf)
-	rf.Uint64Var(&o.maxTxpoolWeight, "max-txpool-weight", txpool.DefaultMaxWeight, "max weight of the transaction pool in bytes; over it, the lowest fee per byte go first")
-	o.rpcDefences.addFlags(rf)
-	o.p2p.addFlags(rf)
-	o.zmq.addFlags(rf)
-	o.prune.addFlags(rf)
-	rf.StringVar(&o.startMining, "start-mining", "", "regtest: mine blocks continuously, paying this address (standard, integrated or subaddress)")
-	rf.DurationVar(&o.miningInterval, "mining-interval", 5*time.Second, "with --start-mining: pause between blocks (0: none)")
+	o.flags = rf
+	addNodeFlags(rf, o)
 	root.AddCommand(newImportCommand(o), &cobra.Command{
 		Use:   "version",
 		Short: "print the version",

@@ -25,7 +25,7 @@ import (
 func TestPoolMinesThroughGonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
-	bin := buildGonerod(t)
+	bin := inProcess
 	data := importChain(t, bin, fresh)
 	g := startGonerod(t, bin, data)
 	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(g.p2pPort))

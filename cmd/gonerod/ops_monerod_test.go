@@ -516,28 +516,13 @@ func TestOperatorCommandsMatchMonerod(t *testing.T) {
 	p.same("status")
 }
 
-// startOfflineGonerod runs gonerod on data with --offline and waits for its RPC.
+// startOfflineGonerod runs gonerod on data with --offline (in this
+// process: launchGonerod) and waits for its RPC.
 func startOfflineGonerod(t *testing.T, bin, data string) *gonerod {
 	t.Helper()
 	g := &gonerod{rpcPort: freePort(t), client: &http.Client{Timeout: 30 * time.Second}}
-	cmd := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--offline",
-		"--rpc-bind-port", strconv.Itoa(g.rpcPort))
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(15 * time.Second):
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
+	launchGonerod(t, g, bin, []string{"--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--offline",
+		"--rpc-bind-port", strconv.Itoa(g.rpcPort)})
 	waitFor(t, 30*time.Second, "gonerod's RPC", func() bool {
 		_, err := g.post("/get_height", nil)
 		return err == nil
@@ -580,12 +565,8 @@ func TestOperatorCommandsLogin(t *testing.T) {
 		return c.Path("/get_height", struct{}{}, &h) == nil && h.Status == "OK"
 	})
 	gport := freePort(t)
-	node := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", t.TempDir(), "--offline",
-		"--rpc-bind-port", strconv.Itoa(gport), "--rpc-login", "alice:s3cret")
-	if err := node.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = node.Process.Kill(); _ = node.Wait() })
+	launchGonerod(t, &gonerod{rpcPort: gport}, bin, []string{"--regtest", "--fixed-difficulty", "1", "--data-dir", t.TempDir(), "--offline",
+		"--rpc-bind-port", strconv.Itoa(gport), "--rpc-login", "alice:s3cret"})
 	p := &opsPair{t: t, bin: bin, monerodData: t.TempDir(), mPort: m.RPCPort, gPort: gport}
 	waitFor(t, 30*time.Second, "gonerod's RPC", func() bool {
 		return strings.Contains(runClient(t, "", bin, "--regtest", "--rpc-bind-port", strconv.Itoa(gport), "--rpc-login", "alice:s3cret", "print_height").stdout, "1")

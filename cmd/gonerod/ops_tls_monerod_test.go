@@ -116,12 +116,8 @@ func startTLSPair(t *testing.T) (*opsPair, *tlsPair) {
 	}
 	t.Cleanup(func() { _ = mcmd.Process.Kill(); _ = mcmd.Wait() })
 	gport := freePort(t)
-	node := exec.Command(bin, append([]string{"--regtest", "--fixed-difficulty", "1", "--data-dir", t.TempDir(), "--offline",
-		"--rpc-bind-port", strconv.Itoa(gport)}, tlsFlags...)...)
-	if err := node.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = node.Process.Kill(); _ = node.Wait() })
+	launchGonerod(t, &gonerod{rpcPort: gport}, bin, append([]string{"--regtest", "--fixed-difficulty", "1", "--data-dir", t.TempDir(), "--offline",
+		"--rpc-bind-port", strconv.Itoa(gport)}, tlsFlags...))
 	for _, port := range []int{mport, gport} {
 		c := &daemonctl.HTTPClient{Host: "127.0.0.1", Port: strconv.Itoa(port), Timeout: 10 * time.Second,
 			TLS: &tls.Config{InsecureSkipVerify: true}}

@@ -322,7 +322,7 @@ func TestPrunedNodesMatchMonerod(t *testing.T) {
 		t.Helper()
 		t.Logf("%6.1fs  %s", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
 	}
-	bin := buildGonerod(t)
+	bin := inProcess
 	gdata := buildPruneChain(t, lab, bin)
 	step("gonerod built a chain of %d blocks", pruneChainTop)
 	raw := filepath.Join(t.TempDir(), "blockchain.raw")

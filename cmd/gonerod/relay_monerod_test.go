@@ -8,12 +8,9 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -39,7 +36,7 @@ func TestRelayAndMineWithMonerod(t *testing.T) {
 	}
 
 	// gonerod on the fresh chain, imported through the binary.
-	bin := buildGonerod(t)
+	bin := inProcess
 	data := importChain(t, bin, fresh)
 	g := startGonerod(t, bin, data)
 	step("gonerod running (p2p %d, rpc %d)", g.p2pPort, g.rpcPort)
@@ -250,45 +247,6 @@ func startGonerodClient(t *testing.T, client *http.Client, bin, data string, ext
 		return err == nil
 	})
 	return g
-}
-
-// launchGonerod starts bin with args, its output in g.logPath (a new file
-// in the test's directory). stop ends it, once however often it is called,
-// and the test's end calls it: an interrupt, then a kill after 30 s; a
-// failed test shows the end of the log. exited is closed when the process
-// has exited.
-func launchGonerod(t *testing.T, g *gonerod, bin string, args []string) (exited <-chan struct{}, stop func()) {
-	t.Helper()
-	g.logPath = filepath.Join(t.TempDir(), "gonerod.log")
-	logFile, err := os.Create(g.logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); logFile.Close(); close(done) }()
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			_ = cmd.Process.Signal(os.Interrupt)
-			select {
-			case <-done:
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				<-done
-			}
-			if t.Failed() {
-				log, _ := os.ReadFile(g.logPath)
-				t.Logf("gonerod's log (%v):\n%s", args, clipText(log, 20000))
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return done, stop
 }
 
 // receivedAs says from gonerod's log how the last transactions a peer

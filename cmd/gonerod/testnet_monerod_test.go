@@ -43,7 +43,7 @@ const privateNetDifficulty = 16
 // and grows with the load.
 func TestPrivateNetworkFromGenesis(t *testing.T) {
 	lab := monerodlab.Require(t)
-	bin := buildGonerod(t)
+	bin := inProcess
 	for _, c := range []struct {
 		net    params.Network
 		blocks uint64

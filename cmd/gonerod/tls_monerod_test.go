@@ -153,7 +153,7 @@ func setDaemon(t *testing.T, w *monerodlab.WalletRPC, port int, ssl map[string]a
 func TestTLSWalletMatchesMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
-	bin := buildGonerod(t)
+	bin := inProcess
 	dir := t.TempDir()
 	ca := makeCert(t, dir, "ca", true, 0, nil)
 	server := makeCert(t, dir, "server", false, x509.ExtKeyUsageServerAuth, ca)
@@ -274,7 +274,7 @@ func tlsPost(url, body string) ([]byte, error) {
 // a restart.
 func TestTLSModesMatchMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
-	bin := buildGonerod(t)
+	bin := inProcess
 	want := map[string][2]string{ // mode: TLS client, plain client
 		"autodetect": {"served", "served"},
 		"enabled":    {"served", "refused"},
@@ -354,6 +354,7 @@ func readPEMCert(t *testing.T, path string) []byte {
 // TestTLSStartErrors: gonerod refuses to start on bad TLS input, saying
 // why, instead of serving without it.
 func TestTLSStartErrors(t *testing.T) {
+	t.Parallel()
 	bin := buildGonerod(t)
 	dir := t.TempDir()
 	a := makeCert(t, dir, "a", false, x509.ExtKeyUsageServerAuth, nil)

@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/node"
 )
 
 // TestTLSFlags: monerod's --rpc-ssl flags, their defaults, what they imply
 // and the contradictions and bad input refused at start (never a silent
 // fall-back to something else).
 func TestTLSFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var logged bytes.Buffer
 	log := slog.New(slog.NewTextHandler(&logged, nil))
@@ -25,7 +27,11 @@ func TestTLSFlags(t *testing.T) {
 		if err := newRootCommandFor(o).ParseFlags(args); err != nil {
 			t.Fatal(err)
 		}
-		return o.tls.config(filepath.Join(dir, "net"), log)
+		c, err := o.tls.serverTLS()
+		if err != nil {
+			return nil, err
+		}
+		return c.Load(filepath.Join(dir, "net"), log)
 	}
 
 	// The default: autodetect with a generated certificate, kept.
@@ -116,7 +122,7 @@ func TestTLSFlags(t *testing.T) {
 	half := filepath.Join(dir, "half")
 	os.MkdirAll(half, 0o700)
 	os.WriteFile(filepath.Join(half, "rpc_ssl.crt"), first, 0o600)
-	if _, err := storedCertificate(filepath.Join(half, "rpc_ssl"), slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil ||
+	if _, err := (&node.TLSConfig{}).Load(half, slog.New(slog.NewTextHandler(io.Discard, nil))); err == nil ||
 		!strings.Contains(err.Error(), "must both exist") {
 		t.Errorf("half a stored pair: %v", err)
 	}

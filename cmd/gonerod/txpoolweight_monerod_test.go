@@ -26,7 +26,7 @@ func TestMaxTxpoolWeightMatchesMonerod(t *testing.T) {
 	// Below the weight of any of the wallet's transactions (2,100 to
 	// 2,900 bytes).
 	const limit = 2000
-	bin := buildGonerod(t)
+	bin := inProcess
 	data := importChain(t, bin, fresh)
 	g := startGonerod(t, bin, data, "--offline", "--max-txpool-weight", strconv.Itoa(limit))
 	m := lab.StartMonerod(t, fresh.NodeDir, "--max-txpool-weight", strconv.Itoa(limit))

@@ -42,7 +42,7 @@ func TestWalletOnGonerodMatchesMonerod(t *testing.T) {
 		t.Logf("%6.2fs  %s", time.Since(began).Seconds(), fmt.Sprintf(format, args...))
 	}
 
-	bin := buildGonerod(t)
+	bin := inProcess
 	data := importChain(t, bin, fresh)
 	g := startGonerod(t, bin, data)
 	m := lab.StartMonerod(t, fresh.NodeDir, "--online", "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(g.p2pPort))

@@ -110,7 +110,7 @@ func topicsOf(msgs []string) string {
 func TestZMQMatchesMonerod(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
-	bin := buildGonerod(t)
+	bin := inProcess
 	data := importChain(t, bin, fresh)
 	gEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
 	mEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
@@ -345,7 +345,7 @@ func TestZMQMatchesMonerod(t *testing.T) {
 func TestZMQTxFromPeer(t *testing.T) {
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
-	bin := buildGonerod(t)
+	bin := inProcess
 	data := importChain(t, bin, fresh)
 	gEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
 	mEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
@@ -402,7 +402,7 @@ func startZMQPair(t *testing.T, gonerodArgs func(m *monerodlab.Monerod) []string
 	t.Helper()
 	lab := monerodlab.Require(t)
 	fresh := lab.FreshChain(t)
-	bin := buildGonerod(t)
+	bin := inProcess
 	data := importChain(t, bin, fresh)
 	gEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))
 	mEndpoint := "tcp://127.0.0.1:" + strconv.Itoa(freePort(t))

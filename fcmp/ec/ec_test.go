@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"filippo.io/edwards25519"
-	"golang.org/x/crypto/blake2b"
 
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/internal/testutil"
@@ -57,17 +56,6 @@ func unhex(t testing.TB, s string) []byte {
 }
 
 func hexOf(b []byte) string { return hex.EncodeToString(b) }
-
-func TestBlake2bAgainstXCrypto(t *testing.T) {
-	// With no personalisation the implementation must be plain BLAKE2b-512.
-	for _, n := range []int{0, 1, 32, 127, 128, 129, 255, 256, 257, 1000} {
-		data := bytes.Repeat([]byte{byte(n), 0x5a}, n)[:n]
-		got := blake2b512Personal(nil, data)
-		if want := blake2b.Sum512(data); got != want {
-			t.Errorf("len %d: %x, want %x", n, got, want)
-		}
-	}
-}
 
 func TestGeneratorsD06d9518(t *testing.T) {
 	v := loadVectors(t)

@@ -2,6 +2,7 @@ package ec
 
 import (
 	"encoding/hex"
+	"golang.org/x/crypto/blake2b"
 
 	"filippo.io/edwards25519"
 
@@ -60,7 +61,7 @@ func D06d9518Generators() Generators {
 // map of UnbiasedHashToPoint over an unpersonalised BLAKE2b-512 of keccak256(seed).
 func masterDerivation(seed string) (*edwards25519.Point, error) {
 	k := crypto.Keccak256([]byte(seed))
-	h := blake2b512Personal(nil, k[:])
+	h := blake2b.Sum512(k[:])
 	return unbiasedMap(&h)
 }
 

@@ -2,6 +2,7 @@ package monerodlab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -238,6 +239,11 @@ func address(w *WalletRPC) (string, error) {
 // mine mines n blocks to alice, checking that the first holds wantTxs
 // transactions (those sent before it: the whole pool).
 func (b *builder) mine(n, wantTxs int) error {
+	if wantTxs > 0 {
+		if err := b.waitBroadcast(wantTxs); err != nil {
+			return err
+		}
+	}
 	var before struct {
 		Height uint64 `json:"height"`
 	}
@@ -263,6 +269,41 @@ func (b *builder) mine(n, wantTxs int) error {
 	}
 	b.logf("top %d (block %d: %d txs)", r.Height, before.Height, wantTxs)
 	return nil
+}
+
+// waitBroadcast waits until monerod's pool holds n transactions, each
+// marked broadcast. monerod's block templates take broadcast transactions
+// only, and an offline monerod marks one that came over RPC broadcast a
+// moment after accepting it (on its P2P strand): mining at once would,
+// on a loaded machine, leave the last ones out.
+func (b *builder) waitBroadcast(n int) error {
+	var pool struct {
+		Transactions []struct {
+			Relayed bool `json:"relayed"`
+		} `json:"transactions"`
+	}
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		body, err := b.m.Post("/get_transaction_pool", []byte(`{}`))
+		if err != nil {
+			return err
+		}
+		pool.Transactions = nil
+		if err := json.Unmarshal(body, &pool); err != nil {
+			return fmt.Errorf("get_transaction_pool: %w", err)
+		}
+		relayed := 0
+		for _, tx := range pool.Transactions {
+			if tx.Relayed {
+				relayed++
+			}
+		}
+		if relayed >= n {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("monerod's pool has %d transactions, %d broadcast, after 2 minutes; want %d broadcast", len(pool.Transactions), relayed, n)
+		}
+	}
 }
 
 type dest struct {

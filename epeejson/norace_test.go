@@ -1,0 +1,5 @@
+//go:build !race
+
+package epeejson
+
+const raceEnabled = false

@@ -1,0 +1,467 @@
+// Package zmqrpc is monerod's ZMQ RPC server (--zmq-rpc-bind-ip/port): a
+// ZMQ REP socket answering JSON-RPC 2.0 requests with the methods, JSON and
+// error answers of monerod 0.18.5's src/rpc/zmq_server.cpp and
+// daemon_handler.cpp, for light-wallet servers (monero-lws) that speak
+// nothing else. What it reads of the node comes through the interfaces in
+// backend.go.
+//
+// The ZMTP handshake is go-zeromq's; the REP envelope handling, framing and
+// limits are ours, so that every connection is served by its own goroutine
+// with bounded memory (go-zeromq's REP socket reads frames of any declared
+// size and serialises every peer through one queue).
+package zmqrpc
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/go-zeromq/zmq4/security/null"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/gonero/gonero/internal/boundedcache"
+)
+
+// Limits.
+const (
+	// MaxMessage is monerod's net::zmq::max_message_size (10 MiB): one
+	// frame bigger than this closes the connection (libzmq's
+	// ZMQ_MAXMSGSIZE); a request whose frames add up to more is answered
+	// "Request too large".
+	MaxMessage = 10 << 20
+	// MaxConns bounds the connections served at once; more are closed at
+	// once (libzmq has no limit but the process's descriptors).
+	MaxConns = 256
+	// MaxInFlight bounds the request bytes held by all connections
+	// together; a connection waits for room before reading a frame's body.
+	MaxInFlight = 64 << 20
+	// HandshakeTimeout bounds the ZMTP greeting and handshake.
+	HandshakeTimeout = 10 * time.Second
+	// WriteTimeout bounds sending one answer to a peer that does not read.
+	WriteTimeout = 60 * time.Second
+	// MessageTimeout bounds reading one request once its first frame has
+	// begun; BudgetWait how long a frame waits for room in MaxInFlight
+	// (the connection is dropped after).
+	MessageTimeout = 60 * time.Second
+	BudgetWait     = 10 * time.Second
+	// BlockCacheBytes bounds the rendered blocks kept for get_blocks_fast.
+	BlockCacheBytes = 64 << 20
+	// maxEnvelope bounds the routing frames before a request's delimiter.
+	maxEnvelope = 64
+)
+
+// Config is the server's configuration.
+type Config struct {
+	// Addr is where to listen, host:port (monerod's --zmq-rpc-bind-ip and
+	// --zmq-rpc-bind-port; port 0 picks one, see Addr).
+	Addr string
+	// Restricted is monerod's --restricted-zmq-rpc: the methods of its
+	// blocked list are refused and some answers capped.
+	Restricted bool
+	// Version is get_info's version (monerod's MONERO_VERSION, "" when
+	// restricted); StartTime its start_time (New's time when zero).
+	Version   string
+	StartTime time.Time
+	Log       *slog.Logger
+}
+
+// Server is a running ZMQ RPC server.
+type Server struct {
+	cfg    Config
+	log    *slog.Logger
+	chain  Chain
+	pool   Pool
+	submit Submitter
+	peers  Peers
+	miner  Miner
+
+	ln     net.Listener
+	budget *semaphore.Weighted
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	// blocks keeps rendered get_blocks_fast blocks; rct the amount-0
+	// output counts get_output_distribution last read.
+	blocks *boundedcache.Cache[blockKey, *renderedBlock]
+	rct    rctCache
+
+	handling chan struct{} // one slot per request being answered
+	// MessageTimeout and BudgetWait (shorter in tests).
+	messageTimeout, budgetWait time.Duration
+
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+	wg    sync.WaitGroup
+	once  sync.Once
+}
+
+// Backend is what the server reads of the node and acts on. Chain is
+// required; a nil Pool serves an empty pool, a nil Submit refuses
+// transactions, a nil Peers is an offline node, a nil Miner never mines.
+type Backend struct {
+	Chain  Chain
+	Pool   Pool
+	Submit Submitter
+	Peers  Peers
+	Miner  Miner
+}
+
+// New makes a server. It listens once Start is called.
+func New(cfg Config, b Backend) (*Server, error) {
+	if b.Chain == nil {
+		return nil, errors.New("zmq-rpc: no chain")
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.StartTime.IsZero() {
+		cfg.StartTime = time.Now()
+	}
+	if b.Peers == nil {
+		b.Peers = noPeers{}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Server{cfg: cfg, log: cfg.Log, chain: b.Chain, pool: b.Pool, submit: b.Submit, peers: b.Peers, miner: b.Miner,
+		blocks: boundedcache.New[blockKey, *renderedBlock](BlockCacheBytes, 0, func(b *renderedBlock) int { return len(b.json) + len(b.indices) + 64 }),
+		budget: semaphore.NewWeighted(MaxInFlight), handling: make(chan struct{}, max(2, runtime.NumCPU())),
+		messageTimeout: MessageTimeout, budgetWait: BudgetWait, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}, nil
+}
+
+// now is the clock (get_output_histogram's restricted cutoff).
+func (s *Server) now() time.Time { return time.Now() }
+
+// Start binds Config.Addr and serves until Close.
+func (s *Server) Start() error {
+	ln, err := net.Listen("tcp", s.cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("zmq-rpc: %w", err)
+	}
+	s.ln = ln
+	s.wg.Add(1)
+	go s.accept()
+	return nil
+}
+
+// Addr is the bound address.
+func (s *Server) Addr() net.Addr { return s.ln.Addr() }
+
+// Close stops listening, drops every connection and waits for every
+// goroutine to end.
+func (s *Server) Close() error {
+	s.once.Do(func() {
+		s.cancel()
+		if s.ln != nil {
+			_ = s.ln.Close()
+		}
+		s.mu.Lock()
+		for c := range s.conns {
+			_ = c.Close()
+		}
+		s.conns = nil
+		s.mu.Unlock()
+	})
+	s.wg.Wait()
+	return nil
+}
+
+func (s *Server) accept() {
+	defer s.wg.Done()
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			if s.ctx.Err() != nil || errors.Is(err, net.ErrClosed) {
+				return
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				continue
+			}
+			time.Sleep(50 * time.Millisecond) // out of descriptors: as net/http does
+			continue
+		}
+		s.mu.Lock()
+		if s.conns == nil || len(s.conns) >= MaxConns {
+			s.mu.Unlock()
+			_ = c.Close()
+			continue
+		}
+		s.conns[c] = struct{}{}
+		s.wg.Add(1)
+		s.mu.Unlock()
+		go func() {
+			defer s.wg.Done()
+			s.serve(c)
+			s.mu.Lock()
+			delete(s.conns, c)
+			s.mu.Unlock()
+			_ = c.Close()
+		}()
+	}
+}
+
+// handshake is go-zeromq's ZMTP handshake as a REP socket (it accepts REQ
+// and DEALER peers, as libzmq's REP does). A panic on a malformed peer
+// (zmqpub's fuzzing found some) drops the connection instead of the node.
+func handshake(c net.Conn) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("handshake: %v", r)
+		}
+	}()
+	_, err = zmq4.Open(c, null.Security(), zmq4.Rep, zmq4.SocketIdentity(nil), true, nil)
+	return err
+}
+
+// guard refuses, before anything reads it, a frame longer than MaxMessage
+// during the handshake (go-zeromq allocates what a frame declares).
+type guard struct {
+	net.Conn
+	limit uint64
+	left  int
+	flags byte
+	size  []byte
+	body  uint64
+	err   error
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
+	n, err := g.Conn.Read(p)
+	for _, c := range p[:n] {
+		switch {
+		case g.left > 0: // greeting or body
+			g.left--
+		case g.body > 0:
+			g.body--
+		case g.size == nil:
+			if c&0xf8 != 0 {
+				g.err = fmt.Errorf("reserved frame flags %#x", c)
+				return 0, g.err
+			}
+			g.flags = c
+			g.size = make([]byte, 0, 8)
+		default:
+			g.size = append(g.size, c)
+			want := 1
+			if g.flags&2 != 0 {
+				want = 8
+			}
+			if len(g.size) == want {
+				var v uint64
+				for _, x := range g.size {
+					v = v<<8 | uint64(x)
+				}
+				if v > g.limit {
+					g.err = errors.New("frame bigger than the limit")
+					return 0, g.err
+				}
+				g.body, g.size = v, nil
+			}
+		}
+	}
+	return n, err
+}
+
+// serve handshakes, then answers the peer's requests in order.
+func (s *Server) serve(c net.Conn) {
+	_ = c.SetDeadline(time.Now().Add(HandshakeTimeout))
+	if err := handshake(&guard{Conn: c, limit: 64 << 10, left: 64}); err != nil {
+		s.log.Debug("zmq-rpc: handshake failed", "remote", c.RemoteAddr(), "err", err)
+		return
+	}
+	_ = c.SetDeadline(time.Time{})
+	r := bufio.NewReaderSize(c, 16<<10)
+	bw := bufio.NewWriterSize(c, 64<<10)
+	for {
+		env, body, tooLarge, err := s.readRequest(r, func() {
+			// Once a message has begun, the rest must come in time: a
+			// peer trickling a big frame would hold its budget.
+			_ = c.SetReadDeadline(time.Now().Add(s.messageTimeout))
+		})
+		_ = c.SetReadDeadline(time.Time{})
+		if err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, net.ErrClosed) {
+				s.log.Debug("zmq-rpc: peer dropped", "remote", c.RemoteAddr(), "err", err)
+			}
+			return
+		}
+		var answer []byte
+		if tooLarge {
+			answer = errorAnswer(nil, statusTooLarge, msgRequestTooLarge)
+		} else {
+			// Answers can be big (get_blocks_fast): a few at a time.
+			select {
+			case s.handling <- struct{}{}:
+			case <-s.ctx.Done():
+				s.budget.Release(int64(len(body)))
+				return
+			}
+			answer = s.handle(body)
+			<-s.handling
+			s.budget.Release(int64(len(body)))
+		}
+		_ = c.SetWriteDeadline(time.Now().Add(WriteTimeout))
+		for _, f := range env {
+			writeFrame(bw, f, true)
+		}
+		writeFrame(bw, answer, false)
+		if err := bw.Flush(); err != nil {
+			return
+		}
+		_ = c.SetWriteDeadline(time.Time{})
+	}
+}
+
+func writeFrame(w *bufio.Writer, body []byte, more bool) {
+	var flags byte
+	if more {
+		flags = 1
+	}
+	if len(body) > 255 {
+		var b [9]byte
+		b[0] = flags | 2
+		binary.BigEndian.PutUint64(b[1:], uint64(len(body)))
+		_, _ = w.Write(b[:])
+	} else {
+		_, _ = w.Write([]byte{flags, byte(len(body))})
+	}
+	_, _ = w.Write(body)
+}
+
+// frameHeader reads a frame's flags and size. Commands (PING and the like)
+// are read and skipped by the caller.
+func frameHeader(r *bufio.Reader) (flags byte, size uint64, err error) {
+	flags, err = r.ReadByte()
+	if err != nil {
+		return 0, 0, err
+	}
+	if flags&0xf8 != 0 {
+		return 0, 0, fmt.Errorf("reserved frame flags %#x", flags)
+	}
+	if flags&2 != 0 {
+		var b [8]byte
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return 0, 0, err
+		}
+		size = binary.BigEndian.Uint64(b[:])
+	} else {
+		b, err := r.ReadByte()
+		if err != nil {
+			return 0, 0, err
+		}
+		size = uint64(b)
+	}
+	if size > MaxMessage {
+		return 0, 0, errors.New("frame bigger than the maximum message size")
+	}
+	return flags, size, nil
+}
+
+// readRequest reads messages until one is a request as libzmq's REP sees
+// it: routing frames up to an empty delimiter, then the body's frames,
+// which monerod concatenates. A message without a delimiter is dropped
+// whole, as REP drops it. Bodies adding up to more than MaxMessage are
+// read and discarded (tooLarge). The body's bytes are held against the
+// server's budget: the caller releases them.
+func (s *Server) readRequest(r *bufio.Reader, started func()) (env [][]byte, body []byte, tooLarge bool, err error) {
+	for {
+		env, body, tooLarge = env[:0], nil, false
+		inBody, dropped := false, false
+		for first := true; ; first = false {
+			flags, size, err := frameHeader(r)
+			if err != nil {
+				if body != nil {
+					s.budget.Release(int64(len(body)))
+				}
+				return nil, nil, false, err
+			}
+			if first && started != nil {
+				started()
+			}
+			more := flags&1 != 0
+			if flags&4 != 0 { // a command: not part of any message
+				if _, err := r.Discard(int(size)); err != nil {
+					return nil, nil, false, err
+				}
+				continue
+			}
+			switch {
+			case !inBody && !dropped:
+				if !more { // no delimiter before the last frame
+					dropped = true
+					if _, err := r.Discard(int(size)); err != nil {
+						return nil, nil, false, err
+					}
+					break
+				}
+				if len(env) >= maxEnvelope || size > 255 {
+					return nil, nil, false, errors.New("routing envelope too big")
+				}
+				f := make([]byte, size)
+				if _, err := io.ReadFull(r, f); err != nil {
+					return nil, nil, false, err
+				}
+				env = append(env, f)
+				if size == 0 {
+					inBody = true
+				}
+			case dropped || tooLarge:
+				if _, err := r.Discard(int(size)); err != nil {
+					return nil, nil, false, err
+				}
+			default:
+				if uint64(len(body))+size > MaxMessage {
+					if body != nil {
+						s.budget.Release(int64(len(body)))
+					}
+					body, tooLarge = nil, true
+					if _, err := r.Discard(int(size)); err != nil {
+						return nil, nil, false, err
+					}
+					break
+				}
+				// A bounded wait: connections each holding part of the
+				// budget and waiting for more would otherwise wait forever.
+				ctx, cancel := context.WithTimeout(s.ctx, s.budgetWait)
+				err := s.budget.Acquire(ctx, int64(size))
+				cancel()
+				if err != nil {
+					if body != nil {
+						s.budget.Release(int64(len(body)))
+					}
+					return nil, nil, false, err
+				}
+				if body == nil {
+					body = make([]byte, 0, size)
+				}
+				n := len(body)
+				body = append(body, make([]byte, size)...)
+				if _, err := io.ReadFull(r, body[n:]); err != nil {
+					s.budget.Release(int64(len(body)))
+					return nil, nil, false, err
+				}
+			}
+			if !more {
+				break
+			}
+		}
+		if dropped {
+			continue
+		}
+		if body == nil && !tooLarge {
+			body = []byte{}
+		}
+		return env, body, tooLarge, nil
+	}
+}

@@ -1,0 +1,180 @@
+package zmqrpc
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"testing"
+	"time"
+)
+
+func startLocal(t *testing.T) *Server {
+	t.Helper()
+	s, err := New(Config{Addr: "127.0.0.1:0"}, Backend{Chain: noChain{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+const heightReq = `{"jsonrpc":"2.0","id":1,"method":"get_height","params":{}}`
+
+// A frame declaring more than MaxMessage closes the connection before its
+// body is read; other connections are served on.
+func TestOversizedFrameCloses(t *testing.T) {
+	s := startLocal(t)
+	bad := dial(t, s.Addr().String())
+	var hdr [9]byte
+	hdr[0] = 2 // LONG, last frame
+	binary.BigEndian.PutUint64(hdr[1:], MaxMessage+1)
+	if _, err := bad.c.Write(append([]byte{1, 0}, hdr[:]...)); err != nil { // empty delimiter, then the header
+		t.Fatal(err)
+	}
+	_ = bad.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := bad.r.ReadByte(); !errors.Is(err, io.EOF) {
+		var ne net.Error
+		if !errors.As(err, &ne) || ne.Timeout() {
+			t.Fatalf("connection not closed: %v", err)
+		}
+	}
+	good := dial(t, s.Addr().String())
+	if got := good.call(t, heightReq); got != `{"jsonrpc":"2.0","id":1,"result":{"rpc_version":131072,"height":1}}` {
+		t.Fatalf("answer %s", got)
+	}
+}
+
+// A peer that sends requests and never reads stalls only itself.
+func TestPeerThatNeverReads(t *testing.T) {
+	s := startLocal(t)
+	stuck := dial(t, s.Addr().String())
+	big := []byte(`{"jsonrpc":"2.0","id":"` + string(bytes.Repeat([]byte("x"), 60000)) + `","method":"get_height","params":{}}`)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 200; i++ { // some 12 MB of answers, never read
+			for j, f := range [][]byte{nil, big} {
+				writeFrame(stuck.w, f, j == 0)
+			}
+			if stuck.w.Flush() != nil {
+				return
+			}
+		}
+	}()
+	other := dial(t, s.Addr().String())
+	for i := 0; i < 10; i++ {
+		other.call(t, heightReq)
+	}
+	s.Close()
+	<-done
+}
+
+// Close ends every connection, handshaking or idle, and returns.
+func TestCloseWithPeers(t *testing.T) {
+	s := startLocal(t)
+	raw, err := net.Dial("tcp", s.Addr().String()) // never handshakes
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	idle := dial(t, s.Addr().String())
+	idle.send(t, nil) // a delimiter, then nothing
+	closed := make(chan struct{})
+	go func() { s.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not return")
+	}
+	_ = idle.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := idle.r.ReadByte(); err == nil {
+		t.Fatal("connection still open after Close")
+	}
+}
+
+// FuzzStream feeds any bytes to the request reader after the handshake:
+// it must not panic, and a request it returns is within the limits.
+func FuzzStream(f *testing.F) {
+	var seed bytes.Buffer
+	w := bufio.NewWriter(&seed)
+	writeFrame(w, nil, true)
+	writeFrame(w, []byte(heightReq), false)
+	writeFrame(w, []byte("route"), true)
+	writeFrame(w, nil, true)
+	writeFrame(w, []byte("{"), true)
+	writeFrame(w, []byte("}"), false)
+	w.Flush()
+	f.Add(seed.Bytes())
+	f.Add([]byte{4, 4, 'P', 'I', 'N', 'G', 1, 0, 0, 0})
+	f.Add([]byte{3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
+	s, err := New(Config{}, Backend{Chain: noChain{}})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		r := bufio.NewReader(bytes.NewReader(in))
+		for {
+			env, body, tooLarge, err := s.readRequest(r, nil)
+			if err != nil {
+				return
+			}
+			if len(env) == 0 || len(env) > maxEnvelope || len(env[len(env)-1]) != 0 {
+				t.Fatalf("envelope %q", env)
+			}
+			if len(body) > MaxMessage || (tooLarge && body != nil) {
+				t.Fatalf("body of %d bytes, too large %v", len(body), tooLarge)
+			}
+			if !tooLarge {
+				s.handle(body)
+				s.budget.Release(int64(len(body)))
+			}
+		}
+	})
+}
+
+// A message begun and not finished in time closes its connection, and a
+// frame that finds no room in the request budget gives up after a while
+// instead of waiting forever.
+func TestStalledMessageAndBudget(t *testing.T) {
+	s, err := New(Config{Addr: "127.0.0.1:0"}, Backend{Chain: noChain{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.messageTimeout, s.budgetWait = 300*time.Millisecond, 300*time.Millisecond
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	closed := func(cl *client) {
+		t.Helper()
+		_ = cl.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+		if _, err := cl.r.ReadByte(); err == nil {
+			t.Fatal("answered instead of closing")
+		} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Fatal("connection left open")
+		}
+	}
+	// Half a frame, then nothing.
+	stalled := dial(t, s.Addr().String())
+	if _, err := stalled.c.Write([]byte{1, 0, 0, 100, '{'}); err != nil {
+		t.Fatal(err)
+	}
+	closed(stalled)
+	// The whole budget taken by one half-sent message; another frame
+	// waits, then its connection is dropped.
+	if !s.budget.TryAcquire(MaxInFlight) {
+		t.Fatal("budget in use")
+	}
+	waiting := dial(t, s.Addr().String())
+	waiting.send(t, nil, []byte(heightReq))
+	closed(waiting)
+	s.budget.Release(MaxInFlight)
+	ok := dial(t, s.Addr().String())
+	ok.call(t, heightReq)
+}
