@@ -1,10 +1,11 @@
 // Command fcmpcheck reads fcmp-oracle's `vectors` output (the developers' oracle tool; testdata/fcmp/README.md)
-// and prints, for each value, whether gonero's fcmp packages reproduce it, ending with "N/M match". Values
-// of parts gonero does not have yet (the divisor, proof sizes, the proof's verdict) are listed as "todo"
-// and count among M. Vectors made with another seed, or by a newer reference revision, can be checked the
-// same way:
+// and prints, for each value (arithmetic, encodings, hashes, tree, divisor, proof sizes, the sample proof's
+// verdict), whether gonero's fcmp packages reproduce it, ending with "N/M match". It also reads the proof
+// cases of the oracle's `prove` (an object, an array, or several in a row) and prints, for each,
+// whether gonero's verdict is the case's `verifies`. Vectors and cases made with another seed, or by a
+// newer reference revision, can be checked the same way:
 //
-//	go run ./cmd/fcmpcheck testdata/fcmp/vectors.json
+//	go run ./cmd/fcmpcheck testdata/fcmp/vectors.json testdata/fcmp/proofs/fcmp_pp_prove_2x2.json
 package main
 
 import (
@@ -19,7 +20,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: fcmpcheck VECTORS.json...")
+		fmt.Fprintln(os.Stderr, "usage: fcmpcheck VECTORS_OR_CASES.json...")
 		os.Exit(2)
 	}
 	ok := true
@@ -34,8 +35,8 @@ func main() {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
 			os.Exit(2)
 		}
-		fmt.Printf("%s: %d/%d match (%d todo, %d differ)\n", name, r.match, r.total, r.todo, r.total-r.match-r.todo)
-		if r.match+r.todo != r.total {
+		fmt.Printf("%s: %d/%d match (%d differ)\n", name, r.match, r.total, r.total-r.match)
+		if r.match != r.total {
 			ok = false
 		}
 	}
@@ -44,7 +45,7 @@ func main() {
 	}
 }
 
-type result struct{ match, todo, total int }
+type result struct{ match, total int }
 
 // checker compares computed values with the oracle's and writes one line per value.
 type checker struct {
@@ -61,12 +62,6 @@ func (c *checker) eq(name, got, want string) {
 		return
 	}
 	fmt.Fprintf(c.w, "DIFFERS %s: got %s, want %s\n", name, got, want)
-}
-
-func (c *checker) todo(name, why string) {
-	c.res.total++
-	c.res.todo++
-	fmt.Fprintf(c.w, "todo    %s: %s\n", name, why)
 }
 
 func (c *checker) fail(format string, a ...any) {
@@ -157,6 +152,11 @@ func (o obj) keys(prefix string) []string {
 }
 
 func check(data []byte, w io.Writer) (result, error) {
+	if isCases(data) {
+		c := &checker{w: w}
+		checkCases(data, c)
+		return c.res, c.err
+	}
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
 		return result{}, err
@@ -166,9 +166,12 @@ func check(data []byte, w io.Writer) (result, error) {
 	checkEd25519(c, root)
 	checkCurves(c, root)
 	checkTree(c, root)
-	c.todo("divisor", "the scalar-multiplication divisor belongs to the proof verifier")
-	c.todo("fcmp_pp_proof_size", "the proof layout is not implemented")
-	c.todo("fcmp_pp.verifies", "the FCMP++ verifier is not implemented")
+	checkDivisor(c, root.obj("divisor"))
+	checkProofSizes(c, root)
+	f := root.obj("fcmp_pp")
+	if want, ok := f.get("verifies").(bool); ok && c.err == nil {
+		c.eq("fcmp_pp.verifies", fmt.Sprint(verdict(f)), fmt.Sprint(want))
+	}
 	return c.res, c.err
 }
 

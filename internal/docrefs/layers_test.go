@@ -20,16 +20,16 @@ var layers = []struct {
 		"internal/u128", "internal/boundedcache", "pruning", "randomx",
 		"epeejson", "httpd", "levin", "portable", "peerinfo", "dnstxt", "socks",
 		"internal/testutil", "internal/sockstest", "internal/dnstest", "internal/docrefs",
-		"fcmp/helioselene", "crypto/blake2bp",
+		"fcmp/helioselene", "crypto/blake2bp", "fcmp/transcript",
 	}},
 	{"above the codec: proofs, PoW, networks, export files, zones", []string{
 		"ringct", "crypto/cryptonight", "params", "params/blockhashes", "chainexport", "anonaddr",
-		"internal/monerodlab", "fcmp/ec",
+		"internal/monerodlab", "fcmp/ec", "fcmp/gbp",
 		// carrot: Carrot addressing (FCMP++ fork), over crypto; nothing
 		// imports it until version 17's rules are known.
 		"carrot",
 	}},
-	{"rules and store, side by side", []string{"consensus", "chaindb", "address", "fcmp/tree"}},
+	{"rules and store, side by side", []string{"consensus", "chaindb", "address", "fcmp/tree", "fcmp/fcmppp", "fcmp/divisor"}},
 	// rpctypes: the RPC's request and answer values, shared by the server
 	// and the operator commands' client; it may use the store's values but
 	// not the chain, and never the HTTP server (see never).
