@@ -13,6 +13,7 @@
 #                      g-p2p / m-p2p        a fresh gonerod / monerod syncing the chain over P2P from a monerod on
 #                                           a copy of DIR/node1 (--add-exclusive-node)
 #   --gonerod BIN    the gonerod to measure (default: ./cmd/gonerod built from this tree)
+#   --import-args "ARGS"  extra gonerod import flags (e.g. "--batch-blocks 1": a commit per block, as before batching)
 #   --fs-size SIZE   each loop file system's size (default 2G; the file is sparse)
 #   --port-base N    ports N..N+5 inside the namespace (default 38900)
 #
@@ -37,13 +38,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-storage}
 heavydir=/tmp/gonero-storage-heavy txs=2000 runs="g-full m-full g-pruned m-pruned g-p2p m-p2p" fs_size=2G base=38900
-gonerod_bin=
+gonerod_bin= import_args=
 while (($#)); do
   case "$1" in
     --heavy-dir) heavydir=$2; shift 2 ;;
     --txs) txs=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --gonerod) gonerod_bin=$2; shift 2 ;;
+    --import-args) import_args=$2; shift 2 ;;
     --fs-size) fs_size=$2; shift 2 ;;
     --port-base) base=$2; shift 2 ;;
     -h|--help) usage ;;
@@ -116,7 +118,7 @@ rpc_height() { in_ns curl -s -m 2 "127.0.0.1:$1/get_height" | jq -r '.height // 
 
 g_import() { # DATADIR
   in_ns "$gonerod_bin" import --regtest --fixed-difficulty 1 --data-dir "$1" --input-file "$file" \
-    >"$work/last.log" 2>&1 || { tail -5 "$work/last.log" >&2; die "gonerod import failed"; }
+    $import_args >"$work/last.log" 2>&1 || { tail -5 "$work/last.log" >&2; die "gonerod import failed"; }
 }
 m_import() { # DATADIR [ARGS...]
   local d=$1; shift
