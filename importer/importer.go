@@ -36,10 +36,11 @@ type Result struct {
 // Added is the number of blocks this run added.
 func (r Result) Added() uint64 { return r.To - r.From }
 
-// lookahead is how many blocks the reader may hold, checked ahead, before
-// the one being added. With the one it is checking that is lookahead + 1
-// blocks, fewer than consensus.TxSpendableAge: their ring members are in
-// the store by then. (A larger value would only let some checks miss.)
+// lookahead is how many blocks the reader may hold, checked ahead, beyond
+// the batch being gathered. With the one it is checking that is lookahead +
+// 1 blocks, fewer than consensus.TxSpendableAge: without batching their ring
+// members are in the store by then. (A larger value would only let some
+// checks miss; a miss is checked again when the block is added.)
 const lookahead = 4
 
 // readItem is the reader's next block, or io.EOF, or why it stopped.
@@ -68,12 +69,37 @@ func readNext(rd *chainexport.Reader, path string) readItem {
 // ErrDifferentChain means the file's blocks are not the ones the store holds.
 var ErrDifferentChain = errors.New("the file holds a different chain than the store")
 
+// Batch bounds how many blocks the importer commits in one store
+// transaction. A file import acknowledges no block to anyone until it ends,
+// so it need not make each block durable on its own: committing many at
+// once (chain.AddBatch, atomic, fsynced once) writes each page the blocks
+// share (the trees' upper levels, the free list, the hash-keyed indexes'
+// leaves) once per batch instead of once per block. A kill -9 leaves the
+// store at the end of the last committed batch, and the import resumes
+// from there.
+type Batch struct {
+	Blocks int // at most this many blocks; ≤ 1 commits every block on its own
+	Bytes  int // and at most about this many bytes of block and tx blobs (0: no bound)
+}
+
+// DefaultBatch is what Import uses. The byte bound keeps the memory a batch
+// holds (the decoded blocks, bbolt's dirty pages) small on a mainnet-sized
+// chain; the block bound keeps an interrupted import's lost work, and the
+// time the chain's lock is held, short.
+var DefaultBatch = Batch{Blocks: 500, Bytes: 32 << 20}
+
 // Import adds the blocks of the export file at path that the chain does not
 // have yet, stopping at the first invalid block (the error names its height
 // and the rule it breaks; everything before it stays added), at the end of
-// the file, or when ctx is cancelled (returning ctx.Err() after the block in
-// progress is committed). maxBlocks > 0 stops after that many added blocks.
+// the file, or when ctx is cancelled (returning ctx.Err() after the blocks
+// read so far are committed). maxBlocks > 0 stops after that many added
+// blocks. Blocks are committed in batches of DefaultBatch.
 func Import(ctx context.Context, c *chain.Chain, path string, maxBlocks uint64, progress Progress) (Result, error) {
+	return ImportBatched(ctx, c, path, maxBlocks, progress, DefaultBatch)
+}
+
+// ImportBatched is Import committing batches of at most batch.
+func ImportBatched(ctx context.Context, c *chain.Chain, path string, maxBlocks uint64, progress Progress, batch Batch) (Result, error) {
 	start := time.Now()
 	rd, err := chainexport.Open(path)
 	if err != nil {
@@ -149,30 +175,89 @@ func Import(ctx context.Context, c *chain.Chain, path string, maxBlocks uint64, 
 	}()
 	defer wg.Wait()
 	defer close(done)
-	for maxBlocks == 0 || res.Added() < maxBlocks {
+	// A block read ahead is preverified against the committed store only:
+	// ring members in the batch not yet committed are not found there, and
+	// the block's own check (inside AddBatch, signatures on a worker pool)
+	// verifies those transactions instead. The range proofs, most of the
+	// work, need no store and are always done ahead.
+	var (
+		pending []chain.BatchBlock
+		heights []uint64
+		bytes   int
+	)
+	// flush commits pending, as one batch where the blocks extend the main
+	// chain (all of them, in a file read in order), the others one by one.
+	flush := func() error {
+		todo := pending
+		pending, bytes = nil, 0
+		for len(todo) > 0 {
+			k, err := c.AddBatch(todo)
+			for i := 0; i < k; i++ {
+				res.To = heights[0] + 1
+				res.Txs += uint64(len(todo[i].Txs))
+				if progress != nil {
+					progress.Added(heights[0])
+				}
+				heights = heights[1:]
+			}
+			todo = todo[k:]
+			if err != nil {
+				heights = nil
+				return err
+			}
+			if len(todo) == 0 {
+				break
+			}
+			b := todo[0]
+			if _, err := c.AddBlock(b.Block, b.Blob, b.Txs, b.TxBlobs); err != nil {
+				heights = nil
+				return err
+			}
+			res.To = heights[0] + 1
+			res.Txs += uint64(len(b.Txs))
+			if progress != nil {
+				progress.Added(heights[0])
+			}
+			heights = heights[1:]
+			todo = todo[1:]
+		}
+		return nil
+	}
+	// finish commits what is pending and ends the import with err (io.EOF:
+	// the file's end), unless the commit refuses a block: that block comes
+	// before whatever stopped the reading, so its error is the one to tell.
+	finish := func(err error) (Result, error) {
+		if ferr := flush(); ferr != nil {
+			err = ferr
+		} else if errors.Is(err, io.EOF) {
+			err = nil
+		}
+		res.Elapsed = time.Since(start)
+		return res, err
+	}
+	for maxBlocks == 0 || res.Added()+uint64(len(pending)) < maxBlocks {
 		if err := ctx.Err(); err != nil {
-			res.Elapsed = time.Since(start)
-			return res, err
+			return finish(err)
 		}
+		// The reader is awaited even with blocks pending: committing them
+		// early would acknowledge nothing to anyone, and the reader (which
+		// runs the range proofs) is usually the slower side.
 		it := <-items
-		if it.err == io.EOF {
-			break
-		}
 		if it.err != nil {
-			res.Elapsed = time.Since(start)
-			return res, it.err
+			return finish(it.err)
 		}
 		rec := it.rec
-		if _, err := c.AddBlock(rec.Block, rec.BlockBlob, rec.Txs, rec.TxBlobs); err != nil {
-			res.Elapsed = time.Since(start)
-			return res, err
+		pending = append(pending, chain.BatchBlock{Block: rec.Block, Blob: rec.BlockBlob, Txs: rec.Txs, TxBlobs: rec.TxBlobs})
+		heights = append(heights, rec.Height)
+		bytes += len(rec.BlockBlob)
+		for _, b := range rec.TxBlobs {
+			bytes += len(b)
 		}
-		res.To = rec.Height + 1
-		res.Txs += uint64(len(rec.Txs))
-		if progress != nil {
-			progress.Added(rec.Height)
+		if len(pending) >= batch.Blocks || batch.Bytes > 0 && bytes >= batch.Bytes {
+			if err := flush(); err != nil {
+				return finish(err)
+			}
 		}
 	}
-	res.Elapsed = time.Since(start)
-	return res, nil
+	return finish(nil)
 }

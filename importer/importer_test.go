@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,5 +169,58 @@ func TestFileCutAtARecordBoundary(t *testing.T) {
 	}
 	if res.To != 151 || c.Height() != 151 {
 		t.Fatalf("added up to %d, chain height %d; want the 151 blocks the file holds", res.To, c.Height())
+	}
+}
+
+// cancelAt cancels the import's context once the block at height at is
+// committed.
+type cancelAt struct {
+	at     uint64
+	cancel context.CancelFunc
+}
+
+func (p cancelAt) Begin(from, total uint64) {}
+func (p cancelAt) Added(h uint64) {
+	if h >= p.at {
+		p.cancel()
+	}
+}
+func (p cancelAt) End() {}
+
+// A batched import stops after a count that is no multiple of the batch at
+// exactly that count, and one interrupted (ctx cancelled) stops at the end of
+// a committed batch; resuming both ends with the store an uninterrupted
+// import makes.
+func TestBatchedImportStopsAndResumes(t *testing.T) {
+	file := testutil.Path(t, "testdata", "regtest", "blockchain.raw")
+	ref, refDB := openChain(t, t.TempDir(), 1)
+	if _, err := Import(context.Background(), ref, file, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	refHeight, refSum := storeDigest(t, refDB)
+	refDB.Close()
+
+	const batch = 16
+	c, db := openChain(t, t.TempDir(), 1)
+	defer db.Close()
+	res, err := ImportBatched(context.Background(), c, file, 45, nil, Batch{Blocks: batch})
+	if err != nil || res.Added() != 45 || c.Height() != 46 {
+		t.Fatalf("count 45: added %d, height %d, %v", res.Added(), c.Height(), err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err = ImportBatched(ctx, c, file, 0, cancelAt{at: 100, cancel: cancel}, Batch{Blocks: batch})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled import: %v", err)
+	}
+	// Batches start at height 46; the one holding height 100 ends at 46+4×16-1.
+	if res.To != 46+4*batch || c.Height() != res.To {
+		t.Fatalf("cancelled import stopped at %d (chain height %d), want %d", res.To, c.Height(), 46+4*batch)
+	}
+	if _, err := ImportBatched(context.Background(), c, file, 0, nil, Batch{Blocks: batch}); err != nil {
+		t.Fatal(err)
+	}
+	if h, sum := storeDigest(t, db); h != refHeight || sum != refSum {
+		t.Fatalf("after count, cancel and resume: %d blocks, digest %x; uninterrupted %d, %x", h, sum, refHeight, refSum)
 	}
 }

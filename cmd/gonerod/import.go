@@ -21,6 +21,7 @@ import (
 func newImportCommand(o *options) *cobra.Command {
 	var input, cpuProfile string
 	var count uint64
+	batch := importer.DefaultBatch
 	cmd := &cobra.Command{
 		Use:   "import --input-file FILE",
 		Short: "add the blocks of a monero-blockchain-export file to the chain, checking each",
@@ -61,22 +62,25 @@ func newImportCommand(o *options) *cobra.Command {
 				}
 				defer pprof.StopCPUProfile()
 			}
-			return runImport(ctx, n, input, count, cmd.ErrOrStderr(), log)
+			return runImport(ctx, n, input, count, batch, cmd.ErrOrStderr(), log)
 		},
 	}
 	cmd.Flags().StringVar(&input, "input-file", "", "the export file (blockchain.raw)")
 	cmd.Flags().Uint64Var(&count, "count", 0, "stop after adding this many blocks (0: all)")
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the import to this file (for go tool pprof)")
 	_ = cmd.Flags().MarkHidden("cpuprofile")
+	// For bench/storage.sh: the bytes written against the batch size (1: a commit per block).
+	cmd.Flags().IntVar(&batch.Blocks, "batch-blocks", batch.Blocks, "blocks per store commit")
+	_ = cmd.Flags().MarkHidden("batch-blocks")
 	return cmd
 }
 
-func runImport(ctx context.Context, n *node.Store, input string, count uint64, out io.Writer, log *slog.Logger) error {
+func runImport(ctx context.Context, n *node.Store, input string, count uint64, batch importer.Batch, out io.Writer, log *slog.Logger) error {
 	var progress importer.Progress = &logProgress{log: log}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		progress = &barProgress{out: out}
 	}
-	res, err := importer.Import(ctx, n.Chain(), input, count, progress)
+	res, err := importer.ImportBatched(ctx, n.Chain(), input, count, progress, batch)
 	top := n.Chain().Top()
 	summary := fmt.Sprintf("%d blocks added (%d transactions) in %s; chain height %d, top %s", res.Added(), res.Txs,
 		res.Elapsed.Round(time.Millisecond), top.Height+1, top.Hash)

@@ -1,0 +1,187 @@
+// Command storagefloor computes, for bench/storage.sh, the floor of a chain
+// store: the raw bytes every node must keep (each block blob and each
+// transaction blob, as monero-blockchain-export wrote them), and beside them
+// the indexes the RPC needs, each counted at its smallest fixed-width form
+// (no page, key prefix or tree overhead). With -store it also reports where a
+// gonero store's bytes go: every bucket's bytes in use and allocated, and the
+// free pages.
+//
+// The index parts, per item (what monerod's RPC answers without parsing
+// blobs: get_block_header*, get_transactions, get_outs, is_key_image_spent,
+// get_o_indexes):
+//
+//	block hash → height          32 + 8  per block
+//	block meta                   48      per block: timestamp, 128-bit cumulative
+//	                                     difficulty, weight, long-term weight, coins
+//	block blob offset            8       per block (blobs in one append-only file)
+//	tx hash → location           32 + 8  per transaction, miner txs included
+//	output (amount, index) →     80      per output: key, commitment, unlock time,
+//	                                     height (the key is its position for amount 0)
+//	tx → output indexes          8       per output
+//	key image (spent)            32      per input
+//
+// The pruned floor keeps, for a v2 transaction in a block that a node of
+// stripe 1 does not keep (pruning.HasUnprunedBlock), only its pruned part
+// (prefix and RingCT base) plus the 32-byte hash of the dropped part.
+//
+// Output: one "name bytes" line per figure, for awk.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/chainexport"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/pruning"
+)
+
+func main() {
+	in := flag.String("input-file", "", "export file (monero-blockchain-export)")
+	store := flag.String("store", "", "a gonero store file (gonero.db) to break down by bucket")
+	network := flag.String("network", "fakechain", "the store's network name, as chaindb.Open takes it")
+	flag.Parse()
+	if *in == "" && *store == "" {
+		log.Fatal("storagefloor: -input-file or -store is needed")
+	}
+	if *in != "" {
+		if err := floor(*in); err != nil {
+			log.Fatalf("storagefloor: %v", err)
+		}
+	}
+	if *store != "" {
+		if err := breakdown(*store, *network); err != nil {
+			log.Fatalf("storagefloor: %v", err)
+		}
+	}
+}
+
+type parts struct {
+	blocks, txs, outputs, inputs       uint64
+	blockBlobs, txBlobs, prunedTxBlobs uint64
+	prunedAway                         uint64 // v2 txs whose prunable part a stripe-1 node drops
+}
+
+func floor(path string) error {
+	rd, err := chainexport.Open(path)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	var recs []*chainexport.Record
+	for {
+		rec, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		// Only the sizes and shapes are kept: the blobs are dropped.
+		recs = append(recs, &chainexport.Record{Height: rec.Height, Block: rec.Block, Txs: rec.Txs,
+			BlockBlob: make([]byte, len(rec.BlockBlob)), TxBlobs: sizesOnly(rec.TxBlobs)})
+	}
+	height := uint64(len(recs))
+	seed, err := pruning.MakeSeed(1, pruning.LogStripes)
+	if err != nil {
+		return err
+	}
+	var p parts
+	count := func(tx *cryptonote.Transaction) {
+		p.txs++
+		p.outputs += uint64(len(tx.Outputs))
+		for _, in := range tx.Inputs {
+			if _, ok := in.(cryptonote.TxInToKey); ok {
+				p.inputs++
+			}
+		}
+	}
+	for _, r := range recs {
+		p.blocks++
+		p.blockBlobs += uint64(len(r.BlockBlob))
+		count(&r.Block.MinerTx)
+		keep := pruning.HasUnprunedBlock(r.Height, height, seed)
+		for i, tx := range r.Txs {
+			count(tx)
+			n := uint64(len(r.TxBlobs[i]))
+			p.txBlobs += n
+			if tx.Version < 2 || keep {
+				p.prunedTxBlobs += n
+				continue
+			}
+			_, prunedLen := tx.SplitBlob()
+			p.prunedTxBlobs += uint64(prunedLen) + 32
+			p.prunedAway++
+		}
+	}
+	idx := map[string]uint64{
+		"idx_block_hash":   40 * p.blocks,
+		"idx_block_meta":   48 * p.blocks,
+		"idx_block_offset": 8 * p.blocks,
+		"idx_tx_location":  40 * p.txs,
+		"idx_outputs":      80 * p.outputs,
+		"idx_tx_outputs":   8 * p.outputs,
+		"idx_key_images":   32 * p.inputs,
+	}
+	var idxTotal uint64
+	for _, k := range []string{"idx_block_hash", "idx_block_meta", "idx_block_offset", "idx_tx_location",
+		"idx_outputs", "idx_tx_outputs", "idx_key_images"} {
+		fmt.Println(k, idx[k])
+		idxTotal += idx[k]
+	}
+	fmt.Println("blocks", p.blocks)
+	fmt.Println("txs", p.txs)
+	fmt.Println("outputs", p.outputs)
+	fmt.Println("inputs", p.inputs)
+	fmt.Println("block_blobs", p.blockBlobs)
+	fmt.Println("tx_blobs", p.txBlobs)
+	fmt.Println("blobs", p.blockBlobs+p.txBlobs)
+	fmt.Println("indexes", idxTotal)
+	fmt.Println("floor", p.blockBlobs+p.txBlobs+idxTotal)
+	fmt.Println("pruned_txs", p.prunedAway)
+	fmt.Println("pruned_blobs", p.blockBlobs+p.prunedTxBlobs)
+	fmt.Println("pruned_floor", p.blockBlobs+p.prunedTxBlobs+idxTotal)
+	return nil
+}
+
+func sizesOnly(blobs [][]byte) [][]byte {
+	out := make([][]byte, len(blobs))
+	for i, b := range blobs {
+		out[i] = make([]byte, len(b))
+	}
+	return out
+}
+
+// breakdown prints every bucket's bytes in use and allocated and the free
+// pages of a gonero store (opened, so run it after the write measurement).
+func breakdown(path, network string) error {
+	if _, err := os.Stat(path); err != nil {
+		return err
+	}
+	db, err := chaindb.Open(filepath.Clean(path), chaindb.Options{Network: network})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st, err := db.BucketStats()
+	if err != nil {
+		return err
+	}
+	var inUse, alloc int
+	for _, s := range st {
+		fmt.Printf("bucket_%s %d %d %d\n", s.Name, s.InUse, s.Allocated, s.Keys)
+		inUse += s.InUse
+		alloc += s.Allocated
+	}
+	f := db.FreeStats()
+	fmt.Println("buckets_in_use", inUse)
+	fmt.Println("buckets_alloc", alloc)
+	fmt.Println("free_pages_bytes", (f.FreePages+f.PendingPages)*f.PageSize)
+	return nil
+}
