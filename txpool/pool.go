@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -145,6 +146,10 @@ type Pool struct {
 	// verifying holds the ids an Add is verifying outside mu; the channel
 	// closes when it is done.
 	verifying map[cryptonote.Hash]chan struct{}
+	// verifySlots bounds the Adds verifying at once to the cores: under
+	// the lock they were one at a time; outside it a flood of peers must
+	// not multiply the work in flight beyond what the cores can run.
+	verifySlots chan struct{}
 }
 
 // Options configure a pool.
@@ -182,7 +187,8 @@ func New(v Verifier, opts Options) *Pool {
 	}
 	return &Pool{v: v, now: opts.Now, maxWeight: opts.MaxWeight, store: opts.Store, observer: opts.Observer,
 		txs: map[cryptonote.Hash]*Entry{}, keyImages: map[cryptonote.Key]cryptonote.Hash{},
-		timedOut: boundedcache.New[cryptonote.Hash, struct{}](maxTimedOut, 0, nil)}
+		timedOut:    boundedcache.New[cryptonote.Hash, struct{}](maxTimedOut, 0, nil),
+		verifySlots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
 // maxTimedOut bounds the memory of timed-out transactions (2 MiB of ids).
@@ -290,7 +296,7 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 		p.verifying[id] = done
 		p.unlock()
 
-		fee, weight, err := p.v.CheckPoolTx(tx, id, blob, keptByBlock, func(ki cryptonote.Key) bool { return spent[ki] })
+		fee, weight, err := p.verifyOutside(tx, id, blob, keptByBlock, spent, done)
 
 		p.mu.Lock()
 		delete(p.verifying, id)
@@ -304,6 +310,25 @@ func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOption
 		}
 		return p.finishAdd(tx, id, blob, opts, fee, weight, err)
 	}
+}
+
+// verifyOutside runs CheckPoolTx without mu, in one of the verification
+// slots, spent standing for the pool's key images. A verifier that panics
+// leaves the pool as it found it: the id no longer being verified (its
+// waiters go on) and the slot free.
+func (p *Pool) verifyOutside(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, spent map[cryptonote.Key]bool, done chan struct{}) (fee, weight uint64, err error) {
+	p.verifySlots <- struct{}{}
+	defer func() {
+		<-p.verifySlots
+		if r := recover(); r != nil {
+			p.mu.Lock()
+			delete(p.verifying, id)
+			close(done)
+			p.unlock()
+			panic(r)
+		}
+	}()
+	return p.v.CheckPoolTx(tx, id, blob, keptByBlock, func(ki cryptonote.Key) bool { return spent[ki] })
 }
 
 // maxUnlockedPasses bounds the verifications outside the pool's lock that

@@ -190,3 +190,30 @@ func TestChainChangeDuringVerification(t *testing.T) {
 		t.Fatal("a transaction of the chain entered the pool")
 	}
 }
+
+type panickyVerifier struct{ fakeVerifier }
+
+func (panickyVerifier) CheckPoolTx(*cryptonote.Transaction, cryptonote.Hash, []byte, bool, func(cryptonote.Key) bool) (uint64, uint64, error) {
+	panic("verifier bug")
+}
+
+// A verifier that panics outside the lock leaves the pool usable: the id
+// is no longer marked in verification and its slot is free, so the same
+// transaction can be tried again and the reads answer.
+func TestVerifierPanicLeavesPoolUsable(t *testing.T) {
+	p := New(&panickyVerifier{}, Options{})
+	_, blob := fakeTx(5, 2, 1)
+	for range cap(p.verifySlots) + 1 {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Fatal("the verifier's panic did not reach the caller")
+				}
+			}()
+			_, _ = p.Add(blob, AddOptions{Source: SourceRPC})
+		}()
+	}
+	if p.Len() != 0 || len(p.verifying) != 0 {
+		t.Fatal("the pool kept state from a panicked verification")
+	}
+}
