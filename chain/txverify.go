@@ -360,71 +360,109 @@ func (v *verifiedCache) rememberSig(k [32]byte) { v.sigs.Put(k, struct{}{}) }
 // for a transaction coming back from a popped block (none of the pool's
 // entry rules). It returns the fee and weight; a refusal is a
 // *consensus.TxError whose flags are those monerod's pool reports (every
-// input failure also sets invalid_input).
+// input failure also sets invalid_input). A refusal costs the checks up to
+// the first that fails.
 //
-// It reads a store snapshot and never takes the writer's lock.
+// It never takes the writer's lock, and holds no store snapshot while the
+// expensive checks run: a long read transaction would hold back a commit
+// that grows the store's map, and every reader queued behind it. One
+// snapshot gives the height (the hard fork of the checks), the range proofs
+// run outside it, a second snapshot reads the inputs and rings (it goes
+// round again if the hard fork changed in between, so the checks always
+// agree with the fork of the rings), and the signatures are verified over
+// those rings outside any snapshot.
 func (c *Chain) CheckPoolTx(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, inPool func(cryptonote.Key) bool) (fee, weight uint64, err error) {
-	err = c.store.View(func(r *chaindb.Reader) error {
-		// The snapshot decides the height and every input check. Right
-		// after a commit the published facts can be one block behind it
-		// until the writer publishes; they only set the fee's median and
-		// reward and the clock of time locks, which one block barely moves.
+	weight = tx.Weight(len(blob))
+	var height uint64
+	if err := c.store.View(func(r *chaindb.Reader) (err error) {
+		height, err = r.Height()
+		return err
+	}); err != nil {
+		return 0, weight, err
+	}
+	for {
+		// Right after a commit the published facts can be one block
+		// behind the store until the writer publishes; they only set the
+		// fee's median and reward and the clock of time locks, which one
+		// block barely moves.
 		facts := c.state.Load()
-		height, err := r.Height()
-		if err != nil {
-			return err
-		}
 		hf := c.cfg.Network.VersionAt(height)
-		weight = tx.Weight(len(blob))
-		limit := consensus.BlockWeightLimit(facts.EffectiveMedian)
-		feeCtx := consensus.FeeContext{HF: hf, BlockWeightLimit: limit,
-			LongTermEffective: facts.LongTermEffectiveMedian, AlreadyGenerated: facts.Top.GeneratedCoins}
-		fee, err = consensus.CheckTxPoolEntry(tx, consensus.PoolEntry{Weight: weight, KeptByBlock: keptByBlock,
-			FeeOK:          func(w, f uint64) bool { return consensus.CheckFee(w, f, feeCtx) },
-			KeyImageInPool: inPool})
-		if err != nil {
-			return err
-		}
-		if err := consensus.CheckTxPre(tx, len(blob), hf); err != nil {
-			return err
-		}
-		if err := consensus.CheckTxWeight(weight, hf); err != nil {
-			return err
-		}
-		if err := consensus.CheckTxSemantic(tx, hf); err != nil {
-			return err
-		}
-		if err := consensus.CheckTxOutputs(tx, hf, grandfathered(c.cfg.Network, id)); err != nil {
-			return err
-		}
 		t := &txCheck{id: id, tx: tx, blob: blob, weight: weight}
-		if err := c.rctSemantics([]*txCheck{t}); err != nil {
-			// invalid_input (ver_non_input_consensus rule 7).
-			err = errors.Unwrap(err) // drop the "transaction <id>" prefix: the caller names it
-			var te *consensus.TxError
-			if errors.As(err, &te) {
-				return &consensus.TxError{Rule: te.Rule, Flags: te.Flags | consensus.FlagInvalidInput, Err: te.Err}
-			}
-			return &consensus.TxError{Rule: consensus.RuleRctSemantics, Flags: consensus.FlagInvalidInput, Err: err}
+		if fee, err = c.checkPoolTxNonInput(t, hf, facts, keptByBlock, inPool); err != nil {
+			return fee, weight, err
 		}
-		ctx := &consensus.InputContext{HF: hf, Height: height, Now: facts.AdjustedTime(c.cfg.Now()), State: storeState{r}}
+		ctx := &consensus.InputContext{HF: hf, Now: facts.AdjustedTime(c.cfg.Now())}
 		if hf < consensus.VersionDeterministicUT {
 			ctx.Now = uint64(c.cfg.Now().Unix())
 		}
-		if t.rings, err = consensus.CheckTxInputs(tx, ctx); err == nil {
-			err = c.verifySignatures([]*txCheck{t})
-			err = errors.Unwrap(err)
+		again := false
+		err = c.store.View(func(r *chaindb.Reader) error {
+			h, err := r.Height()
+			if err != nil {
+				return err
+			}
+			if c.cfg.Network.VersionAt(h) != hf {
+				// A block of a new hard fork came meanwhile: the rules
+				// before the inputs are those of the new one.
+				height, again = h, true
+				return nil
+			}
+			ctx.Height, ctx.State = h, storeState{r}
+			t.rings, err = consensus.CheckTxInputs(tx, ctx)
+			return err
+		})
+		if again {
+			continue
+		}
+		if err == nil {
+			err = errors.Unwrap(c.verifySignatures([]*txCheck{t}))
 		}
 		if err != nil {
 			var te *consensus.TxError
 			if errors.As(err, &te) {
-				return &consensus.TxError{Rule: te.Rule, Flags: te.Flags | consensus.FlagInvalidInput, Err: te.Err}
+				return fee, weight, &consensus.TxError{Rule: te.Rule, Flags: te.Flags | consensus.FlagInvalidInput, Err: te.Err}
 			}
-			return err
+			return fee, weight, err
 		}
-		return nil
-	})
-	return fee, weight, err
+		return fee, weight, nil
+	}
+}
+
+// checkPoolTxNonInput is CheckPoolTx's rules before the inputs, which read
+// no store: the pool's entry rules, then ver_non_input_consensus (the
+// RingCT semantics last). It returns the fee.
+func (c *Chain) checkPoolTxNonInput(t *txCheck, hf uint8, facts *NextBlock, keptByBlock bool, inPool func(cryptonote.Key) bool) (uint64, error) {
+	limit := consensus.BlockWeightLimit(facts.EffectiveMedian)
+	feeCtx := consensus.FeeContext{HF: hf, BlockWeightLimit: limit,
+		LongTermEffective: facts.LongTermEffectiveMedian, AlreadyGenerated: facts.Top.GeneratedCoins}
+	fee, err := consensus.CheckTxPoolEntry(t.tx, consensus.PoolEntry{Weight: t.weight, KeptByBlock: keptByBlock,
+		FeeOK:          func(w, f uint64) bool { return consensus.CheckFee(w, f, feeCtx) },
+		KeyImageInPool: inPool})
+	if err != nil {
+		return fee, err
+	}
+	if err := consensus.CheckTxPre(t.tx, len(t.blob), hf); err != nil {
+		return fee, err
+	}
+	if err := consensus.CheckTxWeight(t.weight, hf); err != nil {
+		return fee, err
+	}
+	if err := consensus.CheckTxSemantic(t.tx, hf); err != nil {
+		return fee, err
+	}
+	if err := consensus.CheckTxOutputs(t.tx, hf, grandfathered(c.cfg.Network, t.id)); err != nil {
+		return fee, err
+	}
+	if err := c.rctSemantics([]*txCheck{t}); err != nil {
+		// invalid_input (ver_non_input_consensus rule 7).
+		err = errors.Unwrap(err) // drop the "transaction <id>" prefix: the caller names it
+		var te *consensus.TxError
+		if errors.As(err, &te) {
+			return fee, &consensus.TxError{Rule: te.Rule, Flags: te.Flags | consensus.FlagInvalidInput, Err: te.Err}
+		}
+		return fee, &consensus.TxError{Rule: consensus.RuleRctSemantics, Flags: consensus.FlagInvalidInput, Err: err}
+	}
+	return fee, nil
 }
 
 // HasTx reports a transaction on the main chain.

@@ -51,6 +51,9 @@ type nodeOptions struct {
 	pool bool
 	// instrument is Config.Instrument.
 	instrument func(string) func(time.Duration)
+	// poolVerifier, if not nil, is what the pool verifies through (the
+	// chain by default).
+	poolVerifier func(*chain.Chain) txpool.Verifier
 }
 
 func startNodeWith(t testing.TB, o nodeOptions) *testNode {
@@ -76,6 +79,10 @@ func startNodeWith(t testing.TB, o nodeOptions) *testNode {
 	var pool *txpool.Pool
 	if o.pool {
 		pool = txpool.NewForChain(c, txpool.Options{})
+		if o.poolVerifier != nil {
+			pool = txpool.New(o.poolVerifier(c), txpool.Options{})
+			pool.Follow(c)
+		}
 	}
 	opts := miner.Options{ExtraNonce: GenerateBlocksExtraNonce(), Now: o.minerClock}
 	if pool != nil { // a nil *Pool in the interface would be a non-nil TxSource

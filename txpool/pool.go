@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"slices"
 	"sync"
 	"time"
@@ -138,6 +139,17 @@ type Pool struct {
 	removed []cryptonote.Hash
 	// changes are the recent additions and removals (Changes).
 	changes changeLog
+	// gen counts the chain changes the pool followed (BlockAdded,
+	// Revalidate): an Add whose verification saw another generation
+	// verifies again.
+	gen uint64
+	// verifying holds the ids an Add is verifying outside mu; the channel
+	// closes when it is done.
+	verifying map[cryptonote.Hash]chan struct{}
+	// verifySlots bounds the Adds verifying at once to the cores: under
+	// the lock they were one at a time; outside it a flood of peers must
+	// not multiply the work in flight beyond what the cores can run.
+	verifySlots chan struct{}
 }
 
 // Options configure a pool.
@@ -175,7 +187,8 @@ func New(v Verifier, opts Options) *Pool {
 	}
 	return &Pool{v: v, now: opts.Now, maxWeight: opts.MaxWeight, store: opts.Store, observer: opts.Observer,
 		txs: map[cryptonote.Hash]*Entry{}, keyImages: map[cryptonote.Key]cryptonote.Hash{},
-		timedOut: boundedcache.New[cryptonote.Hash, struct{}](maxTimedOut, 0, nil)}
+		timedOut:    boundedcache.New[cryptonote.Hash, struct{}](maxTimedOut, 0, nil),
+		verifySlots: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
 // maxTimedOut bounds the memory of timed-out transactions (2 MiB of ids).
@@ -231,29 +244,138 @@ func (p *Pool) Add(blob []byte, opts AddOptions) (*Entry, error) {
 }
 
 // AddParsed is Add for a transaction already parsed from blob.
+//
+// The expensive checks (range proofs, ring look-ups, signatures) run
+// without the pool's lock, so that the pool's cheap reads (get_info's
+// count, the pool's size and weight, its hashes) never wait on them, as
+// they would behind monerod's m_transactions_lock. Under the lock Add
+// first refuses what it can cheaply (already in the pool or the chain,
+// timed out), notes which of the transaction's key images the pool spends
+// and the pool's chain generation, and marks the id as being verified
+// (a second Add of the same id waits for the first, so a transaction sent
+// by many peers at once is verified once). It then verifies, and takes the
+// lock again to insert. What may have changed meanwhile is checked again
+// there: a chain change the pool followed (the verdict was against an
+// older top) sends it round again, with the verified caches making the
+// second pass cheap; a transaction that entered meanwhile and spends one
+// of its key images makes it checked again under the lock, where the
+// pool's own key-image rule refuses it first, as monerod, which adds
+// transactions one at a time, would. After maxUnlockedPasses chain
+// changes it is verified under the lock, so that it always ends.
 func (p *Pool) AddParsed(tx *cryptonote.Transaction, blob []byte, opts AddOptions) (*Entry, error) {
 	id := tx.ID()
-	p.mu.Lock()
+	keptByBlock := opts.Source == SourceBlock
+	kis := keyImagesOf(tx)
+	for pass := 0; ; pass++ {
+		p.mu.Lock()
+		if e, err, done := p.admissible(id, keptByBlock); done {
+			p.unlock()
+			return e, err
+		}
+		if ch, busy := p.verifying[id]; busy {
+			p.unlock()
+			<-ch
+			pass--
+			continue
+		}
+		if pass >= maxUnlockedPasses {
+			fee, weight, err := p.v.CheckPoolTx(tx, id, blob, keptByBlock, p.inPool)
+			return p.finishAdd(tx, id, blob, opts, fee, weight, err)
+		}
+		gen := p.gen
+		spent := map[cryptonote.Key]bool{}
+		for _, ki := range kis {
+			if _, ok := p.keyImages[ki]; ok {
+				spent[ki] = true
+			}
+		}
+		done := make(chan struct{})
+		if p.verifying == nil {
+			p.verifying = map[cryptonote.Hash]chan struct{}{}
+		}
+		p.verifying[id] = done
+		p.unlock()
+
+		fee, weight, err := p.verifyOutside(tx, id, blob, keptByBlock, spent, done)
+
+		p.mu.Lock()
+		delete(p.verifying, id)
+		close(done)
+		if p.gen != gen {
+			p.unlock()
+			continue
+		}
+		if err == nil && slices.ContainsFunc(kis, p.inPool) {
+			fee, weight, err = p.v.CheckPoolTx(tx, id, blob, keptByBlock, p.inPool)
+		}
+		return p.finishAdd(tx, id, blob, opts, fee, weight, err)
+	}
+}
+
+// verifyOutside runs CheckPoolTx without mu, in one of the verification
+// slots, spent standing for the pool's key images. A verifier that panics
+// leaves the pool as it found it: the id no longer being verified (its
+// waiters go on) and the slot free.
+func (p *Pool) verifyOutside(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, keptByBlock bool, spent map[cryptonote.Key]bool, done chan struct{}) (fee, weight uint64, err error) {
+	p.verifySlots <- struct{}{}
+	defer func() {
+		<-p.verifySlots
+		if r := recover(); r != nil {
+			p.mu.Lock()
+			delete(p.verifying, id)
+			close(done)
+			p.unlock()
+			panic(r)
+		}
+	}()
+	return p.v.CheckPoolTx(tx, id, blob, keptByBlock, func(ki cryptonote.Key) bool { return spent[ki] })
+}
+
+// maxUnlockedPasses bounds the verifications outside the pool's lock that
+// a chain change can send round again (a block every few seconds at most:
+// more than one is rare).
+const maxUnlockedPasses = 3
+
+// keyImagesOf lists the key images a transaction spends.
+func keyImagesOf(tx *cryptonote.Transaction) []cryptonote.Key {
+	var kis []cryptonote.Key
+	for _, in := range tx.Inputs {
+		if k, ok := in.(cryptonote.TxInToKey); ok {
+			kis = append(kis, k.KeyImage)
+		}
+	}
+	return kis
+}
+
+// inPool reports a key image a pool transaction spends; mu held.
+func (p *Pool) inPool(ki cryptonote.Key) bool {
+	_, ok := p.keyImages[ki]
+	return ok
+}
+
+// admissible is the cheap part of an Add, mu held: done when the
+// transaction is refused (or already held) without verification.
+func (p *Pool) admissible(id cryptonote.Hash, keptByBlock bool) (*Entry, error, bool) {
 	if e, ok := p.txs[id]; ok {
 		p.observe(ErrAlreadyInPool)
-		p.unlock()
-		return e, ErrAlreadyInPool
+		return e, ErrAlreadyInPool, true
 	}
 	if p.v.HasTx(id) {
 		p.observe(ErrAlreadyInChain)
-		p.unlock()
-		return nil, ErrAlreadyInChain
+		return nil, ErrAlreadyInChain, true
 	}
-	keptByBlock := opts.Source == SourceBlock
 	if _, ok := p.timedOut.Get(id); ok && !keptByBlock {
 		p.observe(ErrTimedOut)
-		p.unlock()
-		return nil, ErrTimedOut
+		return nil, ErrTimedOut, true
 	}
-	fee, weight, err := p.v.CheckPoolTx(tx, id, blob, keptByBlock, func(ki cryptonote.Key) bool {
-		_, ok := p.keyImages[ki]
-		return ok
-	})
+	return nil, nil, false
+}
+
+// finishAdd ends an Add with its verdict, mu held: a refusal is recorded
+// (and flags the pool transactions it would double-spend), a transaction
+// that passed enters the pool. It releases mu and tells the listeners.
+func (p *Pool) finishAdd(tx *cryptonote.Transaction, id cryptonote.Hash, blob []byte, opts AddOptions, fee, weight uint64, err error) (*Entry, error) {
+	keptByBlock := opts.Source == SourceBlock
 	if err != nil {
 		if consensus.FlagsOf(err)&consensus.FlagDoubleSpend != 0 {
 			p.markDoubleSpend(tx)
@@ -500,6 +622,7 @@ func (p *Pool) Hashes() []cryptonote.Hash {
 func (p *Pool) BlockAdded(txs []*cryptonote.Transaction, ids []cryptonote.Hash) {
 	p.mu.Lock()
 	defer p.unlock()
+	p.gen++
 	for _, id := range ids {
 		if e, ok := p.txs[id]; ok {
 			p.remove(e)
@@ -523,6 +646,7 @@ func (p *Pool) BlockAdded(txs []*cryptonote.Transaction, ids []cryptonote.Hash) 
 func (p *Pool) Revalidate() (dropped int) {
 	p.mu.Lock()
 	defer p.unlock()
+	p.gen++
 	for _, e := range p.sorted() {
 		p.detach(e)
 		if p.v.HasTx(e.ID) {
