@@ -24,8 +24,7 @@ import (
 //  3. a connection in the middle of a request of a group as in 1, the
 //     oldest: the last resort.
 //
-// Between 1 and 2 (in the code, after the silent rule below), the churn
-// rule: a newcomer that has sent a whole request, of a group that holds no
+// After the silent rule below and before 2, the churn rule: a newcomer that has sent a whole request, of a group that holds no
 // slot, may take the slot of any connection idle after its answer: the
 // one of the prefix (prefixOf: /24, /48) holding the most slots, then one
 // that asked once before one kept alive for more, then the one idle
@@ -147,7 +146,7 @@ func (l *limitListener) standingLocked(grp groupKey) *groupStanding {
 func (l *limitListener) victimLocked(grp groupKey, now int64, proven bool) *countedConn {
 	for peeks := 0; ; peeks++ {
 		best, class := l.victimOnceLocked(grp, now, proven)
-		if best == nil || class != victimSilent || peeks >= maxBumpPeeks {
+		if best == nil || class != victimSilent || !proven || peeks >= maxBumpPeeks {
 			return l.markVictimLocked(best, class, proven)
 		}
 		// A silent connection whose whole head waits in its socket (its
