@@ -24,6 +24,18 @@ import (
 //  3. a connection in the middle of a request of a group as in 1, the
 //     oldest: the last resort.
 //
+// After the silent rule below and before 2, the churn rule: a newcomer that has sent a whole request, of a group that holds no
+// slot, may take the slot of any connection idle after its answer: the
+// one of the prefix (prefixOf: /24, /48) holding the most slots, then one
+// that asked once before one kept alive for more, then the one idle
+// longest. A flood of one cheap request per address, then idle, from as
+// many addresses as there are slots (issue 33: 2,000 addresses, 0 % for
+// the client) otherwise leaves nothing to take: each group holds one, and
+// every connection has asked. With the rule, arrival order stops
+// mattering: a request in hand beats an idle connection. Groups that hold
+// slots do not use it, so that they keep converging to an even share
+// without taking each other's slots in turn.
+//
 // Rule 1 needs a group to hold two connections more than the newcomer's;
 // a flood from as many addresses as there are slots (each group holding
 // one) leaves nothing to take. So a newcomer that has sent a whole request
@@ -54,12 +66,13 @@ const maxEvictTries = 3
 const (
 	victimOtherIdle = iota
 	victimSilent
+	victimAskedIdle
 	victimOwnIdle
 	victimOtherBusy
 )
 
 // victimRules names the victim classes in debug logs.
-var victimRules = [...]string{"other-idle", "silent", "own-idle", "other-busy"}
+var victimRules = [...]string{"other-idle", "silent", "asked-idle", "own-idle", "other-busy"}
 
 const (
 	// defaultStaleGrace is how long a connection may stay without a whole
@@ -131,6 +144,38 @@ func (l *limitListener) standingLocked(grp groupKey) *groupStanding {
 // Otherwise, when a silent connection is the best victim, there is none:
 // the newcomer goes on probation and shows first that it asks.
 func (l *limitListener) victimLocked(grp groupKey, now int64, proven bool) *countedConn {
+	for peeks := 0; ; peeks++ {
+		best, class := l.victimOnceLocked(grp, now, proven)
+		if best == nil || class != victimSilent || !proven || peeks >= maxBumpPeeks {
+			return l.markVictimLocked(best, class, proven)
+		}
+		// A silent connection whose whole head waits in its socket (its
+		// serving goroutine has not run yet) is a prompt client, not a
+		// silent one: look again without it.
+		if peekReady(best.Conn) != readyHead {
+			return l.markVictimLocked(best, class, proven)
+		}
+		best.ready.Store(readyHead)
+	}
+}
+
+// markVictimLocked marks best, of class, as chosen, unless only a newcomer
+// that asked may have it.
+func (l *limitListener) markVictimLocked(best *countedConn, bestClass int, proven bool) *countedConn {
+	if best != nil && bestClass == victimSilent && !proven {
+		return nil
+	}
+	if best != nil {
+		best.evicted = true
+		best.evictedBusy = bestClass == victimOtherBusy
+		best.evictedClass = bestClass
+	}
+	return best
+}
+
+// victimOnceLocked is one pass of victimLocked: the best candidate and its
+// class.
+func (l *limitListener) victimOnceLocked(grp groupKey, now int64, proven bool) (*countedConn, int) {
 	// The newcomer's own connections that are closing already do not
 	// count: a client that closes and reconnects at once (one connection
 	// per request) finds its last connection still in the count while the
@@ -144,6 +189,7 @@ func (l *limitListener) victimLocked(grp groupKey, now int64, proven bool) *coun
 	var best *countedConn
 	var bestClass, bestSize int
 	var bestSince int64
+	var bestKept bool
 	for c := range l.conns {
 		if c.evicted || c.closed.Load() { // closing already: its slot is on its way back
 			continue
@@ -161,8 +207,20 @@ func (l *limitListener) victimLocked(grp groupKey, now int64, proven bool) *coun
 			class = victimOtherIdle
 		case size >= need:
 			class = victimOtherBusy
-		case idle && size > own && !c.requested.Load() && now-c.idleSince.Load() >= int64(l.staleGrace):
+		case idle && size > own && !c.requested.Load() && c.ready.Load() != readyHead && now-c.idleSince.Load() >= int64(l.staleGrace):
 			class = victimSilent
+		case proven && own == 0 && idle && c.requested.Load():
+			// Only a newcomer with a whole request in hand: one that has
+			// said nothing goes on probation first (a silent flood from
+			// fresh addresses must not cycle through answered clients).
+			// Only for a group that holds no slot: groups that hold some
+			// keep converging to an even share by the rules above,
+			// without taking each other's slots in turn.
+			class = victimAskedIdle
+			// Ranked by the prefix's hold, not the group's: a flood of
+			// single connections from many /64s of one /48 (or many
+			// addresses of one /24) loses its slots before anyone else.
+			size = l.perPrefix[c.prefix]
 		default:
 			continue
 		}
@@ -172,6 +230,11 @@ func (l *limitListener) victimLocked(grp groupKey, now int64, proven bool) *coun
 		if idle {
 			since = c.idleSince.Load()
 		}
+		// kept: it was used for more than one request, as a wallet's
+		// keep-alive connection is; among answered idle connections one
+		// that asked once and idles, the churning flood's shape, goes
+		// first.
+		kept := class == victimAskedIdle && c.requests.Load() > 1
 		better := best == nil
 		if !better {
 			switch {
@@ -179,23 +242,17 @@ func (l *limitListener) victimLocked(grp groupKey, now int64, proven bool) *coun
 				better = class < bestClass
 			case size != bestSize:
 				better = size > bestSize
+			case kept != bestKept:
+				better = !kept
 			default:
 				better = since < bestSince
 			}
 		}
 		if better {
-			best, bestClass, bestSize, bestSince = c, class, size, since
+			best, bestClass, bestSize, bestSince, bestKept = c, class, size, since, kept
 		}
 	}
-	if best != nil && bestClass == victimSilent && !proven {
-		return nil
-	}
-	if best != nil {
-		best.evicted = true
-		best.evictedBusy = bestClass == victimOtherBusy
-		best.evictedClass = bestClass
-	}
-	return best
+	return best, bestClass
 }
 
 // evict closes a connection to free its slot for another group's, at
@@ -234,6 +291,7 @@ func (c *countedConn) markServing() {
 	if !c.requested.Load() {
 		c.requested.Store(true)
 	}
+	c.requests.Add(1)
 	if c.standing != nil {
 		c.standing.lastRequest.Store(time.Now().UnixNano())
 	}

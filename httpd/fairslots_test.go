@@ -144,10 +144,15 @@ func TestEvictIdleBeforeBusy(t *testing.T) {
 	if resp, body := busyNew.read("GET"); resp.StatusCode != 200 || string(body) != "held" {
 		t.Fatalf("the remaining busy connection got %d %q", resp.StatusCode, body)
 	}
-	// 127.0.0.2, .3 and .4 hold one slot each: a fourth group is refused,
-	// as monerod refuses it.
-	if dialFrom(t, s, "127.0.0.5").served() {
-		t.Fatal("a connection was admitted over the cap with every group at one slot")
+	// 127.0.0.2, .3 and .4 hold one slot each, each idle after its
+	// request: monerod refuses a fourth group; here its request, in hand
+	// on probation, takes the slot of one of them (the churn rule,
+	// fairslots.go), so that arrivals cannot keep a prompt client out.
+	if !dialFrom(t, s, "127.0.0.5").served() {
+		t.Fatal("a request from a group holding nothing was refused while every slot was idle after its request")
+	}
+	if st := s.GuardStats(); st.EvictedIdle != 2 || st.EvictedBusy != 1 || st.Open != 3 {
+		t.Fatalf("evictions %+v; want a second idle one, the cap open", st)
 	}
 }
 

@@ -28,6 +28,27 @@ func groupOf(key hostKey) groupKey {
 	return groupKey{key.addr} // public IPv6: hostKey is the /64 already
 }
 
+// prefixKey is the wider network an address group lies in: the /24 of an
+// IPv4 address (private ones too, so that loopback tests see the same
+// shape as the Internet) and the /48 of an IPv6 one, a typical single
+// site's allocation. A flood from many /64s of one /48, or many addresses
+// of one /24, is one prefix: the fair slots evict from the prefix holding
+// the most first, and probation bumps from it first.
+type prefixKey struct{ addr netip.Addr }
+
+func prefixOf(grp groupKey) prefixKey {
+	a := grp.addr
+	bits := 48
+	if a.Is4() {
+		bits = 24
+	}
+	if !a.IsValid() {
+		return prefixKey{a}
+	}
+	p, _ := a.Prefix(bits)
+	return prefixKey{p.Addr()}
+}
+
 // Defaults of the defences (Config).
 const (
 	// DefaultConnectionRate is the new connections per second one address

@@ -38,6 +38,9 @@ type limitListener struct {
 	open     int
 	perHost  map[hostKey]int
 	perGroup map[groupKey]int // for the fair slots (fairslots.go)
+	// perPrefix: slots held per prefix (/24, /48) for the fair slots'
+	// order of eviction (fairslots.go).
+	perPrefix map[prefixKey]int
 	// standing: what each address group seen lately did (fairslots.go).
 	standing   map[groupKey]*groupStanding
 	staleGrace time.Duration // standing rule: how long a silent connection is spared
@@ -47,9 +50,11 @@ type limitListener struct {
 	// their groups.
 	probation       map[*countedConn]struct{}
 	probationGroups map[groupKey]bool
-	probationLimits probationLimits
-	accepted        uint64 // connections admitted since start
-	refused         uint64 // connections closed at once because of a limit
+	// probationPrefixes: places on probation per prefix (probation.go).
+	probationPrefixes map[prefixKey]int
+	probationLimits   probationLimits
+	accepted          uint64 // connections admitted since start
+	refused           uint64 // connections closed at once because of a limit
 
 	openNow atomic.Int64 // == open, readable without the lock
 
@@ -63,22 +68,24 @@ type limitListener struct {
 
 func newLimitListener(inner net.Listener, maxTotal, maxPublic, maxPrivate, sndBuf int, log *slog.Logger) *limitListener {
 	return &limitListener{
-		Listener:        inner,
-		maxTotal:        maxTotal,
-		maxPublic:       maxPublic,
-		maxPrivate:      maxPrivate,
-		sndBuf:          sndBuf,
-		log:             log,
-		perHost:         make(map[hostKey]int),
-		perGroup:        make(map[groupKey]int),
-		standing:        make(map[groupKey]*groupStanding),
-		staleGrace:      defaultStaleGrace,
-		conns:           make(map[*countedConn]struct{}),
-		probation:       make(map[*countedConn]struct{}),
-		probationGroups: make(map[groupKey]bool),
-		probationLimits: defaultProbation,
-		connRate:        newConnRate(0, 1),
-		guard:           &guardCounters{},
+		Listener:          inner,
+		maxTotal:          maxTotal,
+		maxPublic:         maxPublic,
+		maxPrivate:        maxPrivate,
+		sndBuf:            sndBuf,
+		log:               log,
+		perHost:           make(map[hostKey]int),
+		perGroup:          make(map[groupKey]int),
+		perPrefix:         make(map[prefixKey]int),
+		standing:          make(map[groupKey]*groupStanding),
+		staleGrace:        defaultStaleGrace,
+		conns:             make(map[*countedConn]struct{}),
+		probation:         make(map[*countedConn]struct{}),
+		probationGroups:   make(map[groupKey]bool),
+		probationPrefixes: make(map[prefixKey]int),
+		probationLimits:   defaultProbation,
+		connRate:          newConnRate(0, 1),
+		guard:             &guardCounters{},
 	}
 }
 
@@ -102,7 +109,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			l.refuse(c, key, "rate")
 			continue
 		}
-		cc := &countedConn{Conn: c, ln: l, key: key, group: grp, connectedAt: now}
+		cc := &countedConn{Conn: c, ln: l, key: key, group: grp, prefix: prefixOf(grp), connectedAt: now}
 		cc.idleSince.Store(now)
 		if reason := l.admitOrEvict(key, grp, cc); reason != "" {
 			l.refuse(c, key, reason)
@@ -350,10 +357,12 @@ func (l *limitListener) admitLocked(key hostKey, grp groupKey, cc *countedConn) 
 	l.openNow.Store(int64(l.open))
 	l.perHost[key]++
 	l.perGroup[grp]++
+	l.perPrefix[prefixOf(grp)]++
 	l.accepted++
 	if cc != nil {
 		l.conns[cc] = struct{}{}
 		cc.counted = true
+		cc.prefix = prefixOf(grp)
 	}
 	return ""
 }
@@ -385,6 +394,11 @@ func (l *limitListener) releaseLocked(cc *countedConn) {
 		l.perGroup[cc.group] = n
 	} else {
 		delete(l.perGroup, cc.group)
+	}
+	if n := l.perPrefix[cc.prefix] - 1; n > 0 {
+		l.perPrefix[cc.prefix] = n
+	} else {
+		delete(l.perPrefix, cc.prefix)
 	}
 	delete(l.conns, cc)
 }
@@ -426,7 +440,14 @@ type countedConn struct {
 	ln     *limitListener
 	key    hostKey
 	group  groupKey
+	prefix prefixKey // prefixOf(group)
 	closed atomic.Bool
+	// ready: how far its first request has come while on probation
+	// (readyNone, readyBytes, readyHead: probation.go spares the
+	// furthest); headTail: the last bytes read, to find the head's end
+	// across reads.
+	ready    atomic.Int32
+	headTail [3]byte
 
 	// Fair slots (fairslots.go): state is connIdle, connServing or
 	// connWriting; idleSince is when it last turned idle (unix ns).
@@ -451,6 +472,7 @@ type countedConn struct {
 	// requested: a whole request came in on it; standing is its group's
 	// record, stamped by every request (fairslots.go).
 	requested atomic.Bool
+	requests  atomic.Int32 // whole requests served on it (fairslots.go)
 	standing  *groupStanding
 
 	started bool // the first Read happened
@@ -517,6 +539,9 @@ var notTLSAnswer = []byte("HTTP/1.1 400 Bad Request\r\nServer: Epee-based\r\nCon
 func (c *countedConn) Read(p []byte) (int, error) {
 	c.markIdle()
 	n, err := c.Conn.Read(p)
+	if n > 0 && !c.requested.Load() && c.ready.Load() != readyHead {
+		c.noteRead(p[:n])
+	}
 	if !c.started && n > 0 {
 		c.started = true
 		if p[0] == tlsHandshakeRecord {

@@ -1,6 +1,7 @@
 package httpd
 
 import (
+	"bytes"
 	"time"
 )
 
@@ -67,15 +68,7 @@ func (l *limitListener) probationLocked(key hostKey, grp groupKey, cc *countedCo
 		return false, nil
 	}
 	if len(l.probation) >= l.probationLimits.max {
-		for c := range l.probation {
-			if c.claiming || c.closed.Load() {
-				continue
-			}
-			if bumped == nil || c.connectedAt < bumped.connectedAt {
-				bumped = c
-			}
-		}
-		if bumped == nil {
+		if bumped = l.bumpVictimLocked(); bumped == nil {
 			return false, nil // every one is claiming: refused
 		}
 		l.dropProbationLocked(bumped)
@@ -84,6 +77,7 @@ func (l *limitListener) probationLocked(key hostKey, grp groupKey, cc *countedCo
 	cc.probationPending.Store(true)
 	l.probation[cc] = struct{}{}
 	l.probationGroups[grp] = true
+	l.probationPrefixes[cc.prefix]++
 	l.perHost[key]++
 	cc.probationTimer = time.AfterFunc(l.probationLimits.window, func() { l.expireProbation(cc) })
 	return true, bumped
@@ -116,6 +110,11 @@ func (l *limitListener) dropProbationLocked(cc *countedConn) {
 	cc.onProbation = false
 	delete(l.probation, cc)
 	delete(l.probationGroups, cc.group)
+	if n := l.probationPrefixes[cc.prefix] - 1; n > 0 {
+		l.probationPrefixes[cc.prefix] = n
+	} else {
+		delete(l.probationPrefixes, cc.prefix)
+	}
 	if n := l.perHost[cc.key] - 1; n > 0 {
 		l.perHost[cc.key] = n
 	} else {
@@ -214,7 +213,94 @@ func (l *limitListener) claimOnce(cc *countedConn) (victim *countedConn, ok, gon
 		return victim, false, true // cannot happen: the slot and the host's place were just given back
 	}
 	cc.standing = l.standingLocked(cc.group)
-	cc.markServing() // not a silent victim in the moment before its handler says so
+	// Not a silent victim in the moment before its handler says so (its
+	// handler's markServing counts the request).
+	cc.requested.Store(true)
+	cc.state.Store(connServing)
 	cc.probationPending.Store(false)
 	return victim, true, false
+}
+
+// How far a connection on probation has come with its first request.
+const (
+	readyNone  int32 = iota // nothing sent
+	readyBytes              // some bytes, the head not whole yet
+	readyHead               // the whole head (a GET's whole request)
+)
+
+// maxBumpPeeks bounds the connections on probation looked at for buffered
+// bytes per newcomer that bumps one (a syscall each).
+const maxBumpPeeks = 4
+
+// headEnd ends an HTTP request head.
+var headEnd = []byte("\r\n\r\n")
+
+// noteRead records what the serving goroutine read of cc's first request
+// while it is on probation.
+func (cc *countedConn) noteRead(p []byte) {
+	var joined [6]byte
+	k := copy(joined[:], cc.headTail[:])
+	k += copy(joined[k:], p)
+	if bytes.Contains(joined[:k], headEnd) || bytes.Contains(p, headEnd) {
+		cc.ready.Store(readyHead)
+		return
+	}
+	cc.ready.CompareAndSwap(readyNone, readyBytes)
+	if len(p) >= 3 {
+		copy(cc.headTail[:], p[len(p)-3:])
+	} else {
+		copy(cc.headTail[:], joined[k-3:k])
+	}
+}
+
+// bumpVictimLocked picks the connection on probation to close for a
+// newcomer when every place is taken, or nil: the newcomer is refused. A
+// connection whose request is in (claiming), or whose whole head is in
+// (read by the server, or waiting in the socket: a prompt client whose
+// serving goroutine has not run yet), is never bumped: a newcomer that
+// has shown nothing yet does not go before a request that is there. Of
+// the others, one that has sent nothing goes first, then one that sent
+// part of a head (slowloris); within each, the one of the prefix holding
+// the most places (a flood from one /48 or /24 bumps itself), then the
+// oldest (it had the most time to ask). So a flood of new addresses, from
+// however many prefixes, that does not send whole requests at once cycles
+// through its own places and never through a client that asked at once.
+func (l *limitListener) bumpVictimLocked() *countedConn {
+	for peeks := 0; ; peeks++ {
+		var best *countedConn
+		var bestReady int32
+		var bestSize int
+		for c := range l.probation {
+			if c.claiming || c.closed.Load() {
+				continue
+			}
+			ready := c.ready.Load()
+			size := l.probationPrefixes[c.prefix]
+			better := best == nil
+			if !better {
+				switch {
+				case ready != bestReady:
+					better = ready < bestReady
+				case size != bestSize:
+					better = size > bestSize
+				default:
+					better = c.connectedAt < best.connectedAt
+				}
+			}
+			if better {
+				best, bestReady, bestSize = c, ready, size
+			}
+		}
+		if best == nil || bestReady == readyHead {
+			return nil
+		}
+		if peeks >= maxBumpPeeks {
+			return best
+		}
+		got := peekReady(best.Conn)
+		if got <= bestReady {
+			return best
+		}
+		best.ready.Store(got) // its request is on the way: look again
+	}
 }

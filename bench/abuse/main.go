@@ -700,6 +700,34 @@ func connFlood(port func(*node) int, addrs, per int, reconnect bool) func(ctx co
 	}
 }
 
+// addrChurn: one connection from each of addrs addresses sends one cheap
+// request at once, reads its answer and stays idle until the node closes
+// it; then the address reconnects at once (issue 33: with probation
+// cycling faster than a client's request could claim a slot, the client
+// got 0 % from both nodes).
+func addrChurn(addrs int) func(ctx context.Context, n *node, f *facts) string {
+	return func(ctx context.Context, n *node, _ *facts) string {
+		var cnt counter
+		var asked atomic.Int64
+		workers(ctx, addrs, false, func(ctx context.Context, i int) {
+			c, err := dialFrom(ctx, attackerAddr(i, addrs), n.rpc)
+			if err != nil {
+				cnt.failed.Add(1)
+				return
+			}
+			defer c.Close()
+			cnt.ok.Add(1)
+			_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+			if _, err := io.WriteString(c, "GET /get_height HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"); err != nil {
+				return
+			}
+			asked.Add(1)
+			holdUntilClosed(ctx, c) // reads the answer, then idles
+		})
+		return fmt.Sprintf("%d connections made, %d requests sent, %d dials failed", cnt.ok.Load(), asked.Load(), cnt.failed.Load())
+	}
+}
+
 func rpcPort(n *node) int { return n.rpc }
 func p2pPort(n *node) int { return n.p2p }
 
@@ -922,6 +950,7 @@ func attacks() []attack {
 		{name: "rpc-slowloris-held", what: "1,000 RPC connections from 100 addresses (10 each) sending a request head a line a second; a closed one is not reopened", run: slowloris(100, 10, false)},
 		{name: "rpc-conn-flood", what: "the 2,000 idle connections of rpc-idle-held, each slot reconnecting as soon as its connection is closed or refused", run: connFlood(rpcPort, 200, 10, true)},
 		{name: "rpc-conn-flood-8", what: "8 addresses x 25 idle connections (monerod's per-private-IP limit), each slot reconnecting as soon as closed: twice the 100-connection cap", run: connFlood(rpcPort, 8, 25, true)},
+		{name: "rpc-addr-churn", what: "2,000 addresses, one connection each: one cheap request (/get_height) at once, its answer read, then idle until closed, reconnecting at once", run: addrChurn(2000)},
 		{name: "rpc-slowloris", what: "the 1,000 slowloris connections of rpc-slowloris-held, each slot reconnecting as soon as closed", run: slowloris(100, 10, true)},
 		{name: "rpc-expensive", what: "200 keep-alive connections from 50 addresses (4 each) looping the costliest restricted requests, each as soon as the last is answered", run: requestFlood(50, 4, expensiveRequests)},
 		{name: "rpc-malformed", what: "malformed bodies on 50 keep-alive connections, garbage heads on 50 reconnecting ones, 50 addresses", run: malformedFlood},
