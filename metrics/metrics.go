@@ -53,7 +53,7 @@ type Sources struct {
 	StorePath string
 	Version   string
 	// RPCDefences reads what the RPC listeners' defences did
-	// (rpcdefences.go); nil: not exported.
+	// (the node's rpcDefenceCounts, in rpcconfig.go); nil: not exported.
 	RPCDefences func() RPCDefenceCounts
 }
 
