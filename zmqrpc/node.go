@@ -1,7 +1,6 @@
 package zmqrpc
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/hex"
 	"errors"
@@ -377,8 +376,9 @@ func (s *Server) getTransactionPool(_ raw, w *writer) (string, error) {
 		entries = s.pool.PublicEntries()
 	}
 	// get_pool_for_rpc lists the broadcast transactions in the pool
-	// table's order (by id); receive and relay times only unrestricted.
-	slices.SortFunc(entries, func(a, b *txpool.Entry) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	// table's order: LMDB's compare_hash32 on the id, not its bytes' order;
+	// receive and relay times only unrestricted.
+	sortAsPoolTable(entries)
 	// max_used_block: the newest block holding a ring member of the
 	// transaction (check_tx_inputs' max_used_block_height), found here
 	// from the store since the pool does not keep it.
@@ -490,4 +490,11 @@ func (s *Server) getTransactionPool(_ raw, w *writer) (string, error) {
 	}
 	w.b = append(w.b, '}')
 	return "", nil
+}
+
+// sortAsPoolTable puts entries in the order of monerod's txpool_meta table,
+// LMDB's compare_hash32 on the id (its last 32-bit word, little-endian,
+// most significant), which its ZMQ and HTTP pool lists follow.
+func sortAsPoolTable(entries []*txpool.Entry) {
+	slices.SortFunc(entries, func(a, b *txpool.Entry) int { return cryptonote.CompareHash32(a.ID, b.ID) })
 }
