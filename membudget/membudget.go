@@ -35,6 +35,27 @@ type Budget struct {
 	refused atomic.Uint64
 }
 
+// The last part of the total is kept for small claims: a claim of more
+// than total/smallDiv bytes may only fill the total up to
+// total - total/reserveDiv. A flood of large answers from many clients
+// then fills the budget to that point, and a light client's small claims
+// (a get_info answer, a header: a few kB) still find room; holding the
+// reserve itself takes many small claims held at once, which the callers'
+// connection limits bound (100 RPC connections × 128 kB is 12.8 MB, within
+// the reserve of a 128 MiB budget).
+const (
+	reserveDiv = 8
+	smallDiv   = 1024
+)
+
+// limitFor is how far the budget may be filled by a claim of n bytes.
+func (b *Budget) limitFor(n int64) int64 {
+	if n > b.total/smallDiv {
+		return b.total - b.total/reserveDiv
+	}
+	return b.total
+}
+
 // New returns a budget of total bytes; total <= 0 means no global bound
 // (the per-client limits still hold).
 func New(total int64) *Budget {
@@ -112,7 +133,7 @@ func (a *Account[K]) acquire(k K, n, own int64) bool {
 	b := a.b
 	b.mu.Lock()
 	held := a.clients[k]
-	if (b.total > 0 && b.used+n > b.total) || (a.perClient > 0 && held > own && held+n > a.perClient) {
+	if (b.total > 0 && b.used+n > b.limitFor(n)) || (a.perClient > 0 && held > own && held+n > a.perClient) {
 		b.mu.Unlock()
 		a.refused.Add(1)
 		b.refused.Add(1)

@@ -9,26 +9,51 @@ import (
 // would pass it is refused and takes nothing, what is held stays held, and
 // a release makes room again.
 func TestGlobalRefusesNewest(t *testing.T) {
-	b := New(100)
+	const total = 1 << 20
+	const room = total - total/reserveDiv // what large claims may fill
+	b := New(total)
 	a := NewAccount[string](b, 0)
-	if !a.Acquire("x", 60) || !a.Acquire("y", 40) {
+	if !a.Acquire("x", room-100_000) || !a.Acquire("y", 100_000) {
 		t.Fatal("claims within the total refused")
 	}
-	if a.Acquire("z", 1) {
-		t.Fatal("a claim past the total was granted")
+	if a.Acquire("z", 2000) {
+		t.Fatal("a large claim past the total's room was granted")
 	}
-	if st := b.Stats(); st.Used != 100 || st.Refused != 1 || st.Peak != 100 {
-		t.Fatalf("budget stats %+v, want used 100, refused 1, peak 100", st)
+	if st := b.Stats(); st.Used != room || st.Refused != 1 || st.Peak != room {
+		t.Fatalf("budget stats %+v, want used %d, refused 1, peak %d", st, room, room)
 	}
-	if a.Held("x") != 60 || a.Held("y") != 40 || a.Held("z") != 0 {
+	if a.Held("x") != room-100_000 || a.Held("y") != 100_000 || a.Held("z") != 0 {
 		t.Fatalf("holdings x=%d y=%d z=%d after the refusal", a.Held("x"), a.Held("y"), a.Held("z"))
 	}
-	a.Release("x", 60)
-	if !a.Acquire("z", 50) {
+	a.Release("x", 50_000)
+	if !a.Acquire("z", 50_000) {
 		t.Fatal("a claim after a release refused")
 	}
-	if st := a.Stats(); st.Used != 90 || st.Clients != 2 || st.Claims != 3 || st.Refused != 1 {
+	if st := a.Stats(); st.Used != room || st.Clients != 3 || st.Claims != 3 || st.Refused != 1 {
 		t.Fatalf("account stats %+v", st)
+	}
+}
+
+// TestSmallClaimsKeepReserve: large claims fill the total only up to its
+// reserve; small ones (a light client's answer) still fit there, up to the
+// whole total and never past it.
+func TestSmallClaimsKeepReserve(t *testing.T) {
+	const total = 1 << 20
+	b := New(total)
+	a := NewAccount[int](b, 0)
+	for i := 0; a.Acquire(i, 100_000); i++ {
+	}
+	if used := b.Stats().Used; used > total-total/reserveDiv {
+		t.Fatalf("large claims filled %d, past the reserve", used)
+	}
+	small := int64(total / smallDiv)
+	if !a.Acquire(-1, small) {
+		t.Fatal("a small claim was refused while the reserve is free")
+	}
+	for a.Acquire(-2, small) {
+	}
+	if used := b.Stats().Used; used > total || used < total-small {
+		t.Fatalf("small claims filled %d of %d", used, total)
 	}
 }
 
@@ -114,16 +139,18 @@ func TestOverRelease(t *testing.T) {
 
 // TestSharedTotal: two accounts (RPC and P2P) draw on one total.
 func TestSharedTotal(t *testing.T) {
-	b := New(100)
+	const total = 1 << 20
+	const room = total - total/reserveDiv
+	b := New(total)
 	rpc := NewAccount[string](b, 0)
 	p2p := NewAccount[uint64](b, 0)
-	if !rpc.Acquire("a", 70) {
+	if !rpc.Acquire("a", room-10_000) {
 		t.Fatal("refused")
 	}
-	if p2p.Acquire(7, 31) {
+	if p2p.Acquire(7, 10_001) {
 		t.Fatal("the second account passed the shared total")
 	}
-	if !p2p.Acquire(7, 30) {
+	if !p2p.Acquire(7, 10_000) {
 		t.Fatal("refused within the shared total")
 	}
 }
