@@ -135,6 +135,15 @@ func TestChurnFloodPromptClientServed(t *testing.T) {
 			}
 		}
 		c.conn.Close()
+		// Nothing the flood makes the server keep grows past its bound:
+		// the slots, the places on probation, the groups it remembers.
+		s.ln.mu.Lock()
+		open, onProbation, groups, standing := s.ln.open, len(s.ln.probation), len(s.ln.perGroup), len(s.ln.standing)
+		s.ln.mu.Unlock()
+		if open > slots || onProbation > 64 || groups > slots || standing > maxStanding {
+			t.Fatalf("unbounded under the flood: %d open (cap %d), %d on probation (max 64), %d groups in slots, %d remembered (max %d)",
+				open, slots, onProbation, groups, standing, maxStanding)
+		}
 		// The flood went on meanwhile.
 		waitFor(t, "the flood to go on", func() bool { return s.GuardStats().EvictedIdle > evictedBefore })
 	}
