@@ -180,6 +180,28 @@ func (l *limitListener) refuse(c net.Conn, key hostKey, reason string) {
 	l.log.Debug("httpd: connection refused: limit reached", "remote", c.RemoteAddr().String(), "reason", reason, "held", hold)
 }
 
+// holdEvicted holds an evicted connection's socket for refuseHold before
+// closing it (fairslots.go, evict): its reader is woken now (its read
+// deadline passes, so its serving goroutine ends without a byte written),
+// the socket is closed by reap. false: the held list is full; the caller
+// closes it now.
+func (l *limitListener) holdEvicted(c net.Conn) bool {
+	now := time.Now()
+	l.mu.Lock()
+	if len(l.held) >= maxHeldRefused {
+		l.mu.Unlock()
+		return false
+	}
+	l.held = append(l.held, heldConn{c: c, closeAt: now.Add(refuseHold)})
+	if !l.reaping {
+		l.reaping = true
+		go l.reap()
+	}
+	l.mu.Unlock()
+	_ = c.SetReadDeadline(now)
+	return true
+}
+
 // reap closes held refused connections when their time is up; it runs
 // while any are held. They are queued in closing order (same hold for
 // all), so it only ever looks at the front.
