@@ -2,7 +2,13 @@ package fcmppp
 
 import (
 	"encoding/hex"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 )
 
 // benchCase reads case i of a committed file into Read's and Queue's arguments.
@@ -110,4 +116,62 @@ func BenchmarkVerifyBatch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(inputs)/1e6, "ms/input")
+}
+
+// TestTimeLikeOracle prints, for each case file in $FCMP_TIME (space-separated; case 0 of each), what
+// fcmp-oracle's `time --reps K` prints for the reference: single, the median of K runs of read + queue
+// into a fresh batch + check; batch, K copies read and queued into one batch and checked once, median
+// of 3, per proof. K is $FCMP_TIME_REPS (default 10); FCMP_TIME_MODE=single runs the singles only. It
+// is a measurement, not a test: it runs only when $FCMP_TIME is set. On a loaded machine its wall times
+// mean little: docs/benchmarks.md takes CPU time with perf stat instead, differencing runs of two K.
+func TestTimeLikeOracle(t *testing.T) {
+	files := strings.Fields(os.Getenv("FCMP_TIME"))
+	if len(files) == 0 {
+		t.Skip("FCMP_TIME not set")
+	}
+	reps := 10
+	if v, err := strconv.Atoi(os.Getenv("FCMP_TIME_REPS")); err == nil && v > 0 {
+		reps = v
+	}
+	p := testParams(t)
+	median := func(v []float64) float64 {
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	for _, f := range files {
+		cs := loadCases(t, f)
+		a := argsOf(&cs[0])
+		n := len(a.pseudo)
+		var single, batch []float64
+		for range reps {
+			start := time.Now()
+			if err := p.VerifyOne(a.pseudo, a.layers, a.proof, a.root, a.tx, a.kis); err != nil {
+				t.Fatal(err)
+			}
+			single = append(single, float64(time.Since(start).Nanoseconds())/1e6)
+		}
+		if os.Getenv("FCMP_TIME_MODE") == "single" {
+			continue
+		}
+		for range 3 {
+			start := time.Now()
+			var bt Batch
+			for range reps {
+				pr, err := Read(a.pseudo, a.layers, a.proof)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := p.Queue(&bt, pr, a.root, a.tx, a.kis); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !p.Verify(&bt) {
+				t.Fatal("batch fails")
+			}
+			batch = append(batch, float64(time.Since(start).Nanoseconds())/1e6/float64(reps))
+		}
+		s, b := median(single), median(batch)
+		fmt.Printf("gonero %-40s %2d %2d single_ms %8.2f ms/input %7.2f batch_ms %8.2f ms/input %7.2f\n",
+			f, n, a.layers, s, s/float64(n), b, b/float64(n))
+	}
 }
