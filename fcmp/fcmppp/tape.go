@@ -1,5 +1,7 @@
 package fcmppp
 
+import "github.com/gonero/gonero/fcmp/gbp"
+
 // The vector-commitment tape (d06d9518 crypto/fcmps/src/tape.rs): the order in which the prover lays its
 // committed values out over the vector commitments, which the verifier replays to know which committed
 // entry each circuit variable is. Words of 128 entries fill a commitment of commitmentLen entries.
@@ -14,6 +16,9 @@ const (
 	varO                // aO, its output
 	varC                // an entry of a vector commitment
 )
+
+// kinds maps a circuit variable's kind to the proof system's vector.
+var kinds = [...]gbp.Kind{varL: gbp.KindL, varR: gbp.KindR, varO: gbp.KindO, varC: gbp.KindC}
 
 // variable is a circuit variable: for varC, entry i of vector commitment c; otherwise row i.
 type variable struct {

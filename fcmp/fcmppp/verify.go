@@ -600,10 +600,10 @@ func (p *Params) queueMembership(b *Batch, proof *Proof, rootEnc []byte) error {
 			k1++
 		}
 	}
-	if err := gbp.SeleneVerify(p.selene, &b.selene, l.c1Rows, c1.linCombs(), C1, nil, t); err != nil {
+	if err := gbp.SeleneVerifyConstraints(p.selene, &b.selene, l.c1Rows, &c1.cs, C1, nil, t); err != nil {
 		return fmt.Errorf("fcmppp: Selene proof: %w", err)
 	}
-	if err := gbp.HeliosVerify(p.helios, &b.helios, l.c2Rows, c2.linCombs(), C2, nil, t); err != nil {
+	if err := gbp.HeliosVerifyConstraints(p.helios, &b.helios, l.c2Rows, &c2.cs, C2, nil, t); err != nil {
 		return fmt.Errorf("fcmppp: Helios proof: %w", err)
 	}
 	return nil
