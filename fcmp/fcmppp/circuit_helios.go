@@ -80,6 +80,11 @@ type heliosCircuit struct {
 	cs   gbp.HeliosConstraints
 }
 
+func (c *heliosCircuit) reset() {
+	c.muls = 0
+	c.cs.Reset()
+}
+
 // constrain lays lc out as the next constraint.
 func (c *heliosCircuit) constrain(lc heliosLC) {
 	for i := range lc.terms {

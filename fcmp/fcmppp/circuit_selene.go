@@ -78,6 +78,11 @@ type seleneCircuit struct {
 	cs   gbp.SeleneConstraints
 }
 
+func (c *seleneCircuit) reset() {
+	c.muls = 0
+	c.cs.Reset()
+}
+
 // constrain lays lc out as the next constraint.
 func (c *seleneCircuit) constrain(lc seleneLC) {
 	for i := range lc.terms {

@@ -4,6 +4,7 @@ package gbp
 
 import (
 	"crypto/rand"
+	"slices"
 
 	"github.com/gonero/gonero/fcmp/helioselene"
 	"github.com/gonero/gonero/fcmp/transcript"
@@ -54,6 +55,13 @@ func (cs *HeliosConstraints) Term(kind Kind, c, i int, w *helioselene.Helioselen
 func (cs *HeliosConstraints) End(k *helioselene.HelioseleneField) {
 	cs.ends = append(cs.ends, int32(len(cs.terms)))
 	cs.consts = append(cs.consts, *k)
+}
+
+// Grow makes room for at least terms more terms and constraints more constraints.
+func (cs *HeliosConstraints) Grow(terms, constraints int) {
+	cs.terms = slices.Grow(cs.terms, terms)
+	cs.ends = slices.Grow(cs.ends, constraints)
+	cs.consts = slices.Grow(cs.consts, constraints)
 }
 
 // Len is the number of closed constraints.
