@@ -252,11 +252,12 @@ func heliosBatchInvert(v []helioselene.HelioseleneField) bool {
 }
 
 // heliosChallengePoint is one of the discrete-log gadget's challenge points with the weights its
-// divisor evaluation gives each divisor coefficient, computed once per challenge (every gadget of the
-// challenge shares them): the numerator's (pn*, times p1n) and the denominator's (pd*, times p1d).
+// divisor evaluation gives each divisor coefficient (in divisorVars.all's order), computed once per
+// challenge, whose gadgets all share them: the denominator's (pd, times p1d) and the numerator's (pn,
+// times p1n), with their constants.
 type heliosChallengePoint struct {
-	pnY, pnC, pdY, pdZero, pdC helioselene.HelioseleneField
-	pnYX, pnX2, pdYX, pdX2     []helioselene.HelioseleneField
+	pd, pn   []helioselene.HelioseleneField
+	pdC, pnC helioselene.HelioseleneField
 }
 
 func newHeliosChallengePoint(curve *heliosCurve, slope, x, y, invTwoY *helioselene.HelioseleneField, bits int) heliosChallengePoint {
@@ -285,9 +286,10 @@ func newHeliosChallengePoint(curve *heliosCurve, slope, x, y, invTwoY *heliosele
 	// The weights of the reference's numerator combination (constant 1; y: p0n0; y·x^j: p0n0·x^(j+1),
 	// plus y for j = 0 and (j+1)·y·x^j otherwise, its two terms merged; x^i: i·x^(i-1)) times p1n, and of
 	// its denominator (constant x; y: y; y·x^j: y·x^(j+1); x^i: x^i; the zero coefficient: 1) times p1d.
-	p := heliosChallengePoint{pnYX: make([]helioselene.HelioseleneField, nyx), pnX2: make([]helioselene.HelioseleneField, nx-1),
-		pdYX: make([]helioselene.HelioseleneField, nyx), pdX2: make([]helioselene.HelioseleneField, nx-1)}
-	p.pnY.Mul(&p0n0, &p1n)
+	// The rows run y, y·x^1.., x^2.., the zero coefficient (divisorVars.all).
+	p := heliosChallengePoint{pd: make([]helioselene.HelioseleneField, 1+nyx+nx), pn: make([]helioselene.HelioseleneField, 1+nyx+nx)}
+	pnYX, pnX2, pdYX, pdX2 := p.pn[1:1+nyx], p.pn[1+nyx:nyx+nx], p.pd[1:1+nyx], p.pd[1+nyx:nyx+nx]
+	p.pn[0].Mul(&p0n0, &p1n)
 	p.pnC = p1n
 	for j := range nyx {
 		var w, k helioselene.HelioseleneField
@@ -299,24 +301,25 @@ func newHeliosChallengePoint(curve *heliosCurve, slope, x, y, invTwoY *heliosele
 			k.Mul(&k, &yx[j-1])
 			w.Add(&w, &k)
 		}
-		p.pnYX[j].Mul(&w, &p1n)
-		p.pdYX[j].Mul(&yx[j], &p1d)
+		pnYX[j].Mul(&w, &p1n)
+		pdYX[j].Mul(&yx[j], &p1d)
 	}
 	for i := range nx - 1 {
 		var k helioselene.HelioseleneField
 		k.SetUint64(uint64(i + 2))
 		k.Mul(&k, &xs[i])
-		p.pnX2[i].Mul(&k, &p1n)
-		p.pdX2[i].Mul(&xs[i+1], &p1d)
+		pnX2[i].Mul(&k, &p1n)
+		pdX2[i].Mul(&xs[i+1], &p1d)
 	}
-	p.pdY.Mul(y, &p1d)
-	p.pdZero = p1d
+	p.pd[0].Mul(y, &p1d)
+	p.pd[nyx+nx] = p1d
 	p.pdC.Mul(x, &p1d)
 	return p
 }
 
 type heliosDlogChallenge struct {
 	c                [3]heliosChallengePoint
+	shared           *gbp.HeliosShared // the six evaluation rows: c[0]'s denominator, numerator, c[1]'s, ...
 	slope, intercept helioselene.HelioseleneField
 }
 
@@ -392,6 +395,7 @@ func heliosDiscreteLogChallenge(t *transcript.Verifier, curve *heliosCurve, tabl
 	ch.c[0] = newHeliosChallengePoint(curve, &slope, &c0x, &c0y, &inv[0], bits)
 	ch.c[1] = newHeliosChallengePoint(curve, &slope, &c1x, &c1y, &inv[1], bits)
 	ch.c[2] = newHeliosChallengePoint(curve, &slope, &c2x, &c2y, &inv[2], bits)
+	ch.shared = gbp.NewHeliosShared([][]helioselene.HelioseleneField{ch.c[0].pd, ch.c[0].pn, ch.c[1].pd, ch.c[1].pn, ch.c[2].pd, ch.c[2].pn})
 	gens := make([][]helioselene.HelioseleneField, len(tables))
 	for i := range tables {
 		gens[i] = inv[3+i*bits : 3+(i+1)*bits]
@@ -399,50 +403,37 @@ func heliosDiscreteLogChallenge(t *transcript.Verifier, curve *heliosCurve, tabl
 	return ch, gens, nil
 }
 
-// divisorChallengeEval adds the rows and constraints evaluating the divisor at a challenge point
-// (the reference's: a multiplication whose left input is the scaled denominator and whose output is the
-// scaled numerator), laid out straight from the challenge's weights; it returns the multiplication's
-// right input, the quotient.
-func (c *heliosCircuit) divisorChallengeEval(d *divisorVars, ch *heliosChallengePoint) variable {
-	l, r, o := variable{kind: varL, i: c.muls}, variable{kind: varR, i: c.muls}, variable{kind: varO, i: c.muls}
-	c.muls++
-	// denominator - l = 0
-	c.term(&ch.pdY, d.y)
-	for j, v := range d.yx {
-		c.term(&ch.pdYX[j], v)
+// divisorChallengeEvals adds the rows and constraints evaluating the divisor at the three challenge
+// points (the reference's: per point, a multiplication whose left input is the scaled denominator and
+// whose output is the scaled numerator, two constraints); the divisor's coefficients' terms, the
+// challenge's shared rows, go in as one block. It returns the multiplications' right inputs, the
+// quotients.
+func (c *heliosCircuit) divisorChallengeEvals(d *divisorVars, ch *heliosDlogChallenge) (q [3]variable) {
+	first := c.cs.Len()
+	for k := range ch.c {
+		l, r, o := variable{kind: varL, i: c.muls}, variable{kind: varR, i: c.muls}, variable{kind: varO, i: c.muls}
+		c.muls++
+		c.term(&heliosMinusOne, l) // denominator - l = 0
+		c.cs.End(&ch.c[k].pdC)
+		c.term(&heliosMinusOne, o) // numerator - o = 0
+		c.cs.End(&ch.c[k].pnC)
+		q[k] = r
 	}
-	for i, v := range d.xFrom2 {
-		c.term(&ch.pdX2[i], v)
-	}
-	c.term(&ch.pdZero, d.zero)
-	c.term(&heliosMinusOne, l)
-	c.cs.End(&ch.pdC)
-	// numerator - o = 0
-	c.term(&ch.pnY, d.y)
-	for j, v := range d.yx {
-		c.term(&ch.pnYX[j], v)
-	}
-	for i, v := range d.xFrom2 {
-		c.term(&ch.pnX2[i], v)
-	}
-	c.term(&heliosMinusOne, o)
-	c.cs.End(&ch.pnC)
-	return r
+	c.cs.Block(first, ch.shared, d.all)
+	return q
 }
 
 // discreteLog constrains the point to be on the curve and to be the committed bits times the
 // generator whose challenged table is given, through the committed divisor.
 func (c *heliosCircuit) discreteLog(curve *heliosCurve, p *pointWithDlog, ch *heliosDlogChallenge, gen []helioselene.HelioseleneField) [2]variable {
 	c.onCurve(curve, p.x, p.y)
-	q0 := c.divisorChallengeEval(&p.divisor, &ch.c[0])
-	q1 := c.divisorChallengeEval(&p.divisor, &ch.c[1])
-	q2 := c.divisorChallengeEval(&p.divisor, &ch.c[2])
+	q := c.divisorChallengeEvals(&p.divisor, ch)
 	interp := heliosLC{c: ch.intercept}.term(heliosOne, p.y).term(ch.slope, p.x)
 	_, inverse := c.inverse(&interp)
 	// The quotients' sum equals Σ bit·gen + inverse.
-	c.term(&heliosOne, q0)
-	c.term(&heliosOne, q1)
-	c.term(&heliosOne, q2)
+	c.term(&heliosOne, q[0])
+	c.term(&heliosOne, q[1])
+	c.term(&heliosOne, q[2])
 	for i, bit := range p.dlog {
 		var w helioselene.HelioseleneField
 		w.Negate(&gen[i])

@@ -34,6 +34,7 @@ type divisorVars struct {
 	yx     []variable
 	xFrom2 []variable
 	zero   variable
+	all    []gbp.Var // y, yx, xFrom2, zero, for the divisor evaluations' shared-weight block
 }
 
 // pointWithDlog is a claimed point with the committed bits of its discrete logarithm and the divisor
@@ -92,6 +93,9 @@ func (t *tape) divisor(bits int) (divisorVars, variable) {
 	yx := yxCoefficients(bits)
 	x1 := xCoefficients(bits) - 1
 	d := divisorVars{y: v[0], yx: v[1 : 1+yx], xFrom2: v[1+yx : 1+yx+x1], zero: v[1+yx+x1]}
+	for _, u := range v[:2+yx+x1] {
+		d.all = append(d.all, gbp.Var{Kind: kinds[u.kind], C: int32(u.c), I: int32(u.i)})
+	}
 	return d, v[255]
 }
 

@@ -49,3 +49,9 @@ const (
 	KindC
 	KindV
 )
+
+// Var names a circuit variable: entry I of the kind's vector (of vector commitment C for KindC).
+type Var struct {
+	Kind Kind
+	C, I int32
+}

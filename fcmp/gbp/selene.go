@@ -34,6 +34,32 @@ type SeleneConstraints struct {
 	terms  []seleneFlatTerm
 	ends   []int32 // ends[k] is the end of constraint k's terms
 	consts []helioselene.Field25519
+	blocks []seleneBlock
+}
+
+// SeleneShared are weights that blocks of consecutive constraints share (Block): row r weights
+// variable j of a block in the block's constraint r. FCMP++'s divisor gadgets evaluate every divisor
+// of a challenge at the same points, so their six evaluation constraints differ only in their
+// variables; the verification sums a shared set's rows under the constraints' weights once, and then
+// weighs each block's variables with one multiplication each instead of six.
+type SeleneShared struct {
+	rows [][]helioselene.Field25519
+}
+
+// NewSeleneShared makes a shared weight set of rows of equal length.
+func NewSeleneShared(rows [][]helioselene.Field25519) *SeleneShared {
+	for _, r := range rows {
+		if len(r) != len(rows[0]) {
+			panic("gbp: shared weight rows of different lengths")
+		}
+	}
+	return &SeleneShared{rows: rows}
+}
+
+type seleneBlock struct {
+	first int
+	sh    *SeleneShared
+	vars  []Var
 }
 
 type seleneFlatTerm struct {
@@ -57,6 +83,15 @@ func (cs *SeleneConstraints) End(k *helioselene.Field25519) {
 	cs.consts = append(cs.consts, *k)
 }
 
+// Block adds, to constraints first, first+1, ... (one per row of sh, already closed or not), the terms
+// sh.rows[r][j]·vars[j]. vars is kept, not copied.
+func (cs *SeleneConstraints) Block(first int, sh *SeleneShared, vars []Var) {
+	if len(sh.rows) > 0 && len(vars) != len(sh.rows[0]) {
+		panic("gbp: a block's variables do not match its shared weights")
+	}
+	cs.blocks = append(cs.blocks, seleneBlock{first: first, sh: sh, vars: vars})
+}
+
 // Grow makes room for at least terms more terms and constraints more constraints.
 func (cs *SeleneConstraints) Grow(terms, constraints int) {
 	cs.terms = slices.Grow(cs.terms, terms)
@@ -70,6 +105,8 @@ func (cs *SeleneConstraints) Len() int { return len(cs.ends) }
 // Reset empties cs, keeping its memory.
 func (cs *SeleneConstraints) Reset() {
 	cs.terms, cs.ends, cs.consts = cs.terms[:0], cs.ends[:0], cs.consts[:0]
+	clear(cs.blocks) // drop the references to the shared weights and variables
+	cs.blocks = cs.blocks[:0]
 }
 
 // seleneFlatten lays linear combinations out as SeleneConstraints.
@@ -300,6 +337,16 @@ func SeleneVerifyConstraints(gens *SeleneGenerators, b *SeleneBatch, rows int, c
 			return ErrStatement
 		}
 	}
+	for _, bl := range cs.blocks {
+		if bl.first < 0 || bl.first+len(bl.sh.rows) > len(cs.ends) {
+			return ErrStatement
+		}
+		for _, v := range bl.vars {
+			if !seleneVarOK(v, n, len(C), len(V)) {
+				return ErrStatement
+			}
+		}
+	}
 	b.grow(n)
 
 	// The layout of the l and r polynomials' coefficients (the reference's ni, ilr, io, is, jlr): the
@@ -409,6 +456,9 @@ func SeleneVerifyConstraints(gens *SeleneGenerators, b *SeleneBatch, rows int, c
 		}
 		start = int(end)
 	}
+	if len(cs.blocks) > 0 {
+		seleneWeighBlocks(cs, &z1, ni, xw, lW, rW, oW, hB, vW)
+	}
 	var delta helioselene.Field25519
 	for i := range rW {
 		rW[i].Mul(&rW[i], &yInvs[i])
@@ -476,6 +526,91 @@ func SeleneVerifyConstraints(gens *SeleneGenerators, b *SeleneBatch, rows int, c
 	tmp.Mul(&tmp, &tCaret)
 	b.g.Add(&b.g, &tmp)
 	return seleneVerifyIP(b, n, yInvs, &ipX, &w2, t)
+}
+
+func seleneVarOK(v Var, n, c, nv int) bool {
+	limit := n
+	switch v.Kind {
+	case KindC:
+		if v.C < 0 || int(v.C) >= c {
+			return false
+		}
+	case KindV:
+		limit = nv
+	case KindL, KindR, KindO:
+	default:
+		return false
+	}
+	return v.I >= 0 && int(v.I) < limit
+}
+
+// seleneWeighBlocks adds the shared-weight blocks' terms to the accumulated weights: each shared set's
+// rows summed under z's powers once, then each block's variables weighed by z^(first+1) times the sum.
+func seleneWeighBlocks(cs *SeleneConstraints, z1 *helioselene.Field25519, ni int,
+	xw, lW, rW, oW, hB, vW []helioselene.Field25519) {
+	zs := make([]helioselene.Field25519, len(cs.ends))
+	zs[0] = *z1
+	for k := 1; k < len(zs); k++ {
+		zs[k].Mul(&zs[k-1], z1)
+	}
+	var sums []*SeleneShared
+	var sumW [][]helioselene.Field25519
+	var tmp, f helioselene.Field25519
+	for _, bl := range cs.blocks {
+		var w []helioselene.Field25519
+		for i, sh := range sums {
+			if sh == bl.sh {
+				w = sumW[i]
+				break
+			}
+		}
+		if w == nil {
+			// Σ_r z^r·rows[r] (constraint first+r has weight z^(first+1)·z^r).
+			w = make([]helioselene.Field25519, len(bl.vars))
+			var zr helioselene.Field25519
+			zr.One()
+			for r, row := range bl.sh.rows {
+				if r > 0 {
+					zr.Mul(&zr, z1)
+				}
+				for j := range row {
+					tmp.Mul(&row[j], &zr)
+					w[j].Add(&w[j], &tmp)
+				}
+			}
+			sums = append(sums, bl.sh)
+			sumW = append(sumW, w)
+		}
+		zf := &zs[bl.first]
+		lastC := int32(-1)
+		for j, v := range bl.vars {
+			switch v.Kind {
+			case KindL:
+				tmp.Mul(&w[j], zf)
+				lW[v.I].Add(&lW[v.I], &tmp)
+			case KindR:
+				tmp.Mul(&w[j], zf)
+				rW[v.I].Add(&rW[v.I], &tmp)
+			case KindO:
+				tmp.Mul(&w[j], zf)
+				oW[v.I].Add(&oW[v.I], &tmp)
+			case KindV:
+				tmp.Mul(&w[j], zf)
+				vW[v.I].Add(&vW[v.I], &tmp)
+			case KindC:
+				if v.C != lastC {
+					e := int(v.C)
+					if e >= ni/2 {
+						e++
+					}
+					f.Mul(zf, &xw[ni-e])
+					lastC = v.C
+				}
+				tmp.Mul(&w[j], &f)
+				hB[v.I].Add(&hB[v.I], &tmp)
+			}
+		}
+	}
 }
 
 // seleneVerifyIP queues the inner-product argument over the first n generators, h_bold weighted by
