@@ -64,3 +64,24 @@ func bitsAt(k *[32]byte, off, n int) uint32 {
 	}
 	return (v >> (off % 8)) & (1<<n - 1)
 }
+
+// batchAffineMin is the number of points from which the multiscalar multiplication keeps its buckets
+// affine (below it the inversions' share outweighs the cheaper additions), and batchAffineOps the
+// most additions that share one inversion.
+const (
+	batchAffineMin = 64
+	batchAffineOps = 1024
+)
+
+// A batchAffineOp adds point i (negated when neg) to bucket b.
+type batchAffineOp struct {
+	b, i int32
+	neg  bool
+}
+
+// The states of an affine bucket.
+const (
+	bucketEmpty uint8 = iota
+	bucketSet
+	bucketBusy // a pending addition will set it
+)
