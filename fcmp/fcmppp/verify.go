@@ -154,10 +154,50 @@ type Proof struct {
 // prime-order subgroup.
 func readEd25519(b []byte) (*edwards25519.Point, error) {
 	p, err := new(edwards25519.Point).SetBytes(b)
-	if err != nil || string(p.Bytes()) != string(b) || !torsionFree(p) {
+	if err != nil || !canonicalEd25519(b) || !torsionFree(p) {
 		return nil, ErrEncoding
 	}
 	return p, nil
+}
+
+// canonicalEd25519 reports whether the encoding of a decodable point is the one its Bytes gives back,
+// without the inversion re-encoding takes: SetBytes accepts a y of at least 2^255 - 19 (y mod p is
+// decoded) and the sign bit set on x = 0 (y = 1 or y = -1); every other encoding decodes to a point
+// whose x has the sign bit's parity, and so re-encodes to itself.
+func canonicalEd25519(b []byte) bool {
+	y := [32]byte(b)
+	sign := y[31] >> 7
+	y[31] &= 0x7f
+	// y < p = 2^255 - 19: compared from the most significant byte.
+	for i := 31; i >= 0; i-- {
+		pi := byte(0xff)
+		switch i {
+		case 31:
+			pi = 0x7f
+		case 0:
+			pi = 0xed
+		}
+		if y[i] != pi {
+			if y[i] > pi {
+				return false
+			}
+			break
+		}
+		if i == 0 {
+			return false // y = p
+		}
+	}
+	if sign == 1 {
+		one := [32]byte{1}
+		minusOne := [32]byte{0: 0xec, 31: 0x7f}
+		for i := 1; i < 31; i++ {
+			minusOne[i] = 0xff
+		}
+		if y == one || y == minusOne {
+			return false
+		}
+	}
+	return true
 }
 
 // lMinus1 is the Ed25519 group order minus one.
@@ -396,7 +436,7 @@ func (p *Params) queueMembership(b *Batch, proof *Proof, rootEnc []byte) error {
 	} else if _, err := rootH.SetBytes(rootEnc); err != nil {
 		return ErrEncoding
 	}
-	l := newLayout(n, layers)
+	l := layoutOf(n, layers)
 	if l.c1Rows > p.selene.Len() || l.c2Rows > p.helios.Len() {
 		return ErrGenerators
 	}
