@@ -97,11 +97,12 @@ func HeliosMultiScalarMult(scalars []HelioseleneField, points []HeliosPoint) *He
 		return r
 	}
 	xs, ys := heliosBatchAffine(ps)
+	if len(ps) >= batchAffineMin {
+		c := msmWindowAffine(len(ps))
+		return heliosMSMBatchAffine(xs, ys, signedDigits(ks, c), c)
+	}
 	c := msmWindow(len(ps))
 	digits := signedDigits(ks, c)
-	if len(ps) >= batchAffineMin {
-		return heliosMSMBatchAffine(xs, ys, digits, c)
-	}
 	windows := len(digits[0])
 	buckets := make([]HeliosPoint, 1<<(c-1))
 	var sum, acc HeliosPoint

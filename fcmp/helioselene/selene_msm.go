@@ -96,11 +96,12 @@ func SeleneMultiScalarMult(scalars []Field25519, points []SelenePoint) *SelenePo
 		return r
 	}
 	xs, ys := seleneBatchAffine(ps)
+	if len(ps) >= batchAffineMin {
+		c := msmWindowAffine(len(ps))
+		return seleneMSMBatchAffine(xs, ys, signedDigits(ks, c), c)
+	}
 	c := msmWindow(len(ps))
 	digits := signedDigits(ks, c)
-	if len(ps) >= batchAffineMin {
-		return seleneMSMBatchAffine(xs, ys, digits, c)
-	}
 	windows := len(digits[0])
 	buckets := make([]SelenePoint, 1<<(c-1))
 	var sum, acc SelenePoint
