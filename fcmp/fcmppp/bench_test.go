@@ -121,7 +121,8 @@ func BenchmarkVerifyBatch(b *testing.B) {
 // TestTimeLikeOracle prints, for each case file in $FCMP_TIME (space-separated; case 0 of each), what
 // fcmp-oracle's `time --reps K` prints for the reference: single, the median of K runs of read + queue
 // into a fresh batch + check; batch, K copies read and queued into one batch and checked once, median
-// of 3, per proof. K is $FCMP_TIME_REPS (default 10); FCMP_TIME_MODE=single runs the singles only. It
+// of 3, per proof. K is $FCMP_TIME_REPS (default 10); FCMP_TIME_MODE=single runs the singles only;
+// FCMP_TIME_ALL=1 adds every case of the files in one batch (median of 3). It
 // is a measurement, not a test: it runs only when $FCMP_TIME is set. Times are the process's CPU time
 // (getrusage: user + system, every thread, so the garbage collector's work counts), since wall time
 // means little on a loaded machine; compare with the oracle built to read the thread's CPU clock
@@ -183,4 +184,39 @@ func TestTimeLikeOracle(t *testing.T) {
 		fmt.Printf("gonero %-40s %2d %2d single_ms %8.2f ms/input %7.2f batch_ms %8.2f ms/input %7.2f\n",
 			f, n, a.layers, s, s/float64(n), b, b/float64(n))
 	}
+	// With $FCMP_TIME_ALL set, every case of the files in one batch, as the oracle's time ends when it
+	// is given several cases.
+	if os.Getenv("FCMP_TIME_ALL") == "" {
+		return
+	}
+	var all []benchArgs
+	inputs := 0
+	for _, f := range files {
+		cs := loadCases(t, f)
+		for i := range cs {
+			all = append(all, argsOf(&cs[i]))
+			inputs += len(cs[i].PseudoOuts)
+		}
+	}
+	var runs []float64
+	for range 3 {
+		start := now()
+		var bt Batch
+		for _, a := range all {
+			pr, err := Read(a.pseudo, a.layers, a.proof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Queue(&bt, pr, a.root, a.tx, a.kis); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !p.Verify(&bt) {
+			t.Fatal("batch fails")
+		}
+		runs = append(runs, now()-start)
+	}
+	m := median(runs)
+	fmt.Printf("gonero all %d cases in one batch (%d inputs): %.2f ms, %.2f ms/proof, %.2f ms/input\n",
+		len(all), inputs, m, m/float64(len(all)), m/float64(inputs))
 }
