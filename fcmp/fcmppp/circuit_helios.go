@@ -57,13 +57,6 @@ func (a heliosLC) constant(c helioselene.HelioseleneField) heliosLC {
 	return r
 }
 
-func (a heliosLC) plus(b heliosLC) heliosLC {
-	r := a.clone(len(b.terms))
-	r.terms = append(r.terms, b.terms...)
-	r.c.Add(&r.c, &b.c)
-	return r
-}
-
 func (a heliosLC) minus(b heliosLC) heliosLC {
 	r := a.clone(len(b.terms))
 	for _, t := range b.terms {

@@ -55,13 +55,6 @@ func (a seleneLC) constant(c helioselene.Field25519) seleneLC {
 	return r
 }
 
-func (a seleneLC) plus(b seleneLC) seleneLC {
-	r := a.clone(len(b.terms))
-	r.terms = append(r.terms, b.terms...)
-	r.c.Add(&r.c, &b.c)
-	return r
-}
-
 func (a seleneLC) minus(b seleneLC) seleneLC {
 	r := a.clone(len(b.terms))
 	for _, t := range b.terms {

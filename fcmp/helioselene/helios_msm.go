@@ -203,8 +203,7 @@ func heliosMSMBatchAffine(xs, ys []Field25519, digits [][]int32, c int) *HeliosP
 			return
 		}
 		if bx[b].Equal(&xs[op.i]) {
-			var py Field25519
-			py = ys[op.i]
+			py := ys[op.i]
 			if op.neg {
 				py.Negate(&py)
 			}

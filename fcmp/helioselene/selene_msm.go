@@ -202,8 +202,7 @@ func seleneMSMBatchAffine(xs, ys []HelioseleneField, digits [][]int32, c int) *S
 			return
 		}
 		if bx[b].Equal(&xs[op.i]) {
-			var py HelioseleneField
-			py = ys[op.i]
+			py := ys[op.i]
 			if op.neg {
 				py.Negate(&py)
 			}
