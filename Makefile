@@ -4,6 +4,8 @@
 #                monerod-lab's regtest chains, RPC on 127.0.0.1:18081)
 #   make test  - everything CI checks: format, vet, staticcheck, unit tests,
 #                cross-checks against monerod, short fuzz runs
+#   make test-lws LWS_BIN=DIR - monero-lws (built apart, its binaries in DIR)
+#                on gonerod and on monerod, compared (bench/lws.sh; not in make test)
 # Both install missing system packages with apt-get (as root) first; `make build`
 # needs only Go, a C compiler and librandomx-dev, and names what is missing.
 
@@ -14,7 +16,7 @@ BIN       := bin/gonerod
 MINING_ADDRESS  ?= 43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS
 MINING_INTERVAL ?= 5s
 
-.PHONY: run test build deps clean
+.PHONY: run test test-lws build deps clean
 
 deps:
 	@scripts/deps.sh build
@@ -28,6 +30,9 @@ run: build
 test:
 	@scripts/deps.sh test
 	@scripts/test.sh
+
+test-lws:
+	bench/lws.sh $(if $(LWS_BIN),--lws-bin $(LWS_BIN))
 
 clean:
 	rm -rf bin
