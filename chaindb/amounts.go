@@ -51,6 +51,9 @@ func (r *Reader) EachOutput(n int, ref func(i int) (amount, index uint64), fn fu
 		if o, err = decodeOutput(amount, index, v); err != nil {
 			return corrupt(bucketOutputs, key, err)
 		}
+		if err := r.resolveTxHash(&o, key); err != nil {
+			return err
+		}
 		if err := fn(i, &o); err != nil {
 			return err
 		}

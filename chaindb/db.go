@@ -238,7 +238,8 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 	switch version {
 	case schemaVersion, schemaVersionPruned:
 	case schemaVersionNoIndexes, schemaVersionHashKeyedBlobs, schemaVersionHashKeyedBlobsPruned,
-		schemaVersionNoMinerTxs, schemaVersionNoMinerTxsPruned:
+		schemaVersionNoMinerTxs, schemaVersionNoMinerTxsPruned,
+		schemaVersionFixedIndexes, schemaVersionFixedIndexesPruned:
 		old = true
 	default:
 		return &ErrSchemaVersion{Path: db.path, Found: version, Want: schemaVersion}

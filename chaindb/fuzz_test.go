@@ -122,7 +122,7 @@ func TestMetaLayoutIsFixed(t *testing.T) {
 
 func FuzzDecodeOutput(f *testing.F) {
 	for _, a := range []uint64{0, 5} {
-		o := OutputEntry{Amount: a, Key: cryptonote.Key{1}, Commitment: cryptonote.Key{2}, UnlockTime: 3, Height: 4, TxHash: cryptonote.Hash{5}, Position: 6}
+		o := OutputEntry{Amount: a, Key: cryptonote.Key{1}, Commitment: cryptonote.Key{2}, UnlockTime: 3, Height: 4, Position: 6, slot: 5}
 		if a != 0 {
 			o.Commitment = cryptonote.Key{}
 		}
@@ -132,7 +132,8 @@ func FuzzDecodeOutput(f *testing.F) {
 		f.Add(outputKey(a^5, 9), v)
 	}
 	f.Add([]byte{}, []byte{})
-	f.Add(make([]byte, 15), []byte{outputLayoutV1})
+	f.Add(make([]byte, 15), []byte{outputLayout})
+	f.Add(make([]byte, 16), append(append([]byte{outputLayout}, make([]byte, 64)...), 0x80, 0, 1, 2, 3)) // an overlong uvarint
 	f.Fuzz(func(t *testing.T, k, v []byte) {
 		amount, index, err := decodeOutputKey(k)
 		if err != nil {
@@ -158,6 +159,8 @@ func FuzzDecodeIndexList(f *testing.F) {
 	f.Add(encodeIndexList(nil))
 	f.Add(encodeIndexList([]uint64{0, 1, 1 << 63}))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0})
+	f.Add([]byte{indexListList, 2, 5, 6})      // a run stored as a list
+	f.Add([]byte{indexListRun, 0x80, 0x00, 1}) // an overlong count
 	f.Fuzz(func(t *testing.T, v []byte) {
 		idx, err := decodeIndexList(v)
 		if err != nil {

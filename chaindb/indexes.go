@@ -27,6 +27,11 @@ type OutputEntry struct {
 	Height     uint64         // height of the block holding the tx
 	TxHash     cryptonote.Hash
 	Position   uint32 // the output's position in the tx's outputs
+
+	// slot is the tx's place in its block: 0 the miner tx, i+1 the
+	// block's i-th tx. The entry stores it instead of TxHash, which
+	// Reader resolves from it (schema.go).
+	slot uint32
 }
 
 // derivedTx is one tx of a block: its hash and its outputs, a range of
@@ -115,7 +120,8 @@ func (bi *blockIndexes) addTx(tx *cryptonote.Transaction, hash cryptonote.Hash, 
 		return invalidBlob(field, "v2 tx %s has %d outputs but not as many commitments", hash, len(tx.Outputs))
 	}
 	for i, out := range tx.Outputs {
-		e := OutputEntry{Amount: out.Amount, UnlockTime: tx.UnlockTime, Height: bi.height, TxHash: hash, Position: uint32(i)}
+		e := OutputEntry{Amount: out.Amount, UnlockTime: tx.UnlockTime, Height: bi.height, TxHash: hash, Position: uint32(i),
+			slot: uint32(len(bi.txs))}
 		switch t := out.Target.(type) {
 		case cryptonote.TxOutToKey:
 			e.Key = t.Key
@@ -209,7 +215,7 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 	for i, t := range bi.txs {
 		plan.txOutputs[i] = kv{bytes.Clone(t.hash[:]), encodeIndexList(indexes[t.first : t.first+t.n])}
 	}
-	height := encodeU64(bi.height)
+	height := encodeUvarint(bi.height)
 	plan.keyImages = make([]kv, len(bi.keyImages))
 	for i := range bi.keyImages {
 		plan.keyImages[i] = kv{bytes.Clone(bi.keyImages[i][:]), height}
@@ -222,7 +228,7 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 			return nil, err
 		}
 	}
-	plan.rct = kv{heightKey(bi.height), encodeU64(before + inBlock[0])}
+	plan.rct = kv{heightKey(bi.height), encodeUvarint(before + inBlock[0])}
 	if bi.minerV1 {
 		plan.minerTxs = []kv{{bytes.Clone(bi.txs[0].hash[:]), height}}
 	}
@@ -236,7 +242,7 @@ func checkIndexesFree(tx *bolt.Tx, bi *blockIndexes, plan *indexPlan) error {
 	spent := tx.Bucket(bucketSpentKeys)
 	for i, e := range plan.keyImages {
 		if v := spent.Get(e.key); v != nil {
-			h, err := decodeU64(v)
+			h, err := decodeUvarint(v)
 			if err != nil {
 				return corrupt(bucketSpentKeys, e.key, err)
 			}

@@ -1,6 +1,7 @@
 package chaindb
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -75,6 +76,69 @@ func ungroupBlobs(t *testing.T, path string, version uint32) {
 		}
 		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(version))
 	})
+}
+
+// fixedWidthIndexes rewrites, inside tx, every index value into the layout
+// of schema versions 2-7: outputs of layout 1 (fixed-width, with the tx
+// hash), index lists as a u32 count and u64s, heights and counts as u64s.
+func fixedWidthIndexes(tx *bolt.Tx) error {
+	r := &Reader{tx: tx}
+	type entry struct{ k, v []byte }
+	rewrite := func(name []byte, conv func(k, v []byte) ([]byte, error)) error {
+		var all []entry
+		err := tx.Bucket(name).ForEach(func(k, v []byte) error {
+			nv, err := conv(k, v)
+			all = append(all, entry{append([]byte(nil), k...), nv})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		for _, e := range all {
+			if err := tx.Bucket(name).Put(e.k, e.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	u64 := func(_, v []byte) ([]byte, error) {
+		n, err := decodeUvarint(v)
+		return encodeU64(n), err
+	}
+	le := binary.LittleEndian
+	for _, step := range []struct {
+		name []byte
+		conv func(k, v []byte) ([]byte, error)
+	}{
+		{bucketSpentKeys, u64}, {bucketMinerTxs, u64}, {bucketRctCounts, u64},
+		{bucketTxOutputs, func(_, v []byte) ([]byte, error) {
+			idx, err := decodeIndexList(v)
+			old := le.AppendUint32(nil, uint32(len(idx)))
+			for _, i := range idx {
+				old = le.AppendUint64(old, i)
+			}
+			return old, err
+		}},
+		{bucketOutputs, func(k, _ []byte) ([]byte, error) {
+			amount, index, err := decodeOutputKey(k)
+			if err != nil {
+				return nil, err
+			}
+			o, err := r.Output(amount, index)
+			old := append([]byte{1}, o.Key[:]...)
+			if amount == 0 {
+				old = append(old, o.Commitment[:]...)
+			}
+			old = le.AppendUint64(le.AppendUint64(old, o.UnlockTime), o.Height)
+			old = append(old, o.TxHash[:]...)
+			return le.AppendUint32(old, o.Position), err
+		}},
+	} {
+		if err := rewrite(step.name, step.conv); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // rawUpdate runs fn in one bbolt transaction on a closed store's file.
@@ -285,26 +349,38 @@ func setBlockTxBlob(t *testing.T, path string, h uint64, i int, blob []byte) {
 	})
 }
 
-// TestMigrationFromSchema4And5 upgrades stores without miner_txs (schema 4,
+// TestMigrationFromSchema4To7 upgrades stores without miner_txs (schema 4,
 // and 5 once pruned), also with a bucket an interrupted upgrade left half
-// built: the stores equal those this build writes, the genesis block's
-// version-1 miner tx is found by its hash, and they work on.
-func TestMigrationFromSchema4And5(t *testing.T) {
+// built, and stores whose index values have the fixed-width layout 1
+// (schema 6, and 7 once pruned): the stores equal those this build writes,
+// the genesis block's version-1 miner tx is found by its hash, and they
+// work on.
+func TestMigrationFromSchema4To7(t *testing.T) {
 	c := regtest(t)
 	for _, tc := range []struct {
 		name        string
 		pruned      bool
 		interrupted bool
-	}{{"schema 4", false, false}, {"schema 5 (pruned)", true, false}, {"schema 4 interrupted", false, true}} {
+		fixedWidth  bool
+	}{
+		{"schema 4", false, false, false}, {"schema 5 (pruned)", true, false, false}, {"schema 4 interrupted", false, true, false},
+		{"schema 6", false, false, true}, {"schema 7 (pruned)", true, false, true},
+	} {
 		db, path := openTemp(t)
 		db.bolt.NoSync = true
 		version, wantVersion := schemaVersionNoMinerTxs, schemaVersion
+		if tc.fixedWidth {
+			version = schemaVersionFixedIndexes
+		}
 		if tc.pruned {
 			appendSynth(t, db, 1, 0, pruneChainHeight)
 			if res, err := db.Prune(PruneAll, 1); err != nil || res.PrunedTxs == 0 {
 				t.Fatalf("prune: %+v %v", res, err)
 			}
 			version, wantVersion = schemaVersionNoMinerTxsPruned, schemaVersionPruned
+			if tc.fixedWidth {
+				version = schemaVersionFixedIndexesPruned
+			}
 		} else {
 			appendAll(t, db, c.recs)
 		}
@@ -324,7 +400,11 @@ func TestMigrationFromSchema4And5(t *testing.T) {
 			t.Fatal(err)
 		}
 		rawUpdate(t, path, func(tx *bolt.Tx) error {
-			if tc.interrupted {
+			if tc.fixedWidth {
+				if err := fixedWidthIndexes(tx); err != nil {
+					return err
+				}
+			} else if tc.interrupted {
 				// Half built, with an entry no block makes.
 				if err := tx.Bucket(bucketMinerTxs).Put(make([]byte, 32), encodeU64(7)); err != nil {
 					return err

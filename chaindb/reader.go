@@ -2,6 +2,7 @@ package chaindb
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -223,7 +224,7 @@ func (r *Reader) MinerTxHeight(hash cryptonote.Hash) (uint64, error) {
 	if v == nil {
 		return 0, notFoundf("no version-1 miner tx %s on the main chain", hash)
 	}
-	h, err := decodeU64(v)
+	h, err := decodeUvarint(v)
 	if err != nil {
 		return 0, corrupt(bucketMinerTxs, hash[:], err)
 	}
@@ -322,7 +323,31 @@ func (r *Reader) Output(amount, index uint64) (OutputEntry, error) {
 	if err != nil {
 		return OutputEntry{}, corrupt(bucketOutputs, key, err)
 	}
+	if err := r.resolveTxHash(&o, key); err != nil {
+		return OutputEntry{}, err
+	}
 	return o, nil
+}
+
+// resolveTxHash fills o.TxHash from the tx slot its entry (under key)
+// stores: the block's miner tx hash from its meta, or the block's tx hash
+// list, read in place without decoding the rest of either.
+func (r *Reader) resolveTxHash(o *OutputEntry, key []byte) error {
+	hk := heightKey(o.Height)
+	if o.slot == 0 {
+		v := r.tx.Bucket(bucketBlockMeta).Get(hk)
+		if len(v) != metaSize || v[0] != metaLayoutV1 {
+			return corruptf(bucketOutputs, key, "names the miner tx of height %d, which has no meta", o.Height)
+		}
+		copy(o.TxHash[:], v[metaMinerTxHashOffset:])
+		return nil
+	}
+	v := r.tx.Bucket(bucketBlockTxs).Get(hk)
+	if len(v) < 4 || uint64(o.slot) > uint64(binary.LittleEndian.Uint32(v)) || uint64(len(v)) < 4+uint64(o.slot)*uint64(hashSize) {
+		return corruptf(bucketOutputs, key, "names tx %d of height %d, which the block does not have", o.slot-1, o.Height)
+	}
+	copy(o.TxHash[:], v[4+int(o.slot-1)*hashSize:])
+	return nil
 }
 
 // Outputs returns the outputs of amount at indexes, in the order asked (ring
@@ -346,7 +371,7 @@ func (r *Reader) KeyImageSpent(ki cryptonote.Key) (height uint64, spent bool, er
 	if v == nil {
 		return 0, false, nil
 	}
-	h, err := decodeU64(v)
+	h, err := decodeUvarint(v)
 	if err != nil {
 		return 0, false, corrupt(bucketSpentKeys, ki[:], err)
 	}
@@ -377,7 +402,7 @@ func (r *Reader) RctOutputsUpTo(height uint64) (uint64, error) {
 	if v == nil {
 		return 0, notFoundf("no RingCT output count at height %d", height)
 	}
-	n, err := decodeU64(v)
+	n, err := decodeUvarint(v)
 	if err != nil {
 		return 0, corrupt(bucketRctCounts, key, err)
 	}
