@@ -155,7 +155,7 @@ type countChange struct {
 type indexPlan struct {
 	outputs   []kv // outputs bucket
 	keyImages []kv // spent_keys
-	txOutputs []kv // tx_outputs
+	txOutputs []kv // tx_index: each tx's location and output indexes
 	rct       kv   // rct_counts
 	minerTxs  []kv // miner_txs: the v1 miner tx, if it is one
 	counts    []countChange
@@ -213,7 +213,7 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 	}
 	plan.txOutputs = make([]kv, len(bi.txs))
 	for i, t := range bi.txs {
-		plan.txOutputs[i] = kv{bytes.Clone(t.hash[:]), encodeIndexList(indexes[t.first : t.first+t.n])}
+		plan.txOutputs[i] = kv{bytes.Clone(t.hash[:]), encodeTxEntry(bi.height, uint32(i), indexes[t.first:t.first+t.n])}
 	}
 	height := encodeUvarint(bi.height)
 	plan.keyImages = make([]kv, len(bi.keyImages))
@@ -249,7 +249,7 @@ func checkIndexesFree(tx *bolt.Tx, bi *blockIndexes, plan *indexPlan) error {
 			return &ErrKeyImageSpent{KeyImage: bi.keyImages[i], Height: h}
 		}
 	}
-	txOuts := tx.Bucket(bucketTxOutputs)
+	txOuts := tx.Bucket(bucketTxIndex)
 	seen := make(map[cryptonote.Hash]struct{}, len(bi.txs))
 	for i, e := range plan.txOutputs {
 		t := bi.txs[i]
@@ -282,7 +282,7 @@ func (plan *indexPlan) byBucket() []bucketKVs {
 	return []bucketKVs{
 		{bucketOutputs, plan.outputs},
 		{bucketSpentKeys, plan.keyImages},
-		{bucketTxOutputs, plan.txOutputs},
+		{bucketTxIndex, plan.txOutputs},
 		{bucketRctCounts, []kv{plan.rct}},
 		{bucketMinerTxs, plan.minerTxs},
 	}

@@ -644,7 +644,7 @@ func TestCorruptIndexesAreReported(t *testing.T) {
 	setRaw(t, path, bucketOutputs, outputKey(0, 5), []byte{outputLayout, 1})
 	setRaw(t, path, bucketOutputCounts, amountKey(genesisAmount), []byte{1})
 	setRaw(t, path, bucketSpentKeys, ki[:], []byte{0x81})
-	setRaw(t, path, bucketTxOutputs, topMiner[:], []byte{indexListRun, 9})
+	setRaw(t, path, bucketTxIndex, topMiner[:], []byte{0x81, 0x02, 0, indexListRun, 9})
 	setRaw(t, path, bucketRctCounts, heightKey(7), nil)
 
 	db, err := Open(path, Options{Network: testNetwork})

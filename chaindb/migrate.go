@@ -130,6 +130,15 @@ func (db *DB) migrateIndexes(version, target uint32, progress func(done, total u
 				return err
 			}
 		}
+		// Schema 1-7's tx buckets, which tx_index replaces.
+		for _, name := range [][]byte{bucketTxLocationsV1, bucketTxOutputsV2} {
+			if tx.Bucket(name) == nil {
+				continue
+			}
+			if err := tx.DeleteBucket(name); err != nil {
+				return fmt.Errorf("drop bucket %s: %w", name, err)
+			}
+		}
 		var err error
 		height, err = (&Reader{tx: tx}).Height()
 		return err
@@ -142,7 +151,7 @@ func (db *DB) migrateIndexes(version, target uint32, progress func(done, total u
 		err := db.update(func(tx *bolt.Tx) error {
 			r := &Reader{tx: tx}
 			for h := from; h < to; h++ {
-				rec, err := r.record(h)
+				rec, err := r.recordChecked(h, false)
 				if err != nil {
 					return err
 				}

@@ -111,14 +111,6 @@ func fixedWidthIndexes(tx *bolt.Tx) error {
 		conv func(k, v []byte) ([]byte, error)
 	}{
 		{bucketSpentKeys, u64}, {bucketMinerTxs, u64}, {bucketRctCounts, u64},
-		{bucketTxOutputs, func(_, v []byte) ([]byte, error) {
-			idx, err := decodeIndexList(v)
-			old := le.AppendUint32(nil, uint32(len(idx)))
-			for _, i := range idx {
-				old = le.AppendUint64(old, i)
-			}
-			return old, err
-		}},
 		{bucketOutputs, func(k, _ []byte) ([]byte, error) {
 			amount, index, err := decodeOutputKey(k)
 			if err != nil {
@@ -138,7 +130,37 @@ func fixedWidthIndexes(tx *bolt.Tx) error {
 			return err
 		}
 	}
-	return nil
+	// tx_index back into tx_locations (non-coinbase txs: u64 height, u32
+	// index) and tx_outputs (every tx: u32 count, u64 indexes).
+	locs, err := tx.CreateBucket(bucketTxLocationsV1)
+	if err != nil {
+		return err
+	}
+	outs, err := tx.CreateBucket(bucketTxOutputsV2)
+	if err != nil {
+		return err
+	}
+	err = tx.Bucket(bucketTxIndex).ForEach(func(k, v []byte) error {
+		height, slot, idx, err := decodeTxEntry(v, true)
+		if err != nil {
+			return err
+		}
+		if slot > 0 {
+			loc := le.AppendUint32(le.AppendUint64(nil, height), slot-1)
+			if err := locs.Put(append([]byte(nil), k...), loc); err != nil {
+				return err
+			}
+		}
+		old := le.AppendUint32(nil, uint32(len(idx)))
+		for _, i := range idx {
+			old = le.AppendUint64(old, i)
+		}
+		return outs.Put(append([]byte(nil), k...), old)
+	})
+	if err != nil {
+		return err
+	}
+	return tx.DeleteBucket(bucketTxIndex)
 }
 
 // rawUpdate runs fn in one bbolt transaction on a closed store's file.
@@ -400,17 +422,19 @@ func TestMigrationFromSchema4To7(t *testing.T) {
 			t.Fatal(err)
 		}
 		rawUpdate(t, path, func(tx *bolt.Tx) error {
-			if tc.fixedWidth {
-				if err := fixedWidthIndexes(tx); err != nil {
-					return err
-				}
-			} else if tc.interrupted {
+			if err := fixedWidthIndexes(tx); err != nil { // schemas 4-7's layout
+				return err
+			}
+			switch { // schemas 6 and 7 have miner_txs; 4 and 5 not
+			case tc.interrupted:
 				// Half built, with an entry no block makes.
 				if err := tx.Bucket(bucketMinerTxs).Put(make([]byte, 32), encodeU64(7)); err != nil {
 					return err
 				}
-			} else if err := tx.DeleteBucket(bucketMinerTxs); err != nil {
-				return err
+			case !tc.fixedWidth:
+				if err := tx.DeleteBucket(bucketMinerTxs); err != nil {
+					return err
+				}
 			}
 			return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(version))
 		})

@@ -203,17 +203,21 @@ func (r *Reader) blockTxBlobs(h uint64, n int) ([][]byte, error) {
 	return blobs, nil
 }
 
-// TxLocation returns where a non-coinbase tx sits on the main chain.
+// TxLocation returns where a non-coinbase tx sits on the main chain (a
+// miner tx is not found: TxOutputIndexes finds it).
 func (r *Reader) TxLocation(hash cryptonote.Hash) (TxLocation, error) {
-	v := r.tx.Bucket(bucketTxLocations).Get(hash[:])
+	v := r.tx.Bucket(bucketTxIndex).Get(hash[:])
 	if v == nil {
 		return TxLocation{}, notFoundf("no tx %s on the main chain", hash)
 	}
-	loc, err := decodeTxLocation(v)
+	height, slot, _, err := decodeTxEntry(v, false)
 	if err != nil {
-		return TxLocation{}, corrupt(bucketTxLocations, hash[:], err)
+		return TxLocation{}, corrupt(bucketTxIndex, hash[:], err)
 	}
-	return loc, nil
+	if slot == 0 {
+		return TxLocation{}, notFoundf("no non-coinbase tx %s on the main chain", hash)
+	}
+	return TxLocation{Height: height, Index: slot - 1}, nil
 }
 
 // MinerTxHeight returns the height of the main-chain block whose miner tx
@@ -382,13 +386,13 @@ func (r *Reader) KeyImageSpent(ki cryptonote.Key) (height uint64, spent bool, er
 // (miner txs included), in output order (get_o_indexes), or an ErrNotFound
 // error. A tx without outputs has an empty list.
 func (r *Reader) TxOutputIndexes(txHash cryptonote.Hash) ([]uint64, error) {
-	v := r.tx.Bucket(bucketTxOutputs).Get(txHash[:])
+	v := r.tx.Bucket(bucketTxIndex).Get(txHash[:])
 	if v == nil {
 		return nil, notFoundf("no tx %s on the main chain", txHash)
 	}
-	idx, err := decodeIndexList(v)
+	_, _, idx, err := decodeTxEntry(v, true)
 	if err != nil {
-		return nil, corrupt(bucketTxOutputs, txHash[:], err)
+		return nil, corrupt(bucketTxIndex, txHash[:], err)
 	}
 	return idx, nil
 }
@@ -411,7 +415,11 @@ func (r *Reader) RctOutputsUpTo(height uint64) (uint64, error) {
 
 // record reassembles the main-chain block at height h from its meta, blob
 // and txs, checking that the tx index agrees with it.
-func (r *Reader) record(h uint64) (BlockRecord, error) {
+func (r *Reader) record(h uint64) (BlockRecord, error) { return r.recordChecked(h, true) }
+
+// recordChecked is record, checking the tx index only if located: the
+// upgrade that rebuilds tx_index reads blocks it has not indexed yet.
+func (r *Reader) recordChecked(h uint64, located bool) (BlockRecord, error) {
 	m, err := r.MetaByHeight(h)
 	if err != nil {
 		return BlockRecord{}, err
@@ -436,12 +444,16 @@ func (r *Reader) record(h uint64) (BlockRecord, error) {
 		return BlockRecord{}, err
 	}
 	for i, th := range hashes {
+		if !located {
+			txs[i] = TxRecord{Hash: th, Blob: bytes.Clone(blobs[i]), Pruned: r.prunableHashOf(th) != nil}
+			continue
+		}
 		loc, err := r.TxLocation(th)
 		if err != nil {
 			return BlockRecord{}, err
 		}
 		if loc != (TxLocation{Height: h, Index: uint32(i)}) {
-			return BlockRecord{}, corruptf(bucketTxLocations, th[:], "points at height %d index %d, but the tx is at height %d index %d",
+			return BlockRecord{}, corruptf(bucketTxIndex, th[:], "points at height %d index %d, but the tx is at height %d index %d",
 				loc.Height, loc.Index, h, i)
 		}
 		txs[i] = TxRecord{Hash: th, Blob: bytes.Clone(blobs[i]), Pruned: r.prunableHashOf(th) != nil}

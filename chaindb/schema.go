@@ -22,12 +22,11 @@ package chaindb
 //	block_heights  32-byte block hash     u64 height
 //	block_tx_blobs u64 height (BE)        the block's non-coinbase tx blobs, see the
 //	                                      layout below; absent for a block without txs
-//	tx_locations   32-byte tx hash        u64 height, u32 index in the block's tx list
 //	alt_blocks     32-byte block hash     alternative block, see the alt layout below
 //
 // A block's tx blobs are one value (schema version 4): layout byte 1, u32
 // count, count × u32 blob length, then the blobs in block order. A tx is
-// found through tx_locations. One value per block, keyed by height, keeps
+// found through tx_index. One value per block, keyed by height, keeps
 // the blobs in append order, packed into few pages; schema versions 1-3
 // kept one value per tx keyed by its hash (bucket tx_blobs), which left a
 // page per 2-4 KB tx about a quarter empty and scattered every append over
@@ -43,17 +42,23 @@ package chaindb
 //	output_counts  u64 amount (BE)        u64 outputs of that amount on the main chain
 //	                                      (absent, never 0, when there are none)
 //	spent_keys     32-byte key image      uvarint height of the main-chain block that spent it
-//	tx_outputs     32-byte tx hash        the amount index of each output in tx order, a
-//	                                      run or a list (see the index list layout below;
-//	                                      miner txs included)
+//	tx_index       32-byte tx hash        uvarint height, uvarint slot in the block (0 the
+//	                                      miner tx, i+1 the block's i-th tx), then the
+//	                                      amount index of each output in tx order as a run
+//	                                      or a list (see the index list layout below); for
+//	                                      every main-chain tx, miner txs included
 //	rct_counts     u64 height (BE)        uvarint amount-0 outputs from genesis through
 //	                                      that block
 //	miner_txs      32-byte tx hash        uvarint height, for each main-chain block whose
 //	                                      miner tx is of version 1 (added in schema version 6)
 //
 // Schema version 8 gave the index values their compact layouts (output
-// entries without the tx hash, uvarints, runs of indexes); versions 6 and
-// 7 are 8 and 9 with fixed-width values, and Open rebuilds their indexes
+// entries without the tx hash, uvarints, runs of indexes) and merged
+// tx_locations (non-coinbase tx hash → u64 height, u32 index) and
+// tx_outputs (tx hash → u32 count, u64 indexes) into tx_index: one 32-byte
+// key and one bbolt element a tx instead of two, in the two buckets whose
+// random keys leave their pages 50-70 % full. Versions 6 and 7 are 8 and 9
+// with those buckets and fixed-width values; Open rebuilds their indexes
 // from the stored blocks (migrate.go).
 //
 // A version-2 miner tx is found through its first output (amount 0, whose
@@ -163,13 +168,12 @@ var (
 	bucketBlockTxs     = []byte("block_txs")
 	bucketBlockHeights = []byte("block_heights")
 	bucketBlockTxBlobs = []byte("block_tx_blobs")
-	bucketTxLocations  = []byte("tx_locations")
+	bucketTxIndex      = []byte("tx_index")
 	bucketAltBlocks    = []byte("alt_blocks")
 
 	bucketOutputs      = []byte("outputs")
 	bucketOutputCounts = []byte("output_counts")
 	bucketSpentKeys    = []byte("spent_keys")
-	bucketTxOutputs    = []byte("tx_outputs")
 	bucketRctCounts    = []byte("rct_counts")
 	bucketMinerTxs     = []byte("miner_txs")
 	bucketTxPool       = []byte("txpool")
@@ -180,21 +184,25 @@ var (
 	// bucketTxBlobsByHash is schema versions 1-3's tx blob bucket (32-byte
 	// tx hash → tx blob); only the upgrade reads it (migrate.go).
 	bucketTxBlobsByHash = []byte("tx_blobs")
+
+	// Schema versions 1-7's tx buckets, merged into tx_index by version 8;
+	// the upgrade drops them.
+	bucketTxLocationsV1 = []byte("tx_locations")
+	bucketTxOutputsV2   = []byte("tx_outputs")
 )
 
 // allBuckets is every bucket a valid store has; Open creates or checks them.
 var allBuckets = [][]byte{
 	bucketInfo, bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs,
-	bucketBlockHeights, bucketBlockTxBlobs, bucketTxLocations, bucketAltBlocks,
-	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts,
+	bucketBlockHeights, bucketBlockTxBlobs, bucketAltBlocks,
+	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts,
 	bucketTxPool, bucketMinerTxs,
 }
 
-// indexBuckets are the buckets schema versions 2 and 6 added; they hold
-// nothing but what indexes.go derives from the main chain's blocks, so a
-// migration can drop and rebuild them.
+// indexBuckets hold nothing but what indexes.go derives from the main
+// chain's blocks, so a migration can drop and rebuild them.
 var indexBuckets = [][]byte{
-	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts, bucketMinerTxs,
+	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts, bucketMinerTxs,
 }
 
 // appendOrderedBuckets are the buckets whose keys grow with the chain
@@ -476,23 +484,36 @@ func blockTxBlobAt(v []byte, i uint32) ([]byte, error) {
 	return data[off : off+l : off+l], nil
 }
 
-// ---- tx locations ----
+// ---- tx index entries ----
 
-const txLocationSize = 12
-
-func encodeTxLocation(loc TxLocation) []byte {
-	v := binary.LittleEndian.AppendUint64(make([]byte, 0, txLocationSize), loc.Height)
-	return binary.LittleEndian.AppendUint32(v, loc.Index)
+// encodeTxEntry is a tx's tx_index value: where it is (slot 0 its block's
+// miner tx, i+1 the block's i-th tx) and its outputs' amount indexes.
+func encodeTxEntry(height uint64, slot uint32, idx []uint64) []byte {
+	v := binary.AppendUvarint(nil, height)
+	v = binary.AppendUvarint(v, uint64(slot))
+	return append(v, encodeIndexList(idx)...)
 }
 
-func decodeTxLocation(v []byte) (TxLocation, error) {
-	if len(v) != txLocationSize {
-		return TxLocation{}, fmt.Errorf("tx location is %d bytes, want %d", len(v), txLocationSize)
+// decodeTxEntry parses a tx_index value; with indexes false it skips the
+// index list (which it does not check then).
+func decodeTxEntry(v []byte, indexes bool) (height uint64, slot uint32, idx []uint64, err error) {
+	d := decoder{buf: v}
+	if height, err = d.uvarint("height"); err != nil {
+		return 0, 0, nil, err
 	}
-	return TxLocation{
-		Height: binary.LittleEndian.Uint64(v),
-		Index:  binary.LittleEndian.Uint32(v[8:]),
-	}, nil
+	s, err := d.uvarint("slot")
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	if s > math.MaxUint32 {
+		return 0, 0, nil, fmt.Errorf("tx slot %d is beyond a u32", s)
+	}
+	if indexes {
+		if idx, err = decodeIndexList(d.buf); err != nil {
+			return 0, 0, nil, err
+		}
+	}
+	return height, uint32(s), idx, nil
 }
 
 // ---- alternative blocks ----
