@@ -334,19 +334,45 @@ func (r *Reader) Output(amount, index uint64) (OutputEntry, error) {
 }
 
 // resolveTxHash fills o.TxHash from the tx slot its entry (under key)
-// stores: the block's miner tx hash from its meta, or the block's tx hash
-// list, read in place without decoding the rest of either.
+// stores (one lookup; EachOutput keeps a txHashResolver for many).
 func (r *Reader) resolveTxHash(o *OutputEntry, key []byte) error {
-	hk := heightKey(o.Height)
+	return r.newTxHashResolver().resolve(o, key)
+}
+
+// txHashResolver finds an output's tx hash from its height and slot: the
+// block's miner tx hash in its meta, or the block's tx hash list, each read
+// in place without decoding the rest, through cursors kept across lookups
+// (Bucket.Get makes a cursor per call).
+type txHashResolver struct {
+	meta, txs *bolt.Cursor
+	key       []byte
+}
+
+func (r *Reader) newTxHashResolver() *txHashResolver {
+	return &txHashResolver{
+		meta: r.tx.Bucket(bucketBlockMeta).Cursor(),
+		txs:  r.tx.Bucket(bucketBlockTxs).Cursor(),
+		key:  make([]byte, heightKeySize),
+	}
+}
+
+func (t *txHashResolver) resolve(o *OutputEntry, key []byte) error {
+	binary.BigEndian.PutUint64(t.key, o.Height)
+	c := t.txs
 	if o.slot == 0 {
-		v := r.tx.Bucket(bucketBlockMeta).Get(hk)
+		c = t.meta
+	}
+	k, v := c.Seek(t.key)
+	if !bytes.Equal(k, t.key) {
+		v = nil
+	}
+	if o.slot == 0 {
 		if len(v) != metaSize || v[0] != metaLayoutV1 {
 			return corruptf(bucketOutputs, key, "names the miner tx of height %d, which has no meta", o.Height)
 		}
 		copy(o.TxHash[:], v[metaMinerTxHashOffset:])
 		return nil
 	}
-	v := r.tx.Bucket(bucketBlockTxs).Get(hk)
 	if len(v) < 4 || uint64(o.slot) > uint64(binary.LittleEndian.Uint32(v)) || uint64(len(v)) < 4+uint64(o.slot)*uint64(hashSize) {
 		return corruptf(bucketOutputs, key, "names tx %d of height %d, which the block does not have", o.slot-1, o.Height)
 	}

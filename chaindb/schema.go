@@ -700,14 +700,19 @@ func decodeOutput(amount, index uint64, v []byte) (OutputEntry, error) {
 		}
 		copy(o.Commitment[:], c)
 	}
-	var slot, pos uint64
-	for _, f := range []struct {
-		dst  *uint64
-		what string
-	}{{&o.UnlockTime, "unlock time"}, {&o.Height, "height"}, {&slot, "tx slot"}, {&pos, "position"}} {
-		if *f.dst, err = d.uvarint(f.what); err != nil {
-			return o, err
-		}
+	if o.UnlockTime, err = d.uvarint("unlock time"); err != nil {
+		return o, err
+	}
+	if o.Height, err = d.uvarint("height"); err != nil {
+		return o, err
+	}
+	slot, err := d.uvarint("tx slot")
+	if err != nil {
+		return o, err
+	}
+	pos, err := d.uvarint("position")
+	if err != nil {
+		return o, err
 	}
 	if slot > math.MaxUint32 || pos > math.MaxUint32 {
 		return o, fmt.Errorf("output tx slot %d or position %d is beyond a u32", slot, pos)
