@@ -154,7 +154,8 @@ type countChange struct {
 // as stored bytes, and the counters it moves.
 type indexPlan struct {
 	outputs   []kv // outputs bucket
-	keyImages []kv // spent_keys
+	height    uint64
+	keyImages []cryptonote.Key // spent_keys (spent.go: not plain entries)
 	txOutputs []kv // tx_index: each tx's location and output indexes
 	rct       kv   // rct_counts
 	minerTxs  []kv // miner_txs: the v1 miner tx, if it is one
@@ -216,10 +217,7 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 		plan.txOutputs[i] = kv{bytes.Clone(t.hash[:]), encodeTxEntry(bi.height, uint32(i), indexes[t.first:t.first+t.n])}
 	}
 	height := encodeUvarint(bi.height)
-	plan.keyImages = make([]kv, len(bi.keyImages))
-	for i := range bi.keyImages {
-		plan.keyImages[i] = kv{bytes.Clone(bi.keyImages[i][:]), height}
-	}
+	plan.height, plan.keyImages = bi.height, bi.keyImages
 
 	var before uint64
 	if bi.height > 0 {
@@ -239,14 +237,14 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 // entries collide with the chain's: a spent key image, a tx hash that already
 // has output indexes, or (a corrupt store) outputs beyond the counts.
 func checkIndexesFree(tx *bolt.Tx, bi *blockIndexes, plan *indexPlan) error {
-	spent := tx.Bucket(bucketSpentKeys)
-	for i, e := range plan.keyImages {
-		if v := spent.Get(e.key); v != nil {
-			h, err := decodeUvarint(v)
-			if err != nil {
-				return corrupt(bucketSpentKeys, e.key, err)
-			}
-			return &ErrKeyImageSpent{KeyImage: bi.keyImages[i], Height: h}
+	r := &Reader{tx: tx}
+	for _, ki := range plan.keyImages {
+		h, spent, err := r.KeyImageSpent(ki)
+		if err != nil {
+			return err
+		}
+		if spent {
+			return &ErrKeyImageSpent{KeyImage: ki, Height: h}
 		}
 	}
 	txOuts := tx.Bucket(bucketTxIndex)
@@ -281,7 +279,6 @@ type bucketKVs struct {
 func (plan *indexPlan) byBucket() []bucketKVs {
 	return []bucketKVs{
 		{bucketOutputs, plan.outputs},
-		{bucketSpentKeys, plan.keyImages},
 		{bucketTxIndex, plan.txOutputs},
 		{bucketRctCounts, []kv{plan.rct}},
 		{bucketMinerTxs, plan.minerTxs},
@@ -297,6 +294,9 @@ func putIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
 				return fmt.Errorf("chaindb: append height %d: put %s: %w", height, b.name, err)
 			}
 		}
+	}
+	if err := putSpent(tx, plan.height, plan.keyImages); err != nil {
+		return err
 	}
 	counts := tx.Bucket(bucketOutputCounts)
 	for _, c := range plan.counts {
@@ -322,7 +322,8 @@ func checkIndexesPresent(tx *bolt.Tx, plan *indexPlan) error {
 			}
 		}
 	}
-	return nil
+	_, err := spentAfterPop(tx, plan.height, plan.keyImages)
+	return err
 }
 
 // deleteIndexes removes plan; checkIndexesPresent has passed.
@@ -334,6 +335,9 @@ func deleteIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
 				return fmt.Errorf("chaindb: pop height %d: delete from %s: %w", height, b.name, err)
 			}
 		}
+	}
+	if err := popSpent(tx, plan.height, plan.keyImages); err != nil {
+		return err
 	}
 	counts := tx.Bucket(bucketOutputCounts)
 	for _, c := range plan.counts {

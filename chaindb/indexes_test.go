@@ -643,7 +643,7 @@ func TestCorruptIndexesAreReported(t *testing.T) {
 	ki := c.txs[290][0].Inputs[0].(cryptonote.TxInToKey).KeyImage
 	setRaw(t, path, bucketOutputs, outputKey(0, 5), []byte{outputLayout, 1})
 	setRaw(t, path, bucketOutputCounts, amountKey(genesisAmount), []byte{1})
-	setRaw(t, path, bucketSpentKeys, ki[:], []byte{0x81})
+	setRaw(t, path, bucketSpentKeys, spentKey(&ki), []byte{0x81})
 	setRaw(t, path, bucketTxIndex, topMiner[:], []byte{0x81, 0x02, 0, indexListRun, 9})
 	setRaw(t, path, bucketRctCounts, heightKey(7), nil)
 

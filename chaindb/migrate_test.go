@@ -110,7 +110,7 @@ func fixedWidthIndexes(tx *bolt.Tx) error {
 		name []byte
 		conv func(k, v []byte) ([]byte, error)
 	}{
-		{bucketSpentKeys, u64}, {bucketMinerTxs, u64}, {bucketRctCounts, u64},
+		{bucketMinerTxs, u64}, {bucketRctCounts, u64},
 		{bucketOutputs, func(k, _ []byte) ([]byte, error) {
 			amount, index, err := decodeOutputKey(k)
 			if err != nil {
@@ -128,6 +128,29 @@ func fixedWidthIndexes(tx *bolt.Tx) error {
 	} {
 		if err := rewrite(step.name, step.conv); err != nil {
 			return err
+		}
+	}
+	// spent_keys back to whole key images → u64 height, from the blocks.
+	if err := recreateBucket(tx, bucketSpentKeys); err != nil {
+		return err
+	}
+	height, err := r.Height()
+	if err != nil {
+		return err
+	}
+	for h := range height {
+		rec, err := r.recordChecked(h, false)
+		if err != nil {
+			return err
+		}
+		bi, err := deriveIndexes(&rec)
+		if err != nil {
+			return err
+		}
+		for _, ki := range bi.keyImages {
+			if err := tx.Bucket(bucketSpentKeys).Put(append([]byte(nil), ki[:]...), encodeU64(h)); err != nil {
+				return err
+			}
 		}
 	}
 	// tx_index back into tx_locations (non-coinbase txs: u64 height, u32

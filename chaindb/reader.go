@@ -394,20 +394,6 @@ func (r *Reader) Outputs(amount uint64, indexes []uint64) ([]OutputEntry, error)
 	return out, nil
 }
 
-// KeyImageSpent reports whether a main-chain tx has spent ki, and if so the
-// height of its block.
-func (r *Reader) KeyImageSpent(ki cryptonote.Key) (height uint64, spent bool, err error) {
-	v := r.tx.Bucket(bucketSpentKeys).Get(ki[:])
-	if v == nil {
-		return 0, false, nil
-	}
-	h, err := decodeUvarint(v)
-	if err != nil {
-		return 0, false, corrupt(bucketSpentKeys, ki[:], err)
-	}
-	return h, true, nil
-}
-
 // TxOutputIndexes returns the amount index of each output of a main-chain tx
 // (miner txs included), in output order (get_o_indexes), or an ErrNotFound
 // error. A tx without outputs has an empty list.

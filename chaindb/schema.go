@@ -41,7 +41,10 @@ package chaindb
 //	               u64 amount index (BE)
 //	output_counts  u64 amount (BE)        u64 outputs of that amount on the main chain
 //	                                      (absent, never 0, when there are none)
-//	spent_keys     32-byte key image      uvarint height of the main-chain block that spent it
+//	spent_keys     key image's first      uvarint heights, ascending (a height repeats for
+//	               8 bytes                each of its images of that prefix), of the
+//	                                      main-chain blocks that spent an image of that
+//	                                      prefix; a match is confirmed in the block (spent.go)
 //	tx_index       32-byte tx hash        uvarint height, uvarint slot in the block (0 the
 //	                                      miner tx, i+1 the block's i-th tx), then the
 //	                                      amount index of each output in tx order as a run
@@ -818,6 +821,42 @@ func decodeIndexList(v []byte) ([]uint64, error) {
 
 // Heights and counts in index values (spent_keys, miner_txs, rct_counts;
 // schema version 8) are uvarints: 1-4 bytes where a u64 took 8.
+
+// spentKeySize is the length of a spent_keys key: a key image's prefix
+// (schema versions 2-7 keyed the whole 32-byte image).
+const spentKeySize = 8
+
+func spentKey(ki *cryptonote.Key) []byte { return append([]byte(nil), ki[:spentKeySize]...) }
+
+// encodeSpentHeights is a spent_keys value: uvarint heights, ascending.
+func encodeSpentHeights(heights []uint64) []byte {
+	var v []byte
+	for _, h := range heights {
+		v = binary.AppendUvarint(v, h)
+	}
+	return v
+}
+
+// decodeSpentHeights parses a spent_keys value: at least one height, in
+// ascending order (repeats allowed), each in its shortest uvarint.
+func decodeSpentHeights(v []byte) ([]uint64, error) {
+	if len(v) == 0 {
+		return nil, errors.New("spent heights value is empty")
+	}
+	d := decoder{buf: v}
+	var heights []uint64
+	for len(d.buf) > 0 {
+		h, err := d.uvarint("spent height")
+		if err != nil {
+			return nil, err
+		}
+		if n := len(heights); n > 0 && h < heights[n-1] {
+			return nil, fmt.Errorf("spent heights %d then %d are not ascending", heights[n-1], h)
+		}
+		heights = append(heights, h)
+	}
+	return heights, nil
+}
 
 func encodeUvarint(v uint64) []byte { return binary.AppendUvarint(nil, v) }
 
