@@ -156,9 +156,9 @@ type indexPlan struct {
 	outputs   []kv // outputs bucket
 	height    uint64
 	keyImages []cryptonote.Key // spent_keys (spent.go: not plain entries)
-	txOutputs []kv // tx_index: each tx's location and output indexes
-	rct       kv   // rct_counts
-	minerTxs  []kv // miner_txs: the v1 miner tx, if it is one
+	txOutputs []kv             // tx_index: each tx's location and output indexes
+	rct       kv               // rct_counts
+	minerTxs  []kv             // miner_txs: the v1 miner tx, if it is one
 	counts    []countChange
 }
 
