@@ -3,6 +3,7 @@ package chaindb
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/gonero/gonero/cryptonote"
@@ -208,6 +209,44 @@ func FuzzDeriveIndexes(f *testing.F) {
 		}
 		if n != len(bi.outputs) || len(bi.txs) != 1+len(rec.Txs) {
 			t.Fatalf("%d outputs over %d txs, %d entries", n, len(bi.txs), len(bi.outputs))
+		}
+	})
+}
+
+func FuzzDecodeTxEntry(f *testing.F) {
+	f.Add(encodeTxEntry(0, 0, nil))
+	f.Add(encodeTxEntry(3_000_000, 17, []uint64{90_000_000, 90_000_001}))
+	f.Add(encodeTxEntry(7, 0, []uint64{5, 1, 1 << 40}))
+	f.Add([]byte{0x80, 0x00, 1, indexListRun, 1, 0})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		height, slot, idx, err := decodeTxEntry(v, true)
+		if err != nil {
+			return
+		}
+		if again := encodeTxEntry(height, slot, idx); !bytes.Equal(again, v) {
+			t.Fatalf("decode then encode changed the value:\n%x\n%x", v, again)
+		}
+		if h, s, _, err := decodeTxEntry(v, false); err != nil || h != height || s != slot {
+			t.Fatalf("location alone: %d %d %v, with the indexes %d %d", h, s, err, height, slot)
+		}
+	})
+}
+
+func FuzzDecodeSpentHeights(f *testing.F) {
+	f.Add(encodeSpentHeights([]uint64{5}))
+	f.Add(encodeSpentHeights([]uint64{5, 5, 3_000_000}))
+	f.Add([]byte{9, 3})
+	f.Add([]byte{0x80, 0x00})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		heights, err := decodeSpentHeights(v)
+		if err != nil {
+			return
+		}
+		if len(heights) == 0 || !slices.IsSorted(heights) {
+			t.Fatalf("heights %v", heights)
+		}
+		if again := encodeSpentHeights(heights); !bytes.Equal(again, v) {
+			t.Fatalf("decode then encode changed the value")
 		}
 	})
 }
