@@ -30,16 +30,17 @@ func (s storeState) KeyImageSpent(ki cryptonote.Key) (bool, error) {
 }
 
 func (s storeState) Outputs(amount uint64, indexes []uint64) ([]consensus.RingOutput, error) {
-	entries, err := s.r.Outputs(amount, indexes)
+	out := make([]consensus.RingOutput, len(indexes))
+	err := s.r.EachRingMember(len(indexes), func(i int) (uint64, uint64) { return amount, indexes[i] },
+		func(i int, e *chaindb.OutputEntry) error {
+			out[i] = consensus.RingOutput{Key: e.Key, Commitment: e.Commitment, UnlockTime: e.UnlockTime, Height: e.Height}
+			return nil
+		})
 	if err != nil {
 		if isNotFound(err) {
 			return nil, fmt.Errorf("%w: %v", consensus.ErrOutputNotFound, err)
 		}
 		return nil, err
-	}
-	out := make([]consensus.RingOutput, len(entries))
-	for i, e := range entries {
-		out[i] = consensus.RingOutput{Key: e.Key, Commitment: e.Commitment, UnlockTime: e.UnlockTime, Height: e.Height}
 	}
 	return out, nil
 }

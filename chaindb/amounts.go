@@ -33,12 +33,28 @@ func (r *Reader) ForEachOutputAmount(fn func(amount, count uint64) error) error 
 // more at a time. A missing output stops the walk with an ErrNotFound
 // error naming it.
 func (r *Reader) EachOutput(n int, ref func(i int) (amount, index uint64), fn func(i int, o *OutputEntry) error) error {
+	return r.eachOutput(n, ref, fn, true)
+}
+
+// EachRingMember is EachOutput without the tx hashes (TxHash is left
+// zero): what verifying a ring and a get_outs without get_txid need. An
+// entry stores its tx's slot in the block, not its hash (schema.go), and
+// resolving it is a second lookup per output.
+func (r *Reader) EachRingMember(n int, ref func(i int) (amount, index uint64), fn func(i int, o *OutputEntry) error) error {
+	return r.eachOutput(n, ref, fn, false)
+}
+
+func (r *Reader) eachOutput(n int, ref func(i int) (amount, index uint64), fn func(i int, o *OutputEntry) error, txHashes bool) error {
 	// One cursor for every lookup: Bucket.Get makes a cursor (and grows
 	// its page stack) per call, which for a wallet's 150 ring members was
 	// most of the allocations of a get_outs.
 	c := r.tx.Bucket(bucketOutputs).Cursor()
 	key := make([]byte, outputKeySize)
 	var o OutputEntry
+	var resolver *txHashResolver
+	if txHashes {
+		resolver = r.newTxHashResolver()
+	}
 	for i := range n {
 		amount, index := ref(i)
 		binary.BigEndian.PutUint64(key, amount)
@@ -50,6 +66,11 @@ func (r *Reader) EachOutput(n int, ref func(i int) (amount, index uint64), fn fu
 		var err error
 		if o, err = decodeOutput(amount, index, v); err != nil {
 			return corrupt(bucketOutputs, key, err)
+		}
+		if resolver != nil {
+			if err := resolver.resolve(&o, key); err != nil {
+				return err
+			}
 		}
 		if err := fn(i, &o); err != nil {
 			return err

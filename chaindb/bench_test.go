@@ -112,3 +112,36 @@ func BenchmarkMetaByHash(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkEachOutput is a wallet's ring-member lookup (/get_outs.bin):
+// one read view, 150 random amount-0 outputs per op, with the tx hashes
+// (txid) and without (ring).
+func BenchmarkEachOutput(b *testing.B) {
+	db := benchStore(b)
+	b.Run("txid", func(b *testing.B) { benchEachOutput(b, db, true) })
+	b.Run("ring", func(b *testing.B) { benchEachOutput(b, db, false) })
+}
+
+func benchEachOutput(b *testing.B, db *DB, txHashes bool) {
+	var n uint64
+	if err := db.View(func(r *Reader) (err error) { n, err = r.OutputCount(0); return }); err != nil || n == 0 {
+		b.Fatalf("%d RingCT outputs, %v", n, err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	idx := make([]uint64, 150)
+	for b.Loop() {
+		for i := range idx {
+			idx[i] = rng.Uint64N(n)
+		}
+		err := db.View(func(r *Reader) error {
+			each := r.EachRingMember
+			if txHashes {
+				each = r.EachOutput
+			}
+			return each(len(idx), func(i int) (uint64, uint64) { return 0, idx[i] }, func(int, *OutputEntry) error { return nil })
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}

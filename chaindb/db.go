@@ -238,7 +238,8 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 	switch version {
 	case schemaVersion, schemaVersionPruned:
 	case schemaVersionNoIndexes, schemaVersionHashKeyedBlobs, schemaVersionHashKeyedBlobsPruned,
-		schemaVersionNoMinerTxs, schemaVersionNoMinerTxsPruned:
+		schemaVersionNoMinerTxs, schemaVersionNoMinerTxsPruned,
+		schemaVersionFixedIndexes, schemaVersionFixedIndexesPruned:
 		old = true
 	default:
 		return &ErrSchemaVersion{Path: db.path, Found: version, Want: schemaVersion}
@@ -400,15 +401,13 @@ func appendIn(tx *bolt.Tx, rec *BlockRecord) error {
 		}
 		return &ErrDuplicateBlock{Hash: m.Hash, Height: existing}
 	}
-	locations := tx.Bucket(bucketTxLocations)
 	for i := range rec.Txs {
-		h := rec.Txs[i].Hash[:]
-		if v := locations.Get(h); v != nil {
-			loc, err := decodeTxLocation(v)
-			if err != nil {
-				return corrupt(bucketTxLocations, h, err)
-			}
+		// A main-chain tx of the same hash; a miner tx's (slot 0) is
+		// refused by checkIndexesFree, as any tx whose outputs are indexed.
+		if loc, err := r.TxLocation(rec.Txs[i].Hash); err == nil {
 			return &ErrDuplicateTx{Hash: rec.Txs[i].Hash, Existing: loc}
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
 		}
 	}
 	txCount, err := r.TxCount()
@@ -444,13 +443,6 @@ func appendIn(tx *bolt.Tx, rec *BlockRecord) error {
 		}
 		if err := tx.Bucket(bucketBlockTxBlobs).Put(key, encodeBlockTxBlobs(blobs)); err != nil {
 			return fmt.Errorf("chaindb: append height %d: put tx blobs: %w", m.Height, err)
-		}
-	}
-	for i := range rec.Txs {
-		t := &rec.Txs[i]
-		loc := encodeTxLocation(TxLocation{Height: m.Height, Index: uint32(i)})
-		if err := locations.Put(t.Hash[:], loc); err != nil {
-			return fmt.Errorf("chaindb: append height %d: put tx location %s: %w", m.Height, t.Hash, err)
 		}
 	}
 	return nil
@@ -507,11 +499,6 @@ func popIn(tx *bolt.Tx) (BlockRecord, error) {
 
 	if err := tx.Bucket(bucketBlockTxBlobs).Delete(key); err != nil {
 		return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: delete tx blobs: %w", h, err)
-	}
-	for _, t := range txs {
-		if err := tx.Bucket(bucketTxLocations).Delete(t.Hash[:]); err != nil {
-			return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: delete tx location %s: %w", h, t.Hash, err)
-		}
 	}
 	if err := popPruning(tx, h, txs); err != nil {
 		return BlockRecord{}, err

@@ -3,6 +3,7 @@ package chaindb
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/gonero/gonero/cryptonote"
@@ -122,7 +123,7 @@ func TestMetaLayoutIsFixed(t *testing.T) {
 
 func FuzzDecodeOutput(f *testing.F) {
 	for _, a := range []uint64{0, 5} {
-		o := OutputEntry{Amount: a, Key: cryptonote.Key{1}, Commitment: cryptonote.Key{2}, UnlockTime: 3, Height: 4, TxHash: cryptonote.Hash{5}, Position: 6}
+		o := OutputEntry{Amount: a, Key: cryptonote.Key{1}, Commitment: cryptonote.Key{2}, UnlockTime: 3, Height: 4, Position: 6, slot: 5}
 		if a != 0 {
 			o.Commitment = cryptonote.Key{}
 		}
@@ -132,7 +133,8 @@ func FuzzDecodeOutput(f *testing.F) {
 		f.Add(outputKey(a^5, 9), v)
 	}
 	f.Add([]byte{}, []byte{})
-	f.Add(make([]byte, 15), []byte{outputLayoutV1})
+	f.Add(make([]byte, 15), []byte{outputLayout})
+	f.Add(make([]byte, 16), append(append([]byte{outputLayout}, make([]byte, 64)...), 0x80, 0, 1, 2, 3)) // an overlong uvarint
 	f.Fuzz(func(t *testing.T, k, v []byte) {
 		amount, index, err := decodeOutputKey(k)
 		if err != nil {
@@ -158,6 +160,8 @@ func FuzzDecodeIndexList(f *testing.F) {
 	f.Add(encodeIndexList(nil))
 	f.Add(encodeIndexList([]uint64{0, 1, 1 << 63}))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0})
+	f.Add([]byte{indexListList, 2, 5, 6})      // a run stored as a list
+	f.Add([]byte{indexListRun, 0x80, 0x00, 1}) // an overlong count
 	f.Fuzz(func(t *testing.T, v []byte) {
 		idx, err := decodeIndexList(v)
 		if err != nil {
@@ -205,6 +209,44 @@ func FuzzDeriveIndexes(f *testing.F) {
 		}
 		if n != len(bi.outputs) || len(bi.txs) != 1+len(rec.Txs) {
 			t.Fatalf("%d outputs over %d txs, %d entries", n, len(bi.txs), len(bi.outputs))
+		}
+	})
+}
+
+func FuzzDecodeTxEntry(f *testing.F) {
+	f.Add(encodeTxEntry(0, 0, nil))
+	f.Add(encodeTxEntry(3_000_000, 17, []uint64{90_000_000, 90_000_001}))
+	f.Add(encodeTxEntry(7, 0, []uint64{5, 1, 1 << 40}))
+	f.Add([]byte{0x80, 0x00, 1, indexListRun, 1, 0})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		height, slot, idx, err := decodeTxEntry(v, true)
+		if err != nil {
+			return
+		}
+		if again := encodeTxEntry(height, slot, idx); !bytes.Equal(again, v) {
+			t.Fatalf("decode then encode changed the value:\n%x\n%x", v, again)
+		}
+		if h, s, _, err := decodeTxEntry(v, false); err != nil || h != height || s != slot {
+			t.Fatalf("location alone: %d %d %v, with the indexes %d %d", h, s, err, height, slot)
+		}
+	})
+}
+
+func FuzzDecodeSpentHeights(f *testing.F) {
+	f.Add(encodeSpentHeights([]uint64{5}))
+	f.Add(encodeSpentHeights([]uint64{5, 5, 3_000_000}))
+	f.Add([]byte{9, 3})
+	f.Add([]byte{0x80, 0x00})
+	f.Fuzz(func(t *testing.T, v []byte) {
+		heights, err := decodeSpentHeights(v)
+		if err != nil {
+			return
+		}
+		if len(heights) == 0 || !slices.IsSorted(heights) {
+			t.Fatalf("heights %v", heights)
+		}
+		if again := encodeSpentHeights(heights); !bytes.Equal(again, v) {
+			t.Fatalf("decode then encode changed the value")
 		}
 	})
 }

@@ -334,8 +334,8 @@ func checkConsistent(t testing.TB, db *DB) uint64 {
 				return fmt.Errorf("bucket %s has %d entries for %d blocks", b, n, height)
 			}
 		}
-		if n := bucketLen(r.tx, bucketTxLocations); n != txs {
-			return fmt.Errorf("bucket %s has %d entries for %d txs", bucketTxLocations, n, txs)
+		if n := bucketLen(r.tx, bucketTxIndex); n != txs+height {
+			return fmt.Errorf("bucket %s has %d entries for %d txs and %d miner txs", bucketTxIndex, n, txs, height)
 		}
 		if n := bucketLen(r.tx, bucketBlockTxBlobs); n != withTxs {
 			return fmt.Errorf("bucket %s has %d entries for %d blocks with txs", bucketBlockTxBlobs, n, withTxs)

@@ -27,6 +27,11 @@ type OutputEntry struct {
 	Height     uint64         // height of the block holding the tx
 	TxHash     cryptonote.Hash
 	Position   uint32 // the output's position in the tx's outputs
+
+	// slot is the tx's place in its block: 0 the miner tx, i+1 the
+	// block's i-th tx. The entry stores it instead of TxHash, which
+	// Reader resolves from it (schema.go).
+	slot uint32
 }
 
 // derivedTx is one tx of a block: its hash and its outputs, a range of
@@ -115,7 +120,8 @@ func (bi *blockIndexes) addTx(tx *cryptonote.Transaction, hash cryptonote.Hash, 
 		return invalidBlob(field, "v2 tx %s has %d outputs but not as many commitments", hash, len(tx.Outputs))
 	}
 	for i, out := range tx.Outputs {
-		e := OutputEntry{Amount: out.Amount, UnlockTime: tx.UnlockTime, Height: bi.height, TxHash: hash, Position: uint32(i)}
+		e := OutputEntry{Amount: out.Amount, UnlockTime: tx.UnlockTime, Height: bi.height, TxHash: hash, Position: uint32(i),
+			slot: uint32(len(bi.txs))}
 		switch t := out.Target.(type) {
 		case cryptonote.TxOutToKey:
 			e.Key = t.Key
@@ -148,10 +154,11 @@ type countChange struct {
 // as stored bytes, and the counters it moves.
 type indexPlan struct {
 	outputs   []kv // outputs bucket
-	keyImages []kv // spent_keys
-	txOutputs []kv // tx_outputs
-	rct       kv   // rct_counts
-	minerTxs  []kv // miner_txs: the v1 miner tx, if it is one
+	height    uint64
+	keyImages []cryptonote.Key // spent_keys (spent.go: not plain entries)
+	txOutputs []kv             // tx_index: each tx's location and output indexes
+	rct       kv               // rct_counts
+	minerTxs  []kv             // miner_txs: the v1 miner tx, if it is one
 	counts    []countChange
 }
 
@@ -207,13 +214,10 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 	}
 	plan.txOutputs = make([]kv, len(bi.txs))
 	for i, t := range bi.txs {
-		plan.txOutputs[i] = kv{bytes.Clone(t.hash[:]), encodeIndexList(indexes[t.first : t.first+t.n])}
+		plan.txOutputs[i] = kv{bytes.Clone(t.hash[:]), encodeTxEntry(bi.height, uint32(i), indexes[t.first:t.first+t.n])}
 	}
-	height := encodeU64(bi.height)
-	plan.keyImages = make([]kv, len(bi.keyImages))
-	for i := range bi.keyImages {
-		plan.keyImages[i] = kv{bytes.Clone(bi.keyImages[i][:]), height}
-	}
+	height := encodeUvarint(bi.height)
+	plan.height, plan.keyImages = bi.height, bi.keyImages
 
 	var before uint64
 	if bi.height > 0 {
@@ -222,7 +226,7 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 			return nil, err
 		}
 	}
-	plan.rct = kv{heightKey(bi.height), encodeU64(before + inBlock[0])}
+	plan.rct = kv{heightKey(bi.height), encodeUvarint(before + inBlock[0])}
 	if bi.minerV1 {
 		plan.minerTxs = []kv{{bytes.Clone(bi.txs[0].hash[:]), height}}
 	}
@@ -233,17 +237,17 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 // entries collide with the chain's: a spent key image, a tx hash that already
 // has output indexes, or (a corrupt store) outputs beyond the counts.
 func checkIndexesFree(tx *bolt.Tx, bi *blockIndexes, plan *indexPlan) error {
-	spent := tx.Bucket(bucketSpentKeys)
-	for i, e := range plan.keyImages {
-		if v := spent.Get(e.key); v != nil {
-			h, err := decodeU64(v)
-			if err != nil {
-				return corrupt(bucketSpentKeys, e.key, err)
-			}
-			return &ErrKeyImageSpent{KeyImage: bi.keyImages[i], Height: h}
+	r := &Reader{tx: tx}
+	for _, ki := range plan.keyImages {
+		h, spent, err := r.KeyImageSpent(ki)
+		if err != nil {
+			return err
+		}
+		if spent {
+			return &ErrKeyImageSpent{KeyImage: ki, Height: h}
 		}
 	}
-	txOuts := tx.Bucket(bucketTxOutputs)
+	txOuts := tx.Bucket(bucketTxIndex)
 	seen := make(map[cryptonote.Hash]struct{}, len(bi.txs))
 	for i, e := range plan.txOutputs {
 		t := bi.txs[i]
@@ -275,8 +279,7 @@ type bucketKVs struct {
 func (plan *indexPlan) byBucket() []bucketKVs {
 	return []bucketKVs{
 		{bucketOutputs, plan.outputs},
-		{bucketSpentKeys, plan.keyImages},
-		{bucketTxOutputs, plan.txOutputs},
+		{bucketTxIndex, plan.txOutputs},
 		{bucketRctCounts, []kv{plan.rct}},
 		{bucketMinerTxs, plan.minerTxs},
 	}
@@ -291,6 +294,9 @@ func putIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
 				return fmt.Errorf("chaindb: append height %d: put %s: %w", height, b.name, err)
 			}
 		}
+	}
+	if err := putSpent(tx, plan.height, plan.keyImages); err != nil {
+		return err
 	}
 	counts := tx.Bucket(bucketOutputCounts)
 	for _, c := range plan.counts {
@@ -316,7 +322,8 @@ func checkIndexesPresent(tx *bolt.Tx, plan *indexPlan) error {
 			}
 		}
 	}
-	return nil
+	_, err := spentAfterPop(tx, plan.height, plan.keyImages)
+	return err
 }
 
 // deleteIndexes removes plan; checkIndexesPresent has passed.
@@ -328,6 +335,9 @@ func deleteIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
 				return fmt.Errorf("chaindb: pop height %d: delete from %s: %w", height, b.name, err)
 			}
 		}
+	}
+	if err := popSpent(tx, plan.height, plan.keyImages); err != nil {
+		return err
 	}
 	counts := tx.Bucket(bucketOutputCounts)
 	for _, c := range plan.counts {

@@ -1,6 +1,7 @@
 package chaindb
 
 import (
+	"bytes"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -640,10 +641,10 @@ func TestCorruptIndexesAreReported(t *testing.T) {
 	}
 	topMiner := c.recs[299].Meta.MinerTxHash
 	ki := c.txs[290][0].Inputs[0].(cryptonote.TxInToKey).KeyImage
-	setRaw(t, path, bucketOutputs, outputKey(0, 5), []byte{outputLayoutV1, 1})
+	setRaw(t, path, bucketOutputs, outputKey(0, 5), []byte{outputLayout, 1})
 	setRaw(t, path, bucketOutputCounts, amountKey(genesisAmount), []byte{1})
-	setRaw(t, path, bucketSpentKeys, ki[:], []byte{1, 2})
-	setRaw(t, path, bucketTxOutputs, topMiner[:], []byte{9, 0, 0, 0})
+	setRaw(t, path, bucketSpentKeys, spentKey(&ki), []byte{0x81})
+	setRaw(t, path, bucketTxIndex, topMiner[:], []byte{0x81, 0x02, 0, indexListRun, 9})
 	setRaw(t, path, bucketRctCounts, heightKey(7), nil)
 
 	db, err := Open(path, Options{Network: testNetwork})
@@ -679,24 +680,19 @@ func TestCorruptIndexesAreReported(t *testing.T) {
 	sameDump(t, "refused pop", before, dump(t, db))
 }
 
-// TestOutputLayoutIsFixed pins the v1 output entry layout.
+// TestOutputLayoutIsFixed pins the output entry layout (2): layout byte,
+// key, commitment (amount 0 only), then uvarints unlock time, height, tx
+// slot and position; no tx hash.
 func TestOutputLayoutIsFixed(t *testing.T) {
 	o := OutputEntry{Amount: 0, Key: cryptonote.Key{0x11}, Commitment: cryptonote.Key{0x22},
-		UnlockTime: 0x0102, Height: 0x0304, TxHash: cryptonote.Hash{0x33}, Position: 0x05060708}
+		UnlockTime: 0x0102, Height: 0x0304, TxHash: cryptonote.Hash{0x33}, Position: 0x05060708, slot: 3}
+	tail := []byte{0x82, 0x02, 0x84, 0x06, 0x03, 0x88, 0x8e, 0x98, 0x28}
 	v := encodeOutput(&o)
-	if len(v) != 117 {
-		t.Fatalf("amount-0 entry is %d bytes", len(v))
-	}
-	for _, c := range []struct {
-		off  int
-		want byte
-	}{{0, outputLayoutV1}, {1, 0x11}, {33, 0x22}, {65, 0x02}, {66, 0x01}, {73, 0x04}, {81, 0x33}, {113, 0x08}, {116, 0x05}} {
-		if v[c.off] != c.want {
-			t.Errorf("amount 0: byte %d = %#x, want %#x", c.off, v[c.off], c.want)
-		}
+	if len(v) != 65+len(tail) || v[0] != outputLayout || v[1] != 0x11 || v[33] != 0x22 || !bytes.Equal(v[65:], tail) {
+		t.Fatalf("amount-0 entry: %x", v)
 	}
 	o.Amount = 5
-	if v := encodeOutput(&o); len(v) != 85 || v[33] != 0x02 || v[49] != 0x33 {
+	if v := encodeOutput(&o); len(v) != 33+len(tail) || v[1] != 0x11 || !bytes.Equal(v[33:], tail) {
 		t.Fatalf("clear entry: %x", v)
 	}
 	if k := outputKey(0x0102, 3); k[7] != 2 || k[6] != 1 || k[15] != 3 {

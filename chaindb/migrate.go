@@ -1,26 +1,24 @@
 package chaindb
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/gonero/gonero/cryptonote"
 )
 
 // errNeedsUpgrade is check's answer for a store of an older schema this
 // build upgrades: 1 (no transaction-verification indexes, tx blobs keyed by
 // hash), 2 and 3 (tx blobs keyed by hash, no miner_txs; 3 pruned), 4 and 5
-// (no miner_txs; 5 pruned).
+// (no miner_txs; 5 pruned), 6 and 7 (the indexes' fixed-width values; 7
+// pruned).
 var errNeedsUpgrade = errors.New("chaindb: store of an older schema")
 
-// upgrade brings a store of schema 1 to 5 to this build's layout: tx blobs
-// regrouped per block (migrateBlobs, schemas 1-3), then for schema 1 the
-// indexes built (migrateIndexes), for the others the miner_txs index
-// (migrateMinerTxs). Each step is resumable, and the schema version is
-// written last, so a crash anywhere leaves a store the next Open upgrades.
+// upgrade brings a store of schema 1 to 7 to this build's layout: tx blobs
+// regrouped per block (migrateBlobs, schemas 1-3), then every index rebuilt
+// from the stored blocks (migrateIndexes). Each step is resumable, and the
+// schema version is written last, so a crash anywhere leaves a store the
+// next Open upgrades.
 func (db *DB) upgrade(progress func(done, total uint64)) error {
 	var version uint32
 	err := db.bolt.View(func(tx *bolt.Tx) (err error) {
@@ -33,19 +31,12 @@ func (db *DB) upgrade(progress func(done, total uint64)) error {
 	if err := db.migrateBlobs(version, progress); err != nil {
 		return err
 	}
-	if version == schemaVersionNoIndexes {
-		return db.migrateIndexes(progress)
-	}
-	if err := db.migrateMinerTxs(version, progress); err != nil {
-		return err
-	}
 	target := schemaVersion
-	if version == schemaVersionHashKeyedBlobsPruned || version == schemaVersionNoMinerTxsPruned {
+	switch version {
+	case schemaVersionHashKeyedBlobsPruned, schemaVersionNoMinerTxsPruned, schemaVersionFixedIndexesPruned:
 		target = schemaVersionPruned
 	}
-	return db.update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(target))
-	})
+	return db.migrateIndexes(version, target, progress)
 }
 
 // migrateBlobs moves the tx blobs of schema 1-3 (bucket tx_blobs, one value
@@ -113,14 +104,16 @@ func (db *DB) migrateBlobs(version uint32, progress func(done, total uint64)) er
 // a mainnet-sized chain.
 const DefaultMigrationBatch = 2000
 
-// migrateIndexes upgrades a schema-1 store to schema 2: it drops whatever
-// index buckets a previous, interrupted upgrade left, builds the indexes
-// from the main-chain blocks in order (the same derivation Append uses), and
-// only then writes the new schema version. A crash at any point leaves a
-// schema-1 store that the next Open upgrades from scratch.
-func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
+// migrateIndexes rebuilds the indexes of a store of schema 1 (which has
+// none) to 7 (whose values have an older layout): it drops whatever index
+// buckets the store or a previous, interrupted upgrade left, builds the
+// indexes from the main-chain blocks in order (the same derivation Append
+// uses), and only then writes the schema version target. A crash at any
+// point leaves a store of the old version that the next Open upgrades from
+// scratch.
+func (db *DB) migrateIndexes(version, target uint32, progress func(done, total uint64)) error {
 	fail := func(err error) error {
-		return fmt.Errorf("chaindb: upgrade %s from schema %d to %d: %w", db.path, schemaVersionNoIndexes, schemaVersion, err)
+		return fmt.Errorf("chaindb: upgrade %s from schema %d to %d: rebuild the indexes: %w", db.path, version, target, err)
 	}
 	var height uint64
 	err := db.update(func(tx *bolt.Tx) error {
@@ -137,6 +130,15 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 				return err
 			}
 		}
+		// Schema 1-7's tx buckets, which tx_index replaces.
+		for _, name := range [][]byte{bucketTxLocationsV1, bucketTxOutputsV2} {
+			if tx.Bucket(name) == nil {
+				continue
+			}
+			if err := tx.DeleteBucket(name); err != nil {
+				return fmt.Errorf("drop bucket %s: %w", name, err)
+			}
+		}
 		var err error
 		height, err = (&Reader{tx: tx}).Height()
 		return err
@@ -149,7 +151,7 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 		err := db.update(func(tx *bolt.Tx) error {
 			r := &Reader{tx: tx}
 			for h := from; h < to; h++ {
-				rec, err := r.record(h)
+				rec, err := r.recordChecked(h, false)
 				if err != nil {
 					return err
 				}
@@ -174,67 +176,10 @@ func (db *DB) migrateIndexes(progress func(done, total uint64)) error {
 		}
 	}
 	err = db.update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(schemaVersion))
+		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(target))
 	})
 	if err != nil {
 		return fail(err)
-	}
-	return nil
-}
-
-// migrateMinerTxs builds bucket miner_txs (schema version 6) from the
-// main chain's blocks: it drops whatever an interrupted run left, then
-// indexes each block's miner tx of version 1, in batches. It reads the
-// block blobs alone (a v1 miner tx is never pruned).
-func (db *DB) migrateMinerTxs(version uint32, progress func(done, total uint64)) error {
-	fail := func(err error) error {
-		return fmt.Errorf("chaindb: upgrade %s from schema %d: index the version-1 miner transactions: %w", db.path, version, err)
-	}
-	var height uint64
-	err := db.update(func(tx *bolt.Tx) error {
-		if err := recreateBucket(tx, bucketMinerTxs); err != nil {
-			return err
-		}
-		var err error
-		height, err = (&Reader{tx: tx}).Height()
-		return err
-	})
-	if err != nil {
-		return fail(err)
-	}
-	for from := uint64(0); from < height; from += db.migrateBatch {
-		to := min(height, from+db.migrateBatch)
-		err := db.update(func(tx *bolt.Tx) error {
-			r := &Reader{tx: tx}
-			b := tx.Bucket(bucketMinerTxs)
-			for h := from; h < to; h++ {
-				blob, err := r.BlockBlob(h)
-				if err != nil {
-					return err
-				}
-				meta, err := r.MetaByHeight(h)
-				if err != nil {
-					return err
-				}
-				blk, err := cryptonote.ParseBlock(blob)
-				if err != nil {
-					return corrupt(bucketBlockBlobs, heightKey(h), err)
-				}
-				if blk.MinerTx.Version >= 2 {
-					continue
-				}
-				if err := b.Put(bytes.Clone(meta.MinerTxHash[:]), encodeU64(h)); err != nil {
-					return fmt.Errorf("put %s: %w", bucketMinerTxs, err)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return fail(err)
-		}
-		if progress != nil {
-			progress(to, height)
-		}
 	}
 	return nil
 }

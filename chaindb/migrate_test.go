@@ -1,6 +1,7 @@
 package chaindb
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -75,6 +76,114 @@ func ungroupBlobs(t *testing.T, path string, version uint32) {
 		}
 		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(version))
 	})
+}
+
+// fixedWidthIndexes rewrites, inside tx, every index value into the layout
+// of schema versions 2-7: outputs of layout 1 (fixed-width, with the tx
+// hash), index lists as a u32 count and u64s, heights and counts as u64s.
+func fixedWidthIndexes(tx *bolt.Tx) error {
+	r := &Reader{tx: tx}
+	type entry struct{ k, v []byte }
+	rewrite := func(name []byte, conv func(k, v []byte) ([]byte, error)) error {
+		var all []entry
+		err := tx.Bucket(name).ForEach(func(k, v []byte) error {
+			nv, err := conv(k, v)
+			all = append(all, entry{append([]byte(nil), k...), nv})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		for _, e := range all {
+			if err := tx.Bucket(name).Put(e.k, e.v); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	u64 := func(_, v []byte) ([]byte, error) {
+		n, err := decodeUvarint(v)
+		return encodeU64(n), err
+	}
+	le := binary.LittleEndian
+	for _, step := range []struct {
+		name []byte
+		conv func(k, v []byte) ([]byte, error)
+	}{
+		{bucketMinerTxs, u64}, {bucketRctCounts, u64},
+		{bucketOutputs, func(k, _ []byte) ([]byte, error) {
+			amount, index, err := decodeOutputKey(k)
+			if err != nil {
+				return nil, err
+			}
+			o, err := r.Output(amount, index)
+			old := append([]byte{1}, o.Key[:]...)
+			if amount == 0 {
+				old = append(old, o.Commitment[:]...)
+			}
+			old = le.AppendUint64(le.AppendUint64(old, o.UnlockTime), o.Height)
+			old = append(old, o.TxHash[:]...)
+			return le.AppendUint32(old, o.Position), err
+		}},
+	} {
+		if err := rewrite(step.name, step.conv); err != nil {
+			return err
+		}
+	}
+	// spent_keys back to whole key images → u64 height, from the blocks.
+	if err := recreateBucket(tx, bucketSpentKeys); err != nil {
+		return err
+	}
+	height, err := r.Height()
+	if err != nil {
+		return err
+	}
+	for h := range height {
+		rec, err := r.recordChecked(h, false)
+		if err != nil {
+			return err
+		}
+		bi, err := deriveIndexes(&rec)
+		if err != nil {
+			return err
+		}
+		for _, ki := range bi.keyImages {
+			if err := tx.Bucket(bucketSpentKeys).Put(append([]byte(nil), ki[:]...), encodeU64(h)); err != nil {
+				return err
+			}
+		}
+	}
+	// tx_index back into tx_locations (non-coinbase txs: u64 height, u32
+	// index) and tx_outputs (every tx: u32 count, u64 indexes).
+	locs, err := tx.CreateBucket(bucketTxLocationsV1)
+	if err != nil {
+		return err
+	}
+	outs, err := tx.CreateBucket(bucketTxOutputsV2)
+	if err != nil {
+		return err
+	}
+	err = tx.Bucket(bucketTxIndex).ForEach(func(k, v []byte) error {
+		height, slot, idx, err := decodeTxEntry(v, true)
+		if err != nil {
+			return err
+		}
+		if slot > 0 {
+			loc := le.AppendUint32(le.AppendUint64(nil, height), slot-1)
+			if err := locs.Put(append([]byte(nil), k...), loc); err != nil {
+				return err
+			}
+		}
+		old := le.AppendUint32(nil, uint32(len(idx)))
+		for _, i := range idx {
+			old = le.AppendUint64(old, i)
+		}
+		return outs.Put(append([]byte(nil), k...), old)
+	})
+	if err != nil {
+		return err
+	}
+	return tx.DeleteBucket(bucketTxIndex)
 }
 
 // rawUpdate runs fn in one bbolt transaction on a closed store's file.
@@ -285,26 +394,38 @@ func setBlockTxBlob(t *testing.T, path string, h uint64, i int, blob []byte) {
 	})
 }
 
-// TestMigrationFromSchema4And5 upgrades stores without miner_txs (schema 4,
+// TestMigrationFromSchema4To7 upgrades stores without miner_txs (schema 4,
 // and 5 once pruned), also with a bucket an interrupted upgrade left half
-// built: the stores equal those this build writes, the genesis block's
-// version-1 miner tx is found by its hash, and they work on.
-func TestMigrationFromSchema4And5(t *testing.T) {
+// built, and stores whose index values have the fixed-width layout 1
+// (schema 6, and 7 once pruned): the stores equal those this build writes,
+// the genesis block's version-1 miner tx is found by its hash, and they
+// work on.
+func TestMigrationFromSchema4To7(t *testing.T) {
 	c := regtest(t)
 	for _, tc := range []struct {
 		name        string
 		pruned      bool
 		interrupted bool
-	}{{"schema 4", false, false}, {"schema 5 (pruned)", true, false}, {"schema 4 interrupted", false, true}} {
+		fixedWidth  bool
+	}{
+		{"schema 4", false, false, false}, {"schema 5 (pruned)", true, false, false}, {"schema 4 interrupted", false, true, false},
+		{"schema 6", false, false, true}, {"schema 7 (pruned)", true, false, true},
+	} {
 		db, path := openTemp(t)
 		db.bolt.NoSync = true
 		version, wantVersion := schemaVersionNoMinerTxs, schemaVersion
+		if tc.fixedWidth {
+			version = schemaVersionFixedIndexes
+		}
 		if tc.pruned {
 			appendSynth(t, db, 1, 0, pruneChainHeight)
 			if res, err := db.Prune(PruneAll, 1); err != nil || res.PrunedTxs == 0 {
 				t.Fatalf("prune: %+v %v", res, err)
 			}
 			version, wantVersion = schemaVersionNoMinerTxsPruned, schemaVersionPruned
+			if tc.fixedWidth {
+				version = schemaVersionFixedIndexesPruned
+			}
 		} else {
 			appendAll(t, db, c.recs)
 		}
@@ -324,13 +445,19 @@ func TestMigrationFromSchema4And5(t *testing.T) {
 			t.Fatal(err)
 		}
 		rawUpdate(t, path, func(tx *bolt.Tx) error {
-			if tc.interrupted {
+			if err := fixedWidthIndexes(tx); err != nil { // schemas 4-7's layout
+				return err
+			}
+			switch { // schemas 6 and 7 have miner_txs; 4 and 5 not
+			case tc.interrupted:
 				// Half built, with an entry no block makes.
 				if err := tx.Bucket(bucketMinerTxs).Put(make([]byte, 32), encodeU64(7)); err != nil {
 					return err
 				}
-			} else if err := tx.DeleteBucket(bucketMinerTxs); err != nil {
-				return err
+			case !tc.fixedWidth:
+				if err := tx.DeleteBucket(bucketMinerTxs); err != nil {
+					return err
+				}
 			}
 			return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(version))
 		})

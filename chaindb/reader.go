@@ -2,6 +2,7 @@ package chaindb
 
 import (
 	"bytes"
+	"encoding/binary"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -202,17 +203,21 @@ func (r *Reader) blockTxBlobs(h uint64, n int) ([][]byte, error) {
 	return blobs, nil
 }
 
-// TxLocation returns where a non-coinbase tx sits on the main chain.
+// TxLocation returns where a non-coinbase tx sits on the main chain (a
+// miner tx is not found: TxOutputIndexes finds it).
 func (r *Reader) TxLocation(hash cryptonote.Hash) (TxLocation, error) {
-	v := r.tx.Bucket(bucketTxLocations).Get(hash[:])
+	v := r.tx.Bucket(bucketTxIndex).Get(hash[:])
 	if v == nil {
 		return TxLocation{}, notFoundf("no tx %s on the main chain", hash)
 	}
-	loc, err := decodeTxLocation(v)
+	height, slot, _, err := decodeTxEntry(v, false)
 	if err != nil {
-		return TxLocation{}, corrupt(bucketTxLocations, hash[:], err)
+		return TxLocation{}, corrupt(bucketTxIndex, hash[:], err)
 	}
-	return loc, nil
+	if slot == 0 {
+		return TxLocation{}, notFoundf("no non-coinbase tx %s on the main chain", hash)
+	}
+	return TxLocation{Height: height, Index: slot - 1}, nil
 }
 
 // MinerTxHeight returns the height of the main-chain block whose miner tx
@@ -223,7 +228,7 @@ func (r *Reader) MinerTxHeight(hash cryptonote.Hash) (uint64, error) {
 	if v == nil {
 		return 0, notFoundf("no version-1 miner tx %s on the main chain", hash)
 	}
-	h, err := decodeU64(v)
+	h, err := decodeUvarint(v)
 	if err != nil {
 		return 0, corrupt(bucketMinerTxs, hash[:], err)
 	}
@@ -322,7 +327,57 @@ func (r *Reader) Output(amount, index uint64) (OutputEntry, error) {
 	if err != nil {
 		return OutputEntry{}, corrupt(bucketOutputs, key, err)
 	}
+	if err := r.resolveTxHash(&o, key); err != nil {
+		return OutputEntry{}, err
+	}
 	return o, nil
+}
+
+// resolveTxHash fills o.TxHash from the tx slot its entry (under key)
+// stores (one lookup; EachOutput keeps a txHashResolver for many).
+func (r *Reader) resolveTxHash(o *OutputEntry, key []byte) error {
+	return r.newTxHashResolver().resolve(o, key)
+}
+
+// txHashResolver finds an output's tx hash from its height and slot: the
+// block's miner tx hash in its meta, or the block's tx hash list, each read
+// in place without decoding the rest, through cursors kept across lookups
+// (Bucket.Get makes a cursor per call).
+type txHashResolver struct {
+	meta, txs *bolt.Cursor
+	key       []byte
+}
+
+func (r *Reader) newTxHashResolver() *txHashResolver {
+	return &txHashResolver{
+		meta: r.tx.Bucket(bucketBlockMeta).Cursor(),
+		txs:  r.tx.Bucket(bucketBlockTxs).Cursor(),
+		key:  make([]byte, heightKeySize),
+	}
+}
+
+func (t *txHashResolver) resolve(o *OutputEntry, key []byte) error {
+	binary.BigEndian.PutUint64(t.key, o.Height)
+	c := t.txs
+	if o.slot == 0 {
+		c = t.meta
+	}
+	k, v := c.Seek(t.key)
+	if !bytes.Equal(k, t.key) {
+		v = nil
+	}
+	if o.slot == 0 {
+		if len(v) != metaSize || v[0] != metaLayoutV1 {
+			return corruptf(bucketOutputs, key, "names the miner tx of height %d, which has no meta", o.Height)
+		}
+		copy(o.TxHash[:], v[metaMinerTxHashOffset:])
+		return nil
+	}
+	if len(v) < 4 || uint64(o.slot) > uint64(binary.LittleEndian.Uint32(v)) || uint64(len(v)) < 4+uint64(o.slot)*uint64(hashSize) {
+		return corruptf(bucketOutputs, key, "names tx %d of height %d, which the block does not have", o.slot-1, o.Height)
+	}
+	copy(o.TxHash[:], v[4+int(o.slot-1)*hashSize:])
+	return nil
 }
 
 // Outputs returns the outputs of amount at indexes, in the order asked (ring
@@ -339,31 +394,17 @@ func (r *Reader) Outputs(amount uint64, indexes []uint64) ([]OutputEntry, error)
 	return out, nil
 }
 
-// KeyImageSpent reports whether a main-chain tx has spent ki, and if so the
-// height of its block.
-func (r *Reader) KeyImageSpent(ki cryptonote.Key) (height uint64, spent bool, err error) {
-	v := r.tx.Bucket(bucketSpentKeys).Get(ki[:])
-	if v == nil {
-		return 0, false, nil
-	}
-	h, err := decodeU64(v)
-	if err != nil {
-		return 0, false, corrupt(bucketSpentKeys, ki[:], err)
-	}
-	return h, true, nil
-}
-
 // TxOutputIndexes returns the amount index of each output of a main-chain tx
 // (miner txs included), in output order (get_o_indexes), or an ErrNotFound
 // error. A tx without outputs has an empty list.
 func (r *Reader) TxOutputIndexes(txHash cryptonote.Hash) ([]uint64, error) {
-	v := r.tx.Bucket(bucketTxOutputs).Get(txHash[:])
+	v := r.tx.Bucket(bucketTxIndex).Get(txHash[:])
 	if v == nil {
 		return nil, notFoundf("no tx %s on the main chain", txHash)
 	}
-	idx, err := decodeIndexList(v)
+	_, _, idx, err := decodeTxEntry(v, true)
 	if err != nil {
-		return nil, corrupt(bucketTxOutputs, txHash[:], err)
+		return nil, corrupt(bucketTxIndex, txHash[:], err)
 	}
 	return idx, nil
 }
@@ -377,7 +418,7 @@ func (r *Reader) RctOutputsUpTo(height uint64) (uint64, error) {
 	if v == nil {
 		return 0, notFoundf("no RingCT output count at height %d", height)
 	}
-	n, err := decodeU64(v)
+	n, err := decodeUvarint(v)
 	if err != nil {
 		return 0, corrupt(bucketRctCounts, key, err)
 	}
@@ -386,7 +427,11 @@ func (r *Reader) RctOutputsUpTo(height uint64) (uint64, error) {
 
 // record reassembles the main-chain block at height h from its meta, blob
 // and txs, checking that the tx index agrees with it.
-func (r *Reader) record(h uint64) (BlockRecord, error) {
+func (r *Reader) record(h uint64) (BlockRecord, error) { return r.recordChecked(h, true) }
+
+// recordChecked is record, checking the tx index only if located: the
+// upgrade that rebuilds tx_index reads blocks it has not indexed yet.
+func (r *Reader) recordChecked(h uint64, located bool) (BlockRecord, error) {
 	m, err := r.MetaByHeight(h)
 	if err != nil {
 		return BlockRecord{}, err
@@ -411,12 +456,16 @@ func (r *Reader) record(h uint64) (BlockRecord, error) {
 		return BlockRecord{}, err
 	}
 	for i, th := range hashes {
+		if !located {
+			txs[i] = TxRecord{Hash: th, Blob: bytes.Clone(blobs[i]), Pruned: r.prunableHashOf(th) != nil}
+			continue
+		}
 		loc, err := r.TxLocation(th)
 		if err != nil {
 			return BlockRecord{}, err
 		}
 		if loc != (TxLocation{Height: h, Index: uint32(i)}) {
-			return BlockRecord{}, corruptf(bucketTxLocations, th[:], "points at height %d index %d, but the tx is at height %d index %d",
+			return BlockRecord{}, corruptf(bucketTxIndex, th[:], "points at height %d index %d, but the tx is at height %d index %d",
 				loc.Height, loc.Index, h, i)
 		}
 		txs[i] = TxRecord{Hash: th, Blob: bytes.Clone(blobs[i]), Pruned: r.prunableHashOf(th) != nil}

@@ -5,7 +5,7 @@ package chaindb
 // parses stored bytes, so a layout change is a change to this file (and to
 // schemaVersion) only.
 //
-// Schema version 6. All buckets sit at the root of the bbolt file.
+// Schema version 8. All buckets sit at the root of the bbolt file.
 //
 //	bucket         key                    value
 //	-------------  ---------------------  ------------------------------------------------
@@ -22,12 +22,11 @@ package chaindb
 //	block_heights  32-byte block hash     u64 height
 //	block_tx_blobs u64 height (BE)        the block's non-coinbase tx blobs, see the
 //	                                      layout below; absent for a block without txs
-//	tx_locations   32-byte tx hash        u64 height, u32 index in the block's tx list
 //	alt_blocks     32-byte block hash     alternative block, see the alt layout below
 //
 // A block's tx blobs are one value (schema version 4): layout byte 1, u32
 // count, count × u32 blob length, then the blobs in block order. A tx is
-// found through tx_locations. One value per block, keyed by height, keeps
+// found through tx_index. One value per block, keyed by height, keeps
 // the blobs in append order, packed into few pages; schema versions 1-3
 // kept one value per tx keyed by its hash (bucket tx_blobs), which left a
 // page per 2-4 KB tx about a quarter empty and scattered every append over
@@ -42,12 +41,28 @@ package chaindb
 //	               u64 amount index (BE)
 //	output_counts  u64 amount (BE)        u64 outputs of that amount on the main chain
 //	                                      (absent, never 0, when there are none)
-//	spent_keys     32-byte key image      u64 height of the main-chain block that spent it
-//	tx_outputs     32-byte tx hash        u32 count, then count × u64 amount index, one
-//	                                      per output in tx order (miner txs included)
-//	rct_counts     u64 height (BE)        u64 amount-0 outputs from genesis through that block
-//	miner_txs      32-byte tx hash        u64 height, for each main-chain block whose miner
-//	                                      tx is of version 1 (added in schema version 6)
+//	spent_keys     key image's first      uvarint heights, ascending (a height repeats for
+//	               8 bytes                each of its images of that prefix), of the
+//	                                      main-chain blocks that spent an image of that
+//	                                      prefix; a match is confirmed in the block (spent.go)
+//	tx_index       32-byte tx hash        uvarint height, uvarint slot in the block (0 the
+//	                                      miner tx, i+1 the block's i-th tx), then the
+//	                                      amount index of each output in tx order as a run
+//	                                      or a list (see the index list layout below); for
+//	                                      every main-chain tx, miner txs included
+//	rct_counts     u64 height (BE)        uvarint amount-0 outputs from genesis through
+//	                                      that block
+//	miner_txs      32-byte tx hash        uvarint height, for each main-chain block whose
+//	                                      miner tx is of version 1 (added in schema version 6)
+//
+// Schema version 8 gave the index values their compact layouts (output
+// entries without the tx hash, uvarints, runs of indexes) and merged
+// tx_locations (non-coinbase tx hash → u64 height, u32 index) and
+// tx_outputs (tx hash → u32 count, u64 indexes) into tx_index: one 32-byte
+// key and one bbolt element a tx instead of two, in the two buckets whose
+// random keys leave their pages 50-70 % full. Versions 6 and 7 are 8 and 9
+// with those buckets and fixed-width values; Open rebuilds their indexes
+// from the stored blocks (migrate.go).
 //
 // A version-2 miner tx is found through its first output (amount 0, whose
 // entry names its height); a version-1 one files its outputs under their
@@ -114,16 +129,24 @@ import (
 )
 
 // schemaVersion is written at creation and must match at Open.
-const schemaVersion uint32 = 6
+const schemaVersion uint32 = 8
 
 // schemaVersionPruned is schemaVersion's layout once the store is pruned
 // (bucketTxPrunableHash exists and v2 transaction blobs outside the seed's
 // stripes are pruned); Prune writes it, and only builds that read pruned
 // records open such a store.
-const schemaVersionPruned uint32 = 7
+const schemaVersionPruned uint32 = 9
+
+// Schema versions 6 and 7 are 8 and 9 with the index values of layout 1
+// (fixed-width outputs holding the tx hash, u32+u64 index lists, u64
+// heights and counts); Open rebuilds the indexes (migrate.go).
+const (
+	schemaVersionFixedIndexes       uint32 = 6
+	schemaVersionFixedIndexesPruned uint32 = 7
+)
 
 // Schema versions 4 and 5 are 6 and 7 without bucket miner_txs; Open
-// builds it (migrate.go).
+// rebuilds their indexes (migrate.go).
 const (
 	schemaVersionNoMinerTxs       uint32 = 4
 	schemaVersionNoMinerTxsPruned uint32 = 5
@@ -148,13 +171,12 @@ var (
 	bucketBlockTxs     = []byte("block_txs")
 	bucketBlockHeights = []byte("block_heights")
 	bucketBlockTxBlobs = []byte("block_tx_blobs")
-	bucketTxLocations  = []byte("tx_locations")
+	bucketTxIndex      = []byte("tx_index")
 	bucketAltBlocks    = []byte("alt_blocks")
 
 	bucketOutputs      = []byte("outputs")
 	bucketOutputCounts = []byte("output_counts")
 	bucketSpentKeys    = []byte("spent_keys")
-	bucketTxOutputs    = []byte("tx_outputs")
 	bucketRctCounts    = []byte("rct_counts")
 	bucketMinerTxs     = []byte("miner_txs")
 	bucketTxPool       = []byte("txpool")
@@ -165,21 +187,25 @@ var (
 	// bucketTxBlobsByHash is schema versions 1-3's tx blob bucket (32-byte
 	// tx hash → tx blob); only the upgrade reads it (migrate.go).
 	bucketTxBlobsByHash = []byte("tx_blobs")
+
+	// Schema versions 1-7's tx buckets, merged into tx_index by version 8;
+	// the upgrade drops them.
+	bucketTxLocationsV1 = []byte("tx_locations")
+	bucketTxOutputsV2   = []byte("tx_outputs")
 )
 
 // allBuckets is every bucket a valid store has; Open creates or checks them.
 var allBuckets = [][]byte{
 	bucketInfo, bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs,
-	bucketBlockHeights, bucketBlockTxBlobs, bucketTxLocations, bucketAltBlocks,
-	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts,
+	bucketBlockHeights, bucketBlockTxBlobs, bucketAltBlocks,
+	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts,
 	bucketTxPool, bucketMinerTxs,
 }
 
-// indexBuckets are the buckets schema versions 2 and 6 added; they hold
-// nothing but what indexes.go derives from the main chain's blocks, so a
-// migration can drop and rebuild them.
+// indexBuckets hold nothing but what indexes.go derives from the main
+// chain's blocks, so a migration can drop and rebuild them.
 var indexBuckets = [][]byte{
-	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxOutputs, bucketRctCounts, bucketMinerTxs,
+	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts, bucketMinerTxs,
 }
 
 // appendOrderedBuckets are the buckets whose keys grow with the chain
@@ -289,6 +315,10 @@ const metaLayoutV1 byte = 1
 
 // metaSize is the length of an encoded v1 meta.
 const metaSize = 199
+
+// metaMinerTxHashOffset is where MinerTxHash sits in an encoded v1 meta
+// (an output entry's tx hash is resolved from it without decoding the meta).
+const metaMinerTxHashOffset = 159
 
 // appendMeta appends the v1 encoding of m to dst.
 func appendMeta(dst []byte, m *BlockMeta) []byte {
@@ -457,23 +487,36 @@ func blockTxBlobAt(v []byte, i uint32) ([]byte, error) {
 	return data[off : off+l : off+l], nil
 }
 
-// ---- tx locations ----
+// ---- tx index entries ----
 
-const txLocationSize = 12
-
-func encodeTxLocation(loc TxLocation) []byte {
-	v := binary.LittleEndian.AppendUint64(make([]byte, 0, txLocationSize), loc.Height)
-	return binary.LittleEndian.AppendUint32(v, loc.Index)
+// encodeTxEntry is a tx's tx_index value: where it is (slot 0 its block's
+// miner tx, i+1 the block's i-th tx) and its outputs' amount indexes.
+func encodeTxEntry(height uint64, slot uint32, idx []uint64) []byte {
+	v := binary.AppendUvarint(nil, height)
+	v = binary.AppendUvarint(v, uint64(slot))
+	return append(v, encodeIndexList(idx)...)
 }
 
-func decodeTxLocation(v []byte) (TxLocation, error) {
-	if len(v) != txLocationSize {
-		return TxLocation{}, fmt.Errorf("tx location is %d bytes, want %d", len(v), txLocationSize)
+// decodeTxEntry parses a tx_index value; with indexes false it skips the
+// index list (which it does not check then).
+func decodeTxEntry(v []byte, indexes bool) (height uint64, slot uint32, idx []uint64, err error) {
+	d := decoder{buf: v}
+	if height, err = d.uvarint("height"); err != nil {
+		return 0, 0, nil, err
 	}
-	return TxLocation{
-		Height: binary.LittleEndian.Uint64(v),
-		Index:  binary.LittleEndian.Uint32(v[8:]),
-	}, nil
+	s, err := d.uvarint("slot")
+	if err != nil {
+		return 0, 0, nil, err
+	}
+	if s > math.MaxUint32 {
+		return 0, 0, nil, fmt.Errorf("tx slot %d is beyond a u32", s)
+	}
+	if indexes {
+		if idx, err = decodeIndexList(d.buf); err != nil {
+			return 0, 0, nil, err
+		}
+	}
+	return height, uint32(s), idx, nil
 }
 
 // ---- alternative blocks ----
@@ -597,103 +640,233 @@ func decodeOutputKey(k []byte) (amount, index uint64, err error) {
 	return binary.BigEndian.Uint64(k), binary.BigEndian.Uint64(k[8:]), nil
 }
 
-// outputLayoutV1 is the first byte of every encoded output entry.
+// outputLayout is the first byte of every encoded output entry (layout 1,
+// schema versions 2-7, also held the 32-byte tx hash, fixed-width).
 //
-// Layout v1, little-endian integers:
+// Layout 2 (schema version 8):
 //
-//	off  size  field
-//	  0     1  layout (= 1)
-//	  1    32  output public key, as in the tx (never validated)
-//	 33    32  commitment, amount-0 entries only (absent otherwise)
-//	  +     8  unlock_time of the tx
-//	  +     8  height of the block holding the tx
-//	  +    32  tx hash
-//	  +     4  position of the output in the tx's outputs
+//	size  field
+//	   1  layout (= 2)
+//	  32  output public key, as in the tx (never validated)
+//	  32  commitment, amount-0 entries only (absent otherwise)
+//	 var  unlock_time of the tx (uvarint)
+//	 var  height of the block holding the tx (uvarint)
+//	 var  the tx's slot in that block (uvarint): 0 its miner tx, i+1 its i-th tx
+//	 var  position of the output in the tx's outputs (uvarint)
 //
-// An amount-0 entry is 117 bytes, any other 85. The decoder takes the amount
-// from the key, so a value is only read together with its key.
-const outputLayoutV1 byte = 1
+// The tx hash is not repeated: Reader resolves the slot through block_txs
+// (or the meta's miner tx hash), one more lookup, which saved 45 of 117
+// bytes an entry. An amount-0 entry is typically 70-72 bytes. The decoder
+// takes the amount from the key, so a value is only read together with its
+// key.
+const outputLayout byte = 2
 
-const (
-	outputSizeClear = 1 + 32 + 8 + 8 + hashSize + 4 // amount > 0
-	outputSizeRct   = outputSizeClear + 32          // amount 0
-)
-
-func outputSize(amount uint64) int {
-	if amount == 0 {
-		return outputSizeRct
-	}
-	return outputSizeClear
-}
+// outputMinSize is the shortest entry of a clear (amount > 0) output: the
+// layout byte, the key and four one-byte uvarints.
+const outputMinSize = 1 + 32 + 4
 
 // encodeOutput encodes o for the outputs bucket; o.Amount decides whether
 // the commitment is written.
 func encodeOutput(o *OutputEntry) []byte {
-	le := binary.LittleEndian
-	v := make([]byte, 0, outputSize(o.Amount))
-	v = append(v, outputLayoutV1)
+	v := make([]byte, 0, outputMinSize+32+3*binary.MaxVarintLen64)
+	v = append(v, outputLayout)
 	v = append(v, o.Key[:]...)
 	if o.Amount == 0 {
 		v = append(v, o.Commitment[:]...)
 	}
-	v = le.AppendUint64(v, o.UnlockTime)
-	v = le.AppendUint64(v, o.Height)
-	v = append(v, o.TxHash[:]...)
-	return le.AppendUint32(v, o.Position)
+	v = binary.AppendUvarint(v, o.UnlockTime)
+	v = binary.AppendUvarint(v, o.Height)
+	v = binary.AppendUvarint(v, uint64(o.slot))
+	return binary.AppendUvarint(v, uint64(o.Position))
 }
 
-// decodeOutput parses the value stored under (amount, index).
+// decodeOutput parses the value stored under (amount, index). TxHash is left
+// zero: Reader.resolveTxHash fills it from the slot.
 func decodeOutput(amount, index uint64, v []byte) (OutputEntry, error) {
 	o := OutputEntry{Amount: amount, Index: index}
 	if len(v) == 0 {
 		return o, errors.New("output value is empty")
 	}
-	if v[0] != outputLayoutV1 {
-		return o, fmt.Errorf("output layout %d is not known (this build reads layout %d)", v[0], outputLayoutV1)
+	if v[0] != outputLayout {
+		return o, fmt.Errorf("output layout %d is not known (this build reads layout %d)", v[0], outputLayout)
 	}
-	if want := outputSize(amount); len(v) != want {
-		return o, fmt.Errorf("output value is %d bytes, layout %d needs %d for amount %d", len(v), outputLayoutV1, want, amount)
+	d := decoder{buf: v[1:]}
+	key, err := d.bytes(32, "output key")
+	if err != nil {
+		return o, err
 	}
-	le := binary.LittleEndian
-	p := v[1:]
-	copy(o.Key[:], p)
-	p = p[32:]
+	copy(o.Key[:], key)
 	if amount == 0 {
-		copy(o.Commitment[:], p)
-		p = p[32:]
+		c, err := d.bytes(32, "commitment")
+		if err != nil {
+			return o, err
+		}
+		copy(o.Commitment[:], c)
 	}
-	o.UnlockTime = le.Uint64(p)
-	o.Height = le.Uint64(p[8:])
-	copy(o.TxHash[:], p[16:])
-	o.Position = le.Uint32(p[16+hashSize:])
+	if o.UnlockTime, err = d.uvarint("unlock time"); err != nil {
+		return o, err
+	}
+	if o.Height, err = d.uvarint("height"); err != nil {
+		return o, err
+	}
+	slot, err := d.uvarint("tx slot")
+	if err != nil {
+		return o, err
+	}
+	pos, err := d.uvarint("position")
+	if err != nil {
+		return o, err
+	}
+	if slot > math.MaxUint32 || pos > math.MaxUint32 {
+		return o, fmt.Errorf("output tx slot %d or position %d is beyond a u32", slot, pos)
+	}
+	if len(d.buf) != 0 {
+		return o, fmt.Errorf("output value has %d trailing bytes", len(d.buf))
+	}
+	o.slot, o.Position = uint32(slot), uint32(pos)
 	return o, nil
 }
 
-// encodeIndexList encodes a tx's output indexes for tx_outputs: a u32 count,
-// then the indexes. The count keeps the value non-empty for txs without
-// outputs and makes it self-checking.
+// A tx's output indexes (tx_outputs, schema version 8) are one of:
+//
+//	layout 2 (a run):  u8 2, uvarint count (≥ 1), uvarint first index: the
+//	                   indexes first … first+count-1, as every tx whose
+//	                   outputs share one amount (all RingCT txs) has
+//	layout 3 (a list): u8 3, uvarint count, count × uvarint index: any
+//	                   other list (v1 txs of mixed amounts, no outputs)
+//
+// The encoder picks the run whenever it applies, and the decoder refuses a
+// list that should have been a run, so every list has one encoding (a pop
+// compares stored bytes with what the block makes). Layout 1 (schema
+// versions 2-7) was a u32 count and count × u64: 4+8n bytes where a run
+// takes 3-6.
+const (
+	indexListRun  = 2
+	indexListList = 3
+)
+
+// maxIndexRun bounds a decoded run (a tx has far fewer outputs), so that a
+// corrupt count cannot size an allocation.
+const maxIndexRun = 1 << 20
+
+// isRun reports whether idx is a non-empty run of consecutive indexes.
+func isRun(idx []uint64) bool {
+	if len(idx) == 0 || idx[0]+uint64(len(idx)-1) < idx[0] {
+		return false
+	}
+	for i := 1; i < len(idx); i++ {
+		if idx[i] != idx[0]+uint64(i) {
+			return false
+		}
+	}
+	return true
+}
+
 func encodeIndexList(idx []uint64) []byte {
-	v := make([]byte, 4, 4+8*len(idx))
-	binary.LittleEndian.PutUint32(v, uint32(len(idx))) // a tx blob of < 2^32 bytes has fewer outputs
+	if isRun(idx) && len(idx) <= maxIndexRun {
+		v := binary.AppendUvarint([]byte{indexListRun}, uint64(len(idx)))
+		return binary.AppendUvarint(v, idx[0])
+	}
+	v := binary.AppendUvarint([]byte{indexListList}, uint64(len(idx)))
 	for _, i := range idx {
-		v = binary.LittleEndian.AppendUint64(v, i)
+		v = binary.AppendUvarint(v, i)
 	}
 	return v
 }
 
 func decodeIndexList(v []byte) ([]uint64, error) {
-	if len(v) < 4 {
-		return nil, fmt.Errorf("output index list is %d bytes, shorter than its 4-byte count", len(v))
+	if len(v) == 0 {
+		return nil, errors.New("output index list is empty")
 	}
-	n := binary.LittleEndian.Uint32(v)
-	if uint64(len(v)-4) != uint64(n)*8 {
-		return nil, fmt.Errorf("output index list announces %d indexes but holds %d bytes of them", n, len(v)-4)
+	d := decoder{buf: v[1:]}
+	n, err := d.uvarint("output index count")
+	if err != nil {
+		return nil, err
 	}
-	idx := make([]uint64, n)
-	for i := range idx {
-		idx[i] = binary.LittleEndian.Uint64(v[4+8*i:])
+	var idx []uint64
+	switch v[0] {
+	case indexListRun:
+		first, err := d.uvarint("first output index")
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 || n > maxIndexRun || first+(n-1) < first {
+			return nil, fmt.Errorf("output index run of %d from %d", n, first)
+		}
+		idx = make([]uint64, n)
+		for i := range idx {
+			idx[i] = first + uint64(i)
+		}
+	case indexListList:
+		if n > uint64(len(d.buf)) { // each index takes at least a byte
+			return nil, fmt.Errorf("output index list announces %d indexes in %d bytes", n, len(d.buf))
+		}
+		idx = make([]uint64, n)
+		for i := range idx {
+			if idx[i], err = d.uvarint("output index"); err != nil {
+				return nil, err
+			}
+		}
+		if isRun(idx) && len(idx) <= maxIndexRun {
+			return nil, errors.New("output index list is a run stored as a list")
+		}
+	default:
+		return nil, fmt.Errorf("output index list layout %d is not known", v[0])
+	}
+	if len(d.buf) != 0 {
+		return nil, fmt.Errorf("output index list has %d trailing bytes", len(d.buf))
 	}
 	return idx, nil
+}
+
+// Heights and counts in index values (spent_keys, miner_txs, rct_counts;
+// schema version 8) are uvarints: 1-4 bytes where a u64 took 8.
+
+// spentKeySize is the length of a spent_keys key: a key image's prefix
+// (schema versions 2-7 keyed the whole 32-byte image).
+const spentKeySize = 8
+
+func spentKey(ki *cryptonote.Key) []byte { return append([]byte(nil), ki[:spentKeySize]...) }
+
+// encodeSpentHeights is a spent_keys value: uvarint heights, ascending.
+func encodeSpentHeights(heights []uint64) []byte {
+	var v []byte
+	for _, h := range heights {
+		v = binary.AppendUvarint(v, h)
+	}
+	return v
+}
+
+// decodeSpentHeights parses a spent_keys value: at least one height, in
+// ascending order (repeats allowed), each in its shortest uvarint.
+func decodeSpentHeights(v []byte) ([]uint64, error) {
+	if len(v) == 0 {
+		return nil, errors.New("spent heights value is empty")
+	}
+	d := decoder{buf: v}
+	var heights []uint64
+	for len(d.buf) > 0 {
+		h, err := d.uvarint("spent height")
+		if err != nil {
+			return nil, err
+		}
+		if n := len(heights); n > 0 && h < heights[n-1] {
+			return nil, fmt.Errorf("spent heights %d then %d are not ascending", heights[n-1], h)
+		}
+		heights = append(heights, h)
+	}
+	return heights, nil
+}
+
+func encodeUvarint(v uint64) []byte { return binary.AppendUvarint(nil, v) }
+
+func decodeUvarint(v []byte) (uint64, error) {
+	d := decoder{buf: v}
+	n, err := d.uvarint("value")
+	if err == nil && len(d.buf) != 0 {
+		err = fmt.Errorf("uvarint value has %d trailing bytes", len(d.buf))
+	}
+	return n, err
 }
 
 // decoder consumes a byte slice front to back, checking every length first.
@@ -714,6 +887,28 @@ func (d *decoder) u32(what string) (uint32, error) {
 		return 0, err
 	}
 	return binary.LittleEndian.Uint32(b), nil
+}
+
+// uvarint reads one uvarint in its shortest form: a longer encoding of the
+// same number is refused, so that every value has exactly one encoding.
+func (d *decoder) uvarint(what string) (uint64, error) {
+	v, n := binary.Uvarint(d.buf)
+	if n <= 0 {
+		return 0, fmt.Errorf("%s is not a valid uvarint", what)
+	}
+	if n != uvarintLen(v) {
+		return 0, fmt.Errorf("%s is a uvarint of %d bytes where %d suffice", what, n, uvarintLen(v))
+	}
+	d.buf = d.buf[n:]
+	return v, nil
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
 }
 
 // lengthPrefixed reads a u32 length and that many bytes, returning a copy.

@@ -251,6 +251,36 @@ func (q *blockQueue) next(height uint64) *span {
 	return nil
 }
 
+// nextRun is next(height) followed by the received, prepared spans that
+// continue it without a gap, each starting where the one before ends,
+// while the run holds at most maxBlocks blocks and maxBytes bytes (its
+// first span is taken whatever its size): the writer adds a run in one
+// store commit.
+func (q *blockQueue) nextRun(height uint64, maxBlocks, maxBytes int) []*span {
+	first := q.next(height)
+	if first == nil {
+		return nil
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	run := []*span{first}
+	blocks, size := len(first.blocks), first.size
+	end := first.start + uint64(len(first.blocks))
+	for _, s := range q.spans {
+		if s.start < end || s == first {
+			continue
+		}
+		if s.start > end || !s.received() || !s.prepared ||
+			blocks+len(s.blocks) > maxBlocks || size+s.size > maxBytes {
+			break
+		}
+		run = append(run, s)
+		blocks, size = blocks+len(s.blocks), size+s.size
+		end = s.start + uint64(len(s.blocks))
+	}
+	return run
+}
+
 // remove takes s out of the queue (added, or thrown away).
 func (q *blockQueue) remove(s *span) {
 	q.mu.Lock()

@@ -85,10 +85,22 @@ func FuzzBlockQueue(f *testing.F) {
 					q.fill(c, s.start, s.ids, blocks, 100*len(s.ids), now.Add(time.Second))
 					delete(reserved, c)
 				}
-			case 5: // the writer adds what it can
-				if s := q.next(height); s != nil {
-					if s.start > height {
+			case 5: // the writer adds what it can, a run of spans at a time
+				run := q.nextRun(height, 30, 5000)
+				blocks, size := 0, 0
+				for i, s := range run {
+					if i == 0 && s.start > height {
 						t.Fatalf("next span starts at %d above the height %d", s.start, height)
+					}
+					if i > 0 && s.start != run[i-1].start+uint64(len(run[i-1].blocks)) {
+						t.Fatalf("run span %d starts at %d, not where span %d ends", i, s.start, i-1)
+					}
+					if !s.received() || !s.prepared {
+						t.Fatalf("run span %d at %d is not ready", i, s.start)
+					}
+					blocks, size = blocks+len(s.blocks), size+s.size
+					if i > 0 && (blocks > 30 || size > 5000) {
+						t.Fatalf("run of %d blocks, %d bytes is over its bounds", blocks, size)
 					}
 					height = max(height, s.start+uint64(len(s.ids)))
 					q.remove(s)

@@ -116,10 +116,27 @@ type SyncProgress struct {
 	From           string // the peer that sent it (host:port)
 }
 
+// Bounds of one writer commit (a run of spans, queue.nextRun): as the
+// import's batches (importer.DefaultBatch), large enough that a commit's
+// fixed cost (the touched branch pages, the free list, the meta page and
+// the fsyncs) is shared by many blocks, small enough to bound the memory
+// and the time the chain's lock is held.
+const (
+	writeBatchBlocks = 500
+	writeBatchBytes  = 32 << 20
+)
+
 // writeLoop is the single writer: it adds the received, verified spans
 // strictly in height order (try_add_next_blocks). A block the chain
 // refuses drops and bans the peer that sent it; the spans it delivered
 // are thrown away and downloaded again from others.
+//
+// Spans ready one after the other are added in one store commit (addRun):
+// a synced block is acknowledged to no one (no peer or client waits on
+// it), so nothing needs to be durable before the run's commit, and a
+// crash loses at most the run, downloaded again. Blocks that are
+// acknowledged (submit_block, a relayed new block) go through chain.Add,
+// which commits each before answering.
 func (n *Node) writeLoop() {
 	defer n.wg.Done()
 	t := time.NewTicker(time.Second)
@@ -132,74 +149,94 @@ func (n *Node) writeLoop() {
 		case <-t.C:
 		}
 		for n.ctx.Err() == nil {
-			s := n.queue.next(n.chain.Height())
-			if s == nil {
+			run := n.queue.nextRun(n.chain.Height(), writeBatchBlocks, writeBatchBytes)
+			if run == nil {
 				break
 			}
-			n.addSpan(s)
+			n.addRun(run)
 		}
 	}
 }
 
-// addSpan adds a span's blocks: those that extend the main chain in one
-// store transaction (chain.AddBatch: one commit per span, atomic), the
+// addRun adds the blocks of a run of spans: those that extend the main
+// chain in one store transaction (chain.AddBatch: one commit, atomic), the
 // others (alternative, known, switching chains) one by one through Add.
+// A refused block is the fault of the span that delivered it: the spans
+// before it are added, those after it stay queued.
 //
 // A block whose verification panicked in a prep worker (prepErr) is
 // refused as an invalid block (chain.RuleVerifierPanic), after the blocks
-// before it are added.
-func (n *Node) addSpan(s *span) {
-	batch := make([]chain.BatchBlock, 0, len(s.blocks))
+// before it are added; the run stops there.
+func (n *Node) addRun(run []*span) {
+	var batch []chain.BatchBlock
+	var owner []int // owner[i]: the run's span that delivered batch[i]
 	var prepRefusal error
-	for i, b := range s.blocks {
-		if b.prepErr != nil {
-			var id cryptonote.Hash // the block's id, as the span lists it
-			if i < len(s.ids) {
-				id = s.ids[i]
+	prepSpan := -1
+collect:
+	for j, s := range run {
+		for i, b := range s.blocks {
+			if b.prepErr != nil {
+				var id cryptonote.Hash // the block's id, as the span lists it
+				if i < len(s.ids) {
+					id = s.ids[i]
+				}
+				prepRefusal = &chain.BlockError{Height: s.start + uint64(i), Hash: id, Rule: chain.RuleVerifierPanic, Err: b.prepErr}
+				prepSpan = j
+				break collect
 			}
-			prepRefusal = &chain.BlockError{Height: s.start + uint64(i), Hash: id, Rule: chain.RuleVerifierPanic, Err: b.prepErr}
-			break
+			batch = append(batch, chain.BatchBlock{Block: b.blk, Blob: b.blob, Txs: b.txs, TxBlobs: b.txBlobs})
+			owner = append(owner, j)
 		}
-		batch = append(batch, chain.BatchBlock{Block: b.blk, Blob: b.blob, Txs: b.txs, TxBlobs: b.txBlobs})
 	}
+	added := make([]int, len(run)) // blocks stored, by span
 	n.syncMu.Lock()
 	n.adding.Add(1)
 	var addErr error
-	added := 0
-	for len(batch) > 0 {
-		k, err := n.chain.AddBatch(batch)
-		added += k
+	failed := -1 // the span whose block was refused
+	pos := 0     // batch[pos] is the next block to add
+	for pos < len(batch) {
+		k, err := n.chain.AddBatch(batch[pos:])
+		for i := pos; i < pos+k; i++ {
+			added[owner[i]]++
+		}
 		n.blocksFromPeers.Add(uint64(k))
-		batch = batch[k:]
+		pos += k
 		if err != nil {
-			addErr = err
+			addErr, failed = err, owner[min(pos, len(batch)-1)]
 			break
 		}
-		if len(batch) == 0 {
+		if pos == len(batch) {
 			break
 		}
-		b := batch[0]
-		batch = batch[1:]
+		b := batch[pos]
 		res, err := n.chain.Add(b.Block, b.Blob, b.Txs, b.TxBlobs)
 		if err != nil && !errors.Is(err, chain.ErrAlreadyInChain) {
-			addErr = err
+			addErr, failed = err, owner[pos]
 			break
 		}
 		if err == nil {
-			added++
+			added[owner[pos]]++
 			n.blocksFromPeers.Add(1)
 		}
 		if res.Reorganized {
-			n.log.Info("switched to a heavier chain", "conn", s.from, "height", res.Meta.Height, "top", res.Meta.Hash, "blocks_replaced", res.Popped)
+			n.log.Info("switched to a heavier chain", "conn", run[owner[pos]].from, "height", res.Meta.Height, "top", res.Meta.Hash, "blocks_replaced", res.Popped)
 		}
+		pos++
 	}
-	if addErr == nil {
-		addErr = prepRefusal
+	if addErr == nil && prepRefusal != nil {
+		addErr, failed = prepRefusal, prepSpan
 	}
 	n.adding.Add(-1)
 	n.syncMu.Unlock()
-	n.queue.remove(s)
+	done := run
+	if failed >= 0 {
+		done = run[:failed+1] // the later spans were not tried: they stay
+	}
+	for _, s := range done {
+		n.queue.remove(s)
+	}
 	if addErr != nil {
+		s := run[failed]
 		n.log.Info("peer sent a block the chain refuses", "conn", s.from, "err", addErr)
 		// Closed first: fill refuses a closed connection's answers, so no
 		// span of it can be queued after dropFrom.
@@ -222,11 +259,13 @@ func (n *Node) addSpan(s *span) {
 		n.queue.dropFrom(s.from)
 		return
 	}
-	// The connections waiting for this span go on at once (or finish the
+	// The connections waiting for these spans go on at once (or finish the
 	// sync) rather than at their next wake-up.
 	n.wakeStandby()
 	if n.cfg.Progress != nil {
-		n.cfg.Progress(SyncProgress{Height: n.chain.Height(), Target: n.target(), Added: added, Start: s.start, From: s.from.addr.String()})
+		for j, s := range run {
+			n.cfg.Progress(SyncProgress{Height: n.chain.Height(), Target: n.target(), Added: added[j], Start: s.start, From: s.from.addr.String()})
+		}
 	}
 }
 

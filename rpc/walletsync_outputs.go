@@ -79,7 +79,11 @@ func (s *Server) getOuts(in *rpctypes.GetOutsRequest, outs []rpctypes.OutKey) ([
 			unlockCtx.hf = s.network.VersionAt(height - 1)
 		}
 		ref := func(i int) (uint64, uint64) { return in.Outputs[i].Amount, in.Outputs[i].Index }
-		err = r.EachOutput(len(in.Outputs), ref, func(i int, o *chaindb.OutputEntry) error {
+		each := r.EachRingMember // an entry's tx hash is a second lookup: only when asked
+		if in.GetTxID {
+			each = r.EachOutput
+		}
+		err = each(len(in.Outputs), ref, func(i int, o *chaindb.OutputEntry) error {
 			k := &outs[i]
 			*k = rpctypes.OutKey{Key: o.Key, Height: o.Height}
 			if o.Amount == 0 {

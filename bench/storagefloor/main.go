@@ -36,6 +36,8 @@ import (
 	"os"
 	"path/filepath"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/chainexport"
 	"github.com/gonero/gonero/cryptonote"
@@ -46,7 +48,15 @@ func main() {
 	in := flag.String("input-file", "", "export file (monero-blockchain-export)")
 	store := flag.String("store", "", "a gonero store file (gonero.db) to break down by bucket")
 	network := flag.String("network", "fakechain", "the store's network name, as chaindb.Open takes it")
+	raw := flag.String("raw", "", "a bbolt file to break down without opening it as a store (any schema, nothing upgraded): "+
+		"per bucket keys, key bytes, value bytes, element headers, pages and fill")
 	flag.Parse()
+	if *raw != "" {
+		if err := rawBreakdown(*raw); err != nil {
+			log.Fatalf("storagefloor: %v", err)
+		}
+		return
+	}
 	if *in == "" && *store == "" {
 		log.Fatal("storagefloor: -input-file or -store is needed")
 	}
@@ -184,4 +194,63 @@ func breakdown(path, network string) error {
 	fmt.Println("buckets_alloc", alloc)
 	fmt.Println("free_pages_bytes", (f.FreePages+f.PendingPages)*f.PageSize)
 	return nil
+}
+
+// rawBreakdown walks every root bucket of a bbolt file, opened read-only:
+// the bytes of its keys and values, bbolt's 16-byte element header per key
+// (leafPageElement), its pages (leaf, branch, overflow) and how full they
+// are (bytes in use ÷ bytes allocated), and the file's free pages. The
+// rest of a page's bytes in use is its 16-byte header and the branch
+// pages' elements.
+func rawBreakdown(path string) error {
+	db, err := bolt.Open(path, 0o400, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	fmt.Printf("%-18s %8s %10s %10s %9s %6s %6s %6s %10s %10s %5s\n", "bucket", "keys", "key B", "value B", "elem hdr",
+		"leaf", "branch", "ovfl", "in use", "alloc", "fill")
+	var tk, tkb, tvb, tin, tal int
+	err = db.View(func(tx *bolt.Tx) error {
+		err := tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			var keys, kb, vb int
+			if err := b.ForEach(func(k, v []byte) error {
+				keys++
+				kb += len(k)
+				vb += len(v)
+				return nil
+			}); err != nil {
+				return err
+			}
+			st := b.Stats()
+			in, al := st.LeafInuse+st.BranchInuse, st.LeafAlloc+st.BranchAlloc
+			fill := 0.0
+			if al > 0 {
+				fill = float64(in) / float64(al)
+			}
+			fmt.Printf("%-18s %8d %10d %10d %9d %6d %6d %6d %10d %10d %5.2f\n", name, keys, kb, vb, 16*keys,
+				st.LeafPageN, st.BranchPageN, st.LeafOverflowN+st.BranchOverflowN, in, al, fill)
+			tk, tkb, tvb, tin, tal = tk+keys, tkb+kb, tvb+vb, tin+in, tal+al
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%-18s %8d %10d %10d %9d %6s %6s %6s %10d %10d %5.2f\n", "total", tk, tkb, tvb, 16*tk, "", "", "", tin, tal,
+			float64(tin)/float64(max(tal, 1)))
+		s := db.Stats()
+		page := db.Info().PageSize
+		fmt.Printf("free pages %d (%d B), pending %d; file %d B (%d B pages in use by the snapshot)\n", s.FreePageN,
+			s.FreePageN*page, s.PendingPageN, fileSize(path), tx.Size())
+		return nil
+	})
+	return err
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
 }
