@@ -217,7 +217,7 @@ func startGonerod(ctx context.Context, dir, raw string) (*node, error) {
 		if err != nil {
 			return err
 		}
-		cmd = exec.Command(*gonerodBin, "--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--restricted-rpc",
+		cmd = exec.Command(*gonerodBin, "--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--restricted-rpc", "--no-zmq",
 			"--rpc-bind-port", strconv.Itoa(n.rpc), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(n.p2p),
 			"--log-level", *logLevel)
 		cmd.Stdout, cmd.Stderr = logFile, logFile
@@ -878,7 +878,7 @@ func syncFrom(ctx context.Context, n *node, f *facts, flood bool) string {
 	}
 	defer os.RemoveAll(dir)
 	rpc := freePort()
-	cmd := exec.Command(*gonerodBin, "--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", strconv.Itoa(rpc),
+	cmd := exec.Command(*gonerodBin, "--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--no-zmq", "--rpc-bind-port", strconv.Itoa(rpc),
 		"--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(freePort()), "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(n.p2p),
 		"--log-level", "warn")
 	logFile, _ := os.Create(filepath.Join(dir, "syncer.log"))
