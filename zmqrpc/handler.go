@@ -67,8 +67,7 @@ type method struct {
 }
 
 // methods is daemon_handler.cpp's table (every name it knows, in its
-// order), with restricted access from zmq_restricted_methods.cpp. A method
-// gonero does not serve yet answers Failed with notBuilt (see docs/zmq.md).
+// order), with restricted access from zmq_restricted_methods.cpp.
 var methods = map[string]method{
 	"get_block_hash":               {public, (*Server).getBlockHash},
 	"get_block_header_by_hash":     {public, (*Server).getBlockHeaderByHash},
@@ -92,7 +91,7 @@ var methods = map[string]method{
 	"key_images_spent":             {public, (*Server).keyImagesSpent},
 	"mining_status":                {blocked, (*Server).miningStatus},
 	"save_bc":                      {blocked, (*Server).saveBC},
-	"send_raw_tx":                  {public, notBuilt},
+	"send_raw_tx":                  {public, (*Server).sendRawTx},
 	"send_raw_tx_hex":              {public, (*Server).sendRawTxHex},
 	"set_log_level":                {blocked, (*Server).setLogLevel},
 	"start_mining":                 {blocked, (*Server).startMining},
@@ -102,10 +101,6 @@ var methods = map[string]method{
 // blockedOnly are names monerod refuses in restricted mode although its
 // handler table does not have them (so unrestricted they are unknown).
 var blockedOnly = map[string]bool{"flush_txpool": true, "relay_tx": true, "set_log_categories": true}
-
-func notBuilt(*Server, raw, *writer) (string, error) {
-	return "gonero does not serve this method over ZMQ yet", nil
-}
 
 // notImplemented is monerod's own answer for get_peer_list over ZMQ.
 func notImplemented(*Server, raw, *writer) (string, error) {

@@ -26,6 +26,7 @@ import (
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/randomx"
 	"github.com/gonero/gonero/txpool"
+	"github.com/gonero/gonero/zmqpub"
 )
 
 // client is a ZMQ REQ peer speaking raw frames, so tests can also send
@@ -447,10 +448,35 @@ func TestPoolAgainstMonerod(t *testing.T) {
 	full, _ := openChain(t, fresh.RawFile, 0)
 	height := full.Height()
 	var top uint64
-	var blobs []string
+	var blobs, jsons []string
 	var ids []string
 	var kis []string
+	// chainTx and minerTx: a transaction of an earlier block and that
+	// block's miner transaction, as JSON (send_raw_tx: already in the chain,
+	// its key images spent there; a coinbase, changed so that it is not in
+	// the chain).
+	var chainTx, minerTx string
 	_ = full.Store().View(func(r *chaindb.Reader) error {
+		for h := uint64(1); h < height && chainTx == ""; h++ {
+			hs, _ := r.TxHashes(h)
+			if len(hs) == 0 {
+				continue
+			}
+			b, err := r.TxBlob(hs[0])
+			if err != nil {
+				return err
+			}
+			chainTx = string(zmqpub.AppendTxJSON(nil, mustParseTx(t, b), false))
+			bb, err := r.BlockBlob(h)
+			if err != nil {
+				return err
+			}
+			blk, err := cryptonote.ParseBlock(bb)
+			if err != nil {
+				return err
+			}
+			minerTx = string(zmqpub.AppendTxJSON(nil, &blk.MinerTx, false))
+		}
 		for h := height - 1; h > 0; h-- {
 			hs, _ := r.TxHashes(h)
 			if len(hs) == 0 {
@@ -468,6 +494,7 @@ func TestPoolAgainstMonerod(t *testing.T) {
 				if err != nil {
 					return err
 				}
+				jsons = append(jsons, string(zmqpub.AppendTxJSON(nil, tx, false)))
 				for _, in := range tx.Inputs {
 					if k, ok := in.(cryptonote.TxInToKey); ok {
 						kis = append(kis, k.KeyImage.String())
@@ -525,18 +552,84 @@ func TestPoolAgainstMonerod(t *testing.T) {
 				return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params)
 			}
 			ask(req("get_height", "{}"), false)
+			sendJSON := func(tx, relay string) { ask(req("send_raw_tx", `{"tx":`+tx+`,"relay":`+relay+`}`), false) }
+			// send_raw_tx refusing what fromJsonValue or the serialisation
+			// refuses, before any of the block's transactions is in the pool.
+			for _, m := range txJSONMutations(jsons[0]) {
+				sendJSON(m, "true")
+			}
+			for _, p := range []string{`{"relay":true}`, `{"tx":1,"relay":true}`, `{"tx":` + jsons[0] + `}`,
+				`{"tx":` + jsons[0] + `,"relay":1}`, `[]`} {
+				ask(req("send_raw_tx", p), false)
+			}
+			sendJSON(chainTx, "true") // already in the chain
+			sendJSON(strings.Replace(minerTx, `"extra":"`, `"extra":"00`, 1), "true")
+			// A transaction of the chain with another extra: its key images
+			// are spent in the chain.
+			sendJSON(strings.Replace(chainTx, `"extra":"`, `"extra":"00`, 1), "true")
 			for i, b := range blobs {
 				relay := "true"
 				if i%2 == 1 {
 					relay = "false"
 				}
-				ask(req("send_raw_tx_hex", `{"tx_as_hex":"`+b+`","relay":`+relay+`}`), false)
+				if i%3 == 0 {
+					sendJSON(jsons[i], relay)
+				} else {
+					ask(req("send_raw_tx_hex", `{"tx_as_hex":"`+b+`","relay":`+relay+`}`), false)
+				}
 			}
 			ask(req("send_raw_tx_hex", `{"tx_as_hex":"`+blobs[0]+`","relay":true}`), false)
+			sendJSON(jsons[0], "true")                                                 // already in the pool
+			sendJSON(strings.Replace(jsons[0], `"extra":"`, `"extra":"00`, 1), "true") // its key images spent in the pool
 			ask(req("get_transaction_pool", "{}"), true)
 			ask(req("get_transactions", `{"tx_hashes":["`+strings.Join(ids, `","`)+`"]}`), true)
 			ask(req("key_images_spent", `{"key_images":["`+strings.Join(kis, `","`)+`"]}`), false)
 			ask(req("get_info", "{}"), false)
 		})
+	}
+}
+
+// txJSONMutations are variants of a transaction's JSON (a RingCT one with
+// bulletproofs) that monerod's send_raw_tx refuses, each in its own way:
+// while reading the JSON (a missing member, a wrong type, bad hex, an
+// input or output object of the wrong size, numbers out of range), while
+// serialising it (counts that disagree, an unknown RingCT type, a pruned
+// transaction, versions 0 and 3), or when verifying what it read (an
+// unknown input kind left as monerod's default variant, version 1 without
+// signatures); and one that is the same transaction in capital hex
+// digits. (An unknown output kind is left out: monerod's parser refuses
+// the blob, expand_transaction_1, where gonero's checks answer "invalid
+// output", for send_raw_tx_hex alike; docs/zmq.md.)
+func txJSONMutations(j string) []string {
+	one := func(old, new string) string {
+		if !strings.Contains(j, old) {
+			panic("the transaction's JSON has no " + old)
+		}
+		return strings.Replace(j, old, new, 1)
+	}
+	drop := func(re string) string {
+		r := regexp.MustCompile(re)
+		if !r.MatchString(j) {
+			panic("the transaction's JSON has no " + re)
+		}
+		return r.ReplaceAllString(j, "")
+	}
+	upper := regexp.MustCompile(`"extra":"[0-9a-f]*"`).ReplaceAllStringFunc(j, strings.ToUpper)
+	return []string{
+		one(`"version":2`, `"version":3`), one(`"version":2`, `"version":0`), one(`"version":2`, `"version":1`),
+		one(`"version":2`, `"version":-1`), one(`"version":2`, `"version":"2"`), one(`"version":2`, `"version":2.0`),
+		drop(`"unlock_time":0,`), one(`"inputs":[`, `"inputs":{`) + "", one(`"extra":"`, `"extra":"0`),
+		one(`"extra":"`, `"extra":"zz`), one(`"extra":"`, `"extra":1,"x":"`),
+		one(`{"to_key":{`, `{"x":1,"to_key":{`), one(`{"to_key":{`, `{"to_kex":{`), one(`"key_offsets":[`, `"key_offsets":[-1,`),
+		one(`"key_image":"`, `"key_image":"0`), one(`"key_image":"`, `"key_image":"0"`+`,"y":"`),
+		one(`{"amount":0,"to_tagged_key"`, `{"amount":0,"amount":0,"to_tagged_key"`),
+		one(`"view_tag":"`, `"view_tag":"0`),
+		one(`"type":6`, `"type":256`), one(`"type":6`, `"type":7`), one(`"type":6`, `"type":4294967296`),
+		one(`"type":6`, `"type":0`), one(`"type":6`, `"type":5`), one(`"commitments":["`, `"commitments":["00`),
+		drop(`,"prunable":\{.*\}\}$`) + "}}", drop(`"signatures":\[\],`), regexp.MustCompile(`"clsags":\[\{[^}]*\},?`).ReplaceAllString(j, `"clsags":[`),
+		one(`"fee":`, `"fee":-`), one(`"encrypted":[{`, `"encrypted":[1,{`), one(`"bulletproofs_plus":[{`, `"bulletproofs_plus":[{"x":1},{`),
+		one(`"clsags":[`, `"clsags":[1,`), one(`"pseudo_outs":["`, `"pseudo_outs":[1,"`), drop(`"mask":"[0-9a-f]*",`),
+		// Last: accepted, it puts the transaction's key images in the pool.
+		strings.Replace(upper, `"EXTRA"`, `"extra"`, 1),
 	}
 }
