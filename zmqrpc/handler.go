@@ -7,6 +7,7 @@ import (
 
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/u128"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -338,11 +339,27 @@ func (s *Server) metaByHeight(h uint64) (m chaindb.BlockMeta, ok bool) {
 	return m, err == nil
 }
 
+// metaByHash finds a block on the main chain, then among the alternative
+// blocks, as monerod's get_block_by_hash. An alternative block's header
+// is its own but for the difficulty: getBlockHeaderByHash asks
+// block_difficulty for its height, the main chain's block there (0 when
+// the main chain is shorter).
 func (s *Server) metaByHash(id cryptonote.Hash) (m chaindb.BlockMeta, ok bool) {
 	err := s.chain.View(func(r *chaindb.Reader) error {
 		var err error
-		m, err = r.MetaByHash(id)
-		return err
+		if m, err = r.MetaByHash(id); err == nil {
+			return nil
+		}
+		alt, err := r.AltBlock(id)
+		if err != nil {
+			return err
+		}
+		m = alt.Meta
+		m.Difficulty = u128.U128{}
+		if main, err := r.MetaByHeight(m.Height); err == nil {
+			m.Difficulty = main.Difficulty
+		}
+		return nil
 	})
 	return m, err == nil
 }

@@ -239,7 +239,10 @@ func (s *Server) getDynamicFeeEstimate(params raw, w *writer) (string, error) {
 		// its text as malformed JSON.
 		return "", jsonError(fmt.Sprintf("Height %d not in blockchain", height))
 	}
-	version := net.VersionAt(max(height, 1) - 1)
+	// get_block_reward at get_current_hard_fork_version, the version
+	// answered: on a chain of the genesis block alone already the next
+	// block's (regtest: 16, not the genesis block's 1).
+	version := hf
 	generated := next.Top.GeneratedCoins
 	if height == 0 {
 		generated = 0

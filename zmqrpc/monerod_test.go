@@ -633,3 +633,135 @@ func txJSONMutations(j string) []string {
 		strings.Replace(upper, `"EXTRA"`, `"extra"`, 1),
 	}
 }
+
+// TestAltBlockHeaderAgainstMonerod: both nodes get the same alternative
+// block (a block of the chain without transactions, mined again with
+// another nonce on the same parent); get_block_header_by_hash finds it in
+// both (its own fields, the main chain's difficulty at its height), and
+// get_info counts it.
+func TestAltBlockHeaderAgainstMonerod(t *testing.T) {
+	lab := monerodlab.Require(t)
+	fresh := lab.FreshChain(t)
+	c, pool := openChain(t, fresh.RawFile, 0)
+	m := lab.StartMonerod(t, fresh.NodeDir, fmt.Sprintf("--zmq-pub=tcp://127.0.0.1:%d", monerodlab.FreePort(t)))
+	theirs := dial(t, fmt.Sprintf("127.0.0.1:%d", m.RPCPort+1000))
+	s, err := New(Config{Addr: "127.0.0.1:0", Version: "0.18.5.3"},
+		Backend{Chain: NewChainSource(c), Pool: NewPoolSource(pool), Submit: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ours := dial(t, s.Addr().String())
+
+	// Alternative blocks at the top's height and below it.
+	var alts []cryptonote.Hash
+	top := c.Height() - 1
+	for _, h := range []uint64{top, top - 1, top / 2} {
+		var blk *cryptonote.Block
+		_ = c.Store().View(func(r *chaindb.Reader) error {
+			for ; h > 0; h-- {
+				hs, err := r.TxHashes(h)
+				if err != nil {
+					return err
+				}
+				if len(hs) > 0 {
+					continue
+				}
+				b, err := r.BlockBlob(h)
+				if err != nil {
+					return err
+				}
+				blk, err = cryptonote.ParseBlock(b)
+				return err
+			}
+			return nil
+		})
+		if blk == nil {
+			t.Fatalf("no block without transactions at or below %d", h)
+		}
+		blk.Nonce ^= 0x5a5a5a5a
+		blob := blk.Serialize()
+		if _, err := c.Add(blk, blob, nil, nil); err != nil {
+			t.Fatalf("gonero refuses the alternative block at %d: %v", h, err)
+		}
+		// monerod's submit_block answers "Block not accepted" for a block
+		// that does not extend the main chain, and keeps it.
+		_ = m.Call("submit_block", []string{hex.EncodeToString(blob)}, nil)
+		id, err := blk.ID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		alts = append(alts, id)
+	}
+	req := func(method, params string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params)
+	}
+	qs := []string{req("get_info", "{}"), req("get_block_header_by_height", fmt.Sprintf(`{"height":%d}`, top))}
+	for _, id := range alts {
+		qs = append(qs, req("get_block_header_by_hash", `{"hash":"`+id.String()+`"}`))
+	}
+	for _, q := range qs {
+		w, g := theirs.call(t, q), ours.call(t, q)
+		g = regexp.MustCompile(`"start_time":\d+`).ReplaceAllString(g, `"start_time":0`)
+		w = regexp.MustCompile(`"start_time":\d+`).ReplaceAllString(w, `"start_time":0`)
+		if g != w {
+			t.Errorf("%s\n%s", clip(q), firstDiff(g, w))
+		}
+		if strings.Contains(q, "by_hash") && strings.Contains(g, `"error"`) {
+			t.Errorf("%s: %s", clip(q), g)
+		}
+	}
+}
+
+// TestGenesisOnlyAgainstMonerod: both nodes with nothing but the genesis
+// block, where monerod's current hard fork is still version 1, below the
+// per-byte fee: get_dynamic_fee_estimate's per-kB answer, and the other
+// methods on the smallest chain.
+func TestGenesisOnlyAgainstMonerod(t *testing.T) {
+	lab := monerodlab.Require(t)
+	db, err := chaindb.Open(filepath.Join(t.TempDir(), "chain.db"), chaindb.Options{Network: params.Regtest.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pow, err := randomx.New(randomx.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pow.Close(); db.Close() })
+	c, err := chain.Open(db, chain.Config{Network: params.Regtest, FixedDifficulty: 1, PoW: pow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := txpool.NewForChain(c, txpool.Options{})
+	m := lab.StartMonerod(t, "", fmt.Sprintf("--zmq-pub=tcp://127.0.0.1:%d", monerodlab.FreePort(t)))
+	theirs := dial(t, fmt.Sprintf("127.0.0.1:%d", m.RPCPort+1000))
+	s, err := New(Config{Addr: "127.0.0.1:0", Version: "0.18.5.3"},
+		Backend{Chain: NewChainSource(c), Pool: NewPoolSource(pool), Submit: pool})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ours := dial(t, s.Addr().String())
+	req := func(method, params string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":%q,"params":%s}`, method, params)
+	}
+	qs := []string{req("get_info", "{}"), req("get_last_block_header", "{}"), req("hard_fork_info", `{"version":0}`),
+		req("hard_fork_info", `{"version":1}`), req("get_output_distribution", `{"amounts":[0],"from_height":0,"to_height":0,"cumulative":true}`)}
+	for _, g := range []int{0, 1, 10, 99, 100, 101} {
+		qs = append(qs, req("get_dynamic_fee_estimate", fmt.Sprintf(`{"num_grace_blocks":%d}`, g)))
+	}
+	for _, q := range qs {
+		w, g := theirs.call(t, q), ours.call(t, q)
+		g = regexp.MustCompile(`"start_time":\d+`).ReplaceAllString(g, `"start_time":0`)
+		w = regexp.MustCompile(`"start_time":\d+`).ReplaceAllString(w, `"start_time":0`)
+		if g != w {
+			t.Errorf("%s\n%s", clip(q), firstDiff(g, w))
+		}
+	}
+}
