@@ -154,7 +154,7 @@ func (s *Server) handle(msg []byte) []byte {
 	if !ok {
 		return errorAnswer(id, statusBadRequest, `"`+name+`" is not a valid request.`)
 	}
-	w := &writer{}
+	w := &writer{b: make([]byte, 0, 512)}
 	w.b = append(w.b, `{"jsonrpc":"2.0","id":`...)
 	w.b = echo(w.b, id)
 	w.b = append(w.b, `,"result":{"rpc_version":`...)

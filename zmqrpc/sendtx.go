@@ -226,12 +226,12 @@ func jInput(v raw) (cryptonote.TxIn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(o.keys) != 1 {
+	if o.len() != 1 {
 		return nil, missingKey("Invalid input object")
 	}
 	var in cryptonote.TxIn = cryptonote.TxInGen{}
-	for i, k := range o.keys {
-		val := o.vals[i]
+	for i := range o.m {
+		k, val := o.key(i), o.m[i].val
 		switch k {
 		case "to_key":
 			o, err := jObject(val)
@@ -322,12 +322,12 @@ func jOutput(v raw) (cryptonote.TxOut, error) {
 	if err != nil {
 		return out, err
 	}
-	if len(o.keys) != 2 {
+	if o.len() != 2 {
 		return out, missingKey("Invalid input object")
 	}
 	out.Target = cryptonote.TxOutToScript{}
-	for i, k := range o.keys {
-		val := o.vals[i]
+	for i := range o.m {
+		k, val := o.key(i), o.m[i].val
 		switch k {
 		case "amount":
 			if out.Amount, err = toUint64(val); err != nil {

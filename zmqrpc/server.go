@@ -93,6 +93,7 @@ type Server struct {
 	// output counts get_output_distribution last read.
 	blocks *boundedcache.Cache[blockKey, *renderedBlock]
 	rct    rctCache
+	dist   distCache
 
 	handling chan struct{} // one slot per request being answered
 	// MessageTimeout and BudgetWait (shorter in tests).
@@ -319,7 +320,8 @@ func (s *Server) serve(c net.Conn) {
 		if err := bw.Flush(); err != nil {
 			return
 		}
-		_ = c.SetWriteDeadline(time.Time{})
+		// The write deadline stays: only writes see it, and each answer
+		// sets its own.
 	}
 }
 
@@ -433,9 +435,13 @@ func (s *Server) readRequest(r *bufio.Reader, started func()) (env [][]byte, bod
 				}
 				// A bounded wait: connections each holding part of the
 				// budget and waiting for more would otherwise wait forever.
-				ctx, cancel := context.WithTimeout(s.ctx, s.budgetWait)
-				err := s.budget.Acquire(ctx, int64(size))
-				cancel()
+				// (No timer when there is room at once.)
+				var err error
+				if !s.budget.TryAcquire(int64(size)) {
+					ctx, cancel := context.WithTimeout(s.ctx, s.budgetWait)
+					err = s.budget.Acquire(ctx, int64(size))
+					cancel()
+				}
 				if err != nil {
 					if body != nil {
 						s.budget.Release(int64(len(body)))

@@ -7,8 +7,13 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/testutil"
 )
 
 func startLocal(t *testing.T) *Server {
@@ -177,4 +182,64 @@ func TestStalledMessageAndBudget(t *testing.T) {
 	s.budget.Release(MaxInFlight)
 	ok := dial(t, s.Addr().String())
 	ok.call(t, heightReq)
+}
+
+// get_output_distribution's kept answer follows the chain: after the top
+// block is popped, and after it is added again, the answer is what a
+// server without kept answers gives on that chain.
+func TestOutputDistributionFollowsTheChain(t *testing.T) {
+	c, _ := openChain(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), 0)
+	kept, err := New(Config{}, Backend{Chain: NewChainSource(c)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := []byte(`{"jsonrpc":"2.0","id":1,"method":"get_output_distribution","params":{"amounts":[0],"from_height":0,"to_height":0,"cumulative":true}}`)
+	fresh := func() string {
+		s, err := New(Config{}, Backend{Chain: NewChainSource(c)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(s.handle(q))
+	}
+	before := string(kept.handle(q))
+	if again := string(kept.handle(q)); again != before || before != fresh() || !strings.Contains(before, `"distribution":[`) {
+		t.Fatalf("answers on the same chain differ:\n%s\n%s", before, again)
+	}
+	var top *cryptonote.Block
+	var blob []byte
+	var txs []*cryptonote.Transaction
+	var txBlobs [][]byte
+	_ = c.Store().View(func(r *chaindb.Reader) error {
+		h := c.Height() - 1
+		blob, _ = r.BlockBlob(h)
+		top, _ = cryptonote.ParseBlock(blob)
+		for _, id := range top.TxHashes {
+			b, err := r.TxBlob(id)
+			if err != nil {
+				return err
+			}
+			tx, err := cryptonote.ParseTransaction(b)
+			if err != nil {
+				return err
+			}
+			txs, txBlobs = append(txs, tx), append(txBlobs, b)
+		}
+		return nil
+	})
+	if top == nil {
+		t.Fatal("no top block")
+	}
+	if _, err := c.PopBlocks(1); err != nil {
+		t.Fatal(err)
+	}
+	popped := string(kept.handle(q))
+	if popped == before || popped != fresh() {
+		t.Fatalf("after a pop the kept answer is\n%s\nwant\n%s", popped, fresh())
+	}
+	if _, err := c.Add(top, blob, txs, txBlobs); err != nil {
+		t.Fatal(err)
+	}
+	if again := string(kept.handle(q)); again != before {
+		t.Fatalf("with the block back the answer is\n%s\nwant\n%s", again, before)
+	}
 }
