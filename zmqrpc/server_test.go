@@ -243,3 +243,42 @@ func TestOutputDistributionFollowsTheChain(t *testing.T) {
 		t.Fatalf("with the block back the answer is\n%s\nwant\n%s", again, before)
 	}
 }
+
+// Answers not yet sent are bounded all connections together: with the
+// answers' budget taken (as by peers that never read), an answer waits
+// for room, then its connection is dropped; with room again, answers flow.
+func TestAnswerBudget(t *testing.T) {
+	s, err := New(Config{Addr: "127.0.0.1:0"}, Backend{Chain: noChain{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.budgetWait = 300 * time.Millisecond
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if !s.answers.TryAcquire(MaxAnswerBytes) {
+		t.Fatal("answers' budget in use")
+	}
+	waiting := dial(t, s.Addr().String())
+	waiting.send(t, nil, []byte(heightReq))
+	_ = waiting.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := waiting.r.ReadByte(); err == nil {
+		t.Fatal("answered without room for the answer")
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("connection left open")
+	}
+	s.answers.Release(MaxAnswerBytes)
+	served := dial(t, s.Addr().String())
+	if a := served.call(t, heightReq); !strings.Contains(a, `"height":1`) {
+		t.Fatalf("answer %q", a)
+	}
+	// All of it given back once sent (the server releases it after its
+	// write returns, which the client may see first).
+	for deadline := time.Now().Add(5 * time.Second); !s.answers.TryAcquire(MaxAnswerBytes); {
+		if time.Now().After(deadline) {
+			t.Fatal("an answer sent still holds the budget")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
