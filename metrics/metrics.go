@@ -55,6 +55,9 @@ type Sources struct {
 	// RPCDefences reads what the RPC listeners' defences did
 	// (the node's rpcDefenceCounts, in rpcconfig.go); nil: not exported.
 	RPCDefences func() RPCDefenceCounts
+	// Memory reads the memory budget's use: the global total (Part "")
+	// and each part drawing on it; nil: not exported.
+	Memory func() []MemoryPart
 }
 
 // Buckets of the histograms, in seconds. RPC answers range from a cached
@@ -167,6 +170,9 @@ func (m *Metrics) Watch(src Sources) {
 			_, b := p.Stats()
 			return float64(b)
 		})
+	}
+	if f := src.Memory; f != nil {
+		m.reg.MustRegister(newMemoryCollector(f))
 	}
 	if f := src.RPCDefences; f != nil {
 		m.reg.MustRegister(newRPCDefencesCollector(f))

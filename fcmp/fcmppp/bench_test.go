@@ -2,6 +2,12 @@ package fcmppp
 
 import (
 	"encoding/hex"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -110,4 +116,107 @@ func BenchmarkVerifyBatch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(inputs)/1e6, "ms/input")
+}
+
+// TestTimeLikeOracle prints, for each case file in $FCMP_TIME (space-separated; case 0 of each), what
+// fcmp-oracle's `time --reps K` prints for the reference: single, the median of K runs of read + queue
+// into a fresh batch + check; batch, K copies read and queued into one batch and checked once, median
+// of 3, per proof. K is $FCMP_TIME_REPS (default 10); FCMP_TIME_MODE=single runs the singles only;
+// FCMP_TIME_ALL=1 adds every case of the files in one batch (median of 3). It
+// is a measurement, not a test: it runs only when $FCMP_TIME is set. Times are the process's CPU time
+// (getrusage: user + system, every thread, so the garbage collector's work counts), since wall time
+// means little on a loaded machine; compare with the oracle built to read the thread's CPU clock
+// instead of Instant (docs/benchmarks.md).
+func TestTimeLikeOracle(t *testing.T) {
+	files := strings.Fields(os.Getenv("FCMP_TIME"))
+	if len(files) == 0 {
+		t.Skip("FCMP_TIME not set")
+	}
+	reps := 10
+	if v, err := strconv.Atoi(os.Getenv("FCMP_TIME_REPS")); err == nil && v > 0 {
+		reps = v
+	}
+	p := testParams(t)
+	now := func() float64 { // ms of CPU time
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			t.Fatal(err)
+		}
+		return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e6
+	}
+	median := func(v []float64) float64 {
+		sort.Float64s(v)
+		return v[len(v)/2]
+	}
+	for _, f := range files {
+		cs := loadCases(t, f)
+		a := argsOf(&cs[0])
+		n := len(a.pseudo)
+		var single, batch []float64
+		for range reps {
+			start := now()
+			if err := p.VerifyOne(a.pseudo, a.layers, a.proof, a.root, a.tx, a.kis); err != nil {
+				t.Fatal(err)
+			}
+			single = append(single, now()-start)
+		}
+		if os.Getenv("FCMP_TIME_MODE") == "single" {
+			continue
+		}
+		for range 3 {
+			start := now()
+			var bt Batch
+			for range reps {
+				pr, err := Read(a.pseudo, a.layers, a.proof)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := p.Queue(&bt, pr, a.root, a.tx, a.kis); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !p.Verify(&bt) {
+				t.Fatal("batch fails")
+			}
+			batch = append(batch, (now()-start)/float64(reps))
+		}
+		s, b := median(single), median(batch)
+		fmt.Printf("gonero %-40s %2d %2d single_ms %8.2f ms/input %7.2f batch_ms %8.2f ms/input %7.2f\n",
+			f, n, a.layers, s, s/float64(n), b, b/float64(n))
+	}
+	// With $FCMP_TIME_ALL set, every case of the files in one batch, as the oracle's time ends when it
+	// is given several cases.
+	if os.Getenv("FCMP_TIME_ALL") == "" {
+		return
+	}
+	var all []benchArgs
+	inputs := 0
+	for _, f := range files {
+		cs := loadCases(t, f)
+		for i := range cs {
+			all = append(all, argsOf(&cs[i]))
+			inputs += len(cs[i].PseudoOuts)
+		}
+	}
+	var runs []float64
+	for range 3 {
+		start := now()
+		var bt Batch
+		for _, a := range all {
+			pr, err := Read(a.pseudo, a.layers, a.proof)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Queue(&bt, pr, a.root, a.tx, a.kis); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !p.Verify(&bt) {
+			t.Fatal("batch fails")
+		}
+		runs = append(runs, now()-start)
+	}
+	m := median(runs)
+	fmt.Printf("gonero all %d cases in one batch (%d inputs): %.2f ms, %.2f ms/proof, %.2f ms/input\n",
+		len(all), inputs, m, m/float64(len(all)), m/float64(inputs))
 }

@@ -55,13 +55,6 @@ func (a seleneLC) constant(c helioselene.Field25519) seleneLC {
 	return r
 }
 
-func (a seleneLC) plus(b seleneLC) seleneLC {
-	r := a.clone(len(b.terms))
-	r.terms = append(r.terms, b.terms...)
-	r.c.Add(&r.c, &b.c)
-	return r
-}
-
 func (a seleneLC) minus(b seleneLC) seleneLC {
 	r := a.clone(len(b.terms))
 	for _, t := range b.terms {
@@ -73,44 +66,29 @@ func (a seleneLC) minus(b seleneLC) seleneLC {
 	return r
 }
 
-func (a seleneLC) scale(s *helioselene.Field25519) seleneLC {
-	r := a.clone(0)
-	for i := range r.terms {
-		r.terms[i].w.Mul(&r.terms[i].w, s)
-	}
-	r.c.Mul(&r.c, s)
-	return r
-}
-
-// gbp converts the combination into the proof system's constraint.
-func (a seleneLC) gbp() gbp.SeleneLinComb {
-	var lc gbp.SeleneLinComb
-	for _, t := range a.terms {
-		term := gbp.SeleneTerm{I: t.v.i, W: t.w}
-		switch t.v.kind {
-		case varL:
-			lc.WL = append(lc.WL, term)
-		case varR:
-			lc.WR = append(lc.WR, term)
-		case varO:
-			lc.WO = append(lc.WO, term)
-		case varC:
-			for len(lc.WCG) <= t.v.c {
-				lc.WCG = append(lc.WCG, nil)
-			}
-			lc.WCG[t.v.c] = append(lc.WCG[t.v.c], term)
-		}
-	}
-	lc.C = a.c
-	return lc
-}
-
 type seleneCircuit struct {
-	muls        int
-	constraints []seleneLC
+	muls int
+	cs   gbp.SeleneConstraints
 }
 
-func (c *seleneCircuit) constrain(lc seleneLC) { c.constraints = append(c.constraints, lc) }
+func (c *seleneCircuit) reset() {
+	c.muls = 0
+	c.cs.Reset()
+}
+
+// constrain lays lc out as the next constraint.
+func (c *seleneCircuit) constrain(lc seleneLC) {
+	for i := range lc.terms {
+		t := &lc.terms[i]
+		c.cs.Term(kinds[t.v.kind], t.v.c, t.v.i, &t.w)
+	}
+	c.cs.End(&lc.c)
+}
+
+// term adds w·v to the constraint being laid out (closed by cs.End).
+func (c *seleneCircuit) term(w *helioselene.Field25519, v variable) {
+	c.cs.Term(kinds[v.kind], v.c, v.i, w)
+}
 
 func (c *seleneCircuit) equality(a, b seleneLC) { c.constrain(a.minus(b)) }
 
@@ -264,40 +242,75 @@ func seleneBatchInvert(v []helioselene.Field25519) bool {
 	return true
 }
 
+// seleneChallengePoint is one of the discrete-log gadget's challenge points with the weights its
+// divisor evaluation gives each divisor coefficient (in divisorVars.all's order), computed once per
+// challenge, whose gadgets all share them: the denominator's (pd, times p1d) and the numerator's (pn,
+// times p1n), with their constants.
 type seleneChallengePoint struct {
-	y, p0n0, p1n, p1d helioselene.Field25519
-	yx, x, xp0n0      []helioselene.Field25519
+	pd, pn   []helioselene.Field25519
+	pdC, pnC helioselene.Field25519
 }
 
 func newSeleneChallengePoint(curve *seleneCurve, slope, x, y, invTwoY *helioselene.Field25519, bits int) seleneChallengePoint {
 	nx, nyx := xCoefficients(bits), yxCoefficients(bits)
-	p := seleneChallengePoint{y: *y, x: make([]helioselene.Field25519, nx), yx: make([]helioselene.Field25519, nyx),
-		xp0n0: make([]helioselene.Field25519, nyx)}
-	p.x[0] = *x
+	// Powers x^1..x^nx and y·x^1..y·x^nyx.
+	xs := make([]helioselene.Field25519, nx)
+	yx := make([]helioselene.Field25519, nyx)
+	xs[0] = *x
 	for i := 1; i < nx; i++ {
-		p.x[i].Mul(&p.x[i-1], x)
+		xs[i].Mul(&xs[i-1], x)
 	}
-	p.yx[0].Mul(y, x)
+	yx[0].Mul(y, x)
 	for i := 1; i < nyx; i++ {
-		p.yx[i].Mul(&p.yx[i-1], x)
+		yx[i].Mul(&yx[i-1], x)
 	}
-	var threeXSqPlusA, t helioselene.Field25519
+	var threeXSqPlusA, t, p0n0, p1n, p1d helioselene.Field25519
 	threeXSqPlusA.Square(x)
 	t.Double(&threeXSqPlusA)
 	threeXSqPlusA.Add(&threeXSqPlusA, &t)
 	threeXSqPlusA.Add(&threeXSqPlusA, &curve.a)
-	p.p0n0.Mul(&threeXSqPlusA, invTwoY)
-	for i := range p.xp0n0 {
-		p.xp0n0[i].Mul(&p.p0n0, &p.x[i])
+	p0n0.Mul(&threeXSqPlusA, invTwoY)
+	p1n.Double(y)
+	t.Mul(slope, &p1n)
+	p1d.Sub(&threeXSqPlusA, &t)
+
+	// The weights of the reference's numerator combination (constant 1; y: p0n0; y·x^j: p0n0·x^(j+1),
+	// plus y for j = 0 and (j+1)·y·x^j otherwise, its two terms merged; x^i: i·x^(i-1)) times p1n, and of
+	// its denominator (constant x; y: y; y·x^j: y·x^(j+1); x^i: x^i; the zero coefficient: 1) times p1d.
+	// The rows run y, y·x^1.., x^2.., the zero coefficient (divisorVars.all).
+	p := seleneChallengePoint{pd: make([]helioselene.Field25519, 1+nyx+nx), pn: make([]helioselene.Field25519, 1+nyx+nx)}
+	pnYX, pnX2, pdYX, pdX2 := p.pn[1:1+nyx], p.pn[1+nyx:nyx+nx], p.pd[1:1+nyx], p.pd[1+nyx:nyx+nx]
+	p.pn[0].Mul(&p0n0, &p1n)
+	p.pnC = p1n
+	for j := range nyx {
+		var w, k helioselene.Field25519
+		w.Mul(&p0n0, &xs[j])
+		if j == 0 {
+			w.Add(&w, y)
+		} else {
+			k.SetUint64(uint64(j + 1))
+			k.Mul(&k, &yx[j-1])
+			w.Add(&w, &k)
+		}
+		pnYX[j].Mul(&w, &p1n)
+		pdYX[j].Mul(&yx[j], &p1d)
 	}
-	p.p1n.Double(y)
-	t.Mul(slope, &p.p1n)
-	p.p1d.Sub(&threeXSqPlusA, &t)
+	for i := range nx - 1 {
+		var k helioselene.Field25519
+		k.SetUint64(uint64(i + 2))
+		k.Mul(&k, &xs[i])
+		pnX2[i].Mul(&k, &p1n)
+		pdX2[i].Mul(&xs[i+1], &p1d)
+	}
+	p.pd[0].Mul(y, &p1d)
+	p.pd[nyx+nx] = p1d
+	p.pdC.Mul(x, &p1d)
 	return p
 }
 
 type seleneDlogChallenge struct {
 	c                [3]seleneChallengePoint
+	shared           *gbp.SeleneShared // the six evaluation rows: c[0]'s denominator, numerator, c[1]'s, ...
 	slope, intercept helioselene.Field25519
 }
 
@@ -373,6 +386,7 @@ func seleneDiscreteLogChallenge(t *transcript.Verifier, curve *seleneCurve, tabl
 	ch.c[0] = newSeleneChallengePoint(curve, &slope, &c0x, &c0y, &inv[0], bits)
 	ch.c[1] = newSeleneChallengePoint(curve, &slope, &c1x, &c1y, &inv[1], bits)
 	ch.c[2] = newSeleneChallengePoint(curve, &slope, &c2x, &c2y, &inv[2], bits)
+	ch.shared = gbp.NewSeleneShared([][]helioselene.Field25519{ch.c[0].pd, ch.c[0].pn, ch.c[1].pd, ch.c[1].pn, ch.c[2].pd, ch.c[2].pn})
 	gens := make([][]helioselene.Field25519, len(tables))
 	for i := range tables {
 		gens[i] = inv[3+i*bits : 3+(i+1)*bits]
@@ -380,56 +394,45 @@ func seleneDiscreteLogChallenge(t *transcript.Verifier, curve *seleneCurve, tabl
 	return ch, gens, nil
 }
 
-func (c *seleneCircuit) divisorChallengeEval(d *divisorVars, ch *seleneChallengePoint) variable {
-	p0n := seleneLC{terms: make([]seleneTerm, 0, 2+2*len(d.yx)+len(d.xFrom2)), c: seleneOne}
-	p0n.push(ch.p0n0, d.y)
-	for j, v := range d.yx {
-		p0n.push(ch.xp0n0[j], v)
+// divisorChallengeEvals adds the rows and constraints evaluating the divisor at the three challenge
+// points (the reference's: per point, a multiplication whose left input is the scaled denominator and
+// whose output is the scaled numerator, two constraints); the divisor's coefficients' terms, the
+// challenge's shared rows, go in as one block. It returns the multiplications' right inputs, the
+// quotients.
+func (c *seleneCircuit) divisorChallengeEvals(d *divisorVars, ch *seleneDlogChallenge) (q [3]variable) {
+	first := c.cs.Len()
+	for k := range ch.c {
+		l, r, o := variable{kind: varL, i: c.muls}, variable{kind: varR, i: c.muls}, variable{kind: varO, i: c.muls}
+		c.muls++
+		c.term(&seleneMinusOne, l) // denominator - l = 0
+		c.cs.End(&ch.c[k].pdC)
+		c.term(&seleneMinusOne, o) // numerator - o = 0
+		c.cs.End(&ch.c[k].pnC)
+		q[k] = r
 	}
-	p0n.push(ch.y, d.yx[0])
-	for j := 1; j < len(d.yx); j++ {
-		var k, w helioselene.Field25519
-		k.SetUint64(uint64(j + 1))
-		w.Mul(&k, &ch.yx[j-1])
-		p0n.push(w, d.yx[j])
-	}
-	for i, v := range d.xFrom2 {
-		var k, w helioselene.Field25519
-		k.SetUint64(uint64(i + 2))
-		w.Mul(&k, &ch.x[i])
-		p0n.push(w, v)
-	}
-	p0d := seleneLC{terms: make([]seleneTerm, 0, 2+len(d.yx)+len(d.xFrom2)), c: ch.x[0]}
-	p0d.push(ch.y, d.y)
-	for j, v := range d.yx {
-		p0d.push(ch.yx[j], v)
-	}
-	for i, v := range d.xFrom2 {
-		p0d.push(ch.x[i+1], v)
-	}
-	p0d.push(seleneOne, d.zero)
-	pn := p0n.scale(&ch.p1n)
-	pd := p0d.scale(&ch.p1d)
-	_, o, nClaim := c.mul(&pd, nil)
-	c.equality(pn, seleneVar(nClaim))
-	return o
+	c.cs.Block(first, ch.shared, d.all)
+	return q
 }
 
 // discreteLog constrains the point to be on the curve and to be the committed bits times the
 // generator whose challenged table is given, through the committed divisor.
 func (c *seleneCircuit) discreteLog(curve *seleneCurve, p *pointWithDlog, ch *seleneDlogChallenge, gen []helioselene.Field25519) [2]variable {
 	c.onCurve(curve, p.x, p.y)
-	lhs := seleneVar(c.divisorChallengeEval(&p.divisor, &ch.c[0])).
-		plus(seleneVar(c.divisorChallengeEval(&p.divisor, &ch.c[1]))).
-		plus(seleneVar(c.divisorChallengeEval(&p.divisor, &ch.c[2])))
-	rhs := seleneLC{terms: make([]seleneTerm, 0, len(p.dlog)+1)}
-	for i, bit := range p.dlog {
-		rhs.push(gen[i], bit)
-	}
+	q := c.divisorChallengeEvals(&p.divisor, ch)
 	interp := seleneLC{c: ch.intercept}.term(seleneOne, p.y).term(ch.slope, p.x)
 	_, inverse := c.inverse(&interp)
-	rhs = rhs.term(seleneOne, inverse)
-	c.equality(lhs, rhs)
+	// The quotients' sum equals Σ bit·gen + inverse.
+	c.term(&seleneOne, q[0])
+	c.term(&seleneOne, q[1])
+	c.term(&seleneOne, q[2])
+	for i, bit := range p.dlog {
+		var w helioselene.Field25519
+		w.Negate(&gen[i])
+		c.term(&w, bit)
+	}
+	c.term(&seleneMinusOne, inverse)
+	var zero helioselene.Field25519
+	c.cs.End(&zero)
 	return [2]variable{p.x, p.y}
 }
 
@@ -445,12 +448,4 @@ func (c *seleneCircuit) additionalLayer(curve *seleneCurve, ch *seleneDlogChalle
 		list[i] = seleneVar(v)
 	}
 	c.memberOfList(seleneVar(hash[0]), list)
-}
-
-func (c *seleneCircuit) linCombs() []gbp.SeleneLinComb {
-	out := make([]gbp.SeleneLinComb, len(c.constraints))
-	for i := range c.constraints {
-		out[i] = c.constraints[i].gbp()
-	}
-	return out
 }

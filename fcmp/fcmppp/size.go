@@ -1,5 +1,7 @@
 package fcmppp
 
+import "sync"
+
 // The circuit sizes of d06d9518 (crypto/fcmps/src/lib.rs).
 const (
 	LayerOneLen = 38 // children of a Selene branch; the leaf branch holds 3·38 scalars
@@ -56,6 +58,24 @@ type layout struct {
 type inputVars struct {
 	O, I, C                                       [2]variable
 	oBlind, iBlindU, iBlindV, iBlindBlind, cBlind pointWithDlog
+}
+
+// layouts keeps the layouts of Monero's sizes (at most 8 inputs, FCMP_PLUS_PLUS_MAX_INPUTS; 16 layers,
+// beyond the 12 of FCMP_PLUS_PLUS_MAX_LAYERS), which reading and verifying each need: replaying the tape
+// costs about a millisecond for 8 inputs. A layout is never changed once made. Other sizes, which a
+// hostile proof could pick by the thousand, are made afresh.
+var layouts sync.Map // [2]int{inputs, layers} → *layout
+
+func layoutOf(inputs, layers int) *layout {
+	if inputs > 8 || layers > 16 {
+		return newLayout(inputs, layers)
+	}
+	key := [2]int{inputs, layers}
+	if l, ok := layouts.Load(key); ok {
+		return l.(*layout)
+	}
+	l, _ := layouts.LoadOrStore(key, newLayout(inputs, layers))
+	return l.(*layout)
 }
 
 // newLayout replays the prover's tape for inputs inputs and layers layers (Fcmp::verify's opening).
@@ -146,5 +166,5 @@ func ProofSize(inputs, layers int) int {
 	if inputs <= 0 || layers <= 0 {
 		return 0
 	}
-	return inputs*saLLen + newLayout(inputs, layers).membershipSize()
+	return inputs*saLLen + layoutOf(inputs, layers).membershipSize()
 }

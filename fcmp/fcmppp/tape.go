@@ -1,5 +1,7 @@
 package fcmppp
 
+import "github.com/gonero/gonero/fcmp/gbp"
+
 // The vector-commitment tape (d06d9518 crypto/fcmps/src/tape.rs): the order in which the prover lays its
 // committed values out over the vector commitments, which the verifier replays to know which committed
 // entry each circuit variable is. Words of 128 entries fill a commitment of commitmentLen entries.
@@ -15,6 +17,9 @@ const (
 	varC                // an entry of a vector commitment
 )
 
+// kinds maps a circuit variable's kind to the proof system's vector.
+var kinds = [...]gbp.Kind{varL: gbp.KindL, varR: gbp.KindR, varO: gbp.KindO, varC: gbp.KindC}
+
 // variable is a circuit variable: for varC, entry i of vector commitment c; otherwise row i.
 type variable struct {
 	kind varKind
@@ -29,6 +34,7 @@ type divisorVars struct {
 	yx     []variable
 	xFrom2 []variable
 	zero   variable
+	all    []gbp.Var // y, yx, xFrom2, zero, for the divisor evaluations' shared-weight block
 }
 
 // pointWithDlog is a claimed point with the committed bits of its discrete logarithm and the divisor
@@ -87,6 +93,9 @@ func (t *tape) divisor(bits int) (divisorVars, variable) {
 	yx := yxCoefficients(bits)
 	x1 := xCoefficients(bits) - 1
 	d := divisorVars{y: v[0], yx: v[1 : 1+yx], xFrom2: v[1+yx : 1+yx+x1], zero: v[1+yx+x1]}
+	for _, u := range v[:2+yx+x1] {
+		d.all = append(d.all, gbp.Var{Kind: kinds[u.kind], C: int32(u.c), I: int32(u.i)})
+	}
 	return d, v[255]
 }
 

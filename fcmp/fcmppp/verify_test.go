@@ -3,11 +3,14 @@ package fcmppp
 import (
 	"encoding/hex"
 	"encoding/json"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"filippo.io/edwards25519"
 
 	"github.com/gonero/gonero/fcmp/ec"
 	"github.com/gonero/gonero/fcmp/gbp"
@@ -164,4 +167,57 @@ func TestOracleCases(t *testing.T) {
 		}
 	}
 	t.Logf("%d verifying and %d failing cases agree with the oracle", yes, no)
+}
+
+// TestCanonicalEd25519 checks the encoding test against re-encoding on the encodings near its edges:
+// y near 0, 1, p - 1, p and 2^255, with and without the sign bit, and random points.
+func TestCanonicalEd25519(t *testing.T) {
+	var cases [][32]byte
+	le := func(v *big.Int) [32]byte {
+		var b [32]byte
+		vb := v.Bytes()
+		for i := range vb {
+			b[i] = vb[len(vb)-1-i]
+		}
+		return b
+	}
+	p := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 255), big.NewInt(19))
+	for _, base := range []*big.Int{big.NewInt(0), big.NewInt(1), p, new(big.Int).Lsh(big.NewInt(1), 255)} {
+		for d := int64(-40); d <= 40; d++ {
+			v := new(big.Int).Add(base, big.NewInt(d))
+			if v.Sign() < 0 || v.BitLen() > 255 {
+				continue
+			}
+			cases = append(cases, le(v))
+		}
+	}
+	for i := range 200 {
+		s := edwards25519.NewScalar()
+		var w [64]byte
+		w[0], w[1] = byte(i), byte(i>>8)
+		s.SetUniformBytes(w[:])
+		cases = append(cases, [32]byte(new(edwards25519.Point).ScalarBaseMult(s).Bytes()))
+	}
+	checked, refused := 0, 0
+	for _, c := range cases {
+		for _, sign := range []byte{0, 0x80} {
+			b := c
+			b[31] |= sign
+			pt, err := new(edwards25519.Point).SetBytes(b[:])
+			if err != nil {
+				continue
+			}
+			checked++
+			want := string(pt.Bytes()) == string(b[:])
+			if !want {
+				refused++
+			}
+			if canonicalEd25519(b[:]) != want {
+				t.Errorf("%x: canonical %v, re-encoding says %v", b, !want, want)
+			}
+		}
+	}
+	if checked < 200 || refused < 4 {
+		t.Fatalf("only %d decodable encodings checked, %d of them non-canonical", checked, refused)
+	}
 }

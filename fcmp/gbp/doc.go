@@ -35,3 +35,23 @@ func log2(n int) int {
 	}
 	return k
 }
+
+// Kind is the vector a constraint's term weights (Constraints' layout): a multiplication row's left
+// input aL, its right input aR, its output aO, an entry of a vector commitment, a Pedersen-committed
+// value V.
+type Kind uint8
+
+// The kinds of a term.
+const (
+	KindL Kind = iota
+	KindR
+	KindO
+	KindC
+	KindV
+)
+
+// Var names a circuit variable: entry I of the kind's vector (of vector commitment C for KindC).
+type Var struct {
+	Kind Kind
+	C, I int32
+}

@@ -232,3 +232,11 @@ func heliosProve(gens *HeliosGenerators, rows int, constraints []HeliosLinComb, 
 	p.PushScalar(a[0].Bytes())
 	p.PushScalar(bv[0].Bytes())
 }
+
+func heliosAccumulate(acc []helioselene.HelioseleneField, terms []HeliosTerm, w *helioselene.HelioseleneField) {
+	var t helioselene.HelioseleneField
+	for _, term := range terms {
+		t.Mul(&term.W, w)
+		acc[term.I].Add(&acc[term.I], &t)
+	}
+}

@@ -4,6 +4,7 @@ package gbp
 
 import (
 	"crypto/rand"
+	"slices"
 
 	"github.com/gonero/gonero/fcmp/helioselene"
 	"github.com/gonero/gonero/fcmp/transcript"
@@ -23,6 +24,116 @@ type SeleneLinComb struct {
 	WCG        [][]SeleneTerm
 	WV         []SeleneTerm
 	C          helioselene.Field25519
+}
+
+// SeleneConstraints are a circuit's constraints laid out flat: every constraint's terms in one slice,
+// so that a verifier building thousands of them (FCMP++'s divisor gadgets) allocates a few growing
+// slices instead of one combination per constraint, and SeleneVerifyConstraints weighs them in one
+// pass. The zero value is empty; Term adds a term to the open constraint, End closes it.
+type SeleneConstraints struct {
+	terms  []seleneFlatTerm
+	ends   []int32 // ends[k] is the end of constraint k's terms
+	consts []helioselene.Field25519
+	blocks []seleneBlock
+}
+
+// SeleneShared are weights that blocks of consecutive constraints share (Block): row r weights
+// variable j of a block in the block's constraint r. FCMP++'s divisor gadgets evaluate every divisor
+// of a challenge at the same points, so their six evaluation constraints differ only in their
+// variables; the verification sums a shared set's rows under the constraints' weights once, and then
+// weighs each block's variables with one multiplication each instead of six.
+type SeleneShared struct {
+	rows [][]helioselene.Field25519
+}
+
+// NewSeleneShared makes a shared weight set of rows of equal length.
+func NewSeleneShared(rows [][]helioselene.Field25519) *SeleneShared {
+	for _, r := range rows {
+		if len(r) != len(rows[0]) {
+			panic("gbp: shared weight rows of different lengths")
+		}
+	}
+	return &SeleneShared{rows: rows}
+}
+
+type seleneBlock struct {
+	first int
+	sh    *SeleneShared
+	vars  []Var
+}
+
+type seleneFlatTerm struct {
+	w    helioselene.Field25519
+	kind Kind
+	c, i int32 // c: the vector commitment (KindC); i: the index in its vector
+}
+
+// Term adds w times entry i of the kind's vector (of vector commitment c for KindC) to the open
+// constraint. Indices beyond int32 are refused by the verification as nonexistent terms.
+func (cs *SeleneConstraints) Term(kind Kind, c, i int, w *helioselene.Field25519) {
+	if c < 0 || c > 1<<30 || i < 0 || i > 1<<30 {
+		c, i = -1, -1
+	}
+	cs.terms = append(cs.terms, seleneFlatTerm{w: *w, kind: kind, c: int32(c), i: int32(i)})
+}
+
+// End closes the open constraint with constant k: the weighted sum of its terms plus k is zero.
+func (cs *SeleneConstraints) End(k *helioselene.Field25519) {
+	cs.ends = append(cs.ends, int32(len(cs.terms)))
+	cs.consts = append(cs.consts, *k)
+}
+
+// Block adds, to constraints first, first+1, ... (one per row of sh, already closed or not), the terms
+// sh.rows[r][j]·vars[j]. vars is kept, not copied.
+func (cs *SeleneConstraints) Block(first int, sh *SeleneShared, vars []Var) {
+	if len(sh.rows) > 0 && len(vars) != len(sh.rows[0]) {
+		panic("gbp: a block's variables do not match its shared weights")
+	}
+	cs.blocks = append(cs.blocks, seleneBlock{first: first, sh: sh, vars: vars})
+}
+
+// Grow makes room for at least terms more terms and constraints more constraints.
+func (cs *SeleneConstraints) Grow(terms, constraints int) {
+	cs.terms = slices.Grow(cs.terms, terms)
+	cs.ends = slices.Grow(cs.ends, constraints)
+	cs.consts = slices.Grow(cs.consts, constraints)
+}
+
+// Len is the number of closed constraints.
+func (cs *SeleneConstraints) Len() int { return len(cs.ends) }
+
+// Reset empties cs, keeping its memory.
+func (cs *SeleneConstraints) Reset() {
+	cs.terms, cs.ends, cs.consts = cs.terms[:0], cs.ends[:0], cs.consts[:0]
+	clear(cs.blocks) // drop the references to the shared weights and variables
+	cs.blocks = cs.blocks[:0]
+}
+
+// seleneFlatten lays linear combinations out as SeleneConstraints.
+func seleneFlatten(lcs []SeleneLinComb) *SeleneConstraints {
+	cs := new(SeleneConstraints)
+	for k := range lcs {
+		lc := &lcs[k]
+		for _, t := range lc.WL {
+			cs.Term(KindL, 0, t.I, &t.W)
+		}
+		for _, t := range lc.WR {
+			cs.Term(KindR, 0, t.I, &t.W)
+		}
+		for _, t := range lc.WO {
+			cs.Term(KindO, 0, t.I, &t.W)
+		}
+		for c, ts := range lc.WCG {
+			for _, t := range ts {
+				cs.Term(KindC, c, t.I, &t.W)
+			}
+		}
+		for _, t := range lc.WV {
+			cs.Term(KindV, 0, t.I, &t.W)
+		}
+		cs.End(&lc.C)
+	}
+	return cs
 }
 
 // SeleneGenerators are a generalized Bulletproofs generator set on Selene: g, h, the vectors g_bold and
@@ -167,14 +278,6 @@ func selenePowers(x *helioselene.Field25519, n int) []helioselene.Field25519 {
 	return p
 }
 
-func seleneAccumulate(acc []helioselene.Field25519, terms []SeleneTerm, w *helioselene.Field25519) {
-	var t helioselene.Field25519
-	for _, term := range terms {
-		t.Mul(&term.W, w)
-		acc[term.I].Add(&acc[term.I], &t)
-	}
-}
-
 // SeleneReadCommitments reads c vector commitments and v Pedersen commitments, absorbing their counts
 // and encodings as read_commitments does.
 func SeleneReadCommitments(t *transcript.Verifier, c, v int) (C, V []helioselene.SelenePoint, err error) {
@@ -201,31 +304,45 @@ func SeleneReadCommitments(t *transcript.Verifier, c, v int) (C, V []helioselene
 // nil means the proof holds if b's Verify does.
 func SeleneVerify(gens *SeleneGenerators, b *SeleneBatch, rows int, constraints []SeleneLinComb,
 	C, V []helioselene.SelenePoint, t *transcript.Verifier) error {
+	for k := range constraints {
+		if len(constraints[k].WCG) > len(C) {
+			return ErrStatement
+		}
+	}
+	return SeleneVerifyConstraints(gens, b, rows, seleneFlatten(constraints), C, V, t)
+}
+
+// SeleneVerifyConstraints is SeleneVerify for constraints laid out flat.
+func SeleneVerifyConstraints(gens *SeleneGenerators, b *SeleneBatch, rows int, cs *SeleneConstraints,
+	C, V []helioselene.SelenePoint, t *transcript.Verifier) error {
 	if rows <= 0 || pow2(rows) > len(gens.gBold) {
 		return ErrGenerators
 	}
 	n := pow2(rows)
-	for k := range constraints {
-		lc := &constraints[k]
-		for _, ts := range [][]SeleneTerm{lc.WL, lc.WR, lc.WO} {
-			for _, term := range ts {
-				if term.I < 0 || term.I >= n {
-					return ErrStatement
-				}
+	for k := range cs.terms {
+		tm := &cs.terms[k]
+		limit := n
+		switch tm.kind {
+		case KindC:
+			if tm.c < 0 || int(tm.c) >= len(C) {
+				return ErrStatement
 			}
-		}
-		if len(lc.WCG) > len(C) {
+		case KindV:
+			limit = len(V)
+		case KindL, KindR, KindO:
+		default:
 			return ErrStatement
 		}
-		for _, ts := range lc.WCG {
-			for _, term := range ts {
-				if term.I < 0 || term.I >= n {
-					return ErrStatement
-				}
-			}
+		if tm.i < 0 || int(tm.i) >= limit {
+			return ErrStatement
 		}
-		for _, term := range lc.WV {
-			if term.I < 0 || term.I >= len(V) {
+	}
+	for _, bl := range cs.blocks {
+		if bl.first < 0 || bl.first+len(bl.sh.rows) > len(cs.ends) {
+			return ErrStatement
+		}
+		for _, v := range bl.vars {
+			if !seleneVarOK(v, n, len(C), len(V)) {
 				return ErrStatement
 			}
 		}
@@ -261,29 +378,6 @@ func SeleneVerify(gens *SeleneGenerators, b *SeleneBatch, rows int, constraints 
 	var yInv helioselene.Field25519
 	yInv.Invert(&y)
 	yInvs := selenePowers(&yInv, n)
-	z := make([]helioselene.Field25519, len(constraints))
-	for k := range z {
-		if k == 0 {
-			z[k] = z1
-		} else {
-			z[k].Mul(&z[k-1], &z1)
-		}
-	}
-
-	lW := make([]helioselene.Field25519, n)
-	rW := make([]helioselene.Field25519, n)
-	oW := make([]helioselene.Field25519, n)
-	for k := range constraints {
-		seleneAccumulate(lW, constraints[k].WL, &z[k])
-		seleneAccumulate(rW, constraints[k].WR, &z[k])
-		seleneAccumulate(oW, constraints[k].WO, &z[k])
-	}
-	var delta, tmp helioselene.Field25519
-	for i := range rW {
-		rW[i].Mul(&rW[i], &yInvs[i])
-		tmp.Mul(&rW[i], &lW[i])
-		delta.Add(&delta, &tmp)
-	}
 
 	T := make([]helioselene.SelenePoint, tPolyLen-1)
 	for i := range T {
@@ -308,22 +402,75 @@ func SeleneVerify(gens *SeleneGenerators, b *SeleneBatch, rows int, constraints 
 	if err != nil {
 		return err
 	}
+	w1 := seleneWeight()
+	w2 := seleneWeight()
+	xw := make([]helioselene.Field25519, len(x))
+	for i := range x {
+		xw[i].Mul(&x[i], &w2)
+	}
+
+	// One pass over the constraints, constraint k weighted by z^(k+1): the aL, aR, aO and V weights,
+	// Σ z·c, and the vector commitments' weights, which go to h_bold: commitment ci takes power e of x
+	// on the left and ni - e on the right, so its weights are scaled by x^(ni-e) (times w2).
+	lW := make([]helioselene.Field25519, n)
+	rW := make([]helioselene.Field25519, n)
+	oW := make([]helioselene.Field25519, n)
+	hB := make([]helioselene.Field25519, n)
+	vW := make([]helioselene.Field25519, len(V))
+	var zk, zc, tmp, zx helioselene.Field25519
+	zk.One()
+	start := 0
+	for k, end := range cs.ends {
+		zk.Mul(&zk, &z1)
+		if !cs.consts[k].IsZero() {
+			tmp.Mul(&zk, &cs.consts[k])
+			zc.Add(&zc, &tmp)
+		}
+		lastC := int32(-1)
+		for _, tm := range cs.terms[start:end] {
+			switch tm.kind {
+			case KindL:
+				tmp.Mul(&tm.w, &zk)
+				lW[tm.i].Add(&lW[tm.i], &tmp)
+			case KindR:
+				tmp.Mul(&tm.w, &zk)
+				rW[tm.i].Add(&rW[tm.i], &tmp)
+			case KindO:
+				tmp.Mul(&tm.w, &zk)
+				oW[tm.i].Add(&oW[tm.i], &tmp)
+			case KindV:
+				tmp.Mul(&tm.w, &zk)
+				vW[tm.i].Add(&vW[tm.i], &tmp)
+			case KindC:
+				if tm.c != lastC {
+					e := int(tm.c)
+					if e >= ni/2 {
+						e++
+					}
+					zx.Mul(&zk, &xw[ni-e])
+					lastC = tm.c
+				}
+				tmp.Mul(&tm.w, &zx)
+				hB[tm.i].Add(&hB[tm.i], &tmp)
+			}
+		}
+		start = int(end)
+	}
+	if len(cs.blocks) > 0 {
+		seleneWeighBlocks(cs, &z1, ni, xw, lW, rW, oW, hB, vW)
+	}
+	var delta helioselene.Field25519
+	for i := range rW {
+		rW[i].Mul(&rW[i], &yInvs[i])
+		tmp.Mul(&rW[i], &lW[i])
+		delta.Add(&delta, &tmp)
+	}
 
 	// The polynomial check: t_caret·g + tau_x·h = x^ni·(delta - <z, c>)·g + Σ x^ni·V-weights·V + Σ x^i·T_i.
-	w1 := seleneWeight()
 	tmp.Mul(&tCaret, &w1)
 	b.g.Add(&b.g, &tmp)
 	tmp.Mul(&tauX, &w1)
 	b.h.Add(&b.h, &tmp)
-	vW := make([]helioselene.Field25519, len(V))
-	for k := range constraints {
-		seleneAccumulate(vW, constraints[k].WV, &z[k])
-	}
-	var zc helioselene.Field25519
-	for k := range constraints {
-		tmp.Mul(&z[k], &constraints[k].C)
-		zc.Add(&zc, &tmp)
-	}
 	var w1x helioselene.Field25519
 	w1x.Mul(&w1, &x[ni])
 	tmp.Sub(&delta, &zc)
@@ -345,43 +492,24 @@ func SeleneVerify(gens *SeleneGenerators, b *SeleneBatch, rows int, constraints 
 	}
 
 	// The vector check, weighted by w2, then the inner-product argument on the same weight.
-	w2 := seleneWeight()
-	xw := make([]helioselene.Field25519, len(x))
-	for i := range x {
-		xw[i].Mul(&x[i], &w2)
-	}
 	b.Add(&xw[ilr], &AI)
 	b.Add(&xw[io], &AO)
 	b.hSum[log2(n)].Sub(&b.hSum[log2(n)], &w2)
 	b.Add(&xw[is], &S)
-	hB := make([]helioselene.Field25519, n)
 	for i := range hB {
-		hB[i].Mul(&lW[i], &xw[jlr])
+		tmp.Mul(&lW[i], &xw[jlr])
+		hB[i].Add(&hB[i], &tmp)
 		tmp.Mul(&oW[i], &w2)
 		hB[i].Add(&hB[i], &tmp)
 		tmp.Mul(&rW[i], &xw[jlr])
 		b.gBold[i].Add(&b.gBold[i], &tmp)
 	}
-	// Vector commitment ci takes power e of x on the left and ni - e on the right: its weights, summed
-	// over the constraints under z, go to h_bold times x^(ni-e). Each term is visited once (per
-	// commitment and row it would be commitments × rows).
 	for ci := range C {
 		e := ci
 		if e >= ni/2 {
 			e++
 		}
 		b.Add(&xw[e], &C[ci])
-	}
-	for k := range constraints {
-		for ci, terms := range constraints[k].WCG {
-			e := ci
-			if e >= ni/2 {
-				e++
-			}
-			var zx helioselene.Field25519
-			zx.Mul(&z[k], &xw[ni-e])
-			seleneAccumulate(hB, terms, &zx)
-		}
 	}
 	for i := range hB {
 		hB[i].Mul(&hB[i], &yInvs[i])
@@ -398,6 +526,91 @@ func SeleneVerify(gens *SeleneGenerators, b *SeleneBatch, rows int, constraints 
 	tmp.Mul(&tmp, &tCaret)
 	b.g.Add(&b.g, &tmp)
 	return seleneVerifyIP(b, n, yInvs, &ipX, &w2, t)
+}
+
+func seleneVarOK(v Var, n, c, nv int) bool {
+	limit := n
+	switch v.Kind {
+	case KindC:
+		if v.C < 0 || int(v.C) >= c {
+			return false
+		}
+	case KindV:
+		limit = nv
+	case KindL, KindR, KindO:
+	default:
+		return false
+	}
+	return v.I >= 0 && int(v.I) < limit
+}
+
+// seleneWeighBlocks adds the shared-weight blocks' terms to the accumulated weights: each shared set's
+// rows summed under z's powers once, then each block's variables weighed by z^(first+1) times the sum.
+func seleneWeighBlocks(cs *SeleneConstraints, z1 *helioselene.Field25519, ni int,
+	xw, lW, rW, oW, hB, vW []helioselene.Field25519) {
+	zs := make([]helioselene.Field25519, len(cs.ends))
+	zs[0] = *z1
+	for k := 1; k < len(zs); k++ {
+		zs[k].Mul(&zs[k-1], z1)
+	}
+	var sums []*SeleneShared
+	var sumW [][]helioselene.Field25519
+	var tmp, f helioselene.Field25519
+	for _, bl := range cs.blocks {
+		var w []helioselene.Field25519
+		for i, sh := range sums {
+			if sh == bl.sh {
+				w = sumW[i]
+				break
+			}
+		}
+		if w == nil {
+			// Σ_r z^r·rows[r] (constraint first+r has weight z^(first+1)·z^r).
+			w = make([]helioselene.Field25519, len(bl.vars))
+			var zr helioselene.Field25519
+			zr.One()
+			for r, row := range bl.sh.rows {
+				if r > 0 {
+					zr.Mul(&zr, z1)
+				}
+				for j := range row {
+					tmp.Mul(&row[j], &zr)
+					w[j].Add(&w[j], &tmp)
+				}
+			}
+			sums = append(sums, bl.sh)
+			sumW = append(sumW, w)
+		}
+		zf := &zs[bl.first]
+		lastC := int32(-1)
+		for j, v := range bl.vars {
+			switch v.Kind {
+			case KindL:
+				tmp.Mul(&w[j], zf)
+				lW[v.I].Add(&lW[v.I], &tmp)
+			case KindR:
+				tmp.Mul(&w[j], zf)
+				rW[v.I].Add(&rW[v.I], &tmp)
+			case KindO:
+				tmp.Mul(&w[j], zf)
+				oW[v.I].Add(&oW[v.I], &tmp)
+			case KindV:
+				tmp.Mul(&w[j], zf)
+				vW[v.I].Add(&vW[v.I], &tmp)
+			case KindC:
+				if v.C != lastC {
+					e := int(v.C)
+					if e >= ni/2 {
+						e++
+					}
+					f.Mul(zf, &xw[ni-e])
+					lastC = v.C
+				}
+				tmp.Mul(&w[j], &f)
+				hB[v.I].Add(&hB[v.I], &tmp)
+			}
+		}
+	}
 }
 
 // seleneVerifyIP queues the inner-product argument over the first n generators, h_bold weighted by

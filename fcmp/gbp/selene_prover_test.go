@@ -230,3 +230,11 @@ func seleneProve(gens *SeleneGenerators, rows int, constraints []SeleneLinComb, 
 	p.PushScalar(a[0].Bytes())
 	p.PushScalar(bv[0].Bytes())
 }
+
+func seleneAccumulate(acc []helioselene.Field25519, terms []SeleneTerm, w *helioselene.Field25519) {
+	var t helioselene.Field25519
+	for _, term := range terms {
+		t.Mul(&term.W, w)
+		acc[term.I].Add(&acc[term.I], &t)
+	}
+}

@@ -1,7 +1,11 @@
 package helioselene
 
 import (
+	"fmt"
+	"math"
+	"os"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"filippo.io/edwards25519/field"
@@ -172,5 +176,69 @@ func BenchmarkEdwards25519FieldMul(b *testing.B) {
 	y.Add(&y, &x)
 	for b.Loop() {
 		x.Multiply(&x, &y)
+	}
+}
+
+// TestTimeOps prints the CPU time of the field and curve operations and of the multiscalar
+// multiplication, best of 5, under the names fcmp-bench (the reference's primitives timed the same way,
+// docs/benchmarks.md) prints. A measurement, not a test: it runs only when $HELIOSELENE_TIME is set.
+func TestTimeOps(t *testing.T) {
+	if os.Getenv("HELIOSELENE_TIME") == "" {
+		t.Skip("HELIOSELENE_TIME not set")
+	}
+	cpu := func() float64 {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+			t.Fatal(err)
+		}
+		return float64(ru.Utime.Nano() + ru.Stime.Nano())
+	}
+	timeOp := func(name string, iters int, f func()) {
+		best := math.MaxFloat64
+		for range 5 {
+			start := cpu()
+			for range iters {
+				f()
+			}
+			best = min(best, (cpu()-start)/float64(iters))
+		}
+		fmt.Printf("%s %.1f ns/op\n", name, best)
+	}
+	a, b := benchField25519()
+	x := a
+	timeOp("Field25519Mul", 2_000_000, func() { x.Mul(&x, &b) })
+	timeOp("Field25519Square", 2_000_000, func() { x.Square(&x) })
+	timeOp("Field25519Invert", 2_000, func() { x.Invert(&x) })
+	sq := a
+	sq.Square(&sq)
+	var r Field25519
+	timeOp("Field25519Sqrt", 2_000, func() { r.Sqrt(&sq) })
+	var c, d HelioseleneField
+	c.SetUint64(0x123456789abcdef)
+	d.SetUint64(0xfedcba987654321)
+	c.Invert(&c)
+	y := c
+	timeOp("HelioseleneFieldMul", 2_000_000, func() { y.Mul(&y, &d) })
+	timeOp("HelioseleneFieldInvert", 2_000, func() { y.Invert(&y) })
+	kh := HeliosHashToF([]byte("time"), nil)
+	p := new(HeliosPoint).ScalarMult(&kh, HeliosGenerator())
+	q := HeliosGenerator()
+	timeOp("HeliosAdd", 200_000, func() { p.Add(p, q) })
+	timeOp("HeliosDouble", 200_000, func() { p.Double(p) })
+	timeOp("HeliosScalarMult", 200, func() { p.ScalarMult(&kh, p) })
+	ks := SeleneHashToF([]byte("time"), nil)
+	s := new(SelenePoint).ScalarMult(&ks, SeleneGenerator())
+	u := SeleneGenerator()
+	timeOp("SeleneAdd", 200_000, func() { s.Add(s, u) })
+	timeOp("SeleneScalarMult", 200, func() { s.ScalarMult(&ks, s) })
+	for _, n := range []int{64, 256, 1024, 4096} {
+		iters := 3
+		if n <= 256 {
+			iters = 20
+		}
+		hk, hp := benchMSMInputsHelios(n)
+		timeOp(fmt.Sprintf("HeliosMSM/%d", n), iters, func() { HeliosMultiScalarMult(hk, hp) })
+		sk, sp := benchMSMInputsSelene(n)
+		timeOp(fmt.Sprintf("SeleneMSM/%d", n), iters, func() { SeleneMultiScalarMult(sk, sp) })
 	}
 }

@@ -197,3 +197,43 @@ func TestMultiScalarMult(t *testing.T) {
 		}
 	}
 }
+
+// TestMultiScalarMultRepeated gives the multiscalar multiplication few distinct points, their negations
+// and equal scalars, so that affine buckets meet equal x coordinates: the doubling and the point plus
+// its negation, which the batched affine additions handle apart.
+func TestMultiScalarMultRepeated(t *testing.T) {
+	for _, n := range []int{64, 300, 1000, -100} {
+		// n < 0: -n copies of one point and one scalar (every bucket doubles).
+		same := n < 0
+		n = max(n, -n)
+		hs := make([]HelioseleneField, n)
+		hp := make([]HeliosPoint, n)
+		ss := make([]Field25519, n)
+		sp := make([]SelenePoint, n)
+		wantH := NewHeliosPoint()
+		wantS := NewSelenePoint()
+		for i := range n {
+			// Scalars from a set of three, so that equal digits send equal points to equal buckets.
+			hs[i] = HeliosHashToF([]byte("msm repeated scalar"), []byte{byte(i % 3)})
+			ss[i] = SeleneHashToF([]byte("msm repeated scalar"), []byte{byte(i % 3)})
+			k := HeliosHashToF([]byte("msm repeated point"), []byte{byte(i % 4)})
+			hp[i].ScalarMult(&k, HeliosGenerator())
+			k2 := SeleneHashToF([]byte("msm repeated point"), []byte{byte(i % 4)})
+			sp[i].ScalarMult(&k2, SeleneGenerator())
+			if same {
+				hs[i], ss[i], hp[i], sp[i] = hs[0], ss[0], hp[0], sp[0]
+			} else if i%5 == 1 {
+				hp[i].Negate(&hp[i])
+				sp[i].Negate(&sp[i])
+			}
+			wantH.Add(wantH, new(HeliosPoint).ScalarMult(&hs[i], &hp[i]))
+			wantS.Add(wantS, new(SelenePoint).ScalarMult(&ss[i], &sp[i]))
+		}
+		if got := HeliosMultiScalarMult(hs, hp); !got.Equal(wantH) {
+			t.Errorf("Helios n=%d: multiscalar multiplication differs", n)
+		}
+		if got := SeleneMultiScalarMult(ss, sp); !got.Equal(wantS) {
+			t.Errorf("Selene n=%d: multiscalar multiplication differs", n)
+		}
+	}
+}

@@ -64,3 +64,38 @@ func bitsAt(k *[32]byte, off, n int) uint32 {
 	}
 	return (v >> (off % 8)) & (1<<n - 1)
 }
+
+// msmWindowAffine is msmWindow for affine buckets, whose additions (about 6.5 multiplications) cost
+// less against the buckets' running sums (a mixed and a projective addition, about 23): the c
+// minimising ⌈256/c⌉·(6.5n + 11.5·2^c).
+func msmWindowAffine(n int) int {
+	best, bestCost := 1, int(^uint(0)>>1)
+	for c := 1; c <= 16; c++ {
+		cost := (256 + c - 1) / c * (13*n + 23<<c)
+		if cost < bestCost {
+			best, bestCost = c, cost
+		}
+	}
+	return best
+}
+
+// batchAffineMin is the number of points from which the multiscalar multiplication keeps its buckets
+// affine (below it the inversions' share outweighs the cheaper additions), and batchAffineOps the
+// most additions that share one inversion.
+const (
+	batchAffineMin = 64
+	batchAffineOps = 1024
+)
+
+// A batchAffineOp adds point i (negated when neg) to bucket b.
+type batchAffineOp struct {
+	b, i int32
+	neg  bool
+}
+
+// The states of an affine bucket.
+const (
+	bucketEmpty uint8 = iota
+	bucketSet
+	bucketBusy // a pending addition will set it
+)
