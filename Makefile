@@ -1,7 +1,8 @@
 # gonero: two commands a user needs.
 #   make run   - build and run a regtest node that mines to the development
 #                wallet "alice" (embedded store in ./data, fixed difficulty 1 as
-#                monerod-lab's regtest chains, RPC on 127.0.0.1:18081)
+#                monerod-lab's regtest chains, RPC on 127.0.0.1:18081, ZMQ RPC
+#                on 127.0.0.1:18082, as monerod's defaults)
 #   make test  - everything CI checks: format, vet, staticcheck, unit tests,
 #                cross-checks against monerod, short fuzz runs
 #   make test-lws LWS_BIN=DIR - monero-lws (built apart, its binaries in DIR)

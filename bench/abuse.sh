@@ -35,11 +35,14 @@
 # get_outs of 4000 indices, /getblocks_by_height.bin of 1000 heights, getblockheadersrange of 1000,
 # get_transactions of 100 decoded, get_output_histogram); 20 keep-alive connections from 20 addresses posting a
 # 256-call JSON-RPC batch of the costliest /json_rpc calls, ~27 kB, in a loop (rpc-batch; issue 33: 80 MB of
-# answers per batch, RSS 3.8 GB, before answers were bounded); malformed bodies and garbage heads; a P2P
+# answers per batch, RSS 3.8 GB, before answers were bounded); malformed bodies and garbage heads; 300 ZMQ RPC
+# connections (both nodes serve a restricted ZMQ RPC) from 30 addresses asking get_blocks_fast of the whole chain,
+# half reading each answer and asking again, half pipelining requests and never reading, while a ZMQ client asks
+# get_height every 200 ms (zmq-rpc-flood; its note gives that client's answers); a P2P
 # connection flood; a P2P garbage flood (random bytes, a 100 MB levin announce); a fresh gonerod syncing the
 # chain from the attacked node alone (the reference time), then during P2P-connection and expensive-request
 # floods. --attacks names: none (baseline), rpc-idle-held, rpc-slowloris-held, rpc-conn-flood,
-# rpc-conn-flood-8, rpc-addr-churn, rpc-slowloris, rpc-expensive, rpc-batch, rpc-malformed, p2p-conn-flood, p2p-garbage, sync-alone,
+# rpc-conn-flood-8, rpc-addr-churn, rpc-slowloris, rpc-expensive, rpc-batch, rpc-malformed, zmq-rpc-flood, p2p-conn-flood, p2p-garbage, sync-alone,
 # sync-during-flood.
 #
 # Network: everything runs inside the loopback-only namespace $GONERO_NETNS; needs root, Go, and monerod

@@ -204,7 +204,7 @@ start_servers() {
   note "starting gonerod (rpc 127.0.0.1:$g_rpc in namespace $NS)"
   # `ip netns exec` execs gonerod, so $! is gonerod's pid. --offline as monerod-lab's monerod: a node
   # without peers is otherwise not synchronized, and getlastblockheader answers BUSY
-  "${niced[@]}" ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --offline --data-dir "$work/g" \
+  "${niced[@]}" ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --offline --no-zmq --data-dir "$work/g" \
     --rpc-bind-port "$g_rpc" </dev/null >"$work/gonerod.log" 2>&1 9<&- &
   gonerod_pid=$!
   local i

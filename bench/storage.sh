@@ -130,7 +130,7 @@ m_import() { # DATADIR [ARGS...]
 # g_run DATADIR UNTIL_HEIGHT ARGS...: a gonerod on DATADIR until its RPC reports UNTIL_HEIGHT (0: until it answers)
 g_run() {
   local d=$1 want=$2 h; shift 2
-  ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$d" --rpc-bind-port $((base + 1)) \
+  ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --no-zmq --data-dir "$d" --rpc-bind-port $((base + 1)) \
     --p2p-bind-ip 127.0.0.1 --p2p-bind-port "$base" --log-level warn "$@" >"$work/gonerod.log" 2>&1 &
   gonerod_pid=$!
   procs+=("$gonerod_pid")

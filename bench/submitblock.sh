@@ -86,7 +86,7 @@ run_in "$work" env NETNS="$NS" "$LAB" start --fresh -d "$work/m" -r "$m_rpc" -p 
 monerod_pid=$(<"$work/monerod-lab.pid")
 
 note "starting gonerod (regtest, --fixed-difficulty $difficulty, rpc 127.0.0.1:$g_rpc)"
-ip netns exec "$NS" "$work/gonerod" --regtest --offline --fixed-difficulty "$difficulty" --data-dir "$work/g" \
+ip netns exec "$NS" "$work/gonerod" --regtest --offline --no-zmq --fixed-difficulty "$difficulty" --data-dir "$work/g" \
   --p2p-bind-port "$g_p2p" --rpc-bind-port "$g_rpc" </dev/null >"$work/gonerod.log" 2>&1 9<&- &
 gonerod_pid=$!
 for ((i = 0; i < 300; i++)); do

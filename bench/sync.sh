@@ -91,7 +91,7 @@ exclusive() { local i; for ((i = 0; i < $1; i++)); do printf -- '--add-exclusive
 gonero_start() {
   rm -rf "$work/g"
   mapfile -t ex < <(exclusive "$1")
-  ip netns exec "$NS" "$work/gonerod" --regtest --fixed-difficulty 1 --data-dir "$work/g" --rpc-bind-port 38681 \
+  ip netns exec "$NS" "$work/gonerod" --regtest --fixed-difficulty 1 --no-zmq --data-dir "$work/g" --rpc-bind-port 38681 \
     --p2p-bind-ip 127.0.0.1 --p2p-bind-port 38680 "${ex[@]}" --log-level warn "${gargs[@]}" >"$work/gonerod.log" 2>&1 &
   g=$!; procs+=("$g")
 }

@@ -111,7 +111,7 @@ monerod_pid=$(<"$work/monerod-lab.pid")
 
 # start_gonerod [EXTRA ARGS]: gonerod with --rpc-ssl enabled, waited for over TLS.
 start_gonerod() {
-  "${servers[@]}" ip netns exec "$NS" "$work/gonerod" --regtest --fixed-difficulty 1 --offline --data-dir "$work/g" \
+  "${servers[@]}" ip netns exec "$NS" "$work/gonerod" --regtest --fixed-difficulty 1 --offline --no-zmq --data-dir "$work/g" \
     --rpc-bind-port "$g_rpc" --rpc-ssl enabled "$@" </dev/null >"$work/gonerod.log" 2>&1 9<&- &
   gonerod_pid=$!
   local i

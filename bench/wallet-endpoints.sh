@@ -101,7 +101,7 @@ note "starting monerod (rpc 127.0.0.1:$m_rpc) and gonerod (rpc 127.0.0.1:$g_rpc)
 run_in "$work" env NETNS="$NS" "${server_pin[@]}" "$LAB" start -d "$work/m" -r "$m_rpc" -p "$m_p2p" -t 120 >"$work/monerod.pid.out" 2>"$work/monerod-lab.out" \
   || { cat "$work/monerod-lab.out" >&2; die "monerod did not come up"; }
 monerod_pid=$(<"$work/monerod.pid.out")
-"${server_pin[@]}" ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" --rpc-bind-port "$g_rpc" \
+"${server_pin[@]}" ip netns exec "$NS" "$gonerod_bin" --regtest --fixed-difficulty 1 --no-zmq --data-dir "$work/g" --rpc-bind-port "$g_rpc" \
   </dev/null >"$work/gonerod.log" 2>&1 &
 gonerod_pid=$! # (ip netns exec execs gonerod: this is its pid; a shell function run with & would be a subshell)
 for i in $(seq 300); do

@@ -131,7 +131,7 @@ for chain in "${chains[@]}"; do
     >"$work/import.log" 2>&1 || { tail "$work/import.log" >&2; exit 1; }
   cp -a "$chain/node1" "$work/m"
   gport=$((port)); mport=$((port + 2)); wport=$((port + 4)); gproxy=$((port + 5)); mproxy=$((port + 6))
-  in_ns "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" --offline --log-level warn \
+  in_ns "$gonerod_bin" --regtest --fixed-difficulty 1 --data-dir "$work/g" --offline --no-zmq --log-level warn \
     --rpc-bind-port "$gport" >"$work/gonerod.log" 2>&1 &
   gpid=$!; pids+=("$gpid")
   mpid=$(NETNS=$NS "$LAB" start -d "$work/m" -r "$mport" -p $((mport + 1)))

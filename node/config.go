@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"strconv"
 	"time"
 
 	"github.com/gonero/gonero/httpd"
@@ -52,9 +53,9 @@ type Config struct {
 	P2P          P2PConfig
 	// ZMQPub (--zmq-pub): the ZMQ publisher's endpoints; none: no publisher.
 	ZMQPub []string
-	// ZMQRPC (--zmq-rpc-bind-ip, --zmq-rpc-bind-port, --restricted-zmq-rpc):
-	// monerod's ZMQ RPC server, JSON-RPC over a ZMQ REP socket, which
-	// monero-lws reads the chain through; Addr "" runs none.
+	// ZMQRPC (--zmq-rpc-bind-ip, --zmq-rpc-bind-port, --restricted-zmq-rpc,
+	// --no-zmq): monerod's ZMQ RPC server, JSON-RPC over a ZMQ REP socket,
+	// which monero-lws reads the chain through; on by default, as monerod.
 	ZMQRPC ZMQRPCConfig
 	// PruneBlockchain (--prune-blockchain) prunes the store in place;
 	// PruneStripe (--prune-blockchain-stripe, 0: random) is the stripe kept.
@@ -162,7 +163,8 @@ type P2PConfig struct {
 }
 
 // DefaultConfig is monerod's defaults (and gonero's for its own
-// settings): mainnet, RPC on loopback, no metrics, no ZMQ.
+// settings): mainnet, RPC and ZMQ RPC on loopback, no metrics, no ZMQ
+// publisher.
 func DefaultConfig() Config {
 	return Config{
 		Network:       params.Mainnet,
@@ -180,6 +182,7 @@ func DefaultConfig() Config {
 			MeterSlots: httpd.DefaultMeteredSlots(), MeterWait: httpd.DefaultMeteredWait,
 		},
 		MetricsBindIP:   "127.0.0.1",
+		ZMQRPC:          ZMQRPCConfig{BindIP: "127.0.0.1"},
 		MaxTxpoolWeight: txpool.DefaultMaxWeight,
 		MemoryBudget:    DefaultMemoryBudget,
 		P2P: P2PConfig{
@@ -197,10 +200,24 @@ func (c *Config) netDir() string { return joinPath(c.DataDir, c.Network.DataSubd
 // StorePath is where the network's chain store lives.
 func (c *Config) StorePath() string { return joinPath(c.netDir(), "gonero.db") }
 
+// zmqRPCAddr is the ZMQ RPC server's host:port: the network's port
+// unless one is given, as monerod's --zmq-rpc-bind-port (regtest has
+// mainnet's, as it has mainnet's other ports).
+func (c *Config) zmqRPCAddr() string {
+	port := c.ZMQRPC.BindPort
+	if port == 0 {
+		port = c.Network.ZMQRPCPort()
+	}
+	return net.JoinHostPort(c.ZMQRPC.BindIP, strconv.Itoa(int(port)))
+}
+
 // ZMQRPCConfig is the ZMQ RPC server's part of a Config.
 type ZMQRPCConfig struct {
-	// Addr is host:port (port 0 picks a free one; ZMQRPCAddr tells which).
-	Addr string
+	// Disabled (--no-zmq) runs no ZMQ RPC server; monerod runs one unless
+	// told not to (src/daemon/daemon.cpp).
+	Disabled bool
+	BindIP   string // --zmq-rpc-bind-ip
+	BindPort uint16 // --zmq-rpc-bind-port (0: the network's)
 	// Restricted refuses monerod's blocked methods and caps answers, as
 	// --restricted-zmq-rpc.
 	Restricted bool

@@ -23,13 +23,14 @@ func freePort(t *testing.T) uint16 {
 }
 
 // regtestConfig is a regtest node at fixed difficulty 1 (monerod-lab's
-// chains) on data, RPC and P2P on free loopback ports, logging to a file
+// chains) on data, RPC, ZMQ RPC and P2P on free loopback ports, logging to a file
 // of the test's (shown when the test fails).
 func regtestConfig(t *testing.T, data string) Config {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.Network, cfg.FixedDifficulty, cfg.DataDir = params.Regtest, 1, data
 	cfg.RPC.BindPort = freePort(t)
+	cfg.ZMQRPC.BindPort = freePort(t)
 	cfg.P2P.BindIP, cfg.P2P.BindPort = "127.0.0.1", freePort(t)
 	cfg.Logger = testLogger(t, slog.LevelDebug)
 	return cfg

@@ -39,7 +39,7 @@ func TestFailedStartStopsWhatStarted(t *testing.T) {
 			watch.watch(&cfg.P2P)
 			cfg.P2P.ExclusiveNodes = []string{"127.0.0.1:" + strconv.Itoa(int(freePort(t)))}
 			cfg.ZMQPub = []string{"tcp://127.0.0.1:" + strconv.Itoa(int(ports["zmq"]))}
-			cfg.ZMQRPC.Addr = "127.0.0.1:" + strconv.Itoa(int(ports["--zmq-rpc-bind-port"]))
+			cfg.ZMQRPC.BindPort = ports["--zmq-rpc-bind-port"]
 			cfg.P2P.BindPort, cfg.RPC.BindPort = ports["--p2p-bind-port"], ports["--rpc-bind-port"]
 			cfg.RPC.RestrictedBindPort, cfg.MetricsBindPort = ports["--rpc-restricted-bind-port"], ports["--metrics-bind-port"]
 			before := runtime.NumGoroutine()

@@ -58,7 +58,7 @@ func runMainnet(t *testing.T, watch *netWatch, done func() bool, edit func(*Conf
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.DataDir = t.TempDir()
-	cfg.RPC.BindPort = freePort(t)
+	cfg.RPC.BindPort, cfg.ZMQRPC.BindPort = freePort(t), freePort(t)
 	cfg.Logger = testLogger(t, slog.LevelWarn)
 	watch.watch(&cfg.P2P)
 	edit(&cfg)

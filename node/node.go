@@ -154,7 +154,7 @@ func New(cfg Config) (*Node, error) {
 		}
 		return nil
 	})
-	if cfg.ZMQRPC.Addr != "" {
+	if !cfg.ZMQRPC.Disabled {
 		// After P2P and the miner, whose facts and controls it serves;
 		// before the HTTP RPC, as monerod starts it.
 		n.register("ZMQ RPC", n.startZMQRPC, func() error { return n.zmqRPC.Close() })

@@ -30,7 +30,7 @@ func startZMQ(endpoints []string, c *chain.Chain, pool *txpool.Pool, log *slog.L
 
 // startZMQRPC starts the ZMQ RPC server on the parts it reads and drives.
 func (n *Node) startZMQRPC() error {
-	s, err := zmqrpc.New(zmqrpc.Config{Addr: n.cfg.ZMQRPC.Addr, Restricted: n.cfg.ZMQRPC.Restricted,
+	s, err := zmqrpc.New(zmqrpc.Config{Addr: n.cfg.zmqRPCAddr(), Restricted: n.cfg.ZMQRPC.Restricted,
 		Version: "gonero-" + Version, Log: n.log},
 		zmqrpc.Backend{Chain: zmqrpc.NewChainSource(n.store.chain), Pool: zmqrpc.NewPoolSource(n.pool),
 			Submit: n.pool, Peers: n.peers, Miner: n.miner})

@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"github.com/go-zeromq/zmq4"
+
+	"github.com/gonero/gonero/params"
 )
 
-// The node serves monerod's ZMQ RPC on Config.ZMQRPC.Addr, from its own
+// The node serves monerod's ZMQ RPC on its ZMQRPC address, from its own
 // chain: a REQ client's get_height is the chain's height, and a restricted
 // server refuses what monerod's --restricted-zmq-rpc refuses. (zmqrpc's
 // own tests compare every method with monerod's.)
@@ -18,7 +20,7 @@ func TestZMQRPCServesTheChain(t *testing.T) {
 	for _, restricted := range []bool{false, true} {
 		cfg := regtestConfig(t, t.TempDir())
 		cfg.P2P.Offline = true
-		cfg.ZMQRPC = ZMQRPCConfig{Addr: "127.0.0.1:0", Restricted: restricted}
+		cfg.ZMQRPC.Restricted = restricted
 		n, err := New(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -63,6 +65,25 @@ func TestZMQRPCServesTheChain(t *testing.T) {
 		cancel()
 		if err := n.Close(); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// The ZMQ RPC server's default address is monerod's: 127.0.0.1 and the
+// network's ZMQ_RPC_DEFAULT_PORT, mainnet's on regtest (monerod's
+// --zmq-rpc-bind-port switches only for --testnet and --stagenet).
+func TestZMQRPCDefaultAddr(t *testing.T) {
+	t.Parallel()
+	for net, want := range map[params.Network]string{params.Mainnet: "127.0.0.1:18082", params.Testnet: "127.0.0.1:28082",
+		params.Stagenet: "127.0.0.1:38082", params.Regtest: "127.0.0.1:18082"} {
+		cfg := DefaultConfig()
+		cfg.Network = net
+		if cfg.ZMQRPC.Disabled || cfg.zmqRPCAddr() != want {
+			t.Errorf("%s: ZMQ RPC disabled %v on %s, want on %s", net, cfg.ZMQRPC.Disabled, cfg.zmqRPCAddr(), want)
+		}
+		cfg.ZMQRPC.BindIP, cfg.ZMQRPC.BindPort = "::1", 5
+		if got := cfg.zmqRPCAddr(); got != "[::1]:5" {
+			t.Errorf("%s: --zmq-rpc-bind-ip ::1 --zmq-rpc-bind-port 5 gives %s", net, got)
 		}
 	}
 }

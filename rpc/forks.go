@@ -1,11 +1,13 @@
 package rpc
 
 import (
+	"errors"
 	"time"
 
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/feeestimate"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/rpctypes"
 )
@@ -133,13 +135,6 @@ func nextForkVersion(forks []params.HardFork, height uint64) uint8 {
 	return forks[0].Version // original_version
 }
 
-// Fee estimate constants (cryptonote_config.h).
-const (
-	feeEstimateMaxGrace      = 100                // the 2021 estimate's CHECK on grace_blocks
-	blockRewardOverestimate  = 10_000_000_000_000 // BLOCK_REWARD_OVERESTIMATE
-	scaling2021RoundingDigit = 2                  // CRYPTONOTE_SCALING_2021_FEE_ROUNDING_PLACES
-)
-
 func getFeeEstimate(c *call) (func(*epeejson.Writer), *Error) {
 	in, e := rpctypes.ParseGetFeeEstimateRequest(c.params)
 	if e != nil {
@@ -160,145 +155,26 @@ func getFeeEstimate(c *call) (func(*epeejson.Writer), *Error) {
 
 // feeEstimate is get_dynamic_base_fee_estimate(_2021_scaling): the fee per
 // byte (per kB before fork 8) and, from fork 15, the four priority levels.
+// Where monerod's estimate throws (too many grace blocks), its JSON-RPC
+// layer answers code 0 with no message.
 func (s *Server) feeEstimate(r *chaindb.Reader, height, grace uint64) (uint64, []uint64, *Error) {
 	next := s.chain.NextBlockFacts()
-	version := s.network.VersionAt(max(height, 1) - 1)
-	limitHalf := consensus.BlockWeightLimit(next.EffectiveMedian) / 2
-	generated := next.Top.GeneratedCoins
-	if height == 0 {
-		generated = 0
-	}
-	baseReward, err := consensus.BlockReward(limitHalf, 1, generated, version)
-	if err != nil {
-		baseReward = blockRewardOverestimate
-	}
-	failed := errInternal("can't produce valid response.")
-	if version >= consensus.Version2021Scaling {
-		if grace >= feeEstimateMaxGrace {
-			// monerod first pushes grace_blocks zeros into a copy of its
-			// long-term median (for 2^64-1 that never ends), then throws
-			// above 100, or fails reading the weights of 0 blocks at
-			// 100; its JSON-RPC layer answers code 0 with no message.
-			// gonero gives that answer at once.
-			return 0, nil, &Error{Code: 0, Message: ""}
+	if feeestimate.Version(s.network, height) < consensus.Version2021Scaling {
+		fee, err := feeestimate.Base(r, s.network, next, height, grace)
+		if err != nil {
+			return 0, nil, errInternal("can't produce valid response.")
 		}
-		// Mlw: the long-term median with grace zeros pushed, floored at
-		// the full reward zone. Zeros never raise a median, so while the
-		// long-term median is at the floor, the floor is the answer.
-		mlw := uint64(consensus.FullRewardZoneV5)
-		if next.LongTermEffectiveMedian > consensus.FullRewardZoneV5 {
-			first := uint64(0)
-			if height > consensus.LongTermBlockWeightWindow {
-				first = height - consensus.LongTermBlockWeightWindow
-			}
-			metas, err := r.MetasInRange(first, height)
-			if err != nil {
-				return 0, nil, failed
-			}
-			weights := make([]uint64, 0, len(metas)+int(grace))
-			for i := range metas {
-				weights = append(weights, metas[i].LongTermWeight)
-			}
-			for i := uint64(0); i < grace; i++ {
-				weights = append(weights, 0)
-			}
-			if len(weights) > consensus.LongTermBlockWeightWindow {
-				weights = weights[len(weights)-consensus.LongTermBlockWeightWindow:]
-			}
-			mlw = max(consensus.Median(weights), consensus.FullRewardZoneV5)
-		}
-		weights, e := lastBlockWeights(r, height, feeEstimateMaxGrace-grace, failed)
-		if e != nil {
-			return 0, nil, e
-		}
-		for i := uint64(0); i < grace; i++ {
-			weights = append(weights, 0)
-		}
-		msw := max(consensus.Median(weights), mlw)
-		mnw := min(msw, 50*mlw)
-		fees := fees2021(baseReward, mnw, mlw)
-		return fees[0], fees, nil
+		return fee, nil, nil
 	}
-	if version < consensus.VersionDynamicFee {
-		return consensus.FeePerKB, nil, nil
+	fees, err := feeestimate.Scaling2021(r, s.network, next, height, grace)
+	var he *feeestimate.HeightError
+	switch {
+	case errors.Is(err, feeestimate.ErrGraceInvalid) || errors.As(err, &he):
+		return 0, nil, &Error{Code: 0, Message: ""}
+	case err != nil:
+		return 0, nil, errInternal("can't produce valid response.")
 	}
-	grace = min(grace, consensus.RewardBlocksWindow-1)
-	minWeight := consensus.FullRewardZone(version)
-	weights, e := lastBlockWeights(r, height, consensus.RewardBlocksWindow-grace, failed)
-	if e != nil {
-		return 0, nil, e
-	}
-	for i := uint64(0); i < grace; i++ {
-		weights = append(weights, minWeight)
-	}
-	median := max(consensus.Median(weights), minWeight)
-	if version >= consensus.VersionLongTermBlockWeight {
-		median = min(median, next.LongTermEffectiveMedian)
-	}
-	return consensus.DynamicBaseFee(baseReward, median, version), nil, nil
-}
-
-// lastBlockWeights is get_last_n_blocks_weights: the weights of the last n
-// blocks (fewer on a shorter chain).
-func lastBlockWeights(r *chaindb.Reader, height, n uint64, failed *Error) ([]uint64, *Error) {
-	first := height - min(height, n)
-	metas, err := r.MetasInRange(first, height)
-	if err != nil {
-		return nil, failed
-	}
-	weights := make([]uint64, 0, len(metas)+consensus.RewardBlocksWindow)
-	for i := range metas {
-		weights = append(weights, metas[i].Weight)
-	}
-	return weights, nil
-}
-
-// fees2021 is get_dynamic_base_fee_estimate_2021_scaling's arithmetic
-// (uint64, wrapping as monerod's does), each level rounded up to two
-// significant digits.
-func fees2021(baseReward, mnw, mlw uint64) []uint64 {
-	const ref = consensus.DynamicFeeReferenceTxWeight
-	const zone = consensus.FullRewardZoneV5
-	mfw := min(mnw, mlw)
-	fl := baseReward * ref / (mfw * mfw)
-	fn := 4 * baseReward * ref / (mfw * mfw)
-	fm := 16 * baseReward * ref / (zone * mfw)
-	fh := max(4*fm, 4*fm*mfw/(32*ref*mnw/zone))
-	return []uint64{roundMoneyUp(fl), roundMoneyUp(fn), roundMoneyUp(fm), roundMoneyUp(fh)}
-}
-
-// roundMoneyUp is round_money_up(amount, 2): every digit after the first
-// two that is not zero bumps the second digit up (with carry).
-func roundMoneyUp(amount uint64) uint64 {
-	const digits = scaling2021RoundingDigit
-	var buf [21]byte
-	s := append(buf[:0], uitoa(amount)...)
-	if len(s) <= digits {
-		return amount
-	}
-	bump := false
-	for i := digits; i < len(s); i++ {
-		if s[i] != '0' {
-			bump = true
-			s[i] = '0'
-		}
-	}
-	for i := digits - 1; bump && i >= 0; i-- {
-		if s[i] == '9' {
-			s[i] = '0'
-		} else {
-			s[i]++
-			bump = false
-		}
-	}
-	if bump {
-		s = append([]byte{'1'}, s...)
-	}
-	var v uint64
-	for _, d := range s {
-		v = v*10 + uint64(d-'0') // may wrap past 2^64 as strtoull's ULONG_MAX would not; such a fee is not reachable
-	}
-	return v
+	return fees[0], fees, nil
 }
 
 func getBlockHeadersRange(c *call) (func(*epeejson.Writer), *Error) {

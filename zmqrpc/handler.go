@@ -7,6 +7,7 @@ import (
 
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/u128"
 	"github.com/gonero/gonero/txpool"
 )
 
@@ -67,8 +68,7 @@ type method struct {
 }
 
 // methods is daemon_handler.cpp's table (every name it knows, in its
-// order), with restricted access from zmq_restricted_methods.cpp. A method
-// gonero does not serve yet answers Failed with notBuilt (see docs/zmq.md).
+// order), with restricted access from zmq_restricted_methods.cpp.
 var methods = map[string]method{
 	"get_block_hash":               {public, (*Server).getBlockHash},
 	"get_block_header_by_hash":     {public, (*Server).getBlockHeaderByHash},
@@ -92,7 +92,7 @@ var methods = map[string]method{
 	"key_images_spent":             {public, (*Server).keyImagesSpent},
 	"mining_status":                {blocked, (*Server).miningStatus},
 	"save_bc":                      {blocked, (*Server).saveBC},
-	"send_raw_tx":                  {public, notBuilt},
+	"send_raw_tx":                  {public, (*Server).sendRawTx},
 	"send_raw_tx_hex":              {public, (*Server).sendRawTxHex},
 	"set_log_level":                {blocked, (*Server).setLogLevel},
 	"start_mining":                 {blocked, (*Server).startMining},
@@ -102,10 +102,6 @@ var methods = map[string]method{
 // blockedOnly are names monerod refuses in restricted mode although its
 // handler table does not have them (so unrestricted they are unknown).
 var blockedOnly = map[string]bool{"flush_txpool": true, "relay_tx": true, "set_log_categories": true}
-
-func notBuilt(*Server, raw, *writer) (string, error) {
-	return "gonero does not serve this method over ZMQ yet", nil
-}
 
 // notImplemented is monerod's own answer for get_peer_list over ZMQ.
 func notImplemented(*Server, raw, *writer) (string, error) {
@@ -158,7 +154,7 @@ func (s *Server) handle(msg []byte) []byte {
 	if !ok {
 		return errorAnswer(id, statusBadRequest, `"`+name+`" is not a valid request.`)
 	}
-	w := &writer{}
+	w := &writer{b: make([]byte, 0, 512)}
 	w.b = append(w.b, `{"jsonrpc":"2.0","id":`...)
 	w.b = echo(w.b, id)
 	w.b = append(w.b, `,"result":{"rpc_version":`...)
@@ -343,11 +339,27 @@ func (s *Server) metaByHeight(h uint64) (m chaindb.BlockMeta, ok bool) {
 	return m, err == nil
 }
 
+// metaByHash finds a block on the main chain, then among the alternative
+// blocks, as monerod's get_block_by_hash. An alternative block's header
+// is its own but for the difficulty: getBlockHeaderByHash asks
+// block_difficulty for its height, the main chain's block there (0 when
+// the main chain is shorter).
 func (s *Server) metaByHash(id cryptonote.Hash) (m chaindb.BlockMeta, ok bool) {
 	err := s.chain.View(func(r *chaindb.Reader) error {
 		var err error
-		m, err = r.MetaByHash(id)
-		return err
+		if m, err = r.MetaByHash(id); err == nil {
+			return nil
+		}
+		alt, err := r.AltBlock(id)
+		if err != nil {
+			return err
+		}
+		m = alt.Meta
+		m.Difficulty = u128.U128{}
+		if main, err := r.MetaByHeight(m.Height); err == nil {
+			m.Difficulty = main.Difficulty
+		}
+		return nil
 	})
 	return m, err == nil
 }

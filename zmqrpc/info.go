@@ -1,12 +1,13 @@
 package zmqrpc
 
 import (
-	"fmt"
+	"errors"
 	"strconv"
 	"time"
 
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/consensus"
+	"github.com/gonero/gonero/feeestimate"
 	"github.com/gonero/gonero/params"
 )
 
@@ -206,12 +207,10 @@ func (s *Server) hardForkInfo(params raw, w *writer) (string, error) {
 	return "", nil
 }
 
-// Fee estimate constants (cryptonote_config.h).
-const (
-	blockRewardOverestimate = 10_000_000_000_000
-	rewardBlocksWindow      = 100 // CRYPTONOTE_REWARD_BLOCKS_WINDOW
-)
-
+// getDynamicFeeEstimate is daemon_handler.cpp's GetFeeEstimate: before
+// fork 8 the per-kB estimate (no levels, size_scale 1024, fee_mask 1),
+// from it the 2021 scaling's levels, whose throws are answered as
+// malformed JSON with their texts.
 func (s *Server) getDynamicFeeEstimate(params raw, w *writer) (string, error) {
 	o, err := paramsObject(params)
 	if err != nil {
@@ -224,120 +223,34 @@ func (s *Server) getDynamicFeeEstimate(params raw, w *writer) (string, error) {
 	next := s.chain.NextBlockFacts()
 	net := s.chain.Network()
 	height := next.Height
-	hf := net.VersionAt(height)
-	if hf < consensus.VersionPerByteFee {
-		// Forks 1-7 exist on no chain a v0.18 node starts from but a
-		// test one; gonero does not estimate the per-kB fee there.
-		return "gonero does not estimate fees before hard fork 8", nil
-	}
-	if grace > rewardBlocksWindow {
-		return "", jsonError("Grace blocks invalid In 2021 fee scaling estimate.")
-	}
-	if grace == rewardBlocksWindow && height > 0 {
-		// get_last_n_blocks_weights(0) reads from the height past the
-		// top: BlockchainLMDB throws BLOCK_DNE, and the handler answers
-		// its text as malformed JSON.
-		return "", jsonError(fmt.Sprintf("Height %d not in blockchain", height))
-	}
-	version := net.VersionAt(max(height, 1) - 1)
-	generated := next.Top.GeneratedCoins
-	if height == 0 {
-		generated = 0
-	}
-	baseReward, rerr := consensus.BlockReward(consensus.BlockWeightLimit(next.EffectiveMedian)/2, 1, generated, version)
-	if rerr != nil {
-		baseReward = blockRewardOverestimate
-	}
+	hf := feeestimate.Version(net, height)
 	var fees []uint64
+	var base, mask, scale uint64 = 0, consensus.FeeQuantizationMask, 1 // from fork 8
 	err = s.chain.View(func(r *chaindb.Reader) error {
-		mlw := uint64(consensus.FullRewardZoneV5)
-		if next.LongTermEffectiveMedian > consensus.FullRewardZoneV5 {
-			first := height - min(height, consensus.LongTermBlockWeightWindow)
-			metas, err := r.MetasInRange(first, height)
-			if err != nil {
-				return err
-			}
-			weights := make([]uint64, 0, len(metas)+int(grace))
-			for i := range metas {
-				weights = append(weights, metas[i].LongTermWeight)
-			}
-			for i := uint64(0); i < grace; i++ {
-				weights = append(weights, 0)
-			}
-			if len(weights) > consensus.LongTermBlockWeightWindow {
-				weights = weights[len(weights)-consensus.LongTermBlockWeightWindow:]
-			}
-			mlw = max(consensus.Median(weights), consensus.FullRewardZoneV5)
-		}
-		n := rewardBlocksWindow - grace
-		metas, err := r.MetasInRange(height-min(height, n), height)
-		if err != nil {
+		var err error
+		if hf < consensus.VersionPerByteFee {
+			mask, scale = 1, 1024
+			base, err = feeestimate.Base(r, net, next, height, grace)
 			return err
 		}
-		weights := make([]uint64, 0, rewardBlocksWindow)
-		for i := range metas {
-			weights = append(weights, metas[i].Weight)
+		if fees, err = feeestimate.Scaling2021(r, net, next, height, grace); err == nil {
+			base = fees[0]
 		}
-		for i := uint64(0); i < grace; i++ {
-			weights = append(weights, 0)
-		}
-		msw := max(consensus.Median(weights), mlw)
-		fees = fees2021(baseReward, min(msw, 50*mlw), mlw)
-		return nil
+		return err
 	})
-	if err != nil {
+	var he *feeestimate.HeightError
+	switch {
+	case errors.Is(err, feeestimate.ErrGraceInvalid):
+		return "", jsonError(feeestimate.GraceInvalidText)
+	case errors.As(err, &he):
+		return "", jsonError(he.Error())
+	case err != nil:
 		return errStore, nil
 	}
 	w.uints("fees", fees)
-	w.uint("estimated_base_fee", fees[0])
-	w.uint("fee_mask", consensus.FeeQuantizationMask)
-	w.uint("size_scale", 1)
+	w.uint("estimated_base_fee", base)
+	w.uint("fee_mask", mask)
+	w.uint("size_scale", scale)
 	w.uint("hard_fork_version", uint64(hf))
 	return "", nil
-}
-
-// fees2021 is get_dynamic_base_fee_estimate_2021_scaling's arithmetic
-// (uint64, wrapping as monerod's does), each level rounded up to two
-// significant digits.
-func fees2021(baseReward, mnw, mlw uint64) []uint64 {
-	const ref = consensus.DynamicFeeReferenceTxWeight
-	const zone = consensus.FullRewardZoneV5
-	mfw := min(mnw, mlw)
-	fl := baseReward * ref / (mfw * mfw)
-	fn := 4 * baseReward * ref / (mfw * mfw)
-	fm := 16 * baseReward * ref / (zone * mfw)
-	fh := max(4*fm, 4*fm*mfw/(32*ref*mnw/zone))
-	return []uint64{roundMoneyUp(fl), roundMoneyUp(fn), roundMoneyUp(fm), roundMoneyUp(fh)}
-}
-
-// roundMoneyUp is round_money_up(amount, 2): any non-zero digit after the
-// first two bumps the second up (with carry).
-func roundMoneyUp(amount uint64) uint64 {
-	s := []byte(strconv.FormatUint(amount, 10))
-	if len(s) <= 2 {
-		return amount
-	}
-	bump := false
-	for i := 2; i < len(s); i++ {
-		if s[i] != '0' {
-			bump = true
-			s[i] = '0'
-		}
-	}
-	for i := 1; bump && i >= 0; i-- {
-		if s[i] == '9' {
-			s[i] = '0'
-		} else {
-			s[i]++
-			bump = false
-		}
-	}
-	if bump {
-		s = append([]byte{'1'}, s...)
-	}
-	var v uint64
-	for _, d := range s {
-		v = v*10 + uint64(d-'0')
-	}
-	return v
 }

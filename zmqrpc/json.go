@@ -227,6 +227,9 @@ func decodeString(b []byte, p int, want bool) (string, int, bool) {
 			if !want {
 				return "", p + 1, true
 			}
+			if out == nil { // no escapes: one copy
+				return string(b[start:p]), p + 1, true
+			}
 			out = append(out, b[start:p]...)
 			return string(out), p + 1, true
 		case c < 0x20:
@@ -479,25 +482,30 @@ func pow10(n int) float64 {
 }
 
 // object is a validated JSON object's members, in order, duplicates kept.
-type object struct {
-	keys []string
-	vals []raw
+// A key is kept as its text between the quotes and decoded only when it
+// has escapes: requests compare their few keys with plain names.
+type object struct{ m []member }
+
+type member struct {
+	key raw  // the key's text between its quotes
+	esc bool // whether that text has escapes
+	val raw
 }
 
 // parseObject splits a validated object into members.
 func parseObject(r raw) object {
-	var o object
+	o := object{m: make([]member, 0, 8)}
 	p := skipSpace(r, 1)
 	if r[p] == '}' {
 		return o
 	}
 	for {
-		k, end, _ := decodeString(r, p, true)
+		end, _ := scanString(r, p)
+		k := r[p+1 : end-1]
 		p = skipSpace(r, end)
 		p = skipSpace(r, p+1) // ':'
 		vend, _ := scanValue(r, p)
-		o.keys = append(o.keys, k)
-		o.vals = append(o.vals, r[p:vend])
+		o.m = append(o.m, member{key: k, esc: bytes.IndexByte(k, '\\') >= 0, val: r[p:vend]})
 		p = skipSpace(r, vend)
 		if r[p] == '}' {
 			return o
@@ -506,11 +514,26 @@ func parseObject(r raw) object {
 	}
 }
 
+// len is the number of members, duplicates counted.
+func (o object) len() int { return len(o.m) }
+
+// key is member i's name, decoded.
+func (o object) key(i int) string {
+	k := o.m[i].key
+	if !o.m[i].esc {
+		return string(k)
+	}
+	// decodeString starts at the opening quote: -1 here, the key's text
+	// followed by its closing quote (the bytes after the slice).
+	s, _, _ := decodeString(k[:len(k)+1:len(k)+1], -1, true)
+	return s
+}
+
 // find is rapidjson's FindMember: the first member with that key.
 func (o object) find(key string) (raw, bool) {
-	for i, k := range o.keys {
-		if k == key {
-			return o.vals[i], true
+	for i := range o.m {
+		if (!o.m[i].esc && string(o.m[i].key) == key) || (o.m[i].esc && o.key(i) == key) {
+			return o.m[i].val, true
 		}
 	}
 	return nil, false

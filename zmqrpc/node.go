@@ -101,6 +101,11 @@ func (s *Server) sendRawTxHex(params raw, w *writer) (string, error) {
 	if err != nil {
 		return "Invalid hex", nil
 	}
+	return s.submitBlob(blob, relay, w)
+}
+
+// submitBlob is handleTxBlob, where send_raw_tx and send_raw_tx_hex meet.
+func (s *Server) submitBlob(blob []byte, relay bool, w *writer) (string, error) {
 	if !s.peers.Synchronized() {
 		return "Not ready to accept transactions; try again later", nil
 	}

@@ -46,8 +46,15 @@ const (
 	MaxInFlight = 64 << 20
 	// HandshakeTimeout bounds the ZMTP greeting and handshake.
 	HandshakeTimeout = 10 * time.Second
-	// WriteTimeout bounds sending one answer to a peer that does not read.
+	// WriteTimeout bounds sending one answer; WriteIdle how long a peer
+	// may accept none of it (one that does not read is dropped then).
 	WriteTimeout = 60 * time.Second
+	WriteIdle    = 10 * time.Second
+	// MaxAnswerBytes bounds the answers rendered and not yet sent, all
+	// connections together: an answer waits for room (BudgetWait at most,
+	// then its connection is dropped) before the next request is
+	// answered, so peers that never read hold at most this much.
+	MaxAnswerBytes = 128 << 20
 	// MessageTimeout bounds reading one request once its first frame has
 	// begun; BudgetWait how long a frame waits for room in MaxInFlight
 	// (the connection is dropped after).
@@ -84,19 +91,23 @@ type Server struct {
 	peers  Peers
 	miner  Miner
 
-	ln     net.Listener
-	budget *semaphore.Weighted
-	ctx    context.Context
-	cancel context.CancelFunc
+	ln      net.Listener
+	budget  *semaphore.Weighted // request bytes (MaxInFlight)
+	answers *semaphore.Weighted // answer bytes not yet sent (MaxAnswerBytes)
+	ctx     context.Context
+	cancel  context.CancelFunc
 
 	// blocks keeps rendered get_blocks_fast blocks; rct the amount-0
 	// output counts get_output_distribution last read.
 	blocks *boundedcache.Cache[blockKey, *renderedBlock]
 	rct    rctCache
+	dist   distCache
 
 	handling chan struct{} // one slot per request being answered
-	// MessageTimeout and BudgetWait (shorter in tests).
-	messageTimeout, budgetWait time.Duration
+	// MessageTimeout, BudgetWait, WriteIdle and MaxAnswerBytes (smaller
+	// in tests).
+	messageTimeout, budgetWait, writeIdle time.Duration
+	maxAnswer                             int64
 
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
@@ -132,8 +143,10 @@ func New(cfg Config, b Backend) (*Server, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{cfg: cfg, log: cfg.Log, chain: b.Chain, pool: b.Pool, submit: b.Submit, peers: b.Peers, miner: b.Miner,
 		blocks: boundedcache.New[blockKey, *renderedBlock](BlockCacheBytes, 0, func(b *renderedBlock) int { return len(b.json) + len(b.indices) + 64 }),
-		budget: semaphore.NewWeighted(MaxInFlight), handling: make(chan struct{}, max(2, runtime.NumCPU())),
-		messageTimeout: MessageTimeout, budgetWait: BudgetWait, ctx: ctx, cancel: cancel, conns: map[net.Conn]struct{}{}}, nil
+		budget: semaphore.NewWeighted(MaxInFlight), answers: semaphore.NewWeighted(MaxAnswerBytes), maxAnswer: MaxAnswerBytes,
+		handling:       make(chan struct{}, max(2, runtime.NumCPU())),
+		messageTimeout: MessageTimeout, budgetWait: BudgetWait, writeIdle: WriteIdle, ctx: ctx, cancel: cancel,
+		conns: map[net.Conn]struct{}{}}, nil
 }
 
 // now is the clock (get_output_histogram's restricted cutoff).
@@ -282,7 +295,8 @@ func (s *Server) serve(c net.Conn) {
 	}
 	_ = c.SetDeadline(time.Time{})
 	r := bufio.NewReaderSize(c, 16<<10)
-	bw := bufio.NewWriterSize(c, 64<<10)
+	pw := &progressWriter{c: c, idle: s.writeIdle}
+	bw := bufio.NewWriterSize(pw, 64<<10)
 	for {
 		env, body, tooLarge, err := s.readRequest(r, func() {
 			// Once a message has begun, the rest must come in time: a
@@ -296,6 +310,16 @@ func (s *Server) serve(c net.Conn) {
 			}
 			return
 		}
+		// Room in the answers' budget is reserved before rendering, so
+		// that no answer is rendered while peers that do not read hold
+		// all of it; a bigger answer takes the rest once rendered, still
+		// holding its handling slot, so that few rendered answers wait.
+		reserved := min(answerReserve, s.maxAnswer)
+		if !s.acquireAnswer(reserved) {
+			s.budget.Release(int64(len(body)))
+			s.log.Debug("zmq-rpc: no room for an answer", "remote", c.RemoteAddr())
+			return
+		}
 		var answer []byte
 		if tooLarge {
 			answer = errorAnswer(nil, statusTooLarge, msgRequestTooLarge)
@@ -305,22 +329,79 @@ func (s *Server) serve(c net.Conn) {
 			case s.handling <- struct{}{}:
 			case <-s.ctx.Done():
 				s.budget.Release(int64(len(body)))
+				s.answers.Release(reserved)
 				return
 			}
 			answer = s.handle(body)
-			<-s.handling
 			s.budget.Release(int64(len(body)))
 		}
-		_ = c.SetWriteDeadline(time.Now().Add(WriteTimeout))
+		held := min(int64(len(answer)), s.maxAnswer)
+		ok := true
+		if held > reserved {
+			ok = s.acquireAnswer(held - reserved)
+		} else {
+			s.answers.Release(reserved - held)
+		}
+		if !tooLarge {
+			<-s.handling
+		}
+		if !ok {
+			s.answers.Release(reserved)
+			s.log.Debug("zmq-rpc: no room for an answer", "remote", c.RemoteAddr(), "bytes", len(answer))
+			return
+		}
+		pw.deadline = time.Now().Add(WriteTimeout)
 		for _, f := range env {
 			writeFrame(bw, f, true)
 		}
 		writeFrame(bw, answer, false)
-		if err := bw.Flush(); err != nil {
+		err = bw.Flush()
+		s.answers.Release(held)
+		if err != nil {
 			return
 		}
-		_ = c.SetWriteDeadline(time.Time{})
 	}
+}
+
+// answerReserve is the room an answer reserves before it is rendered:
+// small, so that the reservations of all connections (MaxConns of them)
+// leave most of the budget to answers being sent.
+const answerReserve = 64 << 10
+
+// acquireAnswer takes n bytes of the answers' budget, waiting BudgetWait
+// at most.
+func (s *Server) acquireAnswer(n int64) bool {
+	if s.answers.TryAcquire(n) {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, s.budgetWait)
+	defer cancel()
+	return s.answers.Acquire(ctx, n) == nil
+}
+
+// progressWriter writes to a peer that must accept some of each write
+// within idle, and all of an answer by deadline.
+type progressWriter struct {
+	c        net.Conn
+	idle     time.Duration
+	deadline time.Time
+}
+
+func (w *progressWriter) Write(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		d := time.Now().Add(w.idle)
+		if !w.deadline.IsZero() && w.deadline.Before(d) {
+			d = w.deadline
+		}
+		_ = w.c.SetWriteDeadline(d)
+		k, err := w.c.Write(p[n:min(len(p), n+64<<10)])
+		n += k
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 func writeFrame(w *bufio.Writer, body []byte, more bool) {
@@ -433,9 +514,13 @@ func (s *Server) readRequest(r *bufio.Reader, started func()) (env [][]byte, bod
 				}
 				// A bounded wait: connections each holding part of the
 				// budget and waiting for more would otherwise wait forever.
-				ctx, cancel := context.WithTimeout(s.ctx, s.budgetWait)
-				err := s.budget.Acquire(ctx, int64(size))
-				cancel()
+				// (No timer when there is room at once.)
+				var err error
+				if !s.budget.TryAcquire(int64(size)) {
+					ctx, cancel := context.WithTimeout(s.ctx, s.budgetWait)
+					err = s.budget.Acquire(ctx, int64(size))
+					cancel()
+				}
 				if err != nil {
 					if body != nil {
 						s.budget.Release(int64(len(body)))

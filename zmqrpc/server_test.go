@@ -7,8 +7,13 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/gonero/gonero/chaindb"
+	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/testutil"
 )
 
 func startLocal(t *testing.T) *Server {
@@ -177,4 +182,103 @@ func TestStalledMessageAndBudget(t *testing.T) {
 	s.budget.Release(MaxInFlight)
 	ok := dial(t, s.Addr().String())
 	ok.call(t, heightReq)
+}
+
+// get_output_distribution's kept answer follows the chain: after the top
+// block is popped, and after it is added again, the answer is what a
+// server without kept answers gives on that chain.
+func TestOutputDistributionFollowsTheChain(t *testing.T) {
+	c, _ := openChain(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), 0)
+	kept, err := New(Config{}, Backend{Chain: NewChainSource(c)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := []byte(`{"jsonrpc":"2.0","id":1,"method":"get_output_distribution","params":{"amounts":[0],"from_height":0,"to_height":0,"cumulative":true}}`)
+	fresh := func() string {
+		s, err := New(Config{}, Backend{Chain: NewChainSource(c)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(s.handle(q))
+	}
+	before := string(kept.handle(q))
+	if again := string(kept.handle(q)); again != before || before != fresh() || !strings.Contains(before, `"distribution":[`) {
+		t.Fatalf("answers on the same chain differ:\n%s\n%s", before, again)
+	}
+	var top *cryptonote.Block
+	var blob []byte
+	var txs []*cryptonote.Transaction
+	var txBlobs [][]byte
+	_ = c.Store().View(func(r *chaindb.Reader) error {
+		h := c.Height() - 1
+		blob, _ = r.BlockBlob(h)
+		top, _ = cryptonote.ParseBlock(blob)
+		for _, id := range top.TxHashes {
+			b, err := r.TxBlob(id)
+			if err != nil {
+				return err
+			}
+			tx, err := cryptonote.ParseTransaction(b)
+			if err != nil {
+				return err
+			}
+			txs, txBlobs = append(txs, tx), append(txBlobs, b)
+		}
+		return nil
+	})
+	if top == nil {
+		t.Fatal("no top block")
+	}
+	if _, err := c.PopBlocks(1); err != nil {
+		t.Fatal(err)
+	}
+	popped := string(kept.handle(q))
+	if popped == before || popped != fresh() {
+		t.Fatalf("after a pop the kept answer is\n%s\nwant\n%s", popped, fresh())
+	}
+	if _, err := c.Add(top, blob, txs, txBlobs); err != nil {
+		t.Fatal(err)
+	}
+	if again := string(kept.handle(q)); again != before {
+		t.Fatalf("with the block back the answer is\n%s\nwant\n%s", again, before)
+	}
+}
+
+// Answers not yet sent are bounded all connections together: with the
+// answers' budget taken (as by peers that never read), an answer waits
+// for room, then its connection is dropped; with room again, answers flow.
+func TestAnswerBudget(t *testing.T) {
+	s, err := New(Config{Addr: "127.0.0.1:0"}, Backend{Chain: noChain{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.budgetWait = 300 * time.Millisecond
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if !s.answers.TryAcquire(MaxAnswerBytes) {
+		t.Fatal("answers' budget in use")
+	}
+	waiting := dial(t, s.Addr().String())
+	waiting.send(t, nil, []byte(heightReq))
+	_ = waiting.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := waiting.r.ReadByte(); err == nil {
+		t.Fatal("answered without room for the answer")
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("connection left open")
+	}
+	s.answers.Release(MaxAnswerBytes)
+	served := dial(t, s.Addr().String())
+	if a := served.call(t, heightReq); !strings.Contains(a, `"height":1`) {
+		t.Fatalf("answer %q", a)
+	}
+	// All of it given back once sent (the server releases it after its
+	// write returns, which the client may see first).
+	for deadline := time.Now().Add(5 * time.Second); !s.answers.TryAcquire(MaxAnswerBytes); {
+		if time.Now().After(deadline) {
+			t.Fatal("an answer sent still holds the budget")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -29,6 +29,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -49,6 +50,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/go-zeromq/zmq4"
+	"github.com/go-zeromq/zmq4/security/null"
 
 	"github.com/gonero/gonero/internal/monerodlab"
 	"github.com/gonero/gonero/portable"
@@ -106,6 +110,7 @@ func logf(format string, args ...any) {
 type node struct {
 	name     string
 	rpc, p2p int
+	zmq      int // the ZMQ RPC port (restricted, as the HTTP RPC)
 	pid      func() int
 	alive    func() bool
 	restart  func() error
@@ -209,7 +214,7 @@ func startGonerod(ctx context.Context, dir, raw string) (*node, error) {
 		return nil, fmt.Errorf("gonerod import: %v\n%s", err, out)
 	}
 	logf("gonerod imported the chain in %.1f s", time.Since(start).Seconds())
-	n := &node{name: "gonerod", rpc: freePort(), p2p: freePort()}
+	n := &node{name: "gonerod", rpc: freePort(), p2p: freePort(), zmq: freePort()}
 	var cmd *exec.Cmd
 	var exited chan struct{}
 	launch := func() error {
@@ -218,7 +223,7 @@ func startGonerod(ctx context.Context, dir, raw string) (*node, error) {
 			return err
 		}
 		cmd = exec.Command(*gonerodBin, "--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--restricted-rpc",
-			"--rpc-bind-port", strconv.Itoa(n.rpc), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(n.p2p),
+			"--zmq-rpc-bind-port", strconv.Itoa(n.zmq), "--restricted-zmq-rpc", "--rpc-bind-port", strconv.Itoa(n.rpc), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(n.p2p),
 			"--log-level", *logLevel)
 		cmd.Stdout, cmd.Stderr = logFile, logFile
 		if err := cmd.Start(); err != nil {
@@ -263,12 +268,15 @@ func startMonerod(dir string) (*node, error) {
 		return nil, fmt.Errorf("copying monerod's store: %v %s", err, out)
 	}
 	_ = os.Remove(filepath.Join(dir, "monerod.pid"))
-	n := &node{name: "monerod", rpc: freePort(), p2p: freePort()}
+	n := &node{name: "monerod", rpc: freePort(), p2p: freePort(), zmq: freePort()}
 	var p *monerodlab.Process
 	// Online (it serves the syncing node) but with one exclusive peer
 	// that is not there: it dials nothing else.
+	// Its ZMQ RPC on n.zmq, restricted (monerodlab turns ZMQ on with a
+	// publisher).
 	cfg := monerodlab.NodeConfig{DataDir: dir, RPCPort: n.rpc, P2PPort: n.p2p, Online: true, Restricted: true,
-		Extra: []string{"--add-exclusive-node", "127.0.0.1:" + strconv.Itoa(freePort())}}
+		ZMQPub: "tcp://127.0.0.1:" + strconv.Itoa(freePort()), ZMQRPCPort: n.zmq,
+		Extra: []string{"--add-exclusive-node", "127.0.0.1:" + strconv.Itoa(freePort()), "--restricted-zmq-rpc"}}
 	launch := func() error {
 		var err error
 		p, err = monerodlab.StartNode(cfg, false, 120*time.Second)
@@ -924,6 +932,146 @@ func p2pGarbage(ctx context.Context, n *node, _ *facts) string {
 	return fmt.Sprintf("%d garbage connections", made.Load())
 }
 
+// zmqFlood opens per ZMQ RPC connections from each of addrs addresses,
+// each a REQ peer asking get_blocks_fast from the genesis block (the
+// largest answer, the whole chain): even slots read each answer and ask
+// again, odd ones send requests one after another and never read (a
+// client that stalls); a slot whose connection is closed or refused
+// reconnects at once. Meanwhile a ZMQ client of its own address asks
+// get_height on a new connection every 200 ms (2 s to answer): the note
+// gives its success with the attackers' counts.
+func zmqFlood(addrs, per int) func(ctx context.Context, n *node, f *facts) string {
+	return func(ctx context.Context, n *node, f *facts) string {
+		req := []byte(`{"jsonrpc":"2.0","id":1,"method":"get_blocks_fast","params":{"block_ids":["` + hex.EncodeToString(f.genesis) +
+			`"],"start_height":0,"prune":false}}`)
+		var conns, answers, answerBytes, sent atomic.Int64
+		var probeOK, probeAll atomic.Int64
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				next := time.Now().Add(200 * time.Millisecond)
+				probeAll.Add(1)
+				if zmqProbe(ctx, n.zmq) {
+					probeOK.Add(1)
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(time.Until(next)):
+				}
+			}
+		}()
+		workers(ctx, addrs*per, false, func(ctx context.Context, i int) {
+			c, err := dialFrom(ctx, attackerAddr(i, addrs), n.zmq)
+			if err != nil {
+				return
+			}
+			defer c.Close()
+			if zmqHandshake(c) != nil {
+				return
+			}
+			conns.Add(1)
+			for ctx.Err() == nil {
+				_ = c.SetWriteDeadline(time.Now().Add(30 * time.Second))
+				if zmqSend(c, req) != nil {
+					return
+				}
+				sent.Add(1)
+				if i%2 == 1 {
+					continue // never reads
+				}
+				_ = c.SetReadDeadline(time.Now().Add(60 * time.Second))
+				size, err := zmqRecv(c)
+				if err != nil {
+					return
+				}
+				answers.Add(1)
+				answerBytes.Add(int64(size))
+			}
+		})
+		wg.Wait()
+		return fmt.Sprintf("ZMQ client %d of %d get_height answered; attackers: %d connections, %d requests sent, %d answers read (%d MB)",
+			probeOK.Load(), probeAll.Load(), conns.Load(), sent.Load(), answers.Load(), answerBytes.Load()>>20)
+	}
+}
+
+// zmqHandshake is a REQ socket's ZMTP 3 greeting and READY.
+func zmqHandshake(c net.Conn) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("zmtp: %v", r)
+		}
+	}()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	defer func() { _ = c.SetDeadline(time.Time{}) }()
+	_, err = zmq4.Open(c, null.Security(), zmq4.Req, zmq4.SocketIdentity(nil), false, nil)
+	return err
+}
+
+// zmqSend writes a REQ message: the empty delimiter, then body.
+func zmqSend(c net.Conn, body []byte) error {
+	head := []byte{1, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0}
+	binary.BigEndian.PutUint64(head[3:], uint64(len(body)))
+	_, err := c.Write(append(head, body...))
+	return err
+}
+
+// zmqRecv reads one message, discarding it, and returns its size.
+func zmqRecv(c net.Conn) (int, error) {
+	total := 0
+	var head [9]byte
+	for {
+		if _, err := io.ReadFull(c, head[:1]); err != nil {
+			return total, err
+		}
+		flags := head[0]
+		var size uint64
+		if flags&2 != 0 {
+			if _, err := io.ReadFull(c, head[1:9]); err != nil {
+				return total, err
+			}
+			size = binary.BigEndian.Uint64(head[1:9])
+		} else {
+			if _, err := io.ReadFull(c, head[1:2]); err != nil {
+				return total, err
+			}
+			size = uint64(head[1])
+		}
+		if size > 64<<20 {
+			return total, errors.New("zmq: frame too big")
+		}
+		if _, err := io.CopyN(io.Discard, c, int64(size)); err != nil {
+			return total, err
+		}
+		total += int(size)
+		if flags&4 == 0 && flags&1 == 0 {
+			return total, nil
+		}
+	}
+}
+
+// zmqProbe asks get_height on a new connection from the client's address,
+// within 2 s.
+func zmqProbe(ctx context.Context, port int) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	c, err := dialFrom(ctx, legitAddr, port)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	if zmqHandshake(c) != nil {
+		return false
+	}
+	_ = c.SetDeadline(time.Now().Add(2 * time.Second))
+	if zmqSend(c, []byte(`{"jsonrpc":"2.0","id":1,"method":"get_height","params":{}}`)) != nil {
+		return false
+	}
+	size, err := zmqRecv(c)
+	return err == nil && size > 0
+}
+
 // syncDuringFlood starts a fresh gonerod syncing from n over P2P while a
 // P2P connection flood and an expensive-request flood run.
 func syncDuringFlood(ctx context.Context, n *node, f *facts) string { return syncFrom(ctx, n, f, true) }
@@ -938,7 +1086,7 @@ func syncFrom(ctx context.Context, n *node, f *facts, flood bool) string {
 	}
 	defer os.RemoveAll(dir)
 	rpc := freePort()
-	cmd := exec.Command(*gonerodBin, "--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--rpc-bind-port", strconv.Itoa(rpc),
+	cmd := exec.Command(*gonerodBin, "--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--no-zmq", "--rpc-bind-port", strconv.Itoa(rpc),
 		"--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(freePort()), "--add-exclusive-node", "127.0.0.1:"+strconv.Itoa(n.p2p),
 		"--log-level", "warn")
 	logFile, _ := os.Create(filepath.Join(dir, "syncer.log"))
@@ -1015,6 +1163,7 @@ func attacks() []attack {
 		{name: "rpc-expensive", what: "200 keep-alive connections from 50 addresses (4 each) looping the costliest restricted requests, each as soon as the last is answered", run: requestFlood(50, 4, expensiveRequests)},
 		{name: "rpc-batch", what: "20 keep-alive connections from 20 addresses posting a 256-call JSON-RPC batch of the costliest /json_rpc calls (header range, output distribution, histogram; ~27 kB), each as soon as the last is answered", run: batchFlood(20)},
 		{name: "rpc-malformed", what: "malformed bodies on 50 keep-alive connections, garbage heads on 50 reconnecting ones, 50 addresses", run: malformedFlood},
+		{name: "zmq-rpc-flood", what: "300 ZMQ RPC (REQ) connections from 30 addresses (10 each) asking get_blocks_fast of the whole chain: half loop, reading each answer; half pipeline requests and never read; reconnecting when closed", run: zmqFlood(30, 10)},
 		{name: "p2p-conn-flood", what: "200 P2P connections from 50 addresses, held until closed, reconnected at once", run: connFlood(p2pPort, 50, 4, true)},
 		{name: "p2p-garbage", what: "100 P2P connections from 50 addresses sending garbage or a 100 MB levin announce, reconnected at once", run: p2pGarbage},
 		{name: "sync-alone", what: "a fresh gonerod syncs the chain over P2P from the node, no flood (the reference time)", run: syncAlone},

@@ -28,7 +28,7 @@ func TestAddrFlagErrors(t *testing.T) {
 		{[]string{"--rpc-bind-ipv6-address", "2001:db8::1"}, "--confirm-external-bind"},
 		{[]string{"--rpc-restricted-bind-ipv6-address", "nonsense"}, "is not an IP address"},
 	} {
-		cmd := exec.Command(bin, append([]string{"--regtest", "--offline", "--rpc-bind-port", "0", "--data-dir", data}, c.args...)...)
+		cmd := exec.Command(bin, withZMQRPCPort(t, append([]string{"--regtest", "--offline", "--rpc-bind-port", "0", "--data-dir", data}, c.args...))...)
 		out, err := cmd.CombinedOutput()
 		ee, ok := err.(*exec.ExitError)
 		if !ok || ee.ExitCode() != 1 || !strings.Contains(string(out), c.want) {

@@ -47,8 +47,8 @@ func TestAnonymityFlagErrors(t *testing.T) {
 		{[]string{"--proxy", "127.0.0.1"}, "want IP:port"},
 	}
 	for _, c := range cases {
-		cmd := exec.Command(bin, append([]string{"--regtest", "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", "0",
-			"--rpc-bind-port", "0", "--data-dir", data}, c.args...)...)
+		cmd := exec.Command(bin, withZMQRPCPort(t, append([]string{"--regtest", "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", "0",
+			"--rpc-bind-port", "0", "--data-dir", data}, c.args...))...)
 		cmd.Env = append(os.Environ(), "RPC_PASSWORD=")
 		out, err := cmd.CombinedOutput()
 		ee, ok := err.(*exec.ExitError)

@@ -91,10 +91,10 @@ func addNodeFlags(rf *pflag.FlagSet, o *options) {
 
 	// monerod's ZMQ flags (src/daemon/command_line_args.h).
 	rf.StringArrayVar(&c.ZMQPub, "zmq-pub", nil, "publish chain, pool and miner-data events on this ZMQ endpoint: tcp://IP:PORT or ipc://PATH (repeatable)")
-	rf.BoolVar(&o.noZMQ, "no-zmq", false, "disable ZMQ (--zmq-pub is then ignored, as monerod ignores it)")
+	rf.BoolVar(&o.noZMQ, "no-zmq", false, "disable ZMQ: the ZMQ RPC server, on by default, and the publisher (--zmq-pub is then ignored, as monerod ignores it)")
 	// The ZMQ RPC server (monerod's daemon_handler over a REP socket).
-	rf.StringVar(&o.zmqRPCBindIP, "zmq-rpc-bind-ip", "127.0.0.1", "serve monerod's ZMQ RPC (JSON-RPC over ZMQ, as monero-lws reads it) on this IP; given alone, on the network's default port")
-	rf.StringVar(&o.zmqRPCBindPort, "zmq-rpc-bind-port", "", "serve monerod's ZMQ RPC on this port (mainnet's default 18082; gonerod serves it only when this or --zmq-rpc-bind-ip is given)")
+	rf.StringVar(&c.ZMQRPC.BindIP, "zmq-rpc-bind-ip", c.ZMQRPC.BindIP, "IP the ZMQ RPC server (monerod's JSON-RPC over ZMQ, as monero-lws reads it) listens on")
+	rf.Uint16Var(&c.ZMQRPC.BindPort, "zmq-rpc-bind-port", 0, "ZMQ RPC port (default: the network's, 18082 mainnet and regtest, 28082 testnet, 38082 stagenet)")
 	rf.BoolVar(&c.ZMQRPC.Restricted, "restricted-zmq-rpc", false, "restrict the ZMQ RPC server as monerod's --restricted-zmq-rpc (refuse its blocked methods, cap answers)")
 
 	// monerod's pruning switches.

@@ -34,7 +34,7 @@ func launchGonerod(t *testing.T, g *gonerod, _ string, args []string) (exited <-
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
-	n, err := newInProcessNode(args, logFile)
+	n, err := newInProcessNode(withZMQRPCPort(t, args), logFile)
 	if err == nil {
 		err = n.Start()
 	}

@@ -13,13 +13,11 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/gonero/gonero/httpd"
 	"github.com/gonero/gonero/node"
@@ -45,17 +43,12 @@ type options struct {
 	rpcCORSOrigins string
 	// --rpc-ssl and its certificates (tls.go).
 	tls tlsOptions
-	// --no-zmq, and the ZMQ RPC server's address (--zmq-rpc-bind-ip,
-	// --zmq-rpc-bind-port).
-	noZMQ          bool
-	zmqRPCBindIP   string
-	zmqRPCBindPort string
+	// --no-zmq: neither the ZMQ RPC server nor the publisher.
+	noZMQ bool
 	// --no-igd: UPnP off whatever --igd says.
 	noIGD bool
 	// --sync-pruned-blocks is accepted and does nothing.
 	syncPruned bool
-
-	flags *pflag.FlagSet // to tell a flag given from its default
 }
 
 func (o *options) network() (params.Network, error) {
@@ -117,9 +110,9 @@ func (o *options) config() (node.Config, error) {
 	}
 	if o.noZMQ {
 		c.ZMQPub = nil
-		c.ZMQRPC = node.ZMQRPCConfig{}
-	} else if c.ZMQRPC.Addr, err = o.zmqRPCAddr(c.Network); err != nil {
-		return c, err
+		c.ZMQRPC.Disabled = true
+	} else if _, err := netip.ParseAddr(c.ZMQRPC.BindIP); err != nil {
+		return c, fmt.Errorf("--zmq-rpc-bind-ip %q: not an IP address", c.ZMQRPC.BindIP)
 	}
 	if o.noIGD {
 		c.P2P.IGD = "disabled"
@@ -127,29 +120,6 @@ func (o *options) config() (node.Config, error) {
 	// monerod's resolvers of the DNS blocklist.
 	c.P2P.DNSPublic = os.Getenv("DNS_PUBLIC")
 	return c, nil
-}
-
-// zmqRPCAddr is the ZMQ RPC server's address: none unless
-// --zmq-rpc-bind-ip or --zmq-rpc-bind-port is given (monerod runs it by
-// default; docs/zmq.md says why gonerod does not yet), the network's
-// default port when only the IP is.
-func (o *options) zmqRPCAddr(net params.Network) (string, error) {
-	if o.flags == nil || (!o.flags.Changed("zmq-rpc-bind-ip") && !o.flags.Changed("zmq-rpc-bind-port")) {
-		return "", nil
-	}
-	ip, err := netip.ParseAddr(o.zmqRPCBindIP)
-	if err != nil {
-		return "", fmt.Errorf("--zmq-rpc-bind-ip %q: not an IP address", o.zmqRPCBindIP)
-	}
-	port := net.ZMQRPCPort()
-	if o.zmqRPCBindPort != "" {
-		p, err := strconv.ParseUint(o.zmqRPCBindPort, 10, 16)
-		if err != nil {
-			return "", fmt.Errorf("--zmq-rpc-bind-port %q: not a port", o.zmqRPCBindPort)
-		}
-		port = uint16(p)
-	}
-	return netip.AddrPortFrom(ip, port).String(), nil
 }
 
 func defaultDataDir() string {
@@ -236,7 +206,6 @@ func newRootCommandFor(o *options) *cobra.Command {
 	f.UintVar(&o.fastBlockSync, "fast-block-sync", 1, "1: inside the block-hash list, skip the proof of work and signatures of blocks whose ids the list proves; 0: verify everything")
 	f.StringVar(&c.BlockHashesFile, "block-hashes-file", "", "block-hash list for fast sync (monero's src/blocks/checkpoints.dat or monero-blockchain-export --blocksdat); mainnet: only a known release's list is used")
 	rf := root.Flags()
-	o.flags = rf
 	addNodeFlags(rf, o)
 	root.AddCommand(newImportCommand(o), &cobra.Command{
 		Use:   "version",

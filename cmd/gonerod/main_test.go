@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,6 +71,20 @@ func freePort(t *testing.T) int {
 	return monerodlab.FreePort(t)
 }
 
+// withZMQRPCPort is gonerod's args with a free port for its ZMQ RPC server
+// unless they choose one or turn ZMQ off: gonerod serves it by default on
+// the network's port, as monerod does, and the tests' nodes run side by
+// side.
+func withZMQRPCPort(t *testing.T, args []string) []string {
+	t.Helper()
+	for _, a := range args {
+		if a == "--no-zmq" || a == "--zmq-rpc-bind-port" || strings.HasPrefix(a, "--zmq-rpc-bind-port=") {
+			return args
+		}
+	}
+	return append(slices.Clip(args), "--zmq-rpc-bind-port", strconv.Itoa(freePort(t)))
+}
+
 // The README's path: import an exported chain, run the node, ask it over
 // RPC, stop it with SIGTERM.
 func TestImportServeAndStop(t *testing.T) {
@@ -90,8 +105,8 @@ func TestImportServeAndStop(t *testing.T) {
 	}
 
 	port := freePort(t)
-	node := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--rpc-bind-port", strconv.Itoa(port),
-		"--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(freePort(t)))
+	node := exec.Command(bin, withZMQRPCPort(t, []string{"--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--rpc-bind-port", strconv.Itoa(port),
+		"--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(freePort(t))})...)
 	var logs bytes.Buffer
 	node.Stdout, node.Stderr = &logs, &logs
 	if err := node.Start(); err != nil {
@@ -181,7 +196,7 @@ func TestCommandLineErrors(t *testing.T) {
 		{[]string{"--regtest", "--start-mining", alice[:40] + "1" + alice[41:]}, "checksum mismatch"},
 		{[]string{"--regtest", "--start-mining", alice + "0"}, "not valid base58"},
 		{[]string{"--regtest", "--start-mining", alice, "--mining-interval", "-1s"}, "is negative"},
-		{[]string{"--regtest", "--zmq-rpc-bind-port", "x"}, `--zmq-rpc-bind-port "x": not a port`},
+		{[]string{"--regtest", "--zmq-rpc-bind-port", "x"}, `invalid argument "x" for "--zmq-rpc-bind-port"`},
 		{[]string{"--regtest", "--zmq-rpc-bind-ip", "localhost"}, `--zmq-rpc-bind-ip "localhost": not an IP address`},
 		{[]string{"--regtest", "--zmq-pub", "tcp://127.0.0.1"}, "want tcp://IP:PORT"},
 		{[]string{"--regtest", "--zmq-pub", "udp://127.0.0.1:1"}, "want tcp://IP:PORT or ipc://PATH"},
@@ -254,6 +269,24 @@ func TestRPCLimitFlags(t *testing.T) {
 
 // Without flags, gonerod's Config is node.DefaultConfig (its data
 // directory aside): the flags take their defaults from it.
+// --no-zmq turns off both ZMQ surfaces, the ZMQ RPC server (on by
+// default) and the publisher, whatever the other ZMQ flags say, as
+// monerod's arg_zmq_rpc_disabled.
+func TestNoZMQ(t *testing.T) {
+	t.Parallel()
+	o := &options{}
+	if err := newRootCommandFor(o).ParseFlags([]string{"--no-zmq", "--zmq-pub", "tcp://127.0.0.1:5", "--zmq-rpc-bind-port", "6"}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := o.config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.ZMQRPC.Disabled || c.ZMQPub != nil {
+		t.Errorf("--no-zmq: ZMQ RPC disabled %v, publisher on %v", c.ZMQRPC.Disabled, c.ZMQPub)
+	}
+}
+
 func TestFlagDefaultsAreNodeDefaults(t *testing.T) {
 	t.Parallel()
 	o := &options{}

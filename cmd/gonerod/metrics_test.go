@@ -117,17 +117,17 @@ func TestMetricsEndpointMoves(t *testing.T) {
 
 	// A metrics port equal to the RPC port is refused before anything opens.
 	port, mport := freePort(t), freePort(t)
-	if out, err := exec.Command(bin, "--regtest", "--data-dir", data, "--offline", "--rpc-bind-port", strconv.Itoa(port),
+	if out, err := exec.Command(bin, "--regtest", "--data-dir", data, "--offline", "--no-zmq", "--rpc-bind-port", strconv.Itoa(port),
 		"--metrics-bind-port", strconv.Itoa(port)).CombinedOutput(); err == nil || !strings.Contains(string(out), "--metrics-bind-port") {
 		t.Fatalf("metrics port = RPC port: %v\n%s", err, out)
 	}
 	// So is a public address without --confirm-external-bind.
-	if out, err := exec.Command(bin, "--regtest", "--data-dir", data, "--offline", "--rpc-bind-port", strconv.Itoa(port),
+	if out, err := exec.Command(bin, "--regtest", "--data-dir", data, "--offline", "--no-zmq", "--rpc-bind-port", strconv.Itoa(port),
 		"--metrics-bind-ip", "0.0.0.0", "--metrics-bind-port", strconv.Itoa(mport)).CombinedOutput(); err == nil || !strings.Contains(string(out), "--metrics-bind-ip") {
 		t.Fatalf("public metrics address: %v\n%s", err, out)
 	}
 
-	node := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--offline",
+	node := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--offline", "--no-zmq",
 		"--rpc-bind-port", strconv.Itoa(port), "--metrics-bind-port", strconv.Itoa(mport))
 	var logs bytes.Buffer
 	node.Stdout, node.Stderr = &logs, &logs

@@ -15,15 +15,17 @@ import (
 )
 
 // With --offline the gonerod binary listens on nothing but its RPC port
-// and connects nowhere (its sockets read from /proc; node's
+// and its ZMQ RPC port (on by default, as monerod's; a free one here, the
+// network's being 18082) and connects nowhere (its sockets read from /proc; node's
 // TestOfflineTouchesNoNetwork checks that it dials and resolves nothing).
 func TestOfflineListensOnlyOnRPC(t *testing.T) {
 	// The binary: mainnet, default P2P flags (it would listen on
 	// 0.0.0.0:18080), so it runs only inside the loopback-only namespace.
 	monerodlab.Require(t)
 	bin := buildGonerod(t)
-	rpcPort := freePort(t)
-	cmd := exec.Command(bin, "--offline", "--data-dir", t.TempDir(), "--rpc-bind-port", strconv.Itoa(rpcPort))
+	rpcPort, zmqPort := freePort(t), freePort(t)
+	cmd := exec.Command(bin, "--offline", "--data-dir", t.TempDir(), "--rpc-bind-port", strconv.Itoa(rpcPort),
+		"--zmq-rpc-bind-port", strconv.Itoa(zmqPort))
 	logPath := filepath.Join(t.TempDir(), "gonerod.log")
 	logFile, err := os.Create(logPath)
 	if err != nil {
@@ -38,8 +40,9 @@ func TestOfflineListensOnlyOnRPC(t *testing.T) {
 	waitFor(t, 30*time.Second, "gonerod's RPC", func() bool { _, err := g.post("/get_height", nil); return err == nil })
 	time.Sleep(time.Second)
 	listening, connected := processSockets(t, cmd.Process.Pid, rpcPort)
-	if !slices.Equal(listening, []int{rpcPort}) {
-		t.Errorf("offline gonerod listens on ports %v; want only its RPC port %d", listening, rpcPort)
+	slices.Sort(listening)
+	if want := []int{min(rpcPort, zmqPort), max(rpcPort, zmqPort)}; !slices.Equal(listening, want) {
+		t.Errorf("offline gonerod listens on ports %v; want only its RPC and ZMQ RPC ports %v", listening, want)
 	}
 	if len(connected) != 0 {
 		t.Errorf("offline gonerod has connections %v besides RPC clients", connected)

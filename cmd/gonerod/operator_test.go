@@ -23,7 +23,8 @@ func TestStopDaemonOverRPC(t *testing.T) {
 	importInto(t, bin, data, raw)
 	port, rport := freePort(t), freePort(t)
 	node := exec.Command(bin, "--regtest", "--fixed-difficulty", "1", "--data-dir", data, "--offline",
-		"--rpc-bind-port", strconv.Itoa(port), "--rpc-restricted-bind-port", strconv.Itoa(rport))
+		"--rpc-bind-port", strconv.Itoa(port), "--rpc-restricted-bind-port", strconv.Itoa(rport),
+		"--zmq-rpc-bind-port", strconv.Itoa(freePort(t)))
 	var logs bytes.Buffer
 	node.Stdout, node.Stderr = &logs, &logs
 	if err := node.Start(); err != nil {

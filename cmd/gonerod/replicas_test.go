@@ -216,7 +216,7 @@ func unitArgs(t *testing.T, unit string, subst map[string]string) []string {
 // RPC.
 func startNode(t *testing.T, bin, name string, args []string) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, withZMQRPCPort(t, args)...)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {

@@ -371,7 +371,7 @@ func TestTLSStartErrors(t *testing.T) {
 	} {
 		args := append([]string{"--regtest", "--offline", "--data-dir", t.TempDir(), "--rpc-bind-port", strconv.Itoa(freePort(t)),
 			"--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(freePort(t))}, tc.args...)
-		cmd := exec.Command(bin, args...)
+		cmd := exec.Command(bin, withZMQRPCPort(t, args)...)
 		done := make(chan struct{})
 		var out []byte
 		var err error

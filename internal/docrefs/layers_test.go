@@ -37,7 +37,7 @@ var layers = []struct {
 	// and the operator commands' client; it may use the store's values but
 	// not the chain, and never the HTTP server (see never).
 	{"chain", []string{"chain", "rpctypes"}},
-	{"users of the chain", []string{"txpool", "importer"}},
+	{"users of the chain", []string{"txpool", "importer", "feeestimate"}},
 	{"users of the pool", []string{"miner", "metrics", "zmqpub"}},
 	{"P2P and RPC, side by side", []string{"p2p", "rpc", "zmqrpc", "daemonctl"}},
 	// node (coming): cmd/gonerod's wiring as a package.
