@@ -470,8 +470,7 @@ func (c *Chain) checkPoolTxNonInput(t *txCheck, hf uint8, facts *NextBlock, kept
 func (c *Chain) HasTx(id cryptonote.Hash) bool {
 	found := false
 	_ = c.store.View(func(r *chaindb.Reader) error {
-		_, err := r.TxLocation(id)
-		found = err == nil
+		found = r.HasTx(id)
 		return nil
 	})
 	return found

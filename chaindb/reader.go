@@ -220,6 +220,13 @@ func (r *Reader) TxLocation(hash cryptonote.Hash) (TxLocation, error) {
 	return TxLocation{Height: height, Index: slot - 1}, nil
 }
 
+// HasTx reports whether hash is a transaction of the main chain, its
+// blocks' miner transactions included (monerod's have_tx: the pool answers
+// "already in the chain" for either).
+func (r *Reader) HasTx(hash cryptonote.Hash) bool {
+	return r.tx.Bucket(bucketTxIndex).Get(hash[:]) != nil
+}
+
 // MinerTxHeight returns the height of the main-chain block whose miner tx
 // is hash, for a miner tx of version 1 (miner_txs; a version-2 one is found
 // through its first output: TxOutputIndexes, then Output(0, …)).

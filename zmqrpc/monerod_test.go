@@ -583,6 +583,7 @@ func TestPoolAgainstMonerod(t *testing.T) {
 				ask(req("send_raw_tx", p), false)
 			}
 			sendJSON(chainTx, "true") // already in the chain
+			sendJSON(minerTx, "true") // a miner transaction of the chain: already there too
 			sendJSON(strings.Replace(minerTx, `"extra":"`, `"extra":"00`, 1), "true")
 			// A transaction of the chain with another extra: its key images
 			// are spent in the chain.
