@@ -22,8 +22,9 @@ import (
 // timed syncs and requests never wait for a flood of big messages to end.
 //
 // Outgoing: a connection's reader reads the peer's next message only while
-// its send queue holds at most sendBacklog bytes and the node's send
-// queues together at most the send budget. A peer asking for blocks as
+// its send queue holds at most sendBacklog bytes, and, while the node's
+// send queues together hold more than the send budget, only once its own
+// is empty (the peers holding the budget wait, the others go on). A peer asking for blocks as
 // fast as they are answered so gets them at the pace its share of the
 // upload limit sends them, and the node spends no more CPU on it than
 // that; a peer that asks and never reads holds sendBacklog and one answer,
@@ -119,14 +120,19 @@ func (c *conn) closeSendQueue() {
 }
 
 // waitSendRoom holds the reader until the connection's send queue holds at
-// most sendBacklog bytes and the node's send queues at most the send
-// budget. It returns errSendStalled when the connection's own queue made
-// no progress for the stall timeout, ErrClosed when it closed.
+// most sendBacklog bytes and, while the node's send queues together hold
+// more than the send budget, until its own is empty. It returns
+// errSendStalled when the connection's queue made no progress for the
+// stall timeout, ErrClosed when it closed.
 func (c *conn) waitSendRoom() error {
 	n := c.node
 	budget := n.cfg.SendBudget
+	// Over the node's budget, only the peers that have answers queued
+	// wait: those that hold the budget, never one whose queue is empty
+	// (a peer answering our timed sync, a new one handshaking).
 	over := func() (own, node bool) {
-		return c.queued.Load() > sendBacklog, budget > 0 && n.sendQueued.Load() > budget
+		q := c.queued.Load()
+		return q > sendBacklog, q > 0 && budget > 0 && n.sendQueued.Load() > budget
 	}
 	own, node := over()
 	if !own && !node {
@@ -151,7 +157,7 @@ func (c *conn) waitSendRoom() error {
 		if own, node = over(); !own && !node {
 			return nil
 		}
-		if own {
+		if own || node {
 			last := time.Unix(0, c.lastSend.Load())
 			if started.After(last) {
 				last = started

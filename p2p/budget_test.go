@@ -286,3 +286,57 @@ func TestMessagesRefusedUnread(t *testing.T) {
 		t.Fatalf("limit stats: %+v", st)
 	}
 }
+
+// Past the node's send budget, the peers holding it wait and the others go
+// on: two peers that ask for blocks and never read hold at most the budget
+// and an answer each, and a third peer is still handshaken and served.
+func TestSendBudgetHoldsHoarders(t *testing.T) {
+	const budget = 256 << 10
+	tn := limitedNode(t, Config{SendBudget: budget, LimitRateUp: -1, sendStallTimeout: time.Minute})
+	msg := blocksRequest(t, tn)
+	var answerSize int64
+	served := func(peerID uint64) {
+		t.Helper()
+		q := syncedPeer(t, tn, peerID)
+		defer q.nc.Close()
+		if _, err := q.nc.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		var answer portable.ResponseGetObjects
+		q.expectNotification(levin.NotifyResponseGetObjects, &answer)
+		if len(answer.Blocks) != 100 {
+			t.Fatalf("served %d blocks of 100", len(answer.Blocks))
+		}
+		body, _ := portable.Marshal(answer)
+		answerSize = int64(levin.HeaderSize + len(body))
+	}
+	served(101)
+	for id := uint64(102); id <= 103; id++ {
+		p := syncedPeer(t, tn, id)
+		_ = p.nc.(*net.TCPConn).SetReadBuffer(4096)
+		go func() {
+			for i := 0; i < 100_000; i++ {
+				if _, err := p.nc.Write(msg); err != nil {
+					return
+				}
+			}
+		}()
+	}
+	var peak int64
+	eventually(t, 30*time.Second, "the hoarders to fill the send budget", func() bool {
+		peak = max(peak, tn.node.sendQueued.Load())
+		return tn.node.sendQueued.Load() > budget
+	})
+	served(104)
+	for range 200 {
+		peak = max(peak, tn.node.sendQueued.Load())
+		time.Sleep(5 * time.Millisecond)
+	}
+	if bound := budget + 3*answerSize; peak > bound {
+		t.Fatalf("the send queues reached %d bytes; the budget of %d allows %d", peak, budget, bound)
+	}
+	if tn.node.LimitStats().SendWaits == 0 {
+		t.Fatal("no reader waited for the send budget")
+	}
+	t.Logf("answers of %d bytes; the send queues peaked at %d (budget %d)", answerSize, peak, budget)
+}

@@ -92,7 +92,7 @@ func addNodeFlags(rf *pflag.FlagSet, o *options) {
 	rf.Int64Var(&p.LimitRateDown, "limit-rate-down", p.LimitRateDown, "download limit of all P2P connections together, kB/s (-1: the default)")
 	rf.Int64Var(&p.LimitRate, "limit-rate", p.LimitRate, "set both P2P rate limits, kB/s, but one given its own flag (-1: none)")
 	rf.Int64Var(&p.LevinInBudget, "p2p-levin-in-budget", p.LevinInBudget, "bytes of incoming P2P messages held at once, all peers together; a larger message past it drops its peer")
-	rf.Int64Var(&p.SendBudget, "p2p-send-budget", p.SendBudget, "bytes of P2P answers queued unsent, all peers together; past it no peer's next request is read")
+	rf.Int64Var(&p.SendBudget, "p2p-send-budget", p.SendBudget, "bytes of P2P answers queued unsent, all peers together; past it a peer's next message is read only once its answers are sent")
 
 	// monerod's ZMQ flags (src/daemon/command_line_args.h).
 	rf.StringArrayVar(&c.ZMQPub, "zmq-pub", nil, "publish chain, pool and miner-data events on this ZMQ endpoint: tcp://IP:PORT or ipc://PATH (repeatable)")
