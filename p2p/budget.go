@@ -199,6 +199,10 @@ func (c *conn) releaseIn() {
 	}
 }
 
+// chainRequestLimit bounds a NOTIFY_REQUEST_CHAIN: 2,000 ids of 32 bytes
+// and the storage framing.
+const chainRequestLimit = 2000*32 + 1024
+
 // newBlockSlack covers a NOTIFY_NEW_BLOCK's storage framing and the
 // miner transaction beside the weight limit.
 const newBlockSlack = 64 << 10
@@ -223,6 +227,14 @@ func (c *conn) commandLimit(command uint32) uint64 {
 		if !asked {
 			return 0
 		}
+	case levin.NotifyRequestChain:
+		// Serving a chain request looks up each id until one is known, so
+		// its cost grows with the ids an unknown history lists. monerod
+		// accepts up to its 512 KiB ceiling, but only ever sends a short
+		// history (get_short_chain_history: 10 ids, then one per doubling,
+		// and genesis; about 45 at any height, and the last known id):
+		// 2,000 ids leave forty times that.
+		return chainRequestLimit
 	case levin.NotifyNewBlock:
 		// A whole block with its transactions: a transaction's blob is
 		// never larger than its weight, and a block's weight is at most

@@ -230,7 +230,7 @@ func failsOf(tn *testNode, ip string) int {
 // Messages are refused by their declared size before their body is read:
 // a header alone, with no body behind it, gets its peer dropped. A small
 // command announcing 90 MB (within monerod's 100 MB packet limit, far over
-// the command's own); a block answer nobody asked for (with monerod's fail);
+// the command's own); a chain request of more ids than a history has; a block answer nobody asked for (with monerod's fail);
 // and a NOTIFY_NEW_TRANSACTIONS within every levin limit that would take the
 // node's levin-in budget past its bound, while an older claimant holding
 // most of the budget keeps its connection (the newest claimant is refused).
@@ -246,11 +246,17 @@ func TestMessagesRefusedUnread(t *testing.T) {
 	p.sendHeader(levin.KindNotification, levin.NotifyRequestChain, 90_000_000)
 	p.expectClosed("90 MB announced for a chain request")
 	waitDropped("message_too_large", 1)
+	// A chain request under monerod's 512 KiB but of more ids than any
+	// short history has.
+	p = syncedPeer(t, tn, 95)
+	p.sendHeader(levin.KindNotification, levin.NotifyRequestChain, chainRequestLimit+1)
+	p.expectClosed("a chain request of more than 2,000 ids")
+	waitDropped("message_too_large", 2)
 
 	p = syncedPeer(t, tn, 92)
 	p.sendHeader(levin.KindNotification, levin.NotifyResponseGetObjects, 10_000_000)
 	p.expectClosed("a block answer nobody asked for")
-	waitDropped("message_too_large", 2)
+	waitDropped("message_too_large", 3)
 	if n := failsOf(tn, "127.0.0.1"); n != 1 {
 		t.Fatalf("an unasked block answer left %d fails; monerod counts 1", n)
 	}
