@@ -346,3 +346,20 @@ func TestSendBudgetHoldsHoarders(t *testing.T) {
 	}
 	t.Logf("answers of %d bytes; the send queues peaked at %d (budget %d)", answerSize, peak, budget)
 }
+
+// duplicateBlob finds equal blobs as monerod's duplicate hash check does,
+// and only those.
+func TestDuplicateBlob(t *testing.T) {
+	a, b, c := []byte("tx a"), []byte("tx b"), []byte("tx a")
+	for _, tc := range []struct {
+		txs  [][]byte
+		want bool
+	}{
+		{nil, false}, {[][]byte{a}, false}, {[][]byte{a, b}, false}, {[][]byte{a, b, c}, true},
+		{[][]byte{{}, {}}, true}, {[][]byte{b, {}, b[:3]}, false},
+	} {
+		if got := duplicateBlob(tc.txs); got != tc.want {
+			t.Errorf("%q: %v, want %v", tc.txs, got, tc.want)
+		}
+	}
+}
