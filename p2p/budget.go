@@ -173,15 +173,19 @@ func (c *conn) waitSendRoom() error {
 // claimIn is the connection's levin.Reader.Claim: the message being read
 // will hold size bytes. The claim grows the connection's share of the
 // node's levin-in budget to size; it fails when that would pass the budget
-// and size is over levinInExempt.
-func (c *conn) claimIn(_ uint32, size uint64) error {
+// and size is over levinInExempt, unless the message answers the node's own
+// request (blocks or a chain entry: commandLimit refuses those nobody asked
+// for), whose number the node chooses (one span per connection, the block
+// queue's bound): a flood of large messages cannot stop the node's sync.
+func (c *conn) claimIn(command uint32, size uint64) error {
 	n := c.node
 	if size <= c.inHeld {
 		return nil
 	}
 	delta := int64(min(size, math.MaxInt64/2) - c.inHeld)
 	total := n.levinIn.Add(delta)
-	if budget := n.cfg.LevinInBudget; budget > 0 && total > budget && size > levinInExempt {
+	asked := command == levin.NotifyResponseGetObjects || command == levin.NotifyResponseChainEntry
+	if budget := n.cfg.LevinInBudget; budget > 0 && total > budget && size > levinInExempt && !asked {
 		n.levinIn.Add(-delta)
 		n.levinInRefused.Add(1)
 		return errLevinInBudget

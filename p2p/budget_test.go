@@ -3,6 +3,7 @@ package p2p
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/netip"
@@ -361,5 +362,32 @@ func TestDuplicateBlob(t *testing.T) {
 		if got := duplicateBlob(tc.txs); got != tc.want {
 			t.Errorf("%q: %v, want %v", tc.txs, got, tc.want)
 		}
+	}
+}
+
+// The levin-in budget refuses the newest large claimant, but never an
+// answer to the node's own request, and gives back what it counted.
+func TestLevinInBudgetClaims(t *testing.T) {
+	n := &Node{cfg: Config{LevinInBudget: 4 << 20}}
+	old, c := &conn{node: n}, &conn{node: n}
+	if err := old.claimIn(levin.NotifyNewTransactions, 3<<20); err != nil {
+		t.Fatalf("a first claim of 3 MiB: %v", err)
+	}
+	if err := c.claimIn(levin.NotifyNewTransactions, 2<<20); !errors.Is(err, errLevinInBudget) {
+		t.Fatalf("a 2 MiB claim past the budget: %v", err)
+	}
+	if err := c.claimIn(levin.NotifyNewTransactions, levinInExempt); err != nil {
+		t.Fatalf("a claim of %d bytes: %v", levinInExempt, err)
+	}
+	if err := c.claimIn(levin.NotifyResponseGetObjects, 8<<20); err != nil {
+		t.Fatalf("an asked-for block answer past the budget: %v", err)
+	}
+	if got := n.levinIn.Load(); got != 3<<20+8<<20 {
+		t.Fatalf("the budget holds %d bytes", got)
+	}
+	old.releaseIn()
+	c.releaseIn()
+	if got := n.levinIn.Load(); got != 0 || n.levinInRefused.Load() != 1 {
+		t.Fatalf("after release the budget holds %d bytes, %d refused", got, n.levinInRefused.Load())
 	}
 }
