@@ -33,13 +33,15 @@
 # reconnecting (rpc-addr-churn); 200 keep-alive connections from 50 addresses looping the costliest restricted
 # requests as fast as answered (rpc-expensive: /getblocks.bin from 0, get_output_distribution from 0,
 # get_outs of 4000 indices, /getblocks_by_height.bin of 1000 heights, getblockheadersrange of 1000,
-# get_transactions of 100 decoded, get_output_histogram); malformed bodies and garbage heads; a P2P
+# get_transactions of 100 decoded, get_output_histogram); 20 keep-alive connections from 20 addresses posting a
+# 256-call JSON-RPC batch of the costliest /json_rpc calls, ~27 kB, in a loop (rpc-batch; issue 33: 80 MB of
+# answers per batch, RSS 3.8 GB, before answers were bounded); malformed bodies and garbage heads; a P2P
 # connection flood; a P2P garbage flood (random bytes, a 100 MB levin announce); 20 P2P peers asking for
 # blocks and chains as fast as taken, reading the answers (p2p-blocks) or never (p2p-blocks-noread); 20 P2P peers
 # sending 48 MB messages of garbage transactions (p2p-garbage-txs); a fresh gonerod syncing the
 # chain from the attacked node alone (the reference time), then during P2P-connection and expensive-request
 # floods. --attacks names: none (baseline), rpc-idle-held, rpc-slowloris-held, rpc-conn-flood,
-# rpc-conn-flood-8, rpc-addr-churn, rpc-slowloris, rpc-expensive, rpc-malformed, p2p-conn-flood, p2p-garbage,
+# rpc-conn-flood-8, rpc-addr-churn, rpc-slowloris, rpc-expensive, rpc-batch, rpc-malformed, p2p-conn-flood, p2p-garbage,
 # p2p-blocks, p2p-blocks-noread, p2p-garbage-txs, sync-alone,
 # sync-during-flood.
 #

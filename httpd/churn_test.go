@@ -135,6 +135,15 @@ func TestChurnFloodPromptClientServed(t *testing.T) {
 			}
 		}
 		c.conn.Close()
+		// Nothing the flood makes the server keep grows past its bound:
+		// the slots, the places on probation, the groups it remembers.
+		s.ln.mu.Lock()
+		open, onProbation, groups, standing := s.ln.open, len(s.ln.probation), len(s.ln.perGroup), len(s.ln.standing)
+		s.ln.mu.Unlock()
+		if open > slots || onProbation > 64 || groups > slots || standing > maxStanding {
+			t.Fatalf("unbounded under the flood: %d open (cap %d), %d on probation (max 64), %d groups in slots, %d remembered (max %d)",
+				open, slots, onProbation, groups, standing, maxStanding)
+		}
 		// The flood went on meanwhile.
 		waitFor(t, "the flood to go on", func() bool { return s.GuardStats().EvictedIdle > evictedBefore })
 	}
@@ -219,5 +228,49 @@ func TestChurnVictimOrder(t *testing.T) {
 	}
 	if got := prefixOf(flood1.group); got != prefixOf(flood2.group) || got == prefixOf(other.group) {
 		t.Fatalf("prefixes: %v %v %v", prefixOf(flood1.group), prefixOf(flood2.group), prefixOf(other.group))
+	}
+}
+
+// TestChurnVictimHeld: at the cap, a newcomer's request takes the slot of
+// a connection that asked once and idles (rule 3); that connection's
+// slot is free at once but its socket is held and closed a moment later,
+// without a byte (so that a reconnecting flood waits here, not in the
+// accept queue in front of a client). A keep-alive connection that asked
+// more than once is closed at once when it is the victim.
+func TestChurnVictimHeld(t *testing.T) {
+	get := "GET /get_info HTTP/1.1\r\nHost: x\r\n\r\n"
+	held := func(s *Server) int {
+		s.ln.mu.Lock()
+		defer s.ln.mu.Unlock()
+		return len(s.ln.held)
+	}
+	for _, c := range []struct {
+		name     string
+		requests int
+		held     int
+	}{
+		{"asked once", 1, 1},
+		{"keep-alive", 2, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := startServer(t, Config{MaxConnections: 1, ConnectionRate: -1}, testRoutes(nil))
+			victim := dialFrom(t, s, "127.0.3.1")
+			for range c.requests {
+				if resp, _ := victim.do("GET", get); resp.StatusCode != 200 {
+					t.Fatal(resp.Status)
+				}
+			}
+			a := dialFrom(t, s, "127.0.3.3")
+			if resp, body := a.do("GET", get); resp.StatusCode != 200 || string(body) != `{"status": "OK"}` {
+				t.Fatalf("the newcomer got %v %q", resp.Status, body)
+			}
+			if n := held(s); n != c.held {
+				t.Fatalf("%d sockets held after the eviction, want %d", n, c.held)
+			}
+			if !closedByServer(t, victim.conn, victim.br, 5*time.Second) {
+				t.Fatal("the victim was never closed")
+			}
+			waitFor(t, "nothing held", func() bool { return held(s) == 0 })
+		})
 	}
 }

@@ -258,9 +258,26 @@ func (l *limitListener) victimOnceLocked(grp groupKey, now int64, proven bool) (
 // evict closes a connection to free its slot for another group's, at
 // once: its serving goroutine, if any, sees its next read or write fail
 // and its Close is then a no-op.
+//
+// An idle connection that asked once and was evicted for a newcomer's
+// request (rule 3, the churn rule) is closed only refuseHold later, as a
+// refused connection is held: its slot is free at once, its serving
+// goroutine ends at once (its read deadline passes), but its client sees
+// the close a second later. A flood of many addresses that reconnects as
+// soon as its idle connection is closed (issue 33) otherwise keeps every
+// one of its addresses in the kernel's accept queue, which a legitimate
+// client's connection waits in behind them (~1,600 of 2,000 addresses,
+// 300-500 ms at the accept loop's pace); held, most of them wait here,
+// where they cost a descriptor and no goroutine. A connection used for
+// more than one request (a wallet's keep-alive one) is closed at once.
 func (c *countedConn) evict() {
 	if c.closed.Swap(true) {
 		return // closing already; the slot comes back with its own Close
+	}
+	c.releaseMemory()
+	if c.evictedClass == victimAskedIdle && c.requests.Load() <= 1 && c.ln.holdEvicted(c.Conn) {
+		c.ln.release(c)
+		return
 	}
 	_ = c.Conn.Close()
 	c.ln.release(c)
@@ -270,6 +287,7 @@ func (c *countedConn) evict() {
 // off probation): its serving goroutine's Close is then a no-op.
 func (c *countedConn) closeUncounted() {
 	if !c.closed.Swap(true) {
+		c.releaseMemory()
 		_ = c.Conn.Close()
 	}
 }

@@ -282,8 +282,8 @@ func TestConnOfUnwraps(t *testing.T) {
 
 func TestGuardStatsAdd(t *testing.T) {
 	a := GuardStats{Open: 1, RefusedPerIP: 2, RefusedTotal: 3, RefusedRate: 4, EvictedIdle: 5, EvictedBusy: 6, MeteredWaits: 7, MeteredBusy: 8,
-		ProbationStarted: 9, ProbationAdmitted: 10, ProbationExpired: 11, ProbationBumped: 12}
-	if got, want := a.Add(a), (GuardStats{2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24}); got != want {
+		ProbationStarted: 9, ProbationAdmitted: 10, ProbationExpired: 11, ProbationBumped: 12, MemoryRefused: 13}
+	if got, want := a.Add(a), (GuardStats{2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26}); got != want {
 		t.Fatalf("%+v, want %+v", got, want)
 	}
 }

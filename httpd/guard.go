@@ -83,6 +83,10 @@ type GuardStats struct {
 	// for a newer one. A request on probation that found no slot counts in
 	// RefusedTotal.
 	ProbationStarted, ProbationAdmitted, ProbationExpired, ProbationBumped uint64
+	// MemoryRefused are claims on the memory budget refused (memory.go):
+	// bodies refused before or after reading, answers dropped for the busy
+	// answer, parts of batch answers refused.
+	MemoryRefused uint64
 }
 
 // Add sums two listeners' counts.
@@ -95,6 +99,7 @@ func (g GuardStats) Add(o GuardStats) GuardStats {
 		MeteredWaits: g.MeteredWaits + o.MeteredWaits, MeteredBusy: g.MeteredBusy + o.MeteredBusy,
 		ProbationStarted: g.ProbationStarted + o.ProbationStarted, ProbationAdmitted: g.ProbationAdmitted + o.ProbationAdmitted,
 		ProbationExpired: g.ProbationExpired + o.ProbationExpired, ProbationBumped: g.ProbationBumped + o.ProbationBumped,
+		MemoryRefused: g.MemoryRefused + o.MemoryRefused,
 	}
 }
 
@@ -111,6 +116,7 @@ type guardCounters struct {
 	// probation.go: connections put on probation, admitted by their
 	// first request, closed without one, bumped by a newer one.
 	probationStarted, probationAdmitted, probationExpired, probationBumped atomic.Uint64
+	memoryRefused                                                          atomic.Uint64
 
 	log     *slog.Logger
 	addr    string
@@ -127,6 +133,7 @@ func (g *guardCounters) stats() GuardStats {
 		MeteredWaits: g.meteredWaits.Load(), MeteredBusy: g.meteredBusy.Load(),
 		ProbationStarted: g.probationStarted.Load(), ProbationAdmitted: g.probationAdmitted.Load(),
 		ProbationExpired: g.probationExpired.Load(), ProbationBumped: g.probationBumped.Load(),
+		MemoryRefused: g.memoryRefused.Load(),
 	}
 }
 
@@ -156,7 +163,8 @@ func (g *guardCounters) pressure() {
 		"metered_waits", cur.MeteredWaits-last.MeteredWaits,
 		"metered_busy", cur.MeteredBusy-last.MeteredBusy,
 		"probation", cur.ProbationStarted-last.ProbationStarted,
-		"probation_admitted", cur.ProbationAdmitted-last.ProbationAdmitted)
+		"probation_admitted", cur.ProbationAdmitted-last.ProbationAdmitted,
+		"memory_refused", cur.MemoryRefused-last.MemoryRefused)
 }
 
 // underPressure: the listener holds at least half its cap. Only then is

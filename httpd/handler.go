@@ -114,8 +114,25 @@ func (s *Server) handle(ctx *fasthttp.RequestCtx) {
 		Body:       body,
 		Restricted: s.cfg.Restricted,
 		RemoteAddr: cc.remoteAddr(),
+		conn:       cc,
+		memory:     s.cfg.Memory,
 	}
-	resp := s.serveMetered(rt.fn, req, cc)
+	// A pipelined request comes before the connection reads again: what
+	// the previous one held is written (or queued in the write buffer).
+	cc.releaseMemory()
+	var resp Response
+	if !cc.grow(s.cfg.Memory, int64(len(body))) {
+		// The memory budget has no room for this body: the busy answer,
+		// without running the route.
+		s.guard.memoryRefused.Add(1)
+		s.guard.pressure()
+		resp = s.busy(req)
+	} else {
+		resp = s.serveMetered(rt.fn, req, cc)
+		if !s.claimAnswer(req, cc, &resp) {
+			resp = s.busy(req)
+		}
+	}
 	*req = Request{} // drop the references to the request buffers
 	s.write(ctx, resp)
 }
@@ -240,6 +257,13 @@ func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfi
 		if !explicitClose {
 			h.ResetConnectionClose()
 		}
+	}
+	if cl := int64(h.ContentLength()); cl > 0 && cl <= room && !s.bodyFits(cl) {
+		// The memory budget has no room for this body now: refused before
+		// it is read, as a body over the limit (the handler answers 413).
+		s.guard.memoryRefused.Add(1)
+		s.guard.pressure()
+		room = min(room, cl-1)
 	}
 	conf := fasthttp.RequestConfig{MaxRequestBodySize: int(min(room, int64(maxInt)))}
 	if cl := h.ContentLength(); (cl > 0 || cl == -1) && s.cfg.ReadTimeout > 0 {

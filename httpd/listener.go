@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gonero/gonero/membudget"
 )
 
 // limitListener enforces monerod's RPC connection limits
@@ -176,6 +178,28 @@ func (l *limitListener) refuse(c net.Conn, key hostKey, reason string) {
 	}
 	l.guard.pressure()
 	l.log.Debug("httpd: connection refused: limit reached", "remote", c.RemoteAddr().String(), "reason", reason, "held", hold)
+}
+
+// holdEvicted holds an evicted connection's socket for refuseHold before
+// closing it (fairslots.go, evict): its reader is woken now (its read
+// deadline passes, so its serving goroutine ends without a byte written),
+// the socket is closed by reap. false: the held list is full; the caller
+// closes it now.
+func (l *limitListener) holdEvicted(c net.Conn) bool {
+	now := time.Now()
+	l.mu.Lock()
+	if len(l.held) >= maxHeldRefused {
+		l.mu.Unlock()
+		return false
+	}
+	l.held = append(l.held, heldConn{c: c, closeAt: now.Add(refuseHold)})
+	if !l.reaping {
+		l.reaping = true
+		go l.reap()
+	}
+	l.mu.Unlock()
+	_ = c.SetReadDeadline(now)
+	return true
 }
 
 // reap closes held refused connections when their time is up; it runs
@@ -480,14 +504,22 @@ type countedConn struct {
 	// did not read (413); see Close.
 	drainOnClose bool
 	remote       string // RemoteAddr().String(), made on first use
-	auth         authSession
-	req          Request
+	// The memory budget's claim of the request being served and of its
+	// answer until written (memory.go); leaseMu because a close (an
+	// eviction) may come from another goroutine.
+	leaseMu   sync.Mutex
+	lease     membudget.Lease[netip.Addr]
+	leaseInit bool
+	leaseHeld atomic.Bool
+	auth      authSession
+	req       Request
 }
 
 func (c *countedConn) Close() error {
 	if c.closed.Swap(true) {
 		return nil
 	}
+	c.releaseMemory()
 	if c.drainOnClose {
 		// Closing a socket with unread bytes sends a RST, which can
 		// destroy our answer (the 413) before the client has read it.
@@ -538,6 +570,8 @@ var notTLSAnswer = []byte("HTTP/1.1 400 Bad Request\r\nServer: Epee-based\r\nCon
 // then closes it without a word of its own).
 func (c *countedConn) Read(p []byte) (int, error) {
 	c.markIdle()
+	// The last answer is written: what it held goes back to the budget.
+	c.releaseMemory()
 	n, err := c.Conn.Read(p)
 	if n > 0 && !c.requested.Load() && c.ready.Load() != readyHead {
 		c.noteRead(p[:n])

@@ -318,9 +318,38 @@ func (s *Server) serveMetered(fn Route, req *Request, cc *countedConn) Response 
 	if !ok {
 		return s.busy(req)
 	}
+	req.meter, req.ticket, req.ticketOK = s.meter, t, true
 	resp := s.call(fn, req)
-	s.meter.release(t, resp.Len())
+	if req.ticketOK {
+		s.meter.release(req.ticket, max(0, resp.Len()-int(req.charged)))
+	}
 	return resp
+}
+
+// Checkpoint charges the meter for what the request has cost so far (its
+// run time since the last checkpoint and answerBytes more bytes of
+// answer) and lets it go on as a new request of its address group would:
+// at once within budget, or after waiting for a metered slot. A route
+// that does many requests' work in one (a JSON-RPC batch) calls it
+// between them, so that each part is metered as if it came alone. false:
+// no slot came in time; the route should answer the rest busy. Without a
+// meter it always succeeds.
+func (r *Request) Checkpoint(answerBytes int) bool {
+	if r.meter == nil {
+		return true
+	}
+	if !r.ticketOK {
+		return false
+	}
+	r.meter.release(r.ticket, answerBytes)
+	r.charged += int64(answerBytes)
+	r.ticketOK = false
+	t, ok := r.meter.acquire(r.conn.group)
+	if !ok {
+		return false
+	}
+	r.ticket, r.ticketOK = t, true
+	return true
 }
 
 // busy is the answer to a request that found no metered slot in time.

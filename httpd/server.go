@@ -78,6 +78,17 @@ type Request struct {
 	Body       []byte // full body (at most Config.MaxRequestBytes); valid until the route returns
 	Restricted bool   // the listener's restriction flag
 	RemoteAddr string
+
+	// The memory budget (memory.go) and the meter (meter.go) of the
+	// request being served: set by the server, used by Reserve and
+	// Checkpoint.
+	conn     *countedConn
+	memory   *MemoryAccount
+	reserved int64
+	meter    *meter
+	ticket   ticket
+	ticketOK bool
+	charged  int64
 }
 
 // Response is what a route returns. Status 0 means 200. The server adds the
@@ -209,8 +220,12 @@ type Config struct {
 	MeteredSlots int
 	MeteredWait  time.Duration
 	// Busy answers a request that found no metered slot in time (rpc:
-	// monerod's status "BUSY"); nil: an empty 503.
+	// monerod's status "BUSY"); nil: an empty 503. It also answers a
+	// request whose body or answer the memory budget refused.
 	Busy Route
+	// Memory is the node's memory budget's account for RPC (memory.go,
+	// shared by every listener of the node); nil: no budget.
+	Memory *MemoryAccount
 }
 
 // Login is the user name and password of HTTP digest authentication.

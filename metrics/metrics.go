@@ -58,6 +58,9 @@ type Sources struct {
 	// P2PLimits reads the P2P rate limiters and memory budgets (the
 	// node's p2pLimitCounts, in p2p.go); nil: not exported.
 	P2PLimits func() P2PLimitCounts
+	// Memory reads the memory budget's use: the global total (Part "")
+	// and each part drawing on it; nil: not exported.
+	Memory func() []MemoryPart
 }
 
 // Buckets of the histograms, in seconds. RPC answers range from a cached
@@ -170,6 +173,9 @@ func (m *Metrics) Watch(src Sources) {
 			_, b := p.Stats()
 			return float64(b)
 		})
+	}
+	if f := src.Memory; f != nil {
+		m.reg.MustRegister(newMemoryCollector(f))
 	}
 	if f := src.RPCDefences; f != nil {
 		m.reg.MustRegister(newRPCDefencesCollector(f))

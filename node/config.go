@@ -46,7 +46,10 @@ type Config struct {
 	// MaxTxpoolWeight (--max-txpool-weight): the pool's weight limit in
 	// bytes (0: the default, as in tx_memory_pool::init).
 	MaxTxpoolWeight uint64
-	P2P             P2PConfig
+	// MemoryBudget (--memory-budget): the bytes outsiders can make the
+	// node hold at once, RPC bodies and answers (memory.go); 0: no bound.
+	MemoryBudget int64
+	P2P          P2PConfig
 	// ZMQPub (--zmq-pub): the ZMQ publisher's endpoints; none: no publisher.
 	ZMQPub []string
 	// ZMQRPC (--zmq-rpc-bind-ip, --zmq-rpc-bind-port, --restricted-zmq-rpc):
@@ -187,6 +190,7 @@ func DefaultConfig() Config {
 		},
 		MetricsBindIP:   "127.0.0.1",
 		MaxTxpoolWeight: txpool.DefaultMaxWeight,
+		MemoryBudget:    DefaultMemoryBudget,
 		P2P: P2PConfig{
 			BindIP: "0.0.0.0", OutPeers: 12, InPeers: -1, MaxConnectionsPerIP: 1,
 			PrepBlocksThreads: p2p.DefaultPrepBlocksThreads, IGD: "disabled", BindIPv6: "::",

@@ -20,6 +20,7 @@ import (
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/httpd"
+	"github.com/gonero/gonero/membudget"
 	"github.com/gonero/gonero/metrics"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/p2p"
@@ -80,6 +81,9 @@ type Node struct {
 	metricsReg  *metrics.Metrics
 	metricsDone chan struct{}
 	serving     bool // the RPC's Serve runs
+	// The memory budget (memory.go) and the RPC's account on it.
+	memory    *membudget.Budget
+	rpcMemory *httpd.MemoryAccount
 
 	done     chan struct{} // closed once the RPC ended or a stop was asked for
 	doneOnce sync.Once
@@ -100,6 +104,10 @@ func New(cfg Config) (*Node, error) {
 	if n.main, n.restrict, err = cfg.rpcConfigs(); err != nil {
 		return nil, err
 	}
+	if cfg.MemoryBudget < 0 {
+		return nil, errors.New("--memory-budget may not be negative")
+	}
+	n.memoryBudget()
 	if n.miningTo, err = cfg.miningAddress(); err != nil {
 		return nil, err
 	}
@@ -403,7 +411,7 @@ func (n *Node) serveRPC() error {
 
 func (n *Node) startMetrics() error {
 	n.metricsReg.Watch(metrics.Sources{Chain: n.store.chain, Peers: n.peers, Pool: n.pool, StorePath: n.cfg.StorePath(),
-		Version: Version, RPCDefences: rpcDefenceCounts(n.rpc), P2PLimits: p2pLimitCounts(n.peers)})
+		Version: Version, RPCDefences: rpcDefenceCounts(n.rpc), Memory: n.memoryParts, P2PLimits: p2pLimitCounts(n.peers)})
 	ms, err := metrics.Listen(n.metrics, n.metricsReg, n.log)
 	if err != nil {
 		return fmt.Errorf("metrics listener %s: %w", n.metrics, err)

@@ -63,3 +63,33 @@ func TestRPCDefenceFlagsReachListeners(t *testing.T) {
 		t.Error("--rpc-meter-slots 0 accepted")
 	}
 }
+
+// TestMemoryBudgetReachesListeners: --memory-budget builds one budget
+// whose RPC account both listeners share, with the per-group share; a
+// negative budget is refused.
+func TestMemoryBudgetReachesListeners(t *testing.T) {
+	o := DefaultConfig()
+	o.DataDir = t.TempDir()
+	o.RPC.BindPort, o.RPC.RestrictedBindPort = 18081, 18089
+	o.MemoryBudget = 64 << 20
+	n, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.main.Memory == nil || n.restrict == nil || n.restrict.Memory != n.main.Memory || n.RPCMemory() != n.main.Memory {
+		t.Fatal("the listeners do not share the node's RPC account")
+	}
+	if st := n.MemoryBudget().Stats(); st.Total != 64<<20 {
+		t.Fatalf("budget total %d, want %d", st.Total, 64<<20)
+	}
+	if st := n.RPCMemory().Stats(); st.Total != (64<<20)/rpcClientShare {
+		t.Fatalf("per-group share %d", st.Total)
+	}
+	if parts := n.memoryParts(); len(parts) != 2 || parts[1].Part != "rpc" {
+		t.Fatalf("metrics parts %+v", parts)
+	}
+	o.MemoryBudget = -1
+	if _, err := New(o); err == nil {
+		t.Error("--memory-budget -1 accepted")
+	}
+}

@@ -13,6 +13,22 @@ import (
 // not accept) so that one request cannot ask for unbounded work.
 const maxBatch = 256
 
+// maxBatchAnswer bounds the bytes of one batch's answers. Counting calls
+// bounds nothing: a 27 kB batch of 256 expensive calls made about 80 MB of
+// answers (issue 33). The calls are answered in order until their answers
+// pass this bound; the call that passes it and every later one get
+// errBatchTooLarge instead (their answers are dropped as soon as they are
+// made, never held together). 4 MiB holds a batch of any cheap calls
+// (get_info is ~1.3 kB: 256 of them ~330 kB) and a few large ones; larger
+// answers are asked one by one, where --rpc-response-soft-limit and the
+// memory budget bound them.
+const maxBatchAnswer = 4 << 20
+
+// errBatchTooLarge answers the calls of a batch past maxBatchAnswer. A
+// JSON-RPC 2.0 server error (-32000 to -32099 are the implementation's).
+var errBatchTooLarge = &Error{Code: -32001, Message: fmt.Sprintf(
+	"Server error: the answers of this batch passed %d bytes; send this request and the ones after it again, alone or in smaller batches", maxBatchAnswer)}
+
 // serveJSONRPC answers POST /json_rpc as monerod's epee dispatcher does
 // (docs/rpc-semantics.md §3.1), plus JSON-RPC 2.0 batches.
 func (s *Server) serveJSONRPC(req *httpd.Request) httpd.Response {
@@ -38,7 +54,7 @@ func (s *Server) answerJSONRPC(req *httpd.Request) (resp httpd.Response, observe
 	w := epeejson.NewWriter(make([]byte, 0, 2048))
 	body := bytes.TrimLeft(req.Body, " \t\r\n")
 	if len(body) > 0 && body[0] == '[' {
-		return s.serveBatch(body, req.Restricted, w), nil
+		return s.serveBatch(body, req), nil
 	}
 	v, err := epeejson.Parse(req.Body)
 	if s.timers != nil {
@@ -66,7 +82,17 @@ func jsonResponse(w *epeejson.Writer) httpd.Response {
 
 // serveBatch answers a JSON array of requests with an array of answers, in
 // order. It is an extension: monerod answers any array with -32700.
-func (s *Server) serveBatch(body []byte, restricted bool, w *epeejson.Writer) httpd.Response {
+//
+// Each call costs what it would cost alone: its answer's bytes are claimed
+// from the memory budget (httpd.Request.Reserve) and the request meter is
+// charged between calls (httpd.Request.Checkpoint), so that a group over
+// its serving budget waits between the calls of its batch as between its
+// requests. A call whose answer would pass maxBatchAnswer gets
+// errBatchTooLarge, and one the memory budget or the meter refuses gets
+// monerod's busy error (-9 "Core is busy", which wallets retry); every call
+// after it gets the same error without being run.
+func (s *Server) serveBatch(body []byte, req *httpd.Request) httpd.Response {
+	w := epeejson.NewWriter(make([]byte, 0, 256))
 	wrapped := make([]byte, 0, len(body)+12)
 	wrapped = append(append(append(wrapped, `{"batch":`...), body...), '}')
 	v, err := epeejson.Parse(wrapped)
@@ -83,22 +109,57 @@ func (s *Server) serveBatch(body []byte, restricted bool, w *epeejson.Writer) ht
 		writeError(w, &Error{Code: -32600, Message: fmt.Sprintf("Invalid Request: a batch may hold at most %d requests, this one holds %d", maxBatch, len(batch.Arr))}, epeejson.Value{}, false)
 		return jsonResponse(w)
 	}
-	w.BeginArray()
-	for _, elem := range batch.Arr {
+	// Each answer is written alone (at the top level, as epee writes an
+	// array's elements) and appended with the array's separators, so
+	// that one that does not fit is dropped before it joins the others.
+	out := append(make([]byte, 0, 2048), '[')
+	var stop *Error // set: the rest get this error without running
+	for i, elem := range batch.Arr {
+		w.Reset(w.Bytes())
 		var began time.Time
 		if s.timers != nil {
 			began = time.Now()
 		}
-		if elem.Kind != epeejson.KindObject || !s.dispatch(elem, restricted, w) {
+		switch {
+		case elem.Kind != epeejson.KindObject:
 			writeError(w, errInvalidRequest, epeejson.Value{}, false)
+		case stop != nil:
+			id, hasID := elem.Get("id")
+			writeError(w, stop, id, hasID)
+		default:
+			if !s.dispatch(elem, req.Restricted, w) {
+				w.Reset(w.Bytes())
+				writeError(w, errInvalidRequest, epeejson.Value{}, false)
+			}
+			if s.timers != nil {
+				// Each request of a batch counts as one of its method.
+				s.timers.method(elem)(time.Since(began))
+			}
+			n := len(w.Bytes())
+			switch {
+			case len(out)+n+2 > maxBatchAnswer:
+				stop = errBatchTooLarge
+			case !req.Reserve(n + 1):
+				stop = errCoreBusy
+			}
+			if stop != nil {
+				id, hasID := elem.Get("id")
+				w.Reset(w.Bytes())
+				writeError(w, stop, id, hasID)
+			} else if i < len(batch.Arr)-1 && !req.Checkpoint(n) {
+				// The meter found the group over its budget and no slot
+				// came in time: the rest are busy, as lone requests
+				// would be.
+				stop = errCoreBusy
+			}
 		}
-		if s.timers != nil {
-			// Each request of a batch counts as one of its method.
-			s.timers.method(elem)(time.Since(began))
+		if i > 0 {
+			out = append(out, ',')
 		}
+		out = append(out, w.Bytes()...)
 	}
-	w.EndArray()
-	return jsonResponse(w)
+	out = append(out, ']')
+	return httpd.Response{ContentType: "application/json", Body: out}
 }
 
 // dispatch runs one request object and writes its answer. It returns false

