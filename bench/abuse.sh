@@ -39,10 +39,13 @@
 # connections (both nodes serve a restricted ZMQ RPC) from 30 addresses asking get_blocks_fast of the whole chain,
 # half reading each answer and asking again, half pipelining requests and never reading, while a ZMQ client asks
 # get_height every 200 ms (zmq-rpc-flood; its note gives that client's answers); a P2P
-# connection flood; a P2P garbage flood (random bytes, a 100 MB levin announce); a fresh gonerod syncing the
+# connection flood; a P2P garbage flood (random bytes, a 100 MB levin announce); 20 P2P peers asking for
+# blocks and chains as fast as taken, reading the answers (p2p-blocks) or never (p2p-blocks-noread); 20 P2P peers
+# sending 48 MB messages of garbage transactions (p2p-garbage-txs); a fresh gonerod syncing the
 # chain from the attacked node alone (the reference time), then during P2P-connection and expensive-request
 # floods. --attacks names: none (baseline), rpc-idle-held, rpc-slowloris-held, rpc-conn-flood,
-# rpc-conn-flood-8, rpc-addr-churn, rpc-slowloris, rpc-expensive, rpc-batch, rpc-malformed, zmq-rpc-flood, p2p-conn-flood, p2p-garbage, sync-alone,
+# rpc-conn-flood-8, rpc-addr-churn, rpc-slowloris, rpc-expensive, rpc-batch, rpc-malformed, zmq-rpc-flood,
+# p2p-conn-flood, p2p-garbage, p2p-blocks, p2p-blocks-noread, p2p-garbage-txs, sync-alone,
 # sync-during-flood.
 #
 # Network: everything runs inside the loopback-only namespace $GONERO_NETNS; needs root, Go, and monerod

@@ -560,13 +560,28 @@ func FuzzReadMessage(f *testing.F) {
 			limit = 8192
 		}
 		rd := NewReader(bytes.NewReader(data), limit)
+		// Claims over claimLimit are refused; every body returned was
+		// claimed whole before it was read.
+		const claimLimit = 4096
+		var claimed uint64
+		rd.Claim = func(_ uint32, size uint64) error {
+			if size > claimLimit {
+				return ErrTooLarge
+			}
+			claimed = max(claimed, size)
+			return nil
+		}
 		for {
+			claimed = 0
 			m, err := rd.ReadMessage()
 			if err != nil {
 				return
 			}
 			if uint64(len(m.Body)) > bodyLimit(limit, m.Command) {
 				t.Fatalf("body of %d bytes passed limit %d", len(m.Body), limit)
+			}
+			if uint64(len(m.Body)) > claimed {
+				t.Fatalf("body of %d bytes read with %d claimed", len(m.Body), claimed)
 			}
 			var out bytes.Buffer
 			if err := WriteMessage(&out, m); err != nil {

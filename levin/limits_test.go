@@ -166,3 +166,57 @@ func parseSize(b []byte) uint64 {
 	h, _ := ParseHeader(b)
 	return h.BodySize
 }
+
+// Claim hears a message's size before its body is read, and its refusal
+// is returned without a byte of the body read: a whole message, and a
+// fragmented one, whose claims grow with the fragments and, once the
+// inner header is in, reach the size it announces.
+func TestClaimBeforeBody(t *testing.T) {
+	errFull := errors.New("budget spent")
+	rd := NewReader(&headerOnly{t: t, hdr: validHeader(NotifyNewTransactions, 90_000_000)}, MaxPacketSize)
+	var claims []uint64
+	rd.Claim = func(command uint32, size uint64) error {
+		if command != NotifyNewTransactions {
+			t.Errorf("claim for command %d", command)
+		}
+		claims = append(claims, size)
+		return errFull
+	}
+	if _, err := rd.ReadMessage(); !errors.Is(err, errFull) || len(claims) != 1 || claims[0] != 90_000_000 {
+		t.Fatalf("a 90 MB announce: %v, claims %v", err, claims)
+	}
+
+	// A fragmented message of 2,000 body bytes in pieces of 500: the
+	// claims grow piece by piece, and once the inner header is in they
+	// include the whole message it announces.
+	body := make([]byte, 2000)
+	stream := fragmentedBy(t, Message{Kind: KindNotification, Command: NotifyNewTransactions, Body: body}, 500)
+	rd = NewReader(bytes.NewReader(stream), MaxPacketSize)
+	claims = nil
+	rd.Claim = func(_ uint32, size uint64) error {
+		claims = append(claims, size)
+		return nil
+	}
+	m, err := rd.ReadMessage()
+	if err != nil || len(m.Body) != len(body) {
+		t.Fatalf("fragmented message: %v, %d bytes", err, len(m.Body))
+	}
+	whole := uint64(HeaderSize + len(body))
+	if len(claims) < 2 || claims[0] != 500 || claims[len(claims)-1] < whole {
+		t.Fatalf("claims %v: want the first fragment (500) first and at least the whole message (%d) last", claims, whole)
+	}
+	// The whole message was claimed before the last fragment was read: a
+	// refusal at the inner header stops the rest unread.
+	rd = NewReader(bytes.NewReader(stream), MaxPacketSize)
+	read := 0
+	rd.Claim = func(_ uint32, size uint64) error {
+		if size >= whole {
+			return errFull
+		}
+		read++
+		return nil
+	}
+	if _, err := rd.ReadMessage(); !errors.Is(err, errFull) || read != 1 {
+		t.Fatalf("refused at the inner header: %v after %d fragments claimed", err, read)
+	}
+}

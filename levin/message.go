@@ -94,6 +94,16 @@ type Reader struct {
 	// calls.
 	CommandLimit func(command uint32) uint64
 
+	// Claim, when set, is told before any body byte is read how many
+	// bytes the message being read will hold: its declared body, or for
+	// a fragmented one the fragments buffered with the next one announced
+	// (and, once the inner header is in, the message it announces). It
+	// only ever hears larger sizes for one message; an error refuses the
+	// message unread and ReadMessage returns it as is. The owner counts
+	// the claims against its memory budgets and gives them back when it
+	// is done with the message. Change it only between ReadMessage calls.
+	Claim func(command uint32, size uint64) error
+
 	r       io.Reader
 	frag    []byte // fragments received so far
 	pending bool   // a fragment sequence has started and not ended
@@ -127,6 +137,9 @@ func (r *Reader) ReadMessage() (Message, error) {
 			if lim := r.limit(h.Command); h.BodySize > lim {
 				return Message{}, &SizeError{Command: h.Command, Size: h.BodySize, Limit: lim}
 			}
+			if err := r.claim(h.Command, h.BodySize); err != nil {
+				return Message{}, err
+			}
 			body, err := r.readBody(nil, h.BodySize)
 			if err != nil {
 				return Message{}, err
@@ -157,6 +170,13 @@ func (r *Reader) limit(command uint32) uint64 {
 		lim = min(lim, r.CommandLimit(command))
 	}
 	return lim
+}
+
+func (r *Reader) claim(command uint32, size uint64) error {
+	if r.Claim == nil {
+		return nil
+	}
+	return r.Claim(command, size)
 }
 
 // readHeader reads and parses one header. The signature is checked as soon
@@ -203,6 +223,9 @@ func (r *Reader) fragment(h Header) (Message, bool, error) {
 		}
 		return Message{}, false, &SizeError{Command: h.Command, Size: size, Limit: r.Limit}
 	}
+	if err := r.claim(h.Command, buffered+h.BodySize); err != nil {
+		return Message{}, false, err
+	}
 	r.pending = true
 	var err error
 	if r.frag, err = r.readBody(r.frag, h.BodySize); err != nil {
@@ -218,6 +241,9 @@ func (r *Reader) fragment(h Header) (Message, bool, error) {
 		}
 		if lim := r.limit(inner.Command); inner.BodySize > lim {
 			return Message{}, false, &SizeError{Command: inner.Command, Size: inner.BodySize, Limit: lim}
+		}
+		if err := r.claim(inner.Command, HeaderSize+inner.BodySize); err != nil {
+			return Message{}, false, err
 		}
 	}
 	if h.Flags&FlagEnd == 0 {

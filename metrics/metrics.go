@@ -55,6 +55,9 @@ type Sources struct {
 	// RPCDefences reads what the RPC listeners' defences did
 	// (the node's rpcDefenceCounts, in rpcconfig.go); nil: not exported.
 	RPCDefences func() RPCDefenceCounts
+	// P2PLimits reads the P2P rate limiters and memory budgets (the
+	// node's p2pLimitCounts, in p2p.go); nil: not exported.
+	P2PLimits func() P2PLimitCounts
 	// Memory reads the memory budget's use: the global total (Part "")
 	// and each part drawing on it; nil: not exported.
 	Memory func() []MemoryPart
@@ -176,6 +179,9 @@ func (m *Metrics) Watch(src Sources) {
 	}
 	if f := src.RPCDefences; f != nil {
 		m.reg.MustRegister(newRPCDefencesCollector(f))
+	}
+	if f := src.P2PLimits; f != nil {
+		m.reg.MustRegister(newP2PLimitsCollector(f))
 	}
 	if path := src.StorePath; path != "" {
 		gauge("gonero_store_size_bytes", "Size of the chain store's file.", nil, func() float64 {

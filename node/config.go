@@ -153,6 +153,15 @@ type P2PConfig struct {
 	Proxy             string
 	ProxyDNSLeaks     bool
 	PadTransactions   bool
+	// The P2P rate limits in kB/s, as monerod's flags: --limit-rate-up
+	// (default 8192), --limit-rate-down (32768), --limit-rate (-1: none),
+	// which sets the directions not given their own (resolved by
+	// rateLimits); -1 is monerod's default.
+	LimitRateUp, LimitRateDown, LimitRate int64
+	// LevinInBudget and SendBudget bound the bytes of incoming P2P
+	// messages held and of answers queued, all peers together
+	// (--p2p-levin-in-budget, --p2p-send-budget; 0: p2p's defaults).
+	LevinInBudget, SendBudget int64
 	// Dial and LookupHost replace the net package's for every outgoing
 	// connection and seed lookup (nil: the net package's), and
 	// ConnectInterval the connection loop's pause (0: 1 s): an embedder
@@ -188,6 +197,8 @@ func DefaultConfig() Config {
 		P2P: P2PConfig{
 			BindIP: "0.0.0.0", OutPeers: 12, InPeers: -1, MaxConnectionsPerIP: 1,
 			PrepBlocksThreads: p2p.DefaultPrepBlocksThreads, IGD: "disabled", BindIPv6: "::",
+			LimitRateUp: p2p.DefaultLimitRateUp, LimitRateDown: p2p.DefaultLimitRateDown, LimitRate: -1,
+			LevinInBudget: p2p.DefaultLevinInBudget, SendBudget: p2p.DefaultSendBudget,
 		},
 		MiningInterval: 5 * time.Second,
 	}

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"strconv"
 
+	"github.com/gonero/gonero/metrics"
 	"github.com/gonero/gonero/p2p"
 	"github.com/gonero/gonero/params"
 )
@@ -37,6 +38,13 @@ func (o *P2PConfig) p2pConfig(network params.Network, dataDir string, log *slog.
 	if o.MaxConnectionsPerIP < 1 {
 		return p2p.Config{}, fmt.Errorf("--max-connections-per-ip must be at least 1")
 	}
+	up, down, err := o.rateLimits()
+	if err != nil {
+		return p2p.Config{}, err
+	}
+	if o.LevinInBudget < 0 || o.SendBudget < 0 {
+		return p2p.Config{}, fmt.Errorf("--p2p-levin-in-budget and --p2p-send-budget cannot be negative")
+	}
 	outPeers := o.OutPeers
 	if outPeers == 0 {
 		outPeers = -1 // p2p.Config's 0 means the default
@@ -63,6 +71,10 @@ func (o *P2PConfig) p2pConfig(network params.Network, dataDir string, log *slog.
 		Dial:                 o.Dial,
 		LookupHost:           o.LookupHost,
 		ConnectInterval:      o.ConnectInterval,
+		LimitRateUp:          up,
+		LimitRateDown:        down,
+		LevinInBudget:        o.LevinInBudget,
+		SendBudget:           o.SendBudget,
 	}
 	if err := applyAddr(o, &cfg, network, log); err != nil {
 		return p2p.Config{}, err
@@ -71,4 +83,54 @@ func (o *P2PConfig) p2pConfig(network params.Network, dataDir string, log *slog.
 		return p2p.Config{}, err
 	}
 	return cfg, nil
+}
+
+// rateLimits resolves --limit-rate-up, --limit-rate-down and --limit-rate
+// as monerod's node_server does (set_rate_up_limit, set_rate_down_limit,
+// then set_rate_limit): -1 is the default; a direction given a value
+// other than -1 and its default keeps it, and --limit-rate, when not -1,
+// sets the others. monerod takes 0 too and then divides by it in its
+// throttle; gonero refuses it, and any other negative value.
+func (o *P2PConfig) rateLimits() (up, down int64, err error) {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"--limit-rate-up", o.LimitRateUp}, {"--limit-rate-down", o.LimitRateDown}, {"--limit-rate", o.LimitRate}} {
+		if f.v < -1 || f.v == 0 {
+			return 0, 0, fmt.Errorf("%s %d: want a rate in kB/s, or -1 for the default", f.name, f.v)
+		}
+	}
+	up, down = o.LimitRateUp, o.LimitRateDown
+	ownUp := up != -1 && up != p2p.DefaultLimitRateUp
+	ownDown := down != -1 && down != p2p.DefaultLimitRateDown
+	if up == -1 {
+		up = p2p.DefaultLimitRateUp
+	}
+	if down == -1 {
+		down = p2p.DefaultLimitRateDown
+	}
+	if o.LimitRate != -1 {
+		if !ownUp {
+			up = o.LimitRate
+		}
+		if !ownDown {
+			down = o.LimitRate
+		}
+	}
+	return up, down, nil
+}
+
+// p2pLimitCounts feeds the metrics' P2P limiters and budgets (nil: no P2P
+// node).
+func p2pLimitCounts(n *p2p.Node) func() metrics.P2PLimitCounts {
+	if n == nil {
+		return nil
+	}
+	return func() metrics.P2PLimitCounts {
+		st := n.LimitStats()
+		return metrics.P2PLimitCounts{RateUp: st.RateUp, RateDown: st.RateDown, BytesUp: st.BytesUp, BytesDown: st.BytesDown,
+			WaitUp: st.WaitUp, WaitDown: st.WaitDown, LevinIn: st.LevinIn, LevinInBudget: st.LevinInBudget,
+			LevinInRefused: st.LevinInRefused, SendQueued: st.SendQueued, SendBudget: st.SendBudget,
+			SendWaits: st.SendWaits, SendStalls: st.SendStalls}
+	}
 }

@@ -100,6 +100,16 @@ type conn struct {
 	sendq   chan []byte // encoded messages for writeLoop
 	queued  atomic.Int64
 	writing atomic.Bool // writeLoop runs (and will close the socket)
+	// sendClosed (under wmu) is set when the writer ended: nothing more
+	// is queued (budget.go).
+	sendClosed bool
+	// drained wakes a reader waiting for room in the send queue
+	// (waitSendRoom).
+	drained chan struct{}
+	// inHeld is the connection's share of the node's levin-in budget: the
+	// bytes of the message being read or handled (reader goroutine only;
+	// claimIn, releaseIn).
+	inHeld uint64
 
 	pmu     sync.Mutex           // L9, a leaf
 	pending []chan levin.Message // invokes awaiting a response, oldest first
@@ -135,10 +145,12 @@ type conn struct {
 
 func newConn(n *Node, nc net.Conn, inbound bool, addr portable.NetAddress) *conn {
 	c := &conn{node: n, nc: nc, inbound: inbound, addr: addr, started: n.now(), done: make(chan struct{}),
-		handshaken: make(chan struct{}), sendq: make(chan []byte, sendQueueMessages+1)}
+		handshaken: make(chan struct{}), sendq: make(chan []byte, sendQueueMessages+1), drained: make(chan struct{}, 1)}
 	_, _ = rand.Read(c.id[:])
 	limit := levin.MaxPacketSizeBeforeHandshake
 	c.rd = levin.NewReader(bufio.NewReaderSize(countingReader{c}, 64<<10), limit)
+	c.rd.CommandLimit = c.commandLimit
+	c.rd.Claim = c.claimIn
 	c.sentPeers = map[string]bool{}
 	return c
 }
@@ -166,6 +178,12 @@ func (r countingReader) Read(p []byte) (int, error) {
 		r.c.node.traffic.bytesIn.Add(uint64(n))
 		r.c.lastRecv.Store(now.UnixNano())
 		r.c.down.add(now, n)
+		// --limit-rate-down: the bytes are in, but the next read waits
+		// until the node's download rate allows them, as monerod's
+		// connection waits on its global in-throttle before each read.
+		// A peer that sends faster fills its socket buffers, then its
+		// own.
+		r.c.node.rateDown.wait(n, r.c.done)
 	}
 	return n, err
 }
@@ -232,20 +250,7 @@ func (c *conn) write(m levin.Message) error {
 	if err != nil {
 		return err
 	}
-	if c.closed() {
-		return ErrClosed
-	}
-	if c.queued.Add(int64(len(buf)))-int64(len(buf)) > sendQueueBytes || len(c.sendq) > sendQueueMessages {
-		c.close(errSendQueueFull)
-		return errSendQueueFull
-	}
-	select {
-	case c.sendq <- buf:
-		return nil
-	default:
-		c.close(errSendQueueFull)
-		return errSendQueueFull
-	}
+	return c.enqueue(buf)
 }
 
 var errSendQueueFull = errors.New("p2p: the peer does not read what it is sent")
@@ -258,6 +263,7 @@ const lingerTimeout = 2 * time.Second
 // sends what is left (for at most lingerTimeout) and closes the socket.
 func (c *conn) writeLoop() {
 	defer c.nc.Close()
+	defer c.closeSendQueue()
 	for {
 		select {
 		case <-c.done:
@@ -281,23 +287,47 @@ func (c *conn) writeLoop() {
 	}
 }
 
+// send writes buf within the node's upload limit (--limit-rate-up): chunk
+// by chunk, each reserved from the limiter before it is written, so that
+// the connections with something to send take turns (rateLimiter). A
+// write deadline runs from when its chunk may go; deadline bounds the
+// whole when the connection is closing (lingerTimeout).
 func (c *conn) send(buf []byte, deadline time.Time) error {
-	_ = c.nc.SetWriteDeadline(deadline)
-	if linger := time.Now().Add(lingerTimeout); c.closed() && deadline.After(linger) {
-		// close may have set its shorter deadline just before this one.
-		_ = c.nc.SetWriteDeadline(linger)
+	defer c.dequeue(len(buf))
+	closing := c.closed()
+	for len(buf) > 0 {
+		chunk := buf[:min(len(buf), c.node.rateUp.chunk())]
+		if !closing {
+			// A closing connection sends its last words unthrottled:
+			// lingerTimeout bounds them.
+			if !c.node.rateUp.wait(len(chunk), c.done) {
+				closing = true
+				deadline = time.Now().Add(lingerTimeout)
+			} else {
+				deadline = time.Now().Add(writeTimeout)
+			}
+		}
+		_ = c.nc.SetWriteDeadline(deadline)
+		if linger := time.Now().Add(lingerTimeout); c.closed() && deadline.After(linger) {
+			// close may have set its shorter deadline just before this one.
+			deadline = linger
+			_ = c.nc.SetWriteDeadline(linger)
+		}
+		n, err := c.nc.Write(chunk)
+		if n > 0 {
+			now := c.node.now()
+			c.sendCount.Add(uint64(n))
+			c.node.traffic.packetsOut.Add(1)
+			c.node.traffic.bytesOut.Add(uint64(n))
+			c.lastSend.Store(now.UnixNano())
+			c.up.add(now, n)
+		}
+		if err != nil {
+			return err
+		}
+		buf = buf[n:]
 	}
-	n, err := c.nc.Write(buf)
-	c.queued.Add(-int64(len(buf)))
-	if n > 0 {
-		now := c.node.now()
-		c.sendCount.Add(uint64(n))
-		c.node.traffic.packetsOut.Add(1)
-		c.node.traffic.bytesOut.Add(uint64(n))
-		c.lastSend.Store(now.UnixNano())
-		c.up.add(now, n)
-	}
-	return err
+	return nil
 }
 
 // notify sends a notification.
@@ -382,7 +412,17 @@ const (
 
 // readLoop reads and handles messages until the connection ends.
 func (c *conn) readLoop() {
+	defer c.releaseIn()
 	for {
+		// The next message is read only when there is room to answer it
+		// (budget.go): a peer cannot make the node work faster than it
+		// reads, nor pile up answers.
+		if err := c.waitSendRoom(); err != nil {
+			if !c.closed() {
+				c.node.dropConn(c, err)
+			}
+			return
+		}
 		timeout := idleTimeout
 		if c.getState() == stateBeforeHandshake && c.inbound {
 			timeout = handshakeIdleTimeout
@@ -393,7 +433,7 @@ func (c *conn) readLoop() {
 			if !c.closed() {
 				if errors.Is(err, io.EOF) {
 					err = ErrClosed
-				} else if isWireError(err) {
+				} else if err = unaskedAnswer(err); isWireError(err) && !errors.As(err, new(*peerError)) {
 					// monerod's levin handler closes the connection
 					// on these without a fail towards a ban.
 					err = &peerError{score: 0, err: err}
@@ -402,7 +442,9 @@ func (c *conn) readLoop() {
 			}
 			return
 		}
-		if err := c.handleRecovering(m); err != nil {
+		err = c.handleRecovering(m)
+		c.releaseIn()
+		if err != nil {
 			c.node.dropConn(c, err)
 			return
 		}

@@ -161,10 +161,12 @@ func TestRefusalFloodDoesNotBlockRPC(t *testing.T) {
 // counted (gonero_p2p_peers_dropped_total): bytes that are not levin; a
 // message announced over the levin limit before the handshake (256 KiB),
 // dropped before its body is read; and a peer that asks for blocks and
-// never reads the answers, dropped when more than 1000 answers are queued
-// for it (monerod's ABSTRACT_SERVER_SEND_QUE_MAX_COUNT).
+// never reads the answers: its requests stop being read once its send
+// queue holds sendBacklog, and it is dropped when nothing of that went out
+// for the stall timeout (budget.go).
 func TestPeersOverMemoryBoundsDropped(t *testing.T) {
-	tn := hostileNode(t)
+	tn := startTestNode(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"),
+		Config{MaxConnectionsPerIP: 100, sendStallTimeout: 2 * time.Second})
 	addr := tn.p2pAddr()
 	waitDropped := func(reason string, want uint64) {
 		t.Helper()
@@ -211,7 +213,7 @@ func TestPeersOverMemoryBoundsDropped(t *testing.T) {
 			}
 		}
 	}()
-	waitDropped("send_queue_full", 1)
+	waitDropped("send_stalled", 1)
 	// The dropped peer's socket is closed (its blocked write cut short),
 	// not kept for the two-minute write timeout.
 	for {

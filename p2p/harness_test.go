@@ -143,6 +143,8 @@ func (tn *testNode) BannedUntil(ip netip.Addr, now time.Time) (time.Time, bool) 
 func (tn *testNode) MaxPeers() (out, in int64)                 { return tn.node.MaxPeers() }
 func (tn *testNode) SetMaxPeers(out, in int64)                 { tn.node.SetMaxPeers(out, in) }
 func (tn *testNode) Traffic() (uint64, uint64, uint64, uint64) { return tn.node.Traffic() }
+func (tn *testNode) RateLimits() (up, down int64)              { return tn.node.RateLimits() }
+func (tn *testNode) SetRateLimits(up, down int64)              { tn.node.SetRateLimits(up, down) }
 
 // p2pAddr is the node's listening address.
 func (tn *testNode) p2pAddr() string { return tn.node.Addr().String() }

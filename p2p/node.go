@@ -122,6 +122,17 @@ type Config struct {
 	// (--proxy; proxy.go); ProxyDNSLeaks lets the DNS seeds be asked then.
 	Proxy         *socks.Endpoint
 	ProxyDNSLeaks bool
+	// LimitRateUp and LimitRateDown are the upload and download limits of
+	// all P2P connections together, in kB/s of 1024 bytes (--limit-rate-up,
+	// --limit-rate-down; 0: monerod's defaults, DefaultLimitRateUp and
+	// DefaultLimitRateDown; negative: unlimited). SetRateLimits changes
+	// them while the node runs.
+	LimitRateUp, LimitRateDown int64
+	// LevinInBudget bounds the bytes of incoming messages being read or
+	// handled, all peers together, and SendBudget the bytes queued for
+	// sending (--p2p-levin-in-budget, --p2p-send-budget; 0: the defaults,
+	// negative: unbounded; budget.go).
+	LevinInBudget, SendBudget int64
 
 	// beforeHandle, if not nil, sees every message a connection is about
 	// to handle: tests make a handler panic with it.
@@ -132,6 +143,8 @@ type Config struct {
 	// afterConnectRound, if not nil, hears every round of a zone's connect
 	// loop: tests wait for rounds rather than for time.
 	afterConnectRound func(anonaddr.Zone)
+	// sendStallTimeout replaces sendStallTimeout (tests).
+	sendStallTimeout time.Duration
 }
 
 // Node is a running P2P node. Its methods are safe for concurrent use.
@@ -176,7 +189,7 @@ type Node struct {
 	//	L8 blockQueue.mu       nothing (it reads whether a connection closed)
 	//	L9 leaves, which take nothing while held: inboundCounts.mu, peerList.mu,
 	//	   banList.mu, blockSync.coreTargetMu, conn.wmu (then conn.pmu, its
-	//	   only nesting), conn.pmu, meter.mu.
+	//	   only nesting), conn.pmu, meter.mu, rateLimiter.mu.
 	//
 	// The pool calls OnAdd and OnRelay outside its lock, so relaying from
 	// them starts with no lock held. Nothing takes a zone's or a part's lock
@@ -206,6 +219,14 @@ type Node struct {
 	// handlerPanics counts the panics recovered below a connection's
 	// goroutines (HandlerPanics).
 	handlerPanics atomic.Uint64
+
+	// The rate limits (ratelimit.go) and the memory budgets (budget.go)
+	// of all connections together: the bytes of incoming messages held
+	// (levinIn) and of answers queued (sendQueued), and what the budgets
+	// refused.
+	rateUp, rateDown                      rateLimiter
+	levinIn, sendQueued                   atomic.Int64
+	levinInRefused, sendWaits, sendStalls atomic.Uint64
 	// public is the public zone (zone.go), zones the anonymity zones
 	// (zones.go); exclusive is set when --add-exclusive-node names a peer
 	// in any zone.
@@ -262,6 +283,18 @@ func New(cfg Config) (*Node, error) {
 	if cfg.BlockDownloadMaxSize <= 0 {
 		cfg.BlockDownloadMaxSize = DefaultBlockDownloadMaxSize
 	}
+	if cfg.LimitRateUp == 0 {
+		cfg.LimitRateUp = DefaultLimitRateUp
+	}
+	if cfg.LimitRateDown == 0 {
+		cfg.LimitRateDown = DefaultLimitRateDown
+	}
+	if cfg.LevinInBudget == 0 {
+		cfg.LevinInBudget = DefaultLevinInBudget
+	}
+	if cfg.SendBudget == 0 {
+		cfg.SendBudget = DefaultSendBudget
+	}
 	exclusive := len(cfg.ExclusiveNodes) > 0
 	zones, err := newZones(&cfg)
 	if err != nil {
@@ -288,6 +321,8 @@ func New(cfg Config) (*Node, error) {
 		conns: map[*conn]struct{}{}, dialing: map[string]bool{}, inbound: inboundCounts{per: map[netip.Prefix]int{}},
 		public: public, peerStore: &peerStore{peers: public.peers, bans: newBanList()}, blockSync: newBlockSync(cfg.Chain),
 		txRelay: &txRelay{pool: cfg.Pool, dandelion: newDandelion()}, zones: zones, exclusive: exclusive}
+	n.rateUp.setLimit(cfg.LimitRateUp, time.Now())
+	n.rateDown.setLimit(cfg.LimitRateDown, time.Now())
 	if n.pool == nil {
 		n.pool = txpool.NewForChain(cfg.Chain, txpool.Options{})
 	}

@@ -112,20 +112,7 @@ func noiseTxMessage(txs [][]byte) ([]byte, error) {
 func (c *conn) writeRaw(buf []byte) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	if c.closed() {
-		return ErrClosed
-	}
-	if c.queued.Add(int64(len(buf))) > sendQueueBytes {
-		c.close(errSendQueueFull)
-		return errSendQueueFull
-	}
-	select {
-	case c.sendq <- buf:
-		return nil
-	default:
-		c.close(errSendQueueFull)
-		return errSendQueueFull
-	}
+	return c.enqueue(buf)
 }
 
 // noiseLoop runs a noise zone's channels until the node stops.

@@ -17,8 +17,11 @@ var ConnectionRefusalReasons = []string{"banned", "in_peers", "per_host", "other
 // (DroppedPeers): the peer let its send queue pass monerod's limits
 // (1000 messages or 100 MiB unread), it announced a message over the
 // levin limit for its state (256 KiB before the handshake, 100 MB
-// after), or it sent bytes that are not levin.
-var PeerDropReasons = []string{"send_queue_full", "message_too_large", "not_levin"}
+// after, lower per command), it sent bytes that are not levin, its reader
+// waited for its send queue to drain and nothing of it went out
+// (budget.go), or its message would have taken the node's levin-in budget
+// past its bound.
+var PeerDropReasons = []string{"send_queue_full", "message_too_large", "not_levin", "send_stalled", "levin_in_budget"}
 
 // refusal is why admitIncoming refused an incoming connection (0: it did
 // not). Its String is the reason the log gives; it is counted by code,
@@ -51,7 +54,7 @@ func (r refusal) String() string {
 // the accept loop counts a refusal flood at the rate it arrives.
 type refusalCounts struct {
 	refused [4]atomic.Uint64 // by ConnectionRefusalReasons
-	dropped [3]atomic.Uint64 // by PeerDropReasons
+	dropped [5]atomic.Uint64 // by PeerDropReasons
 }
 
 // refuse counts a refusal under its reason (any reason beyond the known
@@ -75,6 +78,10 @@ func (r *refusalCounts) drop(err error) {
 	case errors.Is(err, levin.ErrBadSignature), errors.Is(err, levin.ErrBadHeader),
 		errors.Is(err, levin.ErrBadProtocolVersion), errors.Is(err, levin.ErrBadFragment):
 		r.dropped[2].Add(1)
+	case errors.Is(err, errSendStalled):
+		r.dropped[3].Add(1)
+	case errors.Is(err, errLevinInBudget):
+		r.dropped[4].Add(1)
 	}
 }
 

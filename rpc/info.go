@@ -50,6 +50,15 @@ type Peers interface {
 	Traffic() (packetsIn, bytesIn, packetsOut, bytesOut uint64)
 }
 
+// RateLimits is a Peers that applies monerod's P2P rate limits (p2p.Node):
+// /get_limit reads them and /set_limit changes them, in kB/s (SetRateLimits
+// takes monerod's forms: positive sets, 0 leaves, -1 restores the
+// default). Peers without it only have the limits kept and reported.
+type RateLimits interface {
+	RateLimits() (up, down int64)
+	SetRateLimits(up, down int64)
+}
+
 // NoPeers is the truth for a node that runs no P2P: it is offline, so (like
 // monerod --offline) it counts as synchronized, with no peers and no pool.
 type NoPeers struct{}

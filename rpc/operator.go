@@ -65,9 +65,9 @@ type operatorState struct {
 	logLevel *slog.LevelVar
 	// pruner is Config.Pruner (nil: the store cannot be pruned).
 	pruner Pruner
-	// The P2P rate limits in kB/s. gonero does not throttle its P2P
-	// connections: like monerod it keeps and reports the limits, which
-	// limit nothing.
+	// The P2P rate limits in kB/s, kept here only when the Peers do not
+	// apply them (RateLimits): a node without P2P reports them as monerod
+	// does.
 	limitUp, limitDown atomic.Int64
 
 	mu         sync.Mutex
@@ -603,6 +603,9 @@ func (s *Server) serveGetLimit(req *httpd.Request) httpd.Response {
 		return badRequest()
 	}
 	down, up := s.ops.limitDown.Load(), s.ops.limitUp.Load()
+	if rl, ok := s.peers.(RateLimits); ok {
+		up, down = rl.RateLimits()
+	}
 	res := &rpctypes.GetLimitResponse{LimitDown: down, LimitUp: up, Status: statusOK}
 	return plainAnswer(res.Write)
 }
@@ -624,7 +627,8 @@ func (s *Server) serveSetLimit(req *httpd.Request) httpd.Response {
 	if e != nil {
 		return badRequest()
 	}
-	apply := func(v int64, limit *atomic.Int64, def int64) bool {
+	rl, live := s.peers.(RateLimits)
+	apply := func(v int64, limit *atomic.Int64, def int64, set func(int64)) bool {
 		switch {
 		case v > 0:
 			limit.Store(v)
@@ -632,10 +636,17 @@ func (s *Server) serveSetLimit(req *httpd.Request) httpd.Response {
 			limit.Store(def)
 		case v < 0:
 			return false
+		default:
+			return true
+		}
+		if live {
+			set(v)
 		}
 		return true
 	}
-	if !apply(down, &s.ops.limitDown, defaultLimitDown) || !apply(up, &s.ops.limitUp, defaultLimitUp) {
+	setDown := func(v int64) { rl.SetRateLimits(0, v) }
+	setUp := func(v int64) { rl.SetRateLimits(v, 0) }
+	if !apply(down, &s.ops.limitDown, defaultLimitDown, setDown) || !apply(up, &s.ops.limitUp, defaultLimitUp, setUp) {
 		res := &rpctypes.GetLimitResponse{Status: "Invalid parameter"}
 		return plainAnswer(res.Write)
 	}

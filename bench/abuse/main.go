@@ -1166,6 +1166,9 @@ func attacks() []attack {
 		{name: "zmq-rpc-flood", what: "300 ZMQ RPC (REQ) connections from 30 addresses (10 each) asking get_blocks_fast of the whole chain: half loop, reading each answer; half pipeline requests and never read; reconnecting when closed", run: zmqFlood(30, 10)},
 		{name: "p2p-conn-flood", what: "200 P2P connections from 50 addresses, held until closed, reconnected at once", run: connFlood(p2pPort, 50, 4, true)},
 		{name: "p2p-garbage", what: "100 P2P connections from 50 addresses sending garbage or a 100 MB levin announce, reconnected at once", run: p2pGarbage},
+		{name: "p2p-blocks", what: "20 P2P peers from 20 addresses asking for 100 blocks and for the chain, alternately, as fast as the node takes the requests, reading every answer", run: p2pBlockFlood(true)},
+		{name: "p2p-blocks-noread", what: "20 P2P peers asking for blocks and chains as fast as the node takes the requests, never reading", run: p2pBlockFlood(false)},
+		{name: "p2p-garbage-txs", what: "20 P2P peers sending 48 MB messages of 1,000 garbage transactions, again and again, reconnecting when dropped", run: p2pGarbageTxs},
 		{name: "sync-alone", what: "a fresh gonerod syncs the chain over P2P from the node, no flood (the reference time)", run: syncAlone},
 		{name: "sync-during-flood", what: "a fresh gonerod syncs the chain over P2P during P2P-connection and expensive-request floods", run: syncDuringFlood},
 	}

@@ -88,6 +88,13 @@ func addNodeFlags(rf *pflag.FlagSet, o *options) {
 	rf.StringVar(&p.Proxy, "proxy", "", "make every clearnet P2P connection through this SOCKS proxy: [socks5://[user:pass@]]IP:PORT")
 	rf.BoolVar(&p.ProxyDNSLeaks, "proxy-allow-dns-leaks", false, "with --proxy, still resolve the DNS seed nodes directly")
 	rf.BoolVar(&p.PadTransactions, "pad-transactions", false, "pad transaction messages towards a multiple of 1024 bytes against traffic-volume analysis")
+	// monerod's P2P rate limits (net_node.cpp arg_limit_rate_*), and
+	// gonero's P2P memory budgets (docs/p2p.md).
+	rf.Int64Var(&p.LimitRateUp, "limit-rate-up", p.LimitRateUp, "upload limit of all P2P connections together, kB/s (-1: the default)")
+	rf.Int64Var(&p.LimitRateDown, "limit-rate-down", p.LimitRateDown, "download limit of all P2P connections together, kB/s (-1: the default)")
+	rf.Int64Var(&p.LimitRate, "limit-rate", p.LimitRate, "set both P2P rate limits, kB/s, but one given its own flag (-1: none)")
+	rf.Int64Var(&p.LevinInBudget, "p2p-levin-in-budget", p.LevinInBudget, "bytes of incoming P2P messages held at once, all peers together; a larger message past it drops its peer")
+	rf.Int64Var(&p.SendBudget, "p2p-send-budget", p.SendBudget, "bytes of P2P answers queued unsent, all peers together; past it a peer's next message is read only once its answers are sent")
 
 	// monerod's ZMQ flags (src/daemon/command_line_args.h).
 	rf.StringArrayVar(&c.ZMQPub, "zmq-pub", nil, "publish chain, pool and miner-data events on this ZMQ endpoint: tcp://IP:PORT or ipc://PATH (repeatable)")
