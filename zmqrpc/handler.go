@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"strconv"
 
+	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/u128"
@@ -113,6 +114,16 @@ func (s *Server) handle(msg []byte) []byte {
 	if i := bytes.IndexByte(msg, 0); i >= 0 {
 		msg = msg[:i]
 	}
+	// A light-wallet server asks the same get_output_distribution (amount
+	// 0, to the top, the same id) again and again while the top block
+	// stays: those bytes get the same answer, without parsing them again.
+	var top chain.NextBlock
+	if len(msg) <= maxRepeatRequest {
+		top = s.chain.NextBlockFacts()
+		if r := s.repeat.Load(); r != nil && r.height == top.Height && r.top == top.Top.Hash && bytes.Equal(r.request, msg) {
+			return r.answer
+		}
+	}
 	if !validate(msg) {
 		return errorAnswer(nil, statusBadJSON, string(errParseFail))
 	}
@@ -167,7 +178,29 @@ func (s *Server) handle(msg []byte) []byte {
 		return errorAnswer(id, statusFailed, fail)
 	}
 	w.b = append(w.b, "}}"...)
+	if name == "get_output_distribution" && len(msg) <= maxRepeatRequest {
+		// Kept only if the top did not move while answering: the answer
+		// is then the one for top (the distribution's own cache checks
+		// the block it read).
+		if now := s.chain.NextBlockFacts(); now.Height == top.Height && now.Top.Hash == top.Top.Hash {
+			s.repeat.Store(&repeatAnswer{request: bytes.Clone(msg), top: top.Top.Hash, height: top.Height, answer: w.b})
+		}
+	}
 	return w.b
+}
+
+// maxRepeatRequest bounds the requests whose answer is kept for a repeat:
+// a light wallet's get_output_distribution is about 150 bytes.
+const maxRepeatRequest = 1024
+
+// repeatAnswer is an answer kept for the same request bytes at the same
+// top block. It is never changed once stored: connections write it out
+// concurrently.
+type repeatAnswer struct {
+	request []byte
+	top     cryptonote.Hash
+	height  uint64
+	answer  []byte
 }
 
 // errorAnswer is FullMessage::getResponse for a failed message: id nil

@@ -22,6 +22,7 @@ import (
 	"net"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zeromq/zmq4"
@@ -102,6 +103,9 @@ type Server struct {
 	blocks *boundedcache.Cache[blockKey, *renderedBlock]
 	rct    rctCache
 	dist   distCache
+	// repeat is the last answer to a get_output_distribution request,
+	// kept with the request's bytes (see handle).
+	repeat atomic.Pointer[repeatAnswer]
 
 	handling chan struct{} // one slot per request being answered
 	// MessageTimeout, BudgetWait, WriteIdle and MaxAnswerBytes (smaller

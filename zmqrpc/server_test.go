@@ -205,6 +205,24 @@ func TestOutputDistributionFollowsTheChain(t *testing.T) {
 	if again := string(kept.handle(q)); again != before || before != fresh() || !strings.Contains(before, `"distribution":[`) {
 		t.Fatalf("answers on the same chain differ:\n%s\n%s", before, again)
 	}
+	// The answer kept for repeated bytes is for those bytes alone: another
+	// id, or another range, is answered anew.
+	for _, other := range []string{
+		strings.Replace(string(q), `"id":1`, `"id":"w2"`, 1),
+		strings.Replace(string(q), `"cumulative":true`, `"cumulative":false`, 1),
+		strings.Replace(string(q), `"from_height":0`, `"from_height":5`, 1),
+	} {
+		s, err := New(Config{}, Backend{Chain: NewChainSource(c)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := string(kept.handle([]byte(other))), string(s.handle([]byte(other))); got != want || got == before {
+			t.Fatalf("%s\nanswered\n%s\nwant\n%s", other, got, want)
+		}
+		if again := string(kept.handle(q)); again != before {
+			t.Fatalf("the first request again:\n%s\nwant\n%s", again, before)
+		}
+	}
 	var top *cryptonote.Block
 	var blob []byte
 	var txs []*cryptonote.Transaction
