@@ -438,6 +438,9 @@ func TestPrepareKeepsSeeds(t *testing.T) {
 		}
 		built(t, h, string(s[:]))
 	}
+	// A build closes ready, then drops its own reference: wait for the
+	// builds themselves (nothing else is in flight here) before counting.
+	h.ops.Wait()
 	checkInvariants(t, h, 1)
 	for _, b := range []byte{3, 2} {
 		if _, err := h.Hash(seedOf(b), []byte("x")); err != nil {
