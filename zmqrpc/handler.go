@@ -117,10 +117,8 @@ func (s *Server) handle(msg []byte) []byte {
 	// A light-wallet server asks the same get_output_distribution (amount
 	// 0, to the top, the same id) again and again while the top block
 	// stays: those bytes get the same answer, without parsing them again.
-	var top chain.NextBlock
-	if len(msg) <= maxRepeatRequest {
-		top = s.chain.NextBlockFacts()
-		if r := s.repeat.Load(); r != nil && r.height == top.Height && r.top == top.Top.Hash && bytes.Equal(r.request, msg) {
+	if r := s.repeat.Load(); r != nil && bytes.Equal(r.request, msg) {
+		if top := s.chain.NextBlockFacts(); r.height == top.Height && r.top == top.Top.Hash {
 			return r.answer
 		}
 	}
@@ -170,6 +168,12 @@ func (s *Server) handle(msg []byte) []byte {
 	w.b = echo(w.b, id)
 	w.b = append(w.b, `,"result":{"rpc_version":`...)
 	w.b = strconv.AppendUint(w.b, rpcVersionZMQ, 10)
+	// The top before answering, for the repeat kept below.
+	keep := name == "get_output_distribution" && len(msg) <= maxRepeatRequest
+	var top chain.NextBlock
+	if keep {
+		top = s.chain.NextBlockFacts()
+	}
 	fail, err := h.serve(s, params, w)
 	if err != nil {
 		return errorAnswer(nil, statusBadJSON, err.Error())
@@ -178,7 +182,7 @@ func (s *Server) handle(msg []byte) []byte {
 		return errorAnswer(id, statusFailed, fail)
 	}
 	w.b = append(w.b, "}}"...)
-	if name == "get_output_distribution" && len(msg) <= maxRepeatRequest {
+	if keep {
 		// Kept only if the top did not move while answering: the answer
 		// is then the one for top (the distribution's own cache checks
 		// the block it read).
