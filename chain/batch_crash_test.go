@@ -44,11 +44,12 @@ func runBatchChild(path string) {
 	if err != nil {
 		fail(err)
 	}
-	dir, err := os.MkdirTemp("", "batch-scratch-")
+	// The scratch store lives beside the victim's, in the parent test's
+	// temporary directory: the child dies by kill -9, so it cannot clean up.
+	dir, err := os.MkdirTemp(filepath.Dir(path), "batch-scratch-")
 	if err != nil {
 		fail(err)
 	}
-	defer os.RemoveAll(dir)
 	sdb, err := chaindb.Open(filepath.Join(dir, "s.db"), chaindb.Options{Network: crashCfg.Network.String()})
 	if err != nil {
 		fail(err)
