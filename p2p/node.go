@@ -193,10 +193,12 @@ type Node struct {
 	//	                       (conn.pmu) and goroutine starts
 	//	L7 conn.mu             a connection's handshake and sync fields: the
 	//	                       block queue's lock
-	//	L8 blockQueue.mu       nothing (it reads whether a connection closed)
+	//	L8 blockQueue.mu       only the memory budget's (it reads whether a
+	//	                       connection closed, and counts received spans)
 	//	L9 leaves, which take nothing while held: inboundCounts.mu, peerList.mu,
-	//	   banList.mu, blockSync.coreTargetMu, conn.wmu (then conn.pmu, its
-	//	   only nesting), conn.pmu, meter.mu, rateLimiter.mu.
+	//	   banList.mu, blockSync.coreTargetMu, conn.wmu (then conn.pmu or the
+	//	   memory budget's, its only nestings), conn.pmu, meter.mu,
+	//	   rateLimiter.mu, and membudget.Budget's lock (its own package's leaf).
 	//
 	// The pool calls OnAdd and OnRelay outside its lock, so relaying from
 	// them starts with no lock held. Nothing takes a zone's or a part's lock
