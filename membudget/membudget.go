@@ -144,24 +144,34 @@ func (a *Account[K]) WithLimit(limit int64) *Account[K] {
 }
 
 // Acquire claims n bytes for client k. It returns false, taking nothing,
-// when the claim would take the global total, or k's share while k holds
-// something, past its bound. n <= 0 always succeeds and takes nothing.
+// when the claim would take the global total, the account's own limit, or
+// k's share while k holds something, past its bound. n <= 0 always
+// succeeds and takes nothing.
 func (a *Account[K]) Acquire(k K, n int64) bool {
-	return a.acquire(k, n, 0)
+	return a.acquire(k, n, 0, false)
+}
+
+// AcquireGlobal claims n bytes for client k against the global total only:
+// past the account's own and the per-client limits, but never past the
+// total. For the claims a part must not refuse for its own flood (a peer's
+// handshake while large messages fill the P2P part) and may refuse for the
+// node's (the total spent).
+func (a *Account[K]) AcquireGlobal(k K, n int64) bool {
+	return a.acquire(k, n, 0, true)
 }
 
 // acquire claims n bytes for k, of which k already holds own in the claim
 // that grows (a Lease): the per-client bound applies only when k holds
-// something besides.
-func (a *Account[K]) acquire(k K, n, own int64) bool {
+// something besides; globalOnly skips the account's and the client's.
+func (a *Account[K]) acquire(k K, n, own int64, globalOnly bool) bool {
 	if n <= 0 {
 		return true
 	}
 	b := a.b
 	b.mu.Lock()
 	held := a.clients[k]
-	if (b.total > 0 && b.used+n > b.limitFor(n)) || (a.limit > 0 && a.used+n > a.limit) ||
-		(a.perClient > 0 && held > own && held+n > a.perClient) {
+	if (b.total > 0 && b.used+n > b.limitFor(n)) || (!globalOnly && ((a.limit > 0 && a.used+n > a.limit) ||
+		(a.perClient > 0 && held > own && held+n > a.perClient))) {
 		b.mu.Unlock()
 		a.refused.Add(1)
 		b.refused.Add(1)
@@ -265,7 +275,7 @@ func (l *Lease[K]) Grow(n int64) bool {
 	if l.a == nil || n <= 0 {
 		return true
 	}
-	if !l.a.acquire(l.k, n, l.n) {
+	if !l.a.acquire(l.k, n, l.n, false) {
 		return false
 	}
 	l.n += n

@@ -244,3 +244,26 @@ func TestTakeCountsWithoutRefusing(t *testing.T) {
 		t.Fatal("an unbounded budget has no room")
 	}
 }
+
+// TestAcquireGlobal: a claim against the global total only passes the
+// account's and the client's limits, and never the total.
+func TestAcquireGlobal(t *testing.T) {
+	const total = 1 << 20
+	b := New(total)
+	a := NewAccount[int](b, 100).WithLimit(1000)
+	if !a.Acquire(1, 1000) {
+		t.Fatal("refused within the limits")
+	}
+	if a.Acquire(2, 10) {
+		t.Fatal("a claim past the account's limit was granted")
+	}
+	if !a.AcquireGlobal(1, 500) || a.Held(1) != 1500 {
+		t.Fatalf("a global-only claim past the account's and client's limits: held %d", a.Held(1))
+	}
+	small := int64(total / smallDiv)
+	for a.AcquireGlobal(2, small) {
+	}
+	if st := b.Stats(); st.Used > total || st.Used < total-small {
+		t.Fatalf("global-only claims filled %d of %d", st.Used, total)
+	}
+}

@@ -27,8 +27,10 @@ import (
 // bytes of the messages being read or handled, summed over the peers. A
 // message over levinInExempt that would take the sum past the budget (or
 // the node's total past its bound) drops its peer (the newest claimant);
-// smaller ones always pass, counted, so handshakes, timed syncs and
-// requests never wait for a flood of big messages to end.
+// smaller ones pass the part's budget, counted, so handshakes, timed syncs
+// and requests never wait for a flood of big messages to end (they are
+// refused only when the node's whole total is spent), and so do the
+// answers to the node's own requests (counted, never refused).
 //
 // Outgoing: a connection's reader reads the peer's next message only while
 // its send queue holds at most sendBacklog bytes, and, while the node's
@@ -58,8 +60,8 @@ const (
 	// for (100 blocks), far below monerod's 100 MB per connection.
 	DefaultSendPeerBudget = 32 << 20
 
-	// levinInExempt: messages up to this size pass whatever the budget
-	// holds (they are still counted).
+	// levinInExempt: messages up to this size pass whatever the levin-in
+	// part holds (they are still counted), within the node's total.
 	levinInExempt = 1 << 20
 	// sendBacklog is how many queued bytes a connection may have and its
 	// next message still be read: a little more than the largest answer
@@ -249,9 +251,19 @@ func (c *conn) claimIn(command uint32, size uint64) error {
 	}
 	delta := int64(min(size, math.MaxInt64/2) - c.inHeld)
 	asked := command == levin.NotifyResponseGetObjects || command == levin.NotifyResponseChainEntry
-	if size <= levinInExempt || asked {
+	var ok bool
+	switch {
+	case asked:
 		n.mem.in.Take(c, delta)
-	} else if !n.mem.in.Acquire(c, delta) {
+		ok = true
+	case size <= levinInExempt:
+		// Past the part's own bound (a flood of large messages must not
+		// keep handshakes out), never past the node's total.
+		ok = n.mem.in.AcquireGlobal(c, delta)
+	default:
+		ok = n.mem.in.Acquire(c, delta)
+	}
+	if !ok {
 		n.levinInRefused.Add(1)
 		return errLevinInBudget
 	}

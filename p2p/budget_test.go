@@ -483,3 +483,34 @@ func TestNonReadingPeerDroppedAtBudget(t *testing.T) {
 	eventually(t, 10*time.Second, "the dropped peer's queue to be uncounted", func() bool { return tn.node.mem.send.Used() == 0 })
 	t.Logf("answers of %d bytes; the queue peaked at %d (budget %d)", answerSize, st.Peak, 256<<10)
 }
+
+// Small messages pass the levin-in part's bound but not the node's total:
+// with the total spent by another part, a handshake-sized claim is
+// refused, while the answer to the node's own block request is counted
+// all the same.
+func TestSmallClaimsWithinTotal(t *testing.T) {
+	const total = 8 << 20
+	budget := membudget.New(total)
+	n := &Node{cfg: Config{LevinInBudget: 1 << 20, Memory: budget}}
+	n.mem = newMemParts(&n.cfg)
+	big, small := &conn{node: n}, &conn{node: n}
+	if err := big.claimIn(levin.NotifyNewTransactions, levinInExempt); err != nil {
+		t.Fatalf("a claim of the whole part: %v", err)
+	}
+	if err := small.claimIn(levin.CommandHandshake, 4096); err != nil {
+		t.Fatalf("a small claim past the part's bound, within the total: %v", err)
+	}
+	small.releaseIn()
+	rpc := membudget.NewAccount[string](budget, 0)
+	for rpc.Acquire("x", 4096) {
+	}
+	if err := small.claimIn(levin.CommandHandshake, 4096); !errors.Is(err, errLevinInBudget) {
+		t.Fatalf("a small claim with the total spent: %v", err)
+	}
+	if err := small.claimIn(levin.NotifyResponseGetObjects, 2<<20); err != nil {
+		t.Fatalf("an asked-for answer with the total spent: %v", err)
+	}
+	if got := budget.Stats().Used; got <= total {
+		t.Fatalf("the asked-for answer was not counted: %d used", got)
+	}
+}
