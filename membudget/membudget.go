@@ -1,8 +1,10 @@
 // Package membudget is the node's memory budget: the bytes that outsiders
-// can make the node hold (RPC request bodies and answers today; levin
-// messages, queued answers and pending blocks are meant to follow) are
-// counted against one global total and, per client, against a per-client
-// limit, and a claim that would take either past its bound is refused.
+// can make the node hold (RPC request bodies and answers, levin messages
+// read and queued for sending, the sync's pending blocks) are counted
+// against one global total, against the limit of the part of the node that
+// holds them (an Account's own sub-limit), and, per client, against a
+// per-client limit, and a claim that would take any past its bound is
+// refused.
 //
 // Refusing the newest claimant is the rule: what is already held stays
 // held (it is being used to serve someone), and the claim that does not
@@ -64,7 +66,8 @@ func New(total int64) *Budget {
 
 // Stats is what a Budget or an Account reports (metrics).
 type Stats struct {
-	Total   int64  // the bound (0: none)
+	Total   int64  // the bound (0: none): the global total, or an Account's per-client limit
+	Limit   int64  // an Account's own sub-limit (0: none; Budget: unused)
 	Used    int64  // bytes held now
 	Peak    int64  // most bytes held at once since start
 	Claims  uint64 // claims granted
@@ -91,13 +94,27 @@ func (b *Budget) Free() int64 {
 	return b.total - b.used
 }
 
+// Room is how many bytes a claim larger than the small-claim size may
+// still take before the global total refuses it (with no bound, the
+// largest int64): the parts that can wait rather than be refused (a
+// P2P connection's reader) hold back while it is low.
+func (b *Budget) Room() int64 {
+	if b.total <= 0 {
+		return 1<<63 - 1
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.total - b.total/reserveDiv - b.used
+}
+
 // Account is one part of the node drawing on a Budget, with a per-client
-// limit; K identifies a client (an address group, a peer). Its memory is
-// bounded by the clients holding bytes at once: a client that holds
-// nothing is forgotten.
+// limit and its own sub-limit; K identifies a client (an address group, a
+// peer). Its memory is bounded by the clients holding bytes at once: a
+// client that holds nothing is forgotten.
 type Account[K comparable] struct {
 	b         *Budget
 	perClient int64
+	limit     int64 // the account's own bound (<= 0: only the global one)
 
 	used    int64 // under b.mu
 	peak    int64
@@ -116,37 +133,79 @@ func NewAccount[K comparable](b *Budget, perClient int64) *Account[K] {
 	return &Account[K]{b: b, perClient: perClient, clients: make(map[K]int64)}
 }
 
+// WithLimit bounds what the account's clients hold together to limit
+// bytes (<= 0: no bound of its own), within the global total: a part of
+// the node that keeps a flag of its own (--p2p-send-budget) is a
+// sub-limit of the one budget. It returns a, and is called before any
+// claim.
+func (a *Account[K]) WithLimit(limit int64) *Account[K] {
+	a.limit = limit
+	return a
+}
+
 // Acquire claims n bytes for client k. It returns false, taking nothing,
-// when the claim would take the global total, or k's share while k holds
-// something, past its bound. n <= 0 always succeeds and takes nothing.
+// when the claim would take the global total, the account's own limit, or
+// k's share while k holds something, past its bound. n <= 0 always
+// succeeds and takes nothing.
 func (a *Account[K]) Acquire(k K, n int64) bool {
-	return a.acquire(k, n, 0)
+	return a.acquire(k, n, 0, false)
+}
+
+// AcquireGlobal claims n bytes for client k against the global total only:
+// past the account's own and the per-client limits, but never past the
+// total. For the claims a part must not refuse for its own flood (a peer's
+// handshake while large messages fill the P2P part) and may refuse for the
+// node's (the total spent).
+func (a *Account[K]) AcquireGlobal(k K, n int64) bool {
+	return a.acquire(k, n, 0, true)
 }
 
 // acquire claims n bytes for k, of which k already holds own in the claim
 // that grows (a Lease): the per-client bound applies only when k holds
-// something besides.
-func (a *Account[K]) acquire(k K, n, own int64) bool {
+// something besides; globalOnly skips the account's and the client's.
+func (a *Account[K]) acquire(k K, n, own int64, globalOnly bool) bool {
 	if n <= 0 {
 		return true
 	}
 	b := a.b
 	b.mu.Lock()
 	held := a.clients[k]
-	if (b.total > 0 && b.used+n > b.limitFor(n)) || (a.perClient > 0 && held > own && held+n > a.perClient) {
+	if (b.total > 0 && b.used+n > b.limitFor(n)) || (!globalOnly && ((a.limit > 0 && a.used+n > a.limit) ||
+		(a.perClient > 0 && held > own && held+n > a.perClient))) {
 		b.mu.Unlock()
 		a.refused.Add(1)
 		b.refused.Add(1)
 		return false
 	}
+	a.take(k, held, n)
+	b.mu.Unlock()
+	return true
+}
+
+// take counts n more bytes for k, who held held; callers hold b.mu.
+func (a *Account[K]) take(k K, held, n int64) {
+	b := a.b
 	a.clients[k] = held + n
 	a.used += n
 	a.peak = max(a.peak, a.used)
 	b.used += n
 	b.peak = max(b.peak, b.used)
-	b.mu.Unlock()
 	a.claims.Add(1)
-	return true
+}
+
+// Take counts n bytes for client k without refusing them, past any bound:
+// for what the node holds by its own choice and bounds by its own rules
+// (the blocks it asked for, a peer's small messages that must never wait
+// for a flood: a handshake, a timed sync). What it takes still leaves
+// less room to every refusable claim, so that the total it is counted
+// against stays the node's. Give it back with Release.
+func (a *Account[K]) Take(k K, n int64) {
+	if n <= 0 {
+		return
+	}
+	a.b.mu.Lock()
+	a.take(k, a.clients[k], n)
+	a.b.mu.Unlock()
 }
 
 // Release gives back n bytes that client k acquired.
@@ -181,8 +240,15 @@ func (a *Account[K]) Held(k K) int64 {
 func (a *Account[K]) Stats() Stats {
 	a.b.mu.Lock()
 	defer a.b.mu.Unlock()
-	return Stats{Total: max(a.perClient, 0), Used: a.used, Peak: a.peak, Claims: a.claims.Load(),
+	return Stats{Total: max(a.perClient, 0), Limit: max(a.limit, 0), Used: a.used, Peak: a.peak, Claims: a.claims.Load(),
 		Refused: a.refused.Load(), Clients: len(a.clients)}
+}
+
+// Used is what the account's clients hold now.
+func (a *Account[K]) Used() int64 {
+	a.b.mu.Lock()
+	defer a.b.mu.Unlock()
+	return a.used
 }
 
 // Budget is the global budget the account draws on.
@@ -209,7 +275,7 @@ func (l *Lease[K]) Grow(n int64) bool {
 	if l.a == nil || n <= 0 {
 		return true
 	}
-	if !l.a.acquire(l.k, n, l.n) {
+	if !l.a.acquire(l.k, n, l.n, false) {
 		return false
 	}
 	l.n += n

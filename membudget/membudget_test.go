@@ -186,3 +186,84 @@ func TestConcurrentNeverPastTotal(t *testing.T) {
 		t.Fatalf("clients left: %+v", st)
 	}
 }
+
+// TestSubLimit: an account's own limit refuses the newest claim past it
+// while the global total still has room, and other accounts keep the
+// rest of the total.
+func TestSubLimit(t *testing.T) {
+	const total = 1 << 20
+	b := New(total)
+	send := NewAccount[int](b, 0).WithLimit(100_000)
+	rpc := NewAccount[int](b, 0)
+	if !send.Acquire(1, 60_000) || !send.Acquire(2, 40_000) {
+		t.Fatal("claims within the sub-limit refused")
+	}
+	if send.Acquire(3, 1) {
+		t.Fatal("a claim past the account's sub-limit was granted")
+	}
+	if !rpc.Acquire(1, 500_000) {
+		t.Fatal("another account was refused within the total")
+	}
+	if st := send.Stats(); st.Limit != 100_000 || st.Used != 100_000 || st.Refused != 1 {
+		t.Fatalf("account stats %+v", st)
+	}
+	send.Release(1, 60_000)
+	if !send.Acquire(3, 60_000) {
+		t.Fatal("a claim after a release refused")
+	}
+}
+
+// TestTakeCountsWithoutRefusing: Take counts bytes past every bound, and
+// what it took leaves less room to the refusable claims of every account.
+func TestTakeCountsWithoutRefusing(t *testing.T) {
+	const total = 1 << 20
+	b := New(total)
+	blocks := NewAccount[int](b, 10).WithLimit(10)
+	rpc := NewAccount[int](b, 0)
+	blocks.Take(0, total/2)
+	if got := blocks.Held(0); got != total/2 {
+		t.Fatalf("Take counted %d", got)
+	}
+	if got, want := b.Room(), int64(total-total/reserveDiv-total/2); got != want {
+		t.Fatalf("room %d, want %d", got, want)
+	}
+	if rpc.Acquire(1, total/2) {
+		t.Fatal("a claim that fits the total only without the taken bytes was granted")
+	}
+	if !rpc.Acquire(1, b.Room()) {
+		t.Fatal("a claim of the room left was refused")
+	}
+	if b.Room() != 0 {
+		t.Fatalf("room %d after filling it", b.Room())
+	}
+	blocks.Release(0, total/2)
+	if st := b.Stats(); st.Used != total-total/reserveDiv-total/2 {
+		t.Fatalf("used %d after the release", st.Used)
+	}
+	if New(0).Room() <= 0 {
+		t.Fatal("an unbounded budget has no room")
+	}
+}
+
+// TestAcquireGlobal: a claim against the global total only passes the
+// account's and the client's limits, and never the total.
+func TestAcquireGlobal(t *testing.T) {
+	const total = 1 << 20
+	b := New(total)
+	a := NewAccount[int](b, 100).WithLimit(1000)
+	if !a.Acquire(1, 1000) {
+		t.Fatal("refused within the limits")
+	}
+	if a.Acquire(2, 10) {
+		t.Fatal("a claim past the account's limit was granted")
+	}
+	if !a.AcquireGlobal(1, 500) || a.Held(1) != 1500 {
+		t.Fatalf("a global-only claim past the account's and client's limits: held %d", a.Held(1))
+	}
+	small := int64(total / smallDiv)
+	for a.AcquireGlobal(2, small) {
+	}
+	if st := b.Stats(); st.Used > total || st.Used < total-small {
+		t.Fatalf("global-only claims filled %d of %d", st.Used, total)
+	}
+}

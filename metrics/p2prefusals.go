@@ -22,7 +22,7 @@ func newP2PRefusalsCollector(src P2PRefusals) *p2pRefusalsCollector {
 		refused: prometheus.NewDesc("gonero_p2p_connections_refused_total",
 			"Incoming P2P connections refused at accept, by reason (banned, in_peers, per_host, other).", []string{"reason"}, nil),
 		dropped: prometheus.NewDesc("gonero_p2p_peers_dropped_total",
-			"P2P connections dropped for a memory bound or garbage, by reason (send_queue_full, message_too_large, not_levin, send_stalled, levin_in_budget).", []string{"reason"}, nil)}
+			"P2P connections dropped for a memory bound or garbage, by reason (send_queue_full, message_too_large, not_levin, send_stalled, levin_in_budget, send_budget).", []string{"reason"}, nil)}
 }
 
 func (c *p2pRefusalsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.refused; ch <- c.dropped }

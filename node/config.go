@@ -48,7 +48,9 @@ type Config struct {
 	// bytes (0: the default, as in tx_memory_pool::init).
 	MaxTxpoolWeight uint64
 	// MemoryBudget (--memory-budget): the bytes outsiders can make the
-	// node hold at once, RPC bodies and answers (memory.go); 0: no bound.
+	// node hold at once, all parts together: RPC bodies and answers, P2P
+	// messages in and out, the sync's received blocks (memory.go); 0: no
+	// global bound.
 	MemoryBudget int64
 	P2P          P2PConfig
 	// ZMQPub (--zmq-pub): the ZMQ publisher's endpoints; none: no publisher.
@@ -160,7 +162,8 @@ type P2PConfig struct {
 	LimitRateUp, LimitRateDown, LimitRate int64
 	// LevinInBudget and SendBudget bound the bytes of incoming P2P
 	// messages held and of answers queued, all peers together
-	// (--p2p-levin-in-budget, --p2p-send-budget; 0: p2p's defaults).
+	// (--p2p-levin-in-budget, --p2p-send-budget; 0: p2p's defaults):
+	// sub-limits of MemoryBudget, which bounds them together with the RPC.
 	LevinInBudget, SendBudget int64
 	// Dial and LookupHost replace the net package's for every outgoing
 	// connection and seed lookup (nil: the net package's), and

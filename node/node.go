@@ -343,7 +343,7 @@ func (n *Node) startPool() error {
 
 func (n *Node) startP2P() error {
 	cfg := n.p2pCfg
-	cfg.Chain, cfg.Pool = n.store.chain, n.pool
+	cfg.Chain, cfg.Pool, cfg.Memory = n.store.chain, n.pool, n.memory
 	peers, err := p2p.New(cfg)
 	if err != nil {
 		return err

@@ -2,6 +2,8 @@ package node
 
 import (
 	"log/slog"
+	"net/netip"
+	"slices"
 	"testing"
 
 	"github.com/gonero/gonero/p2p"
@@ -38,5 +40,32 @@ func TestP2PLimitFlagsReachNode(t *testing.T) {
 		if _, err := conf(bad); err == nil {
 			t.Errorf("%s accepted", name)
 		}
+	}
+}
+
+// The P2P node draws on the node's one memory budget, beside the RPC: an
+// RPC claim leaves P2P less room, and the metrics show every part (the
+// pool beside the budget).
+func TestP2PDrawsOnMemoryBudget(t *testing.T) {
+	cfg := regtestConfig(t, t.TempDir())
+	cfg.P2P.Offline = true
+	cfg.MemoryBudget = 64 << 20
+	n := startNode(t, cfg)
+	if n.peers == nil || n.peers.MemoryBudget() != n.MemoryBudget() {
+		t.Fatal("the P2P node does not draw on the node's memory budget")
+	}
+	before := n.peers.MemoryBudget().Room()
+	if !n.RPCMemory().Acquire(netip.MustParseAddr("192.0.2.1"), 10<<20) {
+		t.Fatal("an RPC claim refused on an idle node")
+	}
+	if got := n.peers.MemoryBudget().Room(); got != before-10<<20 {
+		t.Fatalf("P2P's room %d after a 10 MiB RPC claim, was %d", got, before)
+	}
+	var names []string
+	for _, p := range n.memoryParts() {
+		names = append(names, p.Part)
+	}
+	if want := []string{"", "rpc", "levin_in", "p2p_send", "sync_blocks", "txpool"}; !slices.Equal(names, want) {
+		t.Fatalf("metrics parts %q, want %q", names, want)
 	}
 }

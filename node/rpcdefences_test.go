@@ -82,8 +82,8 @@ func TestMemoryBudgetReachesListeners(t *testing.T) {
 	if st := n.MemoryBudget().Stats(); st.Total != 64<<20 {
 		t.Fatalf("budget total %d, want %d", st.Total, 64<<20)
 	}
-	if st := n.RPCMemory().Stats(); st.Total != (64<<20)/rpcClientShare {
-		t.Fatalf("per-group share %d", st.Total)
+	if st := n.RPCMemory().Stats(); st.Total != (64<<20)/rpcShareDiv/rpcClientShare || st.Limit != (64<<20)/rpcShareDiv {
+		t.Fatalf("per-group share %d, RPC part %d", st.Total, st.Limit)
 	}
 	if parts := n.memoryParts(); len(parts) != 2 || parts[1].Part != "rpc" {
 		t.Fatalf("metrics parts %+v", parts)

@@ -6,29 +6,47 @@ import (
 	"time"
 
 	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/membudget"
 )
 
-// The P2P memory budgets (docs/p2p.md, "Limits"): what a peer can make the
-// node hold, in both directions, per peer and for the whole node. The rate
-// limits (ratelimit.go) bound how fast; these bound how much.
+// The P2P memory budgets (docs/p2p.md, "Limits"; docs/public-node.md,
+// "Memory budget"): what a peer can make the node hold, in both
+// directions, per peer and for the whole node. The rate limits
+// (ratelimit.go) bound how fast; these bound how much. They are parts of
+// the node's one memory budget (Config.Memory, --memory-budget, shared with
+// the RPC), each with a sub-limit of its own: levin_in (--p2p-levin-in-budget),
+// p2p_send (--p2p-send-budget, and per peer SendPeerBudget) and sync_blocks
+// (the block queue's received spans, --block-download-max-size). A claim
+// is refused when it would pass the global total, its part's sub-limit or
+// its peer's limit: the newest claimant is refused, what is held stays.
 //
 // Incoming: a message is refused by its declared size before a byte of
 // its body is read, against the levin limits (256 KiB before the
 // handshake, then monerod's 100 MB and per-command ceilings, lowered per
 // command by commandLimit) and against the node's levin-in budget: the
 // bytes of the messages being read or handled, summed over the peers. A
-// message over levinInExempt that would take the sum past the budget drops
-// its peer (the newest claimant); smaller ones always pass, so handshakes,
-// timed syncs and requests never wait for a flood of big messages to end.
+// message over levinInExempt that would take the sum past the budget (or
+// the node's total past its bound) drops its peer (the newest claimant);
+// smaller ones pass the part's budget, counted, so handshakes, timed syncs
+// and requests never wait for a flood of big messages to end (they are
+// refused only when the node's whole total is spent), and so do the
+// answers to the node's own requests (counted, never refused).
 //
 // Outgoing: a connection's reader reads the peer's next message only while
 // its send queue holds at most sendBacklog bytes, and, while the node's
 // send queues together hold more than the send budget, only once its own
-// is empty (the peers holding the budget wait, the others go on). A peer asking for blocks as
-// fast as they are answered so gets them at the pace its share of the
-// upload limit sends them, and the node spends no more CPU on it than
-// that; a peer that asks and never reads holds sendBacklog and one answer,
-// and is dropped when nothing of its queue went out for sendStallTimeout.
+// is empty (the peers holding the budget wait, the others go on); the same
+// while the node's total has less than sendRoomFloor of room left for large
+// claims. A peer asking for blocks as fast as they are answered so gets
+// them at the pace its share of the upload limit sends them, and the node
+// spends no more CPU on it than that; a peer that asks and never reads
+// holds sendBacklog and one answer, and is dropped when nothing of its
+// queue went out for sendStallTimeout. Every message queued is claimed:
+// one that would take the peer's queue past SendPeerBudget (while it holds
+// something), the send part past its sub-limit or the node's total past
+// its bound drops the peer at once (monerod drops a peer whose queue is
+// over its limits too): a peer that does not read, sent relays and
+// answers, is dropped at its budget, whatever the time.
 const (
 	// DefaultLevinInBudget is the default of Config.LevinInBudget: room for
 	// one message at monerod's 100 MB ceiling and some smaller ones.
@@ -36,9 +54,14 @@ const (
 	// DefaultSendBudget is the default of Config.SendBudget: 8 s of
 	// upload at the default rate.
 	DefaultSendBudget = 64 << 20
+	// DefaultSendPeerBudget is the default of Config.SendPeerBudget: what
+	// one peer's send queue may hold while it holds anything else; far
+	// above sendBacklog and the largest block answer a syncing peer waits
+	// for (100 blocks), far below monerod's 100 MB per connection.
+	DefaultSendPeerBudget = 32 << 20
 
-	// levinInExempt: messages up to this size pass whatever the budget
-	// holds (they are still counted).
+	// levinInExempt: messages up to this size pass whatever the levin-in
+	// part holds (they are still counted), within the node's total.
 	levinInExempt = 1 << 20
 	// sendBacklog is how many queued bytes a connection may have and its
 	// next message still be read: a little more than the largest answer
@@ -53,14 +76,50 @@ const (
 	// sendBudgetPoll is how often a reader waiting for the node's send
 	// queues to drain looks again.
 	sendBudgetPoll = 50 * time.Millisecond
+	// sendRoomFloor: while the node's total has less room than this for
+	// large claims, readers with answers queued wait as over the send
+	// budget, so that answers are claimed before the total refuses them.
+	sendRoomFloor = 4 * sendBacklog
 )
+
+// memParts are the P2P parts of the node's memory budget.
+type memParts struct {
+	in, send, blocks *membudget.Account[*conn]
+}
+
+// newMemParts makes the P2P parts on cfg.Memory (nil: a budget of P2P's
+// own with no global total; the parts' sub-limits still hold).
+func newMemParts(cfg *Config) memParts {
+	b := cfg.Memory
+	if b == nil {
+		b = membudget.New(0)
+	}
+	return memParts{
+		in:     membudget.NewAccount[*conn](b, 0).WithLimit(cfg.LevinInBudget),
+		send:   membudget.NewAccount[*conn](b, cfg.SendPeerBudget).WithLimit(cfg.SendBudget),
+		blocks: membudget.NewAccount[*conn](b, 0),
+	}
+}
+
+// MemoryBudget is the budget the P2P parts draw on (Config.Memory, or
+// P2P's own).
+func (n *Node) MemoryBudget() *membudget.Budget { return n.mem.in.Budget() }
+
+// MemoryParts are the P2P parts' use of the memory budget, by name, for
+// the metrics: levin_in, p2p_send, sync_blocks.
+func (n *Node) MemoryParts() map[string]membudget.Stats {
+	return map[string]membudget.Stats{"levin_in": n.mem.in.Stats(), "p2p_send": n.mem.send.Stats(), "sync_blocks": n.mem.blocks.Stats()}
+}
 
 // errLevinInBudget drops a peer whose message would take the node's
 // levin-in budget past its bound; errSendStalled one whose reader waited
-// sendStallTimeout for a send queue that never drained.
+// sendStallTimeout for a send queue that never drained; errSendBudget one
+// whose next queued message would pass its own, the send part's or the
+// node's budget.
 var (
 	errLevinInBudget = errors.New("p2p: the node's incoming message budget is spent")
 	errSendStalled   = errors.New("p2p: the peer does not read the answers it asked for")
+	errSendBudget    = errors.New("p2p: the peer's send queue would pass its memory budget")
 )
 
 // enqueue queues buf for the writer, counting it against the connection's
@@ -71,10 +130,12 @@ func (c *conn) enqueue(buf []byte) error {
 		return ErrClosed
 	}
 	size := int64(len(buf))
-	before := c.queued.Add(size) - size
-	if c.node != nil {
-		c.node.sendQueued.Add(size)
+	if c.node != nil && !c.node.mem.send.Acquire(c, size) {
+		c.node.sendRefused.Add(1)
+		c.close(errSendBudget)
+		return errSendBudget
 	}
+	before := c.queued.Add(size) - size
 	if before > sendQueueBytes || len(c.sendq) > sendQueueMessages {
 		c.dequeue(len(buf))
 		c.close(errSendQueueFull)
@@ -95,7 +156,7 @@ func (c *conn) enqueue(buf []byte) error {
 func (c *conn) dequeue(n int) {
 	c.queued.Add(-int64(n))
 	if c.node != nil {
-		c.node.sendQueued.Add(-int64(n))
+		c.node.mem.send.Release(c, int64(n))
 	}
 	select {
 	case c.drained <- struct{}{}:
@@ -129,10 +190,16 @@ func (c *conn) waitSendRoom() error {
 	budget := n.cfg.SendBudget
 	// Over the node's budget, only the peers that have answers queued
 	// wait: those that hold the budget, never one whose queue is empty
-	// (a peer answering our timed sync, a new one handshaking).
+	// (a peer answering our timed sync, a new one handshaking). The send
+	// part waits at half its sub-limit, and while the node's total is
+	// nearly spent, so that answers are rarely refused (which drops the
+	// peer) by the bound the readers could have waited for.
 	over := func() (own, node bool) {
 		q := c.queued.Load()
-		return q > sendBacklog, q > 0 && budget > 0 && n.sendQueued.Load() > budget
+		if q == 0 {
+			return false, false
+		}
+		return q > sendBacklog, (budget > 0 && n.mem.send.Used() > budget/2) || n.mem.send.Budget().Room() < sendRoomFloor
 	}
 	own, node := over()
 	if !own && !node {
@@ -183,10 +250,20 @@ func (c *conn) claimIn(command uint32, size uint64) error {
 		return nil
 	}
 	delta := int64(min(size, math.MaxInt64/2) - c.inHeld)
-	total := n.levinIn.Add(delta)
 	asked := command == levin.NotifyResponseGetObjects || command == levin.NotifyResponseChainEntry
-	if budget := n.cfg.LevinInBudget; budget > 0 && total > budget && size > levinInExempt && !asked {
-		n.levinIn.Add(-delta)
+	var ok bool
+	switch {
+	case asked:
+		n.mem.in.Take(c, delta)
+		ok = true
+	case size <= levinInExempt:
+		// Past the part's own bound (a flood of large messages must not
+		// keep handshakes out), never past the node's total.
+		ok = n.mem.in.AcquireGlobal(c, delta)
+	default:
+		ok = n.mem.in.Acquire(c, delta)
+	}
+	if !ok {
 		n.levinInRefused.Add(1)
 		return errLevinInBudget
 	}
@@ -198,7 +275,7 @@ func (c *conn) claimIn(command uint32, size uint64) error {
 // its message was handled (or the connection ended).
 func (c *conn) releaseIn() {
 	if c.inHeld != 0 {
-		c.node.levinIn.Add(-int64(c.inHeld))
+		c.node.mem.in.Release(c, int64(min(c.inHeld, math.MaxInt64/2)))
 		c.inHeld = 0
 	}
 }
@@ -297,9 +374,10 @@ type LimitStats struct {
 	// (and so the peers) refused for it.
 	LevinIn, LevinInBudget, LevinInRefused uint64
 	// SendQueued is the bytes queued for sending now, SendBudget its
-	// bound; SendWaits counts the times a reader waited for room, and
-	// SendStalls the peers dropped for never draining their queue.
-	SendQueued, SendBudget, SendWaits, SendStalls uint64
+	// bound; SendWaits counts the times a reader waited for room,
+	// SendStalls the peers dropped for never draining their queue, and
+	// SendRefused those dropped for a message past their budget.
+	SendQueued, SendBudget, SendWaits, SendStalls, SendRefused uint64
 }
 
 // LimitStats reads the limiters and budgets.
@@ -310,8 +388,8 @@ func (n *Node) LimitStats() LimitStats {
 		BytesUp: n.rateUp.bytes.Load(), BytesDown: n.rateDown.bytes.Load(),
 		WaitUp:   time.Duration(n.rateUp.waited.Load()).Seconds(),
 		WaitDown: time.Duration(n.rateDown.waited.Load()).Seconds(),
-		LevinIn:  pos(n.levinIn.Load()), LevinInBudget: pos(n.cfg.LevinInBudget), LevinInRefused: n.levinInRefused.Load(),
-		SendQueued: pos(n.sendQueued.Load()), SendBudget: pos(n.cfg.SendBudget),
-		SendWaits: n.sendWaits.Load(), SendStalls: n.sendStalls.Load(),
+		LevinIn:  pos(n.mem.in.Used()), LevinInBudget: pos(n.cfg.LevinInBudget), LevinInRefused: n.levinInRefused.Load(),
+		SendQueued: pos(n.mem.send.Used()), SendBudget: pos(n.cfg.SendBudget),
+		SendWaits: n.sendWaits.Load(), SendStalls: n.sendStalls.Load(), SendRefused: n.sendRefused.Load(),
 	}
 }

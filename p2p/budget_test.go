@@ -14,6 +14,7 @@ import (
 
 	"github.com/gonero/gonero/internal/testutil"
 	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/membudget"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/portable"
 )
@@ -203,7 +204,7 @@ func TestNeverReadingPeerQueueBounded(t *testing.T) {
 	if peak < sendBacklog/2 {
 		t.Fatalf("the send queue peaked at %d bytes: the flood never filled it, the bound was not tested", peak)
 	}
-	eventually(t, 10*time.Second, "the dropped peer's queue to be uncounted", func() bool { return tn.node.sendQueued.Load() == 0 })
+	eventually(t, 10*time.Second, "the dropped peer's queue to be uncounted", func() bool { return tn.node.mem.send.Used() == 0 })
 	t.Logf("answers of %d bytes; the queue peaked at %d (bound %d)", answerSize, peak, sendBacklog+answerSize)
 }
 
@@ -268,7 +269,7 @@ func TestMessagesRefusedUnread(t *testing.T) {
 	if _, err := old.nc.Write(make([]byte, 1<<20)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 10*time.Second, "the first claim to be counted", func() bool { return tn.node.levinIn.Load() >= 3<<20 })
+	eventually(t, 10*time.Second, "the first claim to be counted", func() bool { return tn.node.mem.in.Used() >= 3<<20 })
 	p = syncedPeer(t, tn, 94)
 	p.sendHeader(levin.KindNotification, levin.NotifyNewTransactions, 2<<20)
 	p.expectClosed("2 MiB announced past the levin-in budget")
@@ -288,15 +289,16 @@ func TestMessagesRefusedUnread(t *testing.T) {
 		t.Fatal(err)
 	}
 	old.expectClosed("garbage transactions")
-	eventually(t, 10*time.Second, "the levin-in budget to be given back", func() bool { return tn.node.levinIn.Load() == 0 })
+	eventually(t, 10*time.Second, "the levin-in budget to be given back", func() bool { return tn.node.mem.in.Used() == 0 })
 	if st := tn.node.LimitStats(); st.LevinInRefused != 1 || st.LevinInBudget != budget {
 		t.Fatalf("limit stats: %+v", st)
 	}
 }
 
-// Past the node's send budget, the peers holding it wait and the others go
-// on: two peers that ask for blocks and never read hold at most the budget
-// and an answer each, and a third peer is still handshaken and served.
+// Past half the node's send budget, the peers holding it wait and the
+// others go on: two peers that ask for blocks and never read hold no more
+// than the budget together (a hard bound: a message past it drops its
+// peer), and a third peer is still handshaken and served.
 func TestSendBudgetHoldsHoarders(t *testing.T) {
 	const budget = 256 << 10
 	tn := limitedNode(t, Config{SendBudget: budget, LimitRateUp: -1, sendStallTimeout: time.Minute})
@@ -330,17 +332,17 @@ func TestSendBudgetHoldsHoarders(t *testing.T) {
 		}()
 	}
 	var peak int64
-	eventually(t, 30*time.Second, "the hoarders to fill the send budget", func() bool {
-		peak = max(peak, tn.node.sendQueued.Load())
-		return tn.node.sendQueued.Load() > budget
+	eventually(t, 30*time.Second, "the hoarders to fill half the send budget", func() bool {
+		peak = max(peak, tn.node.mem.send.Used())
+		return tn.node.mem.send.Used() > budget/2
 	})
 	served(104)
 	for range 200 {
-		peak = max(peak, tn.node.sendQueued.Load())
+		peak = max(peak, tn.node.mem.send.Used())
 		time.Sleep(5 * time.Millisecond)
 	}
-	if bound := budget + 3*answerSize; peak > bound {
-		t.Fatalf("the send queues reached %d bytes; the budget of %d allows %d", peak, budget, bound)
+	if st := tn.node.mem.send.Stats(); peak > budget || st.Peak > budget {
+		t.Fatalf("the send queues reached %d bytes (peak %d); the budget is %d", peak, st.Peak, budget)
 	}
 	if tn.node.LimitStats().SendWaits == 0 {
 		t.Fatal("no reader waited for the send budget")
@@ -369,6 +371,7 @@ func TestDuplicateBlob(t *testing.T) {
 // answer to the node's own request, and gives back what it counted.
 func TestLevinInBudgetClaims(t *testing.T) {
 	n := &Node{cfg: Config{LevinInBudget: 4 << 20}}
+	n.mem = newMemParts(&n.cfg)
 	old, c := &conn{node: n}, &conn{node: n}
 	if err := old.claimIn(levin.NotifyNewTransactions, 3<<20); err != nil {
 		t.Fatalf("a first claim of 3 MiB: %v", err)
@@ -382,12 +385,132 @@ func TestLevinInBudgetClaims(t *testing.T) {
 	if err := c.claimIn(levin.NotifyResponseGetObjects, 8<<20); err != nil {
 		t.Fatalf("an asked-for block answer past the budget: %v", err)
 	}
-	if got := n.levinIn.Load(); got != 3<<20+8<<20 {
+	if got := n.mem.in.Used(); got != 3<<20+8<<20 {
 		t.Fatalf("the budget holds %d bytes", got)
 	}
 	old.releaseIn()
 	c.releaseIn()
-	if got := n.levinIn.Load(); got != 0 || n.levinInRefused.Load() != 1 {
+	if got := n.mem.in.Used(); got != 0 || n.levinInRefused.Load() != 1 {
 		t.Fatalf("after release the budget holds %d bytes, %d refused", got, n.levinInRefused.Load())
+	}
+}
+
+// The node's one memory budget refuses the newest claimant across its
+// parts: while another part (the RPC, here its stand-in account on the
+// same budget) holds most of the total, a peer announcing a message that
+// would pass it is dropped unread, with a small message of another peer
+// still read; once the RPC gives its bytes back, the same announce is
+// read (and its garbage refused by the parser, not the budget).
+func TestGlobalBudgetRefusesNewestAcrossParts(t *testing.T) {
+	const total = 32 << 20
+	room := int64(total - total/8) // what large claims may fill
+	budget := membudget.New(total)
+	rpc := membudget.NewAccount[string](budget, 0)
+	tn := limitedNode(t, Config{Memory: budget})
+	if tn.node.MemoryBudget() != budget {
+		t.Fatal("the P2P parts do not draw on the node's budget")
+	}
+	if !rpc.Acquire("wallet", room-(2<<20)) {
+		t.Fatal("the RPC's claim was refused on an idle node")
+	}
+	p := syncedPeer(t, tn, 121)
+	p.sendHeader(levin.KindNotification, levin.NotifyNewTransactions, 3<<20)
+	p.expectClosed("3 MiB announced past the node's total")
+	eventually(t, 10*time.Second, "the levin_in_budget drop", func() bool { return tn.node.DroppedPeers()["levin_in_budget"] == 1 })
+	if rpc.Held("wallet") != room-(2<<20) {
+		t.Fatal("the older claimant lost its bytes")
+	}
+	// A small message (a ping) is still read and answered: it is
+	// counted, never refused.
+	q := syncedPeer(t, tn, 122)
+	q.sendPayload(levin.KindRequest, levin.CommandPing, portable.PingRequest{})
+	q.expectResponse(levin.CommandPing)
+
+	rpc.Release("wallet", room-(2<<20))
+	p = syncedPeer(t, tn, 123)
+	p.sendHeader(levin.KindNotification, levin.NotifyNewTransactions, 3<<20)
+	if _, err := p.nc.Write(make([]byte, 3<<20)); err != nil {
+		t.Fatal(err)
+	}
+	p.expectClosed("garbage transactions")
+	if got := tn.node.DroppedPeers()["levin_in_budget"]; got != 1 {
+		t.Fatalf("%d budget drops; the announce after the release was refused too", got)
+	}
+	eventually(t, 10*time.Second, "the levin-in part to be given back", func() bool { return tn.node.mem.in.Used() == 0 })
+	if st := budget.Stats(); st.Refused != 1 {
+		t.Fatalf("budget stats %+v, want one refusal", st)
+	}
+}
+
+// A peer that asks for blocks and never reads is dropped when a message
+// queued for it would take its send queue past its budget
+// (SendPeerBudget), by bytes and not by time (the stall timeout is far
+// away): the node never holds more than that budget and one answer for
+// it, and gives everything back.
+func TestNonReadingPeerDroppedAtBudget(t *testing.T) {
+	tn := limitedNode(t, Config{SendPeerBudget: 256 << 10, LimitRateUp: -1, sendStallTimeout: time.Hour})
+	msg := blocksRequest(t, tn)
+	q := syncedPeer(t, tn, 131)
+	if _, err := q.nc.Write(msg); err != nil {
+		t.Fatal(err)
+	}
+	var answer portable.ResponseGetObjects
+	q.expectNotification(levin.NotifyResponseGetObjects, &answer)
+	body, _ := portable.Marshal(answer)
+	answerSize := int64(levin.HeaderSize + len(body))
+	q.nc.Close()
+	eventually(t, 10*time.Second, "the reading peer's queue to be uncounted", func() bool { return tn.node.mem.send.Used() == 0 })
+
+	p := syncedPeer(t, tn, 132)
+	_ = p.nc.(*net.TCPConn).SetReadBuffer(4096)
+	go func() {
+		for i := 0; i < 100_000; i++ {
+			if _, err := p.nc.Write(msg); err != nil {
+				return
+			}
+		}
+	}()
+	eventually(t, 60*time.Second, "the peer that does not read to be dropped at its budget", func() bool {
+		return tn.node.DroppedPeers()["send_budget"] == 1
+	})
+	if n := tn.node.DroppedPeers()["send_stalled"]; n != 0 {
+		t.Fatalf("%d peers dropped for a stall: the budget did not drop it", n)
+	}
+	st := tn.node.mem.send.Stats()
+	if bound := 256<<10 + answerSize; st.Peak > bound {
+		t.Fatalf("the send queue reached %d bytes; the budget allows %d", st.Peak, bound)
+	}
+	eventually(t, 10*time.Second, "the dropped peer's queue to be uncounted", func() bool { return tn.node.mem.send.Used() == 0 })
+	t.Logf("answers of %d bytes; the queue peaked at %d (budget %d)", answerSize, st.Peak, 256<<10)
+}
+
+// Small messages pass the levin-in part's bound but not the node's total:
+// with the total spent by another part, a handshake-sized claim is
+// refused, while the answer to the node's own block request is counted
+// all the same.
+func TestSmallClaimsWithinTotal(t *testing.T) {
+	const total = 8 << 20
+	budget := membudget.New(total)
+	n := &Node{cfg: Config{LevinInBudget: 1 << 20, Memory: budget}}
+	n.mem = newMemParts(&n.cfg)
+	big, small := &conn{node: n}, &conn{node: n}
+	if err := big.claimIn(levin.NotifyNewTransactions, levinInExempt); err != nil {
+		t.Fatalf("a claim of the whole part: %v", err)
+	}
+	if err := small.claimIn(levin.CommandHandshake, 4096); err != nil {
+		t.Fatalf("a small claim past the part's bound, within the total: %v", err)
+	}
+	small.releaseIn()
+	rpc := membudget.NewAccount[string](budget, 0)
+	for rpc.Acquire("x", 4096) {
+	}
+	if err := small.claimIn(levin.CommandHandshake, 4096); !errors.Is(err, errLevinInBudget) {
+		t.Fatalf("a small claim with the total spent: %v", err)
+	}
+	if err := small.claimIn(levin.NotifyResponseGetObjects, 2<<20); err != nil {
+		t.Fatalf("an asked-for answer with the total spent: %v", err)
+	}
+	if got := budget.Stats().Used; got <= total {
+		t.Fatalf("the asked-for answer was not counted: %d used", got)
 	}
 }

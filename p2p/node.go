@@ -26,6 +26,7 @@ import (
 	"github.com/gonero/gonero/anonaddr"
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/levin"
+	"github.com/gonero/gonero/membudget"
 	"github.com/gonero/gonero/params"
 	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/portable"
@@ -131,8 +132,14 @@ type Config struct {
 	// LevinInBudget bounds the bytes of incoming messages being read or
 	// handled, all peers together, and SendBudget the bytes queued for
 	// sending (--p2p-levin-in-budget, --p2p-send-budget; 0: the defaults,
-	// negative: unbounded; budget.go).
-	LevinInBudget, SendBudget int64
+	// negative: unbounded; budget.go): sub-limits of Memory's total.
+	// SendPeerBudget bounds one peer's send queue (0: the default,
+	// negative: monerod's 100 MB only).
+	LevinInBudget, SendBudget, SendPeerBudget int64
+	// Memory is the node's memory budget, shared with the RPC
+	// (--memory-budget): the P2P parts draw on its total. nil: a budget of
+	// P2P's own without a total (the sub-limits still hold).
+	Memory *membudget.Budget
 
 	// beforeHandle, if not nil, sees every message a connection is about
 	// to handle: tests make a handler panic with it.
@@ -186,10 +193,12 @@ type Node struct {
 	//	                       (conn.pmu) and goroutine starts
 	//	L7 conn.mu             a connection's handshake and sync fields: the
 	//	                       block queue's lock
-	//	L8 blockQueue.mu       nothing (it reads whether a connection closed)
+	//	L8 blockQueue.mu       only the memory budget's (it reads whether a
+	//	                       connection closed, and counts received spans)
 	//	L9 leaves, which take nothing while held: inboundCounts.mu, peerList.mu,
-	//	   banList.mu, blockSync.coreTargetMu, conn.wmu (then conn.pmu, its
-	//	   only nesting), conn.pmu, meter.mu, rateLimiter.mu.
+	//	   banList.mu, blockSync.coreTargetMu, conn.wmu (then conn.pmu or the
+	//	   memory budget's, its only nestings), conn.pmu, meter.mu,
+	//	   rateLimiter.mu, and membudget.Budget's lock (its own package's leaf).
 	//
 	// The pool calls OnAdd and OnRelay outside its lock, so relaying from
 	// them starts with no lock held. Nothing takes a zone's or a part's lock
@@ -222,11 +231,11 @@ type Node struct {
 
 	// The rate limits (ratelimit.go) and the memory budgets (budget.go)
 	// of all connections together: the bytes of incoming messages held
-	// (levinIn) and of answers queued (sendQueued), and what the budgets
-	// refused.
-	rateUp, rateDown                      rateLimiter
-	levinIn, sendQueued                   atomic.Int64
-	levinInRefused, sendWaits, sendStalls atomic.Uint64
+	// (mem.in), of answers queued (mem.send) and of the received blocks
+	// waiting in the queue (mem.blocks), and what the budgets refused.
+	rateUp, rateDown                                   rateLimiter
+	mem                                                memParts
+	levinInRefused, sendWaits, sendStalls, sendRefused atomic.Uint64
 	// public is the public zone (zone.go), zones the anonymity zones
 	// (zones.go); exclusive is set when --add-exclusive-node names a peer
 	// in any zone.
@@ -295,6 +304,9 @@ func New(cfg Config) (*Node, error) {
 	if cfg.SendBudget == 0 {
 		cfg.SendBudget = DefaultSendBudget
 	}
+	if cfg.SendPeerBudget == 0 {
+		cfg.SendPeerBudget = DefaultSendPeerBudget
+	}
 	exclusive := len(cfg.ExclusiveNodes) > 0
 	zones, err := newZones(&cfg)
 	if err != nil {
@@ -320,7 +332,9 @@ func New(cfg Config) (*Node, error) {
 	n := &Node{cfg: cfg, chain: cfg.Chain, log: cfg.Logger.With("component", "p2p"),
 		conns: map[*conn]struct{}{}, dialing: map[string]bool{}, inbound: inboundCounts{per: map[netip.Prefix]int{}},
 		public: public, peerStore: &peerStore{peers: public.peers, bans: newBanList()}, blockSync: newBlockSync(cfg.Chain),
-		txRelay: &txRelay{pool: cfg.Pool, dandelion: newDandelion()}, zones: zones, exclusive: exclusive}
+		txRelay: &txRelay{pool: cfg.Pool, dandelion: newDandelion()}, zones: zones, exclusive: exclusive,
+		mem: newMemParts(&cfg)}
+	n.queue.mem = n.mem.blocks
 	n.rateUp.setLimit(cfg.LimitRateUp, time.Now())
 	n.rateDown.setLimit(cfg.LimitRateDown, time.Now())
 	if n.pool == nil {

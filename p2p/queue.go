@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/membudget"
 	"github.com/gonero/gonero/peerinfo"
 )
 
@@ -67,6 +68,12 @@ type blockQueue struct {
 	ids   map[cryptonote.Hash]*span
 	bytes int // size of the received spans not yet added
 	wake  chan struct{}
+	// mem, when set, is the node's memory budget part the received spans
+	// are counted in (sync_blocks, budget.go): taken, never refused (the
+	// node asked for them and bounds them by the standby rule), but a
+	// queue holding them leaves less room to every refusable claim, and
+	// the queue stands by while the node's total is nearly spent.
+	mem *membudget.Account[*conn]
 }
 
 func newBlockQueue() *blockQueue {
@@ -111,11 +118,15 @@ func (q *blockQueue) idAt(h uint64) (cryptonote.Hash, bool) {
 }
 
 // full is the standby condition: at least standbySpans spans and maxBytes
-// received bytes wait.
+// received bytes wait, or as many spans while the node's memory budget
+// has less than a quarter of maxBytes of room left for large claims.
 func (q *blockQueue) full(maxBytes int) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return len(q.spans) >= standbySpans && q.bytes >= maxBytes
+	if len(q.spans) < standbySpans {
+		return false
+	}
+	return q.bytes >= maxBytes || (q.mem != nil && q.mem.Budget().Room() < int64(maxBytes)/4)
 }
 
 // empty says whether no span is queued.
@@ -150,6 +161,9 @@ func (q *blockQueue) removeLocked(s *span) {
 	}
 	if s.received() {
 		q.bytes -= s.size
+		if q.mem != nil {
+			q.mem.Release(nil, int64(s.size))
+		}
 	}
 }
 
@@ -231,6 +245,9 @@ func (q *blockQueue) fill(c *conn, start uint64, ids []cryptonote.Hash, blocks [
 		s.rate = float64(size) / dt
 	}
 	q.bytes += size
+	if q.mem != nil {
+		q.mem.Take(nil, int64(size))
+	}
 	return s
 }
 

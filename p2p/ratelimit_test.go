@@ -96,6 +96,7 @@ func TestRateLimiterSharesInTurn(t *testing.T) {
 // leaves, -1 restores the default, and get_limit reads the limits back.
 func TestSetRateLimits(t *testing.T) {
 	n := &Node{}
+	n.mem = newMemParts(&n.cfg)
 	n.SetRateLimits(-1, -1)
 	if up, down := n.RateLimits(); up != DefaultLimitRateUp || down != DefaultLimitRateDown {
 		t.Fatalf("after -1: up %d, down %d", up, down)

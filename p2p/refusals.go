@@ -19,9 +19,10 @@ var ConnectionRefusalReasons = []string{"banned", "in_peers", "per_host", "other
 // levin limit for its state (256 KiB before the handshake, 100 MB
 // after, lower per command), it sent bytes that are not levin, its reader
 // waited for its send queue to drain and nothing of it went out
-// (budget.go), or its message would have taken the node's levin-in budget
-// past its bound.
-var PeerDropReasons = []string{"send_queue_full", "message_too_large", "not_levin", "send_stalled", "levin_in_budget"}
+// (budget.go), its message would have taken the node's levin-in budget
+// past its bound, or a message queued for it would have taken its send
+// queue past its own, the send part's or the node's memory budget.
+var PeerDropReasons = []string{"send_queue_full", "message_too_large", "not_levin", "send_stalled", "levin_in_budget", "send_budget"}
 
 // refusal is why admitIncoming refused an incoming connection (0: it did
 // not). Its String is the reason the log gives; it is counted by code,
@@ -54,7 +55,7 @@ func (r refusal) String() string {
 // the accept loop counts a refusal flood at the rate it arrives.
 type refusalCounts struct {
 	refused [4]atomic.Uint64 // by ConnectionRefusalReasons
-	dropped [5]atomic.Uint64 // by PeerDropReasons
+	dropped [6]atomic.Uint64 // by PeerDropReasons
 }
 
 // refuse counts a refusal under its reason (any reason beyond the known
@@ -82,6 +83,8 @@ func (r *refusalCounts) drop(err error) {
 		r.dropped[3].Add(1)
 	case errors.Is(err, errLevinInBudget):
 		r.dropped[4].Add(1)
+	case errors.Is(err, errSendBudget):
+		r.dropped[5].Add(1)
 	}
 }
 

@@ -33,7 +33,7 @@ func addNodeFlags(rf *pflag.FlagSet, o *options) {
 	rf.BoolVar(&r.DisableBan, "disable-rpc-ban", false, "do not ban hosts on RPC errors")
 
 	rf.Int64Var(&c.MemoryBudget, "memory-budget", c.MemoryBudget,
-		"bytes that clients can make the node hold at once (RPC request bodies and answers, batch answers included); past it the newest claim is refused (RPC: answered BUSY); 0: no bound")
+		"bytes that clients and peers can make the node hold at once, all together: RPC request bodies and answers (at most half of it), P2P messages being read and queued for sending, the sync's received blocks; past it the newest claim is refused (RPC: answered BUSY; P2P: the peer dropped); 0: no global bound")
 	rf.Uint64Var(&c.MaxTxpoolWeight, "max-txpool-weight", c.MaxTxpoolWeight, "max weight of the transaction pool in bytes; over it, the lowest fee per byte go first")
 
 	// The RPC defences beyond monerod's limits (docs/public-node.md):
@@ -93,8 +93,8 @@ func addNodeFlags(rf *pflag.FlagSet, o *options) {
 	rf.Int64Var(&p.LimitRateUp, "limit-rate-up", p.LimitRateUp, "upload limit of all P2P connections together, kB/s (-1: the default)")
 	rf.Int64Var(&p.LimitRateDown, "limit-rate-down", p.LimitRateDown, "download limit of all P2P connections together, kB/s (-1: the default)")
 	rf.Int64Var(&p.LimitRate, "limit-rate", p.LimitRate, "set both P2P rate limits, kB/s, but one given its own flag (-1: none)")
-	rf.Int64Var(&p.LevinInBudget, "p2p-levin-in-budget", p.LevinInBudget, "bytes of incoming P2P messages held at once, all peers together; a larger message past it drops its peer")
-	rf.Int64Var(&p.SendBudget, "p2p-send-budget", p.SendBudget, "bytes of P2P answers queued unsent, all peers together; past it a peer's next message is read only once its answers are sent")
+	rf.Int64Var(&p.LevinInBudget, "p2p-levin-in-budget", p.LevinInBudget, "bytes of incoming P2P messages held at once, all peers together, within --memory-budget; a message over 1 MiB past it drops its peer")
+	rf.Int64Var(&p.SendBudget, "p2p-send-budget", p.SendBudget, "bytes of P2P messages queued unsent, all peers together, within --memory-budget; past half of it a peer's next message is read only once its answers are sent, past it a message drops its peer")
 
 	// monerod's ZMQ flags (src/daemon/command_line_args.h).
 	rf.StringArrayVar(&c.ZMQPub, "zmq-pub", nil, "publish chain, pool and miner-data events on this ZMQ endpoint: tcp://IP:PORT or ipc://PATH (repeatable)")

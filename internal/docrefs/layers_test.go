@@ -16,7 +16,7 @@ var layers = []struct {
 	pkgs []string
 }{
 	// membudget: the node's memory budget, which the HTTP server (a leaf)
-	// and later P2P draw on; it imports nothing of the module.
+	// and P2P draw on; it imports nothing of the module.
 	{"foundations", []string{"membudget"}},
 	{"leaves: codec, primitives, wire formats, HTTP", []string{
 		"cryptonote", "crypto", "crypto/cryptonight/internal/groestl", "crypto/cryptonight/internal/jh", "ringct/internal/msm",
