@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 		runReorgChild(path)
 		return
 	}
+	if path := os.Getenv(compactChildEnv); path != "" {
+		runCompactChild(path)
+		return
+	}
 	os.Exit(m.Run())
 }
 
