@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -539,4 +540,106 @@ func FuzzDecodeCompactState(f *testing.F) {
 			t.Fatalf("decode then encode changed the value:\n%x\n%x", v, again)
 		}
 	})
+}
+
+// TestCompactMeasure measures Compact on a copy of a real store (the heavy
+// chain's import, docs/storage.md "Giving space back"):
+//
+//	GONERO_COMPACT_STORE=DATA/fake/gonero.db go test -count=1 -run TestCompactMeasure -v ./chaindb/
+//
+// (-run TestCompactMeasure/as_imported for one of them) three ways: as it is, after an upgrade from schema 6 (its indexes turned
+// back into schema 6's layout, then upgraded by Open), and with half its
+// blocks popped. Each compacted store must hold what the store held.
+func TestCompactMeasure(t *testing.T) {
+	src := os.Getenv("GONERO_COMPACT_STORE")
+	if src == "" {
+		t.Skip("GONERO_COMPACT_STORE names no store to measure")
+	}
+	orig, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	network := os.Getenv("GONERO_COMPACT_NETWORK")
+	if network == "" {
+		network = "fakechain"
+	}
+	for _, how := range []string{"as imported", "upgraded from schema 6", "half its blocks popped"} {
+		t.Run(strings.ReplaceAll(how, " ", "_"), func(t *testing.T) { measureCompact(t, how, orig, network) })
+	}
+}
+
+func measureCompact(t *testing.T, how string, orig []byte, network string) {
+	pages := func(path string) (alloc, end int64) {
+		db, err := Open(path, Options{Network: network})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		st, err := db.BucketStats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range st {
+			alloc += int64(b.Allocated)
+		}
+		_ = db.View(func(r *Reader) error { end = r.Size(); return nil })
+		return alloc, end
+	}
+	mb := func(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
+	{
+		path := filepath.Join(t.TempDir(), "gonero.db")
+		if err := os.WriteFile(path, orig, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		switch how {
+		case "upgraded from schema 6":
+			rawUpdate(t, path, func(tx *bolt.Tx) error {
+				if err := fixedWidthIndexes(tx); err != nil {
+					return err
+				}
+				return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(schemaVersionFixedIndexes))
+			})
+			start := time.Now()
+			db, err := Open(path, Options{Network: network})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: the upgrade took %s", how, time.Since(start).Round(time.Millisecond))
+			_ = db.Close()
+		case "half its blocks popped":
+			db, err := Open(path, Options{Network: network})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, _ := func() (h uint64, err error) {
+				err = db.View(func(r *Reader) error { h, err = r.Height(); return err })
+				return
+			}()
+			if err := db.Update(func(w *Writer) error {
+				for range h / 2 {
+					if _, err := w.PopTop(); err != nil {
+						return err
+					}
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			_ = db.Close()
+		}
+		want, _ := rawDump(t, path)
+		allocBefore, endBefore := pages(path)
+		res, err := Compact(context.Background(), path, CompactOptions{Network: network})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := rawDump(t, path)
+		if d := diffDumps(got, want); d != "" {
+			t.Fatalf("%s: the compacted store differs:%s", how, d)
+		}
+		allocAfter, endAfter := pages(path)
+		t.Logf("%s: file %s -> %s; up to the last page %s -> %s; free pages %s -> %s; bucket pages %s -> %s; compaction %s",
+			how, mb(res.SizeBefore), mb(res.SizeAfter), mb(endBefore), mb(endAfter), mb(res.FreeBefore), mb(res.FreeAfter),
+			mb(allocBefore), mb(allocAfter), res.Elapsed.Round(time.Millisecond))
+	}
 }

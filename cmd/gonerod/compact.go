@@ -101,6 +101,6 @@ func runCompact(ctx context.Context, path, network string, out io.Writer, log *s
 	mb := func(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
 	log.Info("compaction finished", "path", path, "size_before", mb(res.SizeBefore), "size_after", mb(res.SizeAfter),
 		"free_pages_before", mb(res.FreeBefore), "free_pages_after", mb(res.FreeAfter),
-		"resumed", res.Resumed, "elapsed", res.Elapsed.Round(time.Millisecond))
+		"resumed", res.Resumed, "copied_before_MB", res.CopiedBefore>>20, "elapsed", res.Elapsed.Round(time.Millisecond))
 	return nil
 }
