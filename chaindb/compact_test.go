@@ -643,3 +643,101 @@ func measureCompact(t *testing.T, how string, orig []byte, network string) {
 			mb(allocBefore), mb(allocAfter), res.Elapsed.Round(time.Millisecond))
 	}
 }
+
+// A complete copy whose rename a kill prevented is not swapped in once the
+// store has changed behind Open's back: it is made again.
+func TestCompactDropsStaleCompleteCopy(t *testing.T) {
+	path, _ := buildFreeStore(t, 300, false, 100)
+	func() {
+		defer func() {
+			if r := recover(); r != "killed" {
+				t.Fatalf("recovered %v", r)
+			}
+		}()
+		compactHook = func(point string) {
+			if point == "complete" {
+				panic("killed") // as a kill between the copy's end and the rename
+			}
+		}
+		defer func() { compactHook = nil }()
+		_, _ = Compact(context.Background(), path, CompactOptions{Network: testNetwork})
+	}()
+	if cp, _ := rawDump(t, path+compactTempSuffix); len(cp) == 0 {
+		t.Fatal("no complete copy left")
+	}
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketTxPool).Put(make([]byte, 32), []byte("changed"))
+	})
+	want, _ := rawDump(t, path)
+	if _, err := Compact(context.Background(), path, CompactOptions{Network: testNetwork}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := rawDump(t, path); diffDumps(got, want) != "" {
+		t.Fatalf("a stale copy was swapped in:%s", diffDumps(got, want))
+	}
+}
+
+// A node's Open that opened the store's file and then waited for its lock
+// while Compact renamed the copy over it ends up on the new file, not on
+// the old one, which is no longer in the directory.
+func TestOpenAfterTheSwapUnderItsLockWait(t *testing.T) {
+	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd to see the second Open's descriptor:", err)
+	}
+	dir := t.TempDir()
+	path, other := filepath.Join(dir, "chain.db"), filepath.Join(dir, "new.db")
+	for i, p := range []string{path, other} {
+		db, err := Open(p, Options{Network: testNetwork})
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendSynth(t, db, seedCompact, 0, uint64(3+i))
+		_ = db.Close()
+	}
+	holder, err := Open(path, Options{Network: testNetwork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := make(chan *DB, 1)
+	go func() {
+		db, err := Open(path, Options{Network: testNetwork, LockTimeout: time.Minute})
+		if err != nil {
+			t.Error(err)
+		}
+		opened <- db
+	}()
+	// Wait until the second Open has the old file open: two descriptors
+	// of this process then point at it.
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; {
+		n := 0
+		fds, _ := os.ReadDir("/proc/self/fd")
+		for _, fd := range fds {
+			if ffi, err := os.Stat(filepath.Join("/proc/self/fd", fd.Name())); err == nil && os.SameFile(fi, ffi) {
+				n++
+			}
+		}
+		if n >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the second Open never opened the file")
+		}
+		time.Sleep(time.Millisecond) // polling /proc, not a guess at timing
+	}
+	if err := os.Rename(other, path); err != nil {
+		t.Fatal(err)
+	}
+	_ = holder.Close()
+	db := <-opened
+	if db == nil {
+		t.FailNow()
+	}
+	defer db.Close()
+	if n := checkConsistent(t, db); n != 4 {
+		t.Fatalf("the waiting Open got a chain of %d blocks: the old file's, not the new one's 4", n)
+	}
+}
