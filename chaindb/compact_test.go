@@ -586,62 +586,60 @@ func measureCompact(t *testing.T, how string, orig []byte, network string) {
 		return alloc, end
 	}
 	mb := func(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
-	{
-		path := filepath.Join(t.TempDir(), "gonero.db")
-		if err := os.WriteFile(path, orig, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		switch how {
-		case "upgraded from schema 6":
-			rawUpdate(t, path, func(tx *bolt.Tx) error {
-				if err := fixedWidthIndexes(tx); err != nil {
-					return err
-				}
-				return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(schemaVersionFixedIndexes))
-			})
-			start := time.Now()
-			db, err := Open(path, Options{Network: network})
-			if err != nil {
-				t.Fatal(err)
+	path := filepath.Join(t.TempDir(), "gonero.db")
+	if err := os.WriteFile(path, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	switch how {
+	case "upgraded from schema 6":
+		rawUpdate(t, path, func(tx *bolt.Tx) error {
+			if err := fixedWidthIndexes(tx); err != nil {
+				return err
 			}
-			t.Logf("%s: the upgrade took %s", how, time.Since(start).Round(time.Millisecond))
-			_ = db.Close()
-		case "half its blocks popped":
-			db, err := Open(path, Options{Network: network})
-			if err != nil {
-				t.Fatal(err)
-			}
-			h, _ := func() (h uint64, err error) {
-				err = db.View(func(r *Reader) error { h, err = r.Height(); return err })
-				return
-			}()
-			if err := db.Update(func(w *Writer) error {
-				for range h / 2 {
-					if _, err := w.PopTop(); err != nil {
-						return err
-					}
-				}
-				return nil
-			}); err != nil {
-				t.Fatal(err)
-			}
-			_ = db.Close()
-		}
-		want, _ := rawDump(t, path)
-		allocBefore, endBefore := pages(path)
-		res, err := Compact(context.Background(), path, CompactOptions{Network: network})
+			return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(schemaVersionFixedIndexes))
+		})
+		start := time.Now()
+		db, err := Open(path, Options{Network: network})
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, _ := rawDump(t, path)
-		if d := diffDumps(got, want); d != "" {
-			t.Fatalf("%s: the compacted store differs:%s", how, d)
+		t.Logf("%s: the upgrade took %s", how, time.Since(start).Round(time.Millisecond))
+		_ = db.Close()
+	case "half its blocks popped":
+		db, err := Open(path, Options{Network: network})
+		if err != nil {
+			t.Fatal(err)
 		}
-		allocAfter, endAfter := pages(path)
-		t.Logf("%s: file %s -> %s; up to the last page %s -> %s; free pages %s -> %s; bucket pages %s -> %s; compaction %s",
-			how, mb(res.SizeBefore), mb(res.SizeAfter), mb(endBefore), mb(endAfter), mb(res.FreeBefore), mb(res.FreeAfter),
-			mb(allocBefore), mb(allocAfter), res.Elapsed.Round(time.Millisecond))
+		h, _ := func() (h uint64, err error) {
+			err = db.View(func(r *Reader) error { h, err = r.Height(); return err })
+			return
+		}()
+		if err := db.Update(func(w *Writer) error {
+			for range h / 2 {
+				if _, err := w.PopTop(); err != nil {
+					return err
+				}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		_ = db.Close()
 	}
+	want, _ := rawDump(t, path)
+	allocBefore, endBefore := pages(path)
+	res, err := Compact(context.Background(), path, CompactOptions{Network: network})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := rawDump(t, path)
+	if d := diffDumps(got, want); d != "" {
+		t.Fatalf("%s: the compacted store differs:%s", how, d)
+	}
+	allocAfter, endAfter := pages(path)
+	t.Logf("%s: file %s -> %s; up to the last page %s -> %s; free pages %s -> %s; bucket pages %s -> %s; compaction %s",
+		how, mb(res.SizeBefore), mb(res.SizeAfter), mb(endBefore), mb(endAfter), mb(res.FreeBefore), mb(res.FreeAfter),
+		mb(allocBefore), mb(allocAfter), res.Elapsed.Round(time.Millisecond))
 }
 
 // A complete copy whose rename a kill prevented is not swapped in once the
