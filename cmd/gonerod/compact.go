@@ -17,7 +17,8 @@ import (
 )
 
 func newCompactCommand(o *options) *cobra.Command {
-	return &cobra.Command{
+	var txBytes int
+	cmd := &cobra.Command{
 		Use:   "compact",
 		Short: "give the store's free space back: rewrite it into a new file without free pages",
 		Long: "compact copies the chain store into a new file beside it, every bucket in key order with full pages, then\n" +
@@ -37,12 +38,16 @@ func newCompactCommand(o *options) *cobra.Command {
 			}
 			ctx, stop := signalContext()
 			defer stop()
-			return runCompact(ctx, cfg.StorePath(), cfg.Network.String(), cmd.ErrOrStderr(), log)
+			return runCompact(ctx, cfg.StorePath(), cfg.Network.String(), txBytes, cmd.ErrOrStderr(), log)
 		},
 	}
+	// For the kill tests: many small transactions, so that a kill lands inside the copy.
+	cmd.Flags().IntVar(&txBytes, "tx-bytes", chaindb.DefaultCompactTxBytes, "key and value bytes copied per store commit")
+	_ = cmd.Flags().MarkHidden("tx-bytes")
+	return cmd
 }
 
-func runCompact(ctx context.Context, path, network string, out io.Writer, log *slog.Logger) error {
+func runCompact(ctx context.Context, path, network string, txBytes int, out io.Writer, log *slog.Logger) error {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("no chain store at %s (check --data-dir and the network flags)", path)
 	}
@@ -52,8 +57,10 @@ func runCompact(ctx context.Context, path, network string, out io.Writer, log *s
 		terminal = true
 	}
 	var last time.Time
+	mb := func(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
 	opts := chaindb.CompactOptions{
 		Network: network,
+		TxBytes: txBytes,
 		Progress: func(done, total uint64) {
 			if terminal {
 				if bar == nil {
@@ -70,7 +77,7 @@ func runCompact(ctx context.Context, path, network string, out io.Writer, log *s
 			}
 			if time.Since(last) >= 5*time.Second {
 				last = time.Now()
-				log.Info("compacting", "copied_MB", done>>20, "of_about_MB", total>>20)
+				log.Info("compacting", "copied", mb(int64(done)), "of_about", mb(int64(total)))
 			}
 		},
 		MigrationProgress: func(done, total uint64) {
@@ -98,9 +105,8 @@ func runCompact(ctx context.Context, path, network string, out io.Writer, log *s
 	case err != nil:
 		return err
 	}
-	mb := func(n int64) string { return fmt.Sprintf("%.2f MB", float64(n)/1e6) }
 	log.Info("compaction finished", "path", path, "size_before", mb(res.SizeBefore), "size_after", mb(res.SizeAfter),
 		"free_pages_before", mb(res.FreeBefore), "free_pages_after", mb(res.FreeAfter),
-		"resumed", res.Resumed, "copied_before_MB", res.CopiedBefore>>20, "elapsed", res.Elapsed.Round(time.Millisecond))
+		"resumed", res.Resumed, "copied_before", mb(int64(res.CopiedBefore)), "elapsed", res.Elapsed.Round(time.Millisecond))
 	return nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -157,5 +158,80 @@ func TestCompactCommand(t *testing.T) {
 	out, err = exec.Command(bin, "compact", "--regtest", "--data-dir", t.TempDir()).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "no chain store at") {
 		t.Fatalf("compact without a store: %v\n%s", err, out)
+	}
+}
+
+// kill -9 of `gonerod compact` during its copy: the store still gives the
+// same answers, and running the command again resumes the copy and ends
+// with the compacted store.
+func TestCompactCommandKilled(t *testing.T) {
+	bin := buildGonerod(t)
+	data := t.TempDir()
+	importInto(t, bin, data, testutil.Path(t, "testdata", "regtest", "blockchain.raw"))
+	cfg := node.DefaultConfig()
+	cfg.DataDir, cfg.Network = data, params.Regtest
+	path := cfg.StorePath()
+	s, err := node.OpenStore(&cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.Chain().PopBlocks(100); err != nil || n != 100 {
+		t.Fatalf("pop: %d, %v", n, err)
+	}
+	s.Close()
+	want, _ := chainAnswers(t, data)
+
+	cmd := exec.Command(bin, "compact", "--regtest", "--data-dir", data, "--tx-bytes", "2048")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The first progress line comes after the copy's first commit.
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() && !strings.Contains(lines.Text(), "msg=compacting") {
+	}
+	if err := cmd.Process.Kill(); err != nil { // SIGKILL
+		t.Fatal(err)
+	}
+	for lines.Scan() {
+	}
+	finished := cmd.Wait() == nil
+	_, copyLeft := os.Stat(path + ".compact")
+	t.Logf("killed: finished %v, copy left %v", finished, copyLeft == nil)
+	if got, _ := chainAnswers(t, data); got != want {
+		t.Fatal("the killed compaction changed the chain's answers")
+	}
+	// chainAnswers opened the store as a node does, which drops the copy:
+	// kill again, then resume without opening in between.
+	cmd = exec.Command(bin, "compact", "--regtest", "--data-dir", data, "--tx-bytes", "2048")
+	stderr, _ = cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines = bufio.NewScanner(stderr)
+	for lines.Scan() && !strings.Contains(lines.Text(), "msg=compacting") {
+	}
+	_ = cmd.Process.Kill()
+	for lines.Scan() {
+	}
+	finished = cmd.Wait() == nil
+	_, err = os.Stat(path + ".compact")
+	copyLeft = err
+	out, err := exec.Command(bin, "compact", "--regtest", "--data-dir", data).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "compaction finished") {
+		t.Fatalf("compact after the kill: %v\n%s", err, out)
+	}
+	if copyLeft == nil && !strings.Contains(string(out), "resumed=true") {
+		t.Fatalf("a copy was left, but the next run did not resume it:\n%s", out)
+	}
+	t.Logf("killed: finished %v, copy left %v; then:\n%s", finished, copyLeft == nil, out)
+	if got, _ := chainAnswers(t, data); got != want {
+		t.Fatal("the chain answers differently after the resumed compaction")
+	}
+	if free := freeBytes(t, path); free > 64<<10 {
+		t.Fatalf("%d bytes of free pages after the resumed compaction", free)
 	}
 }
