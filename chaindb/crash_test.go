@@ -30,10 +30,6 @@ func TestMain(m *testing.M) {
 		runReorgChild(path)
 		return
 	}
-	if path := os.Getenv(compactChildEnv); path != "" {
-		runCompactChild(path)
-		return
-	}
 	os.Exit(m.Run())
 }
 
