@@ -83,7 +83,9 @@ type CompactResult struct {
 	// (CopiedBefore of its bytes were copied by that run).
 	Resumed      bool
 	CopiedBefore uint64
-	// Copied is the key and value bytes in the new file.
+	// Copied is the key and value bytes copied into the new file, by this
+	// run and the interrupted ones it resumed (0 when only the rename was
+	// left to do).
 	Copied uint64
 	// SizeBefore and SizeAfter are the store file's sizes; FreeBefore and
 	// FreeAfter the bytes of its free pages.
