@@ -15,6 +15,7 @@ package chaindb
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"time"
 
@@ -134,8 +135,11 @@ type DB struct {
 	migrateBatch uint64 // Options.MigrationBatch
 }
 
-// Open opens the store at path, creating it if the file does not exist.
-func Open(path string, opts Options) (*DB, error) {
+// Open opens the store at path, creating it if the file does not exist. It
+// removes the copy an interrupted Compact left beside it (compact.go).
+func Open(path string, opts Options) (*DB, error) { return open(path, opts, true) }
+
+func open(path string, opts Options, removeCopy bool) (*DB, error) {
 	if opts.Network == "" {
 		return nil, errors.New("chaindb: Options.Network is required")
 	}
@@ -148,6 +152,11 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.MigrationBatch == 0 {
 		opts.MigrationBatch = DefaultMigrationBatch
 	}
+	// Compact renames a new file over path while it holds the old one's
+	// lock: a bolt.Open that opened the old file and then waited for its
+	// lock gets it once the file is gone from the directory, so the path is
+	// checked to still name the file that was locked.
+	before, statErr := os.Stat(path)
 	bdb, err := bolt.Open(path, 0o600, &bolt.Options{
 		Timeout: opts.LockTimeout,
 		// Every commit is fsynced: a block acknowledged by Append survives
@@ -167,6 +176,18 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	if err != nil {
 		return nil, fmt.Errorf("chaindb: open %s: %w", path, err)
+	}
+	if statErr == nil {
+		if now, err := os.Stat(path); err != nil || !os.SameFile(before, now) {
+			_ = bdb.Close()
+			return open(path, opts, removeCopy)
+		}
+	}
+	if removeCopy {
+		if err := removeCompactCopy(path); err != nil {
+			_ = bdb.Close()
+			return nil, fmt.Errorf("chaindb: open %s: remove an unfinished compaction's copy: %w", path, err)
+		}
 	}
 	db := &DB{bolt: bdb, path: path, migrateBatch: opts.MigrationBatch}
 	if err := db.initOrCheck(opts.Network, opts.MigrationProgress); err != nil {

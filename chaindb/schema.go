@@ -973,3 +973,79 @@ func decodePoolTx(k, v []byte) (PoolTxRecord, error) {
 		Blob:        append([]byte(nil), v[poolHeaderSize:]...),
 	}, nil
 }
+
+// ---- compaction (compact.go) ----
+//
+// Compact copies the store into a new file beside it, named path +
+// compactTempSuffix, and renames that over path once the copy is complete.
+// Until then the copy holds one more root bucket, which a complete store
+// never has:
+//
+//	bucket            key      value
+//	----------------  -------  ------------------------------------------------
+//	compact_progress  "state"  layout byte 1, u64 the source's bbolt txid, u64
+//	                           key and value bytes copied so far, uvarint length
+//	                           of a bucket name, that name, then the last key
+//	                           copied from it (every root bucket ordered before
+//	                           it is copied whole; no key: none of it yet); name
+//	                           and key empty before the first bucket
+//
+// A copy whose txid is not the source's (the source was written since) is
+// discarded; Open removes any copy it finds, so one never outlives a write to
+// the store it was taken from.
+const compactTempSuffix = ".compact"
+
+var (
+	bucketCompactProgress = []byte("compact_progress")
+	compactStateKey       = []byte("state")
+)
+
+const compactStateLayout1 = 1
+
+// compactState is where a copy stopped.
+type compactState struct {
+	sourceTxID uint64
+	copied     uint64 // key and value bytes copied
+	bucket     []byte // the root bucket being copied; nil before the first
+	lastKey    []byte // the last key of bucket copied; nil if none yet
+}
+
+func encodeCompactState(s *compactState) []byte {
+	v := make([]byte, 0, 1+16+binary.MaxVarintLen64+len(s.bucket)+len(s.lastKey))
+	v = append(v, compactStateLayout1)
+	v = binary.LittleEndian.AppendUint64(v, s.sourceTxID)
+	v = binary.LittleEndian.AppendUint64(v, s.copied)
+	v = binary.AppendUvarint(v, uint64(len(s.bucket)))
+	v = append(v, s.bucket...)
+	return append(v, s.lastKey...)
+}
+
+func decodeCompactState(v []byte) (compactState, error) {
+	if len(v) < 1+16+1 {
+		return compactState{}, fmt.Errorf("compaction state is %d bytes, want at least %d", len(v), 1+16+1)
+	}
+	if v[0] != compactStateLayout1 {
+		return compactState{}, fmt.Errorf("unknown compaction state layout %d", v[0])
+	}
+	s := compactState{
+		sourceTxID: binary.LittleEndian.Uint64(v[1:9]),
+		copied:     binary.LittleEndian.Uint64(v[9:17]),
+	}
+	rest := v[17:]
+	n, w := binary.Uvarint(rest)
+	if w <= 0 || len(binary.AppendUvarint(nil, n)) != w {
+		return compactState{}, errors.New("compaction state: bad bucket name length")
+	}
+	rest = rest[w:]
+	if n > uint64(len(rest)) {
+		return compactState{}, fmt.Errorf("compaction state: bucket name of %d bytes, %d left", n, len(rest))
+	}
+	if n == 0 && len(rest) > 0 {
+		return compactState{}, errors.New("compaction state: a last key without a bucket")
+	}
+	if n > 0 {
+		s.bucket = append([]byte(nil), rest[:n]...)
+		s.lastKey = append([]byte(nil), rest[n:]...)
+	}
+	return s, nil
+}

@@ -48,6 +48,15 @@ func OpenStore(cfg *Config, log *slog.Logger, blocks chain.BlockObserver) (*Stor
 	if err != nil {
 		return nil, fmt.Errorf("opening the chain store %s: %w", path, err)
 	}
+	// An upgrade, pruning or popped blocks leave free pages that the file
+	// keeps (chaindb/compact.go): say how to give many of them back.
+	if fi, err := os.Stat(path); err == nil {
+		fs := db.FreeStats()
+		if free := int64(fs.FreePages+fs.PendingPages) * int64(fs.PageSize); free >= 64<<20 && free*5 >= fi.Size() {
+			log.Info("the chain store's file holds free pages: `gonerod compact`, with the node stopped, gives them back",
+				"free_MB", free>>20, "file_MB", fi.Size()>>20)
+		}
+	}
 	pow, err := randomx.New(randomx.Options{})
 	if err != nil {
 		db.Close()

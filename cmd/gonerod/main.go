@@ -1,6 +1,7 @@
 // Command gonerod is the gonero Monero node. It keeps a chain it has checked
 // itself in an embedded store. Subcommands: import (fill the chain from a
-// monero-blockchain-export file), version, and monerod's operator commands
+// monero-blockchain-export file), compact (give the store's free pages
+// back), version, and monerod's operator commands
 // (status, print_height, ...) sent to a running node over RPC.
 package main
 
@@ -207,7 +208,7 @@ func newRootCommandFor(o *options) *cobra.Command {
 	f.StringVar(&c.BlockHashesFile, "block-hashes-file", "", "block-hash list for fast sync (monero's src/blocks/checkpoints.dat or monero-blockchain-export --blocksdat); mainnet: only a known release's list is used")
 	rf := root.Flags()
 	addNodeFlags(rf, o)
-	root.AddCommand(newImportCommand(o), &cobra.Command{
+	root.AddCommand(newImportCommand(o), newCompactCommand(o), &cobra.Command{
 		Use:   "version",
 		Short: "print the version",
 		Args:  cobra.NoArgs,
