@@ -39,7 +39,8 @@ func (r *Reader) EachOutput(n int, ref func(i int) (amount, index uint64), fn fu
 // EachRingMember is EachOutput without the tx hashes (TxHash is left
 // zero): what verifying a ring and a get_outs without get_txid need. An
 // entry stores its tx's slot in the block, not its hash (schema.go), and
-// resolving it is a second lookup per output.
+// resolving it is one more lookup per output (the key and commitment, read
+// from the tx's blob, are one already).
 func (r *Reader) EachRingMember(n int, ref func(i int) (amount, index uint64), fn func(i int, o *OutputEntry) error) error {
 	return r.eachOutput(n, ref, fn, false)
 }
@@ -51,10 +52,7 @@ func (r *Reader) eachOutput(n int, ref func(i int) (amount, index uint64), fn fu
 	c := r.tx.Bucket(bucketOutputs).Cursor()
 	key := make([]byte, outputKeySize)
 	var o OutputEntry
-	var resolver *txHashResolver
-	if txHashes {
-		resolver = r.newTxHashResolver()
-	}
+	blobs := r.newOutputReader(txHashes)
 	for i := range n {
 		amount, index := ref(i)
 		binary.BigEndian.PutUint64(key, amount)
@@ -67,10 +65,8 @@ func (r *Reader) eachOutput(n int, ref func(i int) (amount, index uint64), fn fu
 		if o, err = decodeOutput(amount, index, v); err != nil {
 			return corrupt(bucketOutputs, key, err)
 		}
-		if resolver != nil {
-			if err := resolver.resolve(&o, key); err != nil {
-				return err
-			}
+		if err := blobs.fill(&o, key); err != nil {
+			return err
 		}
 		if err := fn(i, &o); err != nil {
 			return err

@@ -123,18 +123,20 @@ func TestMetaLayoutIsFixed(t *testing.T) {
 
 func FuzzDecodeOutput(f *testing.F) {
 	for _, a := range []uint64{0, 5} {
-		o := OutputEntry{Amount: a, Key: cryptonote.Key{1}, Commitment: cryptonote.Key{2}, UnlockTime: 3, Height: 4, Position: 6, slot: 5}
-		if a != 0 {
-			o.Commitment = cryptonote.Key{}
+		for _, c := range []uint32{0, 700} {
+			o := OutputEntry{Amount: a, Commitment: cryptonote.Key{2}, Height: 4, Position: 6, slot: 5, outOff: 90, commitOff: c}
+			if a != 0 || c != 0 {
+				o.Commitment = cryptonote.Key{}
+			}
+			v := encodeOutput(&o)
+			f.Add(outputKey(a, 9), v)
+			f.Add(outputKey(a, 9), v[:len(v)-1])
+			f.Add(outputKey(a^5, 9), v)
 		}
-		v := encodeOutput(&o)
-		f.Add(outputKey(a, 9), v)
-		f.Add(outputKey(a, 9), v[:len(v)-1])
-		f.Add(outputKey(a^5, 9), v)
 	}
 	f.Add([]byte{}, []byte{})
 	f.Add(make([]byte, 15), []byte{outputLayout})
-	f.Add(make([]byte, 16), append(append([]byte{outputLayout}, make([]byte, 64)...), 0x80, 0, 1, 2, 3)) // an overlong uvarint
+	f.Add(make([]byte, 16), []byte{outputLayout, 0x80, 0, 1, 2, 3, 4}) // an overlong uvarint
 	f.Fuzz(func(t *testing.T, k, v []byte) {
 		amount, index, err := decodeOutputKey(k)
 		if err != nil {
@@ -213,21 +215,45 @@ func FuzzDeriveIndexes(f *testing.F) {
 	})
 }
 
-func FuzzDecodeTxEntry(f *testing.F) {
+// FuzzDecodeTxEntries: a tx_index value is entries in ascending (height,
+// slot) order, each with one encoding, so re-encoding what decodes gives
+// the same bytes, and skipping the index lists finds the same entries.
+func FuzzDecodeTxEntries(f *testing.F) {
 	f.Add(encodeTxEntry(0, 0, nil))
 	f.Add(encodeTxEntry(3_000_000, 17, []uint64{90_000_000, 90_000_001}))
-	f.Add(encodeTxEntry(7, 0, []uint64{5, 1, 1 << 40}))
+	f.Add(append(encodeTxEntry(7, 0, []uint64{5, 1, 1 << 40}), encodeTxEntry(7, 3, []uint64{2})...))
+	f.Add(append(encodeTxEntry(9, 1, nil), encodeTxEntry(8, 1, nil)...)) // not ascending
 	f.Add([]byte{0x80, 0x00, 1, indexListRun, 1, 0})
 	f.Fuzz(func(t *testing.T, v []byte) {
-		height, slot, idx, err := decodeTxEntry(v, true)
+		entries, err := decodeTxEntries(v, true)
 		if err != nil {
+			if _, err2 := decodeTxEntries(v, false); err2 == nil {
+				t.Fatalf("refused with the indexes (%v), accepted without", err)
+			}
 			return
 		}
-		if again := encodeTxEntry(height, slot, idx); !bytes.Equal(again, v) {
+		var again []byte
+		for i, e := range entries {
+			enc := encodeTxEntry(e.height, e.slot, e.idx)
+			if !bytes.Equal(enc, e.raw) {
+				t.Fatalf("entry %d: decode then encode changed it:\n%x\n%x", i, e.raw, enc)
+			}
+			if i > 0 && (e.height < entries[i-1].height || e.height == entries[i-1].height && e.slot <= entries[i-1].slot) {
+				t.Fatalf("entries %d and %d are not ascending", i-1, i)
+			}
+			again = append(again, enc...)
+		}
+		if !bytes.Equal(again, v) {
 			t.Fatalf("decode then encode changed the value:\n%x\n%x", v, again)
 		}
-		if h, s, _, err := decodeTxEntry(v, false); err != nil || h != height || s != slot {
-			t.Fatalf("location alone: %d %d %v, with the indexes %d %d", h, s, err, height, slot)
+		skipped, err := decodeTxEntries(v, false)
+		if err != nil || len(skipped) != len(entries) {
+			t.Fatalf("without the indexes: %d entries, %v; with them %d", len(skipped), err, len(entries))
+		}
+		for i := range skipped {
+			if skipped[i].height != entries[i].height || skipped[i].slot != entries[i].slot || !bytes.Equal(skipped[i].raw, entries[i].raw) {
+				t.Fatalf("entry %d differs without the indexes", i)
+			}
 		}
 	})
 }
@@ -247,6 +273,59 @@ func FuzzDecodeSpentHeights(f *testing.F) {
 		}
 		if again := encodeSpentHeights(heights); !bytes.Equal(again, v) {
 			t.Fatalf("decode then encode changed the value")
+		}
+	})
+}
+
+// FuzzReadOutputInTx reads an output entry's key, unlock time and
+// commitment out of arbitrary tx bytes at the places an arbitrary entry
+// names (a corrupt store): an error, never a panic. On a real tx, the
+// places derivation found read back its outputs.
+func FuzzReadOutputInTx(f *testing.F) {
+	for h := range uint64(6) {
+		rec := synthBlock(seedMain, h)
+		start, err := minerTxStart(rec.Blob)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(encodeOutput(&OutputEntry{Height: h, outOff: 10}), rec.Blob[start:], uint64(0))
+		for _, tx := range rec.Txs {
+			f.Add(encodeOutput(&OutputEntry{Height: h, slot: 1, outOff: 40, commitOff: 300}), tx.Blob, uint64(0))
+			f.Add(encodeOutput(&OutputEntry{Height: h, slot: 1, outOff: 40}), tx.Blob, uint64(7))
+		}
+	}
+	f.Fuzz(func(t *testing.T, entry, txb []byte, amount uint64) {
+		_, _ = minerTxStart(txb)
+		o, err := decodeOutput(amount, 0, entry)
+		if err != nil {
+			return
+		}
+		commitment := o.Commitment
+		if err := readOutputInTx(&o, txb); err != nil {
+			return
+		}
+		if o.commitOff == 0 && o.Commitment != commitment {
+			t.Fatal("an entry holding its commitment got another from the tx")
+		}
+		tx, err := cryptonote.ParseTransaction(txb)
+		if err != nil {
+			return
+		}
+		places, outPk, err := txOutputPlaces(tx, txb)
+		if err != nil {
+			t.Fatalf("a parsed tx's output places: %v", err)
+		}
+		for i, p := range places {
+			e := OutputEntry{Amount: tx.Outputs[i].Amount, outOff: p}
+			if outPk > 0 {
+				e.Amount, e.commitOff = 0, uint32(outPk+32*i)
+			}
+			if err := readOutputInTx(&e, txb); err != nil || e.UnlockTime != tx.UnlockTime {
+				t.Fatalf("output %d at %d: %v, unlock time %d of %d", i, p, err, e.UnlockTime, tx.UnlockTime)
+			}
+			if outPk > 0 && e.Commitment != tx.Rct.OutPk[i] {
+				t.Fatalf("output %d: commitment %x, the tx's %x", i, e.Commitment, tx.Rct.OutPk[i])
+			}
 		}
 	})
 }

@@ -644,7 +644,7 @@ func TestCorruptIndexesAreReported(t *testing.T) {
 	setRaw(t, path, bucketOutputs, outputKey(0, 5), []byte{outputLayout, 1})
 	setRaw(t, path, bucketOutputCounts, amountKey(genesisAmount), []byte{1})
 	setRaw(t, path, bucketSpentKeys, spentKey(&ki), []byte{0x81})
-	setRaw(t, path, bucketTxIndex, topMiner[:], []byte{0x81, 0x02, 0, indexListRun, 9})
+	setRaw(t, path, bucketTxIndex, txIndexKey(&topMiner), []byte{0x81, 0x02, 0, indexListRun, 9})
 	setRaw(t, path, bucketRctCounts, heightKey(7), nil)
 
 	db, err := Open(path, Options{Network: testNetwork})
@@ -680,19 +680,23 @@ func TestCorruptIndexesAreReported(t *testing.T) {
 	sameDump(t, "refused pop", before, dump(t, db))
 }
 
-// TestOutputLayoutIsFixed pins the output entry layout (2): layout byte,
-// key, commitment (amount 0 only), then uvarints unlock time, height, tx
-// slot and position; no tx hash.
+// TestOutputLayoutIsFixed pins the output entry layout (3): layout byte,
+// then uvarints height, tx slot, position, the output's place in the tx,
+// and for amount 0 the commitment's place, or 0 and the commitment.
 func TestOutputLayoutIsFixed(t *testing.T) {
 	o := OutputEntry{Amount: 0, Key: cryptonote.Key{0x11}, Commitment: cryptonote.Key{0x22},
-		UnlockTime: 0x0102, Height: 0x0304, TxHash: cryptonote.Hash{0x33}, Position: 0x05060708, slot: 3}
-	tail := []byte{0x82, 0x02, 0x84, 0x06, 0x03, 0x88, 0x8e, 0x98, 0x28}
-	v := encodeOutput(&o)
-	if len(v) != 65+len(tail) || v[0] != outputLayout || v[1] != 0x11 || v[33] != 0x22 || !bytes.Equal(v[65:], tail) {
+		UnlockTime: 0x0102, Height: 0x0304, TxHash: cryptonote.Hash{0x33}, Position: 0x05060708, slot: 3,
+		outOff: 0x90, commitOff: 0x0405}
+	head := []byte{outputLayout, 0x84, 0x06, 0x03, 0x88, 0x8e, 0x98, 0x28, 0x90, 0x01}
+	if v := encodeOutput(&o); !bytes.Equal(v, append(head, 0x85, 0x08)) {
 		t.Fatalf("amount-0 entry: %x", v)
 	}
+	o.commitOff = 0
+	if v := encodeOutput(&o); !bytes.Equal(v[:len(head)+1], append(head, 0)) || len(v) != len(head)+33 || v[len(head)+1] != 0x22 {
+		t.Fatalf("amount-0 entry with its commitment: %x", v)
+	}
 	o.Amount = 5
-	if v := encodeOutput(&o); len(v) != 33+len(tail) || v[1] != 0x11 || !bytes.Equal(v[33:], tail) {
+	if v := encodeOutput(&o); !bytes.Equal(v, head) {
 		t.Fatalf("clear entry: %x", v)
 	}
 	if k := outputKey(0x0102, 3); k[7] != 2 || k[6] != 1 || k[15] != 3 {
