@@ -50,23 +50,34 @@ func (r *Reader) eachOutput(n int, ref func(i int) (amount, index uint64), fn fu
 	// its page stack) per call, which for a wallet's 150 ring members was
 	// most of the allocations of a get_outs.
 	c := r.tx.Bucket(bucketOutputs).Cursor()
+	rc := r.tx.Bucket(bucketRctOutputs).Cursor()
 	key := make([]byte, outputKeySize)
 	var o OutputEntry
 	blobs := r.newOutputReader(txHashes)
 	for i := range n {
 		amount, index := ref(i)
-		binary.BigEndian.PutUint64(key, amount)
-		binary.BigEndian.PutUint64(key[8:], index)
-		k, v := c.Seek(key)
-		if !bytes.Equal(k, key) || v == nil {
-			return notFoundf("no output %d of amount %d", index, amount)
-		}
 		var err error
-		if o, err = decodeOutput(amount, index, v); err != nil {
-			return corrupt(bucketOutputs, key, err)
-		}
-		if err := blobs.fill(&o, key); err != nil {
-			return err
+		if amount == 0 {
+			var k []byte
+			if o, k, err = rctOutput(rc, index); err != nil {
+				return err
+			}
+			if err := blobs.fill(&o, k); err != nil {
+				return err
+			}
+		} else {
+			binary.BigEndian.PutUint64(key, amount)
+			binary.BigEndian.PutUint64(key[8:], index)
+			k, v := c.Seek(key)
+			if !bytes.Equal(k, key) || v == nil {
+				return notFoundf("no output %d of amount %d", index, amount)
+			}
+			if o, err = decodeOutput(amount, index, v); err != nil {
+				return corrupt(bucketOutputs, key, err)
+			}
+			if err := blobs.fill(&o, key); err != nil {
+				return err
+			}
 		}
 		if err := fn(i, &o); err != nil {
 			return err

@@ -168,7 +168,8 @@ type countChange struct {
 // indexPlan is every index entry a block owns while it is on the main chain,
 // as stored bytes, and the counters it moves.
 type indexPlan struct {
-	outputs   []kv // outputs bucket
+	outputs   []kv // outputs bucket: amounts above 0
+	rctOuts   []kv // rct_outputs: the block's amount-0 outputs, if it has any
 	height    uint64
 	keyImages []cryptonote.Key // spent_keys (spent.go: not plain entries)
 	txOutputs []kv             // tx_index: each tx's prefix and entry (txindex.go: not plain entries)
@@ -219,13 +220,21 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 	}
 
 	indexes := make([]uint64, len(bi.outputs))
-	plan.outputs = make([]kv, len(bi.outputs))
+	firstRct := next[0]
+	var rct []OutputEntry
 	for i := range bi.outputs {
 		e := bi.outputs[i]
 		e.Index = next[e.Amount]
 		next[e.Amount]++
 		indexes[i] = e.Index
-		plan.outputs[i] = kv{outputKey(e.Amount, e.Index), encodeOutput(&e)}
+		if e.Amount == 0 {
+			rct = append(rct, e)
+		} else {
+			plan.outputs = append(plan.outputs, kv{outputKey(e.Amount, e.Index), encodeOutput(&e)})
+		}
+	}
+	if len(rct) > 0 {
+		plan.rctOuts = []kv{{rctKey(firstRct), encodeRctOutputs(bi.height, rct)}}
 	}
 	plan.txOutputs = make([]kv, len(bi.txs))
 	for i, t := range bi.txs {
@@ -279,6 +288,11 @@ func checkIndexesFree(tx *bolt.Tx, bi *blockIndexes, plan *indexPlan) error {
 			return corruptf(bucketOutputs, e.key, "an output is stored beyond the count of its amount")
 		}
 	}
+	for _, e := range plan.rctOuts {
+		if k, _ := tx.Bucket(bucketRctOutputs).Cursor().Last(); k != nil && bytes.Compare(k, e.key) >= 0 {
+			return corruptf(bucketRctOutputs, k, "an entry is stored at or beyond the count of amount-0 outputs")
+		}
+	}
 	if tx.Bucket(bucketRctCounts).Get(plan.rct.key) != nil {
 		return corruptf(bucketRctCounts, plan.rct.key, "an entry exists above the top block")
 	}
@@ -297,6 +311,7 @@ type bucketKVs struct {
 func (plan *indexPlan) byBucket() []bucketKVs {
 	return []bucketKVs{
 		{bucketOutputs, plan.outputs},
+		{bucketRctOutputs, plan.rctOuts},
 		{bucketRctCounts, []kv{plan.rct}},
 		{bucketMinerTxs, plan.minerTxs},
 	}

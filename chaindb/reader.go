@@ -325,6 +325,16 @@ func (r *Reader) OutputCount(amount uint64) (uint64, error) {
 // Output returns the output with this index among the outputs of amount, or
 // an ErrNotFound error.
 func (r *Reader) Output(amount, index uint64) (OutputEntry, error) {
+	if amount == 0 {
+		o, key, err := rctOutput(r.tx.Bucket(bucketRctOutputs).Cursor(), index)
+		if err != nil {
+			return OutputEntry{}, err
+		}
+		if err := r.newOutputReader(true).fill(&o, key); err != nil {
+			return OutputEntry{}, err
+		}
+		return o, nil
+	}
 	key := outputKey(amount, index)
 	v := r.tx.Bucket(bucketOutputs).Get(key)
 	if v == nil {
@@ -338,6 +348,34 @@ func (r *Reader) Output(amount, index uint64) (OutputEntry, error) {
 		return OutputEntry{}, err
 	}
 	return o, nil
+}
+
+// rctOutput finds amount-0 output index through c, a rct_outputs cursor:
+// the entry of the block whose first index is the last at or below it,
+// walked to it. It returns the entry's key, for errors.
+func rctOutput(c *bolt.Cursor, index uint64) (OutputEntry, []byte, error) {
+	key := rctKey(index)
+	k, v := c.Seek(key)
+	switch {
+	case k == nil:
+		k, v = c.Last()
+	case !bytes.Equal(k, key):
+		k, v = c.Prev()
+	}
+	if k == nil {
+		return OutputEntry{}, nil, notFoundf("no output %d of amount 0", index)
+	}
+	if len(k) != heightKeySize {
+		return OutputEntry{}, nil, corruptf(bucketRctOutputs, k, "key is %d bytes, want %d", len(k), heightKeySize)
+	}
+	o, found, err := rctOutputIn(v, binary.BigEndian.Uint64(k), index)
+	if err != nil {
+		return OutputEntry{}, nil, corrupt(bucketRctOutputs, k, err)
+	}
+	if !found {
+		return OutputEntry{}, nil, notFoundf("no output %d of amount 0", index)
+	}
+	return o, k, nil
 }
 
 // outputReader completes decoded output entries: the key, unlock time and
@@ -373,25 +411,30 @@ func (t *outputReader) at(c *bolt.Cursor) []byte {
 	return v
 }
 
-// fill completes o, the entry stored under key.
+// fill completes o, the entry stored under key (in rct_outputs for
+// amount 0, outputs otherwise).
 func (t *outputReader) fill(o *OutputEntry, key []byte) error {
+	bucket := bucketOutputs
+	if o.Amount == 0 {
+		bucket = bucketRctOutputs
+	}
 	binary.BigEndian.PutUint64(t.key, o.Height)
 	var txb []byte
 	if o.slot == 0 {
 		blob := t.at(t.blocks)
 		start, err := minerTxStart(blob)
 		if err != nil {
-			return corruptf(bucketOutputs, key, "names the miner tx of height %d, whose block blob does not start a block: %v", o.Height, err)
+			return corruptf(bucket, key, "names the miner tx of height %d, whose block blob does not start a block: %v", o.Height, err)
 		}
 		txb = blob[start:]
 	} else {
 		var err error
 		if txb, err = blockTxBlobAt(t.at(t.txBlobs), o.slot-1); err != nil {
-			return corruptf(bucketOutputs, key, "names tx %d of height %d: %v", o.slot-1, o.Height, err)
+			return corruptf(bucket, key, "names tx %d of height %d: %v", o.slot-1, o.Height, err)
 		}
 	}
 	if err := readOutputInTx(o, txb); err != nil {
-		return corruptf(bucketOutputs, key, "names output %d of tx %d of height %d: %v", o.Position, o.slot, o.Height, err)
+		return corruptf(bucket, key, "names output %d of tx %d of height %d: %v", o.Position, o.slot, o.Height, err)
 	}
 	if t.meta == nil {
 		return nil
@@ -403,7 +446,7 @@ func (t *outputReader) fill(o *OutputEntry, key []byte) error {
 		o.TxHash, err = txHashIn(t.at(t.txs), o.Height, o.slot)
 	}
 	if err != nil {
-		return corrupt(bucketOutputs, key, err)
+		return corrupt(bucket, key, err)
 	}
 	return nil
 }

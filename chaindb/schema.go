@@ -37,8 +37,11 @@ package chaindb
 //
 //	bucket         key                    value
 //	-------------  ---------------------  ------------------------------------------------
-//	outputs        u64 amount (BE) ‖      output entry, see the output layout below
-//	               u64 amount index (BE)
+//	outputs        u64 amount (BE) ‖      output entry, see the output layout below; for
+//	               u64 amount index (BE)  amounts above 0 (schema versions 2-9: all)
+//	rct_outputs    u64 amount-0 index     the amount-0 (RingCT) outputs of one block, from
+//	               (BE) of the block's    that index on, see the rct outputs layout below;
+//	               first such output      absent for a block without any (schema version 10)
 //	output_counts  u64 amount (BE)        u64 outputs of that amount on the main chain
 //	                                      (absent, never 0, when there are none)
 //	spent_keys     key image's first      uvarint heights, ascending (a height repeats for
@@ -193,6 +196,7 @@ var (
 	bucketAltBlocks    = []byte("alt_blocks")
 
 	bucketOutputs      = []byte("outputs")
+	bucketRctOutputs   = []byte("rct_outputs")
 	bucketOutputCounts = []byte("output_counts")
 	bucketSpentKeys    = []byte("spent_keys")
 	bucketRctCounts    = []byte("rct_counts")
@@ -216,14 +220,14 @@ var (
 var allBuckets = [][]byte{
 	bucketInfo, bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs,
 	bucketBlockHeights, bucketBlockTxBlobs, bucketAltBlocks,
-	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts,
+	bucketOutputs, bucketRctOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts,
 	bucketTxPool, bucketMinerTxs,
 }
 
 // indexBuckets hold nothing but what indexes.go derives from the main
 // chain's blocks, so a migration can drop and rebuild them.
 var indexBuckets = [][]byte{
-	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts, bucketMinerTxs,
+	bucketOutputs, bucketRctOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts, bucketMinerTxs,
 }
 
 // appendOrderedBuckets are the buckets whose keys grow with the chain
@@ -235,7 +239,7 @@ var indexBuckets = [][]byte{
 // per block. They are split at appendFillPercent instead; a pop at the tip
 // only empties the last pages. The hash-keyed buckets keep bbolt's default.
 var appendOrderedBuckets = [][]byte{
-	bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs, bucketBlockTxBlobs, bucketOutputs, bucketRctCounts,
+	bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs, bucketBlockTxBlobs, bucketOutputs, bucketRctOutputs, bucketRctCounts,
 }
 
 // appendFillPercent leaves a little room in each split leaf, so that a
@@ -695,7 +699,8 @@ func decodeOutputKey(k []byte) (amount, index uint64, err error) {
 // hash, fixed-width; layout 2 (schema versions 8-9) the key, the
 // commitment, then uvarints unlock time, height, slot and position.
 //
-// Layout 3 (schema version 10):
+// Layout 3 (schema version 10), for an output filed under an amount
+// above 0 (a pre-RingCT output: amount-0 outputs are in rct_outputs):
 //
 //	size  field
 //	   1  layout (= 3)
@@ -704,50 +709,37 @@ func decodeOutputKey(k []byte) (amount, index uint64, err error) {
 //	 var  position of the output in the tx's outputs (uvarint)
 //	 var  where the output (amount varint, target tag, key) starts in the
 //	      tx's bytes (uvarint)
-//	      amount-0 entries only:
-//	 var  where the commitment (the tx's rct outPk[position]) is in the
-//	      tx's bytes (uvarint), or 0: the commitment follows
-//	  32  the commitment, only after a 0: a v2 miner tx's zeroCommit(amount)
-//	      (computing it costs ~100 µs, too much for each ring member a
-//	      lookup reads; one output a block), or the zero key of a v1 tx's
-//	      amount-0 output
 //
 // The tx's bytes are its stored blob for slot i+1 (block_tx_blobs),
 // whole or pruned: both start with the prefix and the RingCT base, which
 // hold every output and commitment, so pruning leaves the offsets valid.
 // For slot 0 they are the block blob after its header (minerTxStart).
-// Reader reads the key, the unlock time (the tx's second varint) and the
-// commitment from there, and the tx hash from the slot (block_txs, or the
-// meta's miner tx hash) when asked. An amount-0 entry of a RingCT tx is
-// typically 8-10 bytes where layout 2 took 70-72: 64 of them were copies
-// of bytes the blob keeps. The decoder takes the amount from the key, so a
-// value is only read together with its key.
+// Reader reads the key, the unlock time (the tx's second varint) and, for
+// amount 0, the commitment from there, and the tx hash from the slot
+// (block_txs, or the meta's miner tx hash) when asked. Layout 2 took 70-72
+// bytes for an amount-0 entry, 64 of them copies of bytes the blob keeps.
+// The decoder takes the amount from the key, so a value is only read
+// together with its key.
 const outputLayout byte = 3
 
-// encodeOutput encodes o for the outputs bucket; o.Amount decides whether
-// the commitment's place is written, o.commitOff whether the commitment
-// itself is.
+// encodeOutput encodes o, of an amount above 0, for the outputs bucket.
 func encodeOutput(o *OutputEntry) []byte {
-	v := make([]byte, 0, 1+5*binary.MaxVarintLen64+32)
+	v := make([]byte, 0, 1+4*binary.MaxVarintLen64)
 	v = append(v, outputLayout)
 	v = binary.AppendUvarint(v, o.Height)
 	v = binary.AppendUvarint(v, uint64(o.slot))
 	v = binary.AppendUvarint(v, uint64(o.Position))
-	v = binary.AppendUvarint(v, uint64(o.outOff))
-	if o.Amount == 0 {
-		v = binary.AppendUvarint(v, uint64(o.commitOff))
-		if o.commitOff == 0 {
-			v = append(v, o.Commitment[:]...)
-		}
-	}
-	return v
+	return binary.AppendUvarint(v, uint64(o.outOff))
 }
 
-// decodeOutput parses the value stored under (amount, index). Key,
-// UnlockTime, TxHash and (unless stored inline) Commitment are left zero:
-// Reader fills them from the blobs (readOutputInTx, txHashResolver).
+// decodeOutput parses the value stored under (amount, index), amount above
+// 0. Key, UnlockTime and TxHash are left zero: Reader fills them from the
+// blobs (readOutputInTx, outputReader).
 func decodeOutput(amount, index uint64, v []byte) (OutputEntry, error) {
 	o := OutputEntry{Amount: amount, Index: index}
+	if amount == 0 {
+		return o, errors.New("an amount-0 output in the outputs bucket (they are in rct_outputs)")
+	}
 	if len(v) == 0 {
 		return o, errors.New("output value is empty")
 	}
@@ -759,11 +751,8 @@ func decodeOutput(amount, index uint64, v []byte) (OutputEntry, error) {
 	if o.Height, err = d.uvarint("height"); err != nil {
 		return o, err
 	}
-	var f [4]uint64
-	for i, what := range []string{"tx slot", "position", "output offset", "commitment offset"} {
-		if i == 3 && amount != 0 {
-			break
-		}
+	var f [3]uint64
+	for i, what := range []string{"tx slot", "position", "output offset"} {
 		if f[i], err = d.uvarint(what); err != nil {
 			return o, err
 		}
@@ -771,18 +760,200 @@ func decodeOutput(amount, index uint64, v []byte) (OutputEntry, error) {
 			return o, fmt.Errorf("output %s %d is beyond a u32", what, f[i])
 		}
 	}
-	o.slot, o.Position, o.outOff, o.commitOff = uint32(f[0]), uint32(f[1]), uint32(f[2]), uint32(f[3])
-	if amount == 0 && o.commitOff == 0 {
-		c, err := d.bytes(32, "commitment")
-		if err != nil {
-			return o, err
-		}
-		copy(o.Commitment[:], c)
-	}
+	o.slot, o.Position, o.outOff = uint32(f[0]), uint32(f[1]), uint32(f[2])
 	if len(d.buf) != 0 {
 		return o, fmt.Errorf("output value has %d trailing bytes", len(d.buf))
 	}
 	return o, nil
+}
+
+// rctOutputsLayout is the first byte of a rct_outputs value: one block's
+// amount-0 outputs, in their index order (schema version 10).
+//
+//	u8   layout (= 1)
+//	var  height of the block (uvarint)
+//	then, for each tx of the block with amount-0 outputs, by ascending slot:
+//	var  the tx's slot (uvarint): 0 its miner tx, i+1 its i-th tx
+//	var  n, its amount-0 outputs (uvarint, at least 1)
+//	var  where its commitments (rct outPk) start in the tx's bytes
+//	     (uvarint), or 0: the commitments follow the offsets
+//	n ×  uvarint position in the tx's outputs (ascending), uvarint where
+//	     the output starts in the tx's bytes
+//	n×32 the commitments, after a 0 only: a v2 miner tx's zeroCommit(amount)
+//	     (computing one costs ~100 µs, too much for each ring member a
+//	     lookup reads; one output a block), or the zero keys of a v1 tx's
+//	     amount-0 outputs
+//
+// The commitment of the output at position p is at start + 32p. One
+// bbolt entry a block instead of one an output: an amount-0 output takes
+// 2-4 bytes here where an entry of its own took a 16-byte key, a 16-byte
+// element header and its value. A lookup seeks the block (the last key at
+// or below the index) and walks its outputs to the one asked.
+const rctOutputsLayout byte = 1
+
+// rctKey is a rct_outputs key: an amount-0 index, big-endian.
+func rctKey(index uint64) []byte { return heightKey(index) }
+
+// encodeRctOutputs encodes a block's amount-0 outputs (in index order,
+// each with its slot, position, outOff, and commitOff or Commitment).
+func encodeRctOutputs(height uint64, outs []OutputEntry) []byte {
+	v := binary.AppendUvarint([]byte{rctOutputsLayout}, height)
+	for i := 0; i < len(outs); {
+		j := i
+		for j < len(outs) && outs[j].slot == outs[i].slot {
+			j++
+		}
+		g := outs[i:j]
+		var start uint64
+		if g[0].commitOff != 0 {
+			start = uint64(g[0].commitOff) - 32*uint64(g[0].Position)
+		}
+		v = binary.AppendUvarint(v, uint64(g[0].slot))
+		v = binary.AppendUvarint(v, uint64(len(g)))
+		v = binary.AppendUvarint(v, start)
+		for k := range g {
+			v = binary.AppendUvarint(v, uint64(g[k].Position))
+			v = binary.AppendUvarint(v, uint64(g[k].outOff))
+		}
+		if start == 0 {
+			for k := range g {
+				v = append(v, g[k].Commitment[:]...)
+			}
+		}
+		i = j
+	}
+	return v
+}
+
+// walkRctOutputs parses a rct_outputs value whose first output has index
+// first, calling fn with each output in order (Amount 0, Index, Height,
+// slot, Position, outOff, and commitOff or the Commitment) until fn
+// returns false; a stop leaves the rest unchecked. o is reused between
+// calls.
+func walkRctOutputs(v []byte, first uint64, fn func(o *OutputEntry) bool) error {
+	_, _, err := rctWalk(v, first, 0, fn)
+	return err
+}
+
+// rctOutputIn finds output index in a rct_outputs value whose first
+// output has index first (found false: the value ends before it).
+func rctOutputIn(v []byte, first, index uint64) (OutputEntry, bool, error) {
+	return rctWalk(v, first, index, nil)
+}
+
+// rctWalk is walkRctOutputs with fn, and rctOutputIn (target) without:
+// one parser for both, and a lookup that only decodes the outputs of the
+// tx holding the one it looks for.
+func rctWalk(v []byte, first, target uint64, fn func(o *OutputEntry) bool) (OutputEntry, bool, error) {
+	var o OutputEntry
+	if len(v) == 0 || v[0] != rctOutputsLayout {
+		return o, false, fmt.Errorf("rct outputs value of %d bytes is empty or of an unknown layout", len(v))
+	}
+	d := decoder{buf: v[1:]}
+	height, err := d.uvarint("height")
+	if err != nil {
+		return o, false, err
+	}
+	index := first
+	slot, groups := uint64(0), 0
+	for len(d.buf) > 0 {
+		s, err := d.uvarint("tx slot")
+		if err != nil {
+			return o, false, err
+		}
+		if s > math.MaxUint32 || groups > 0 && s <= slot {
+			return o, false, fmt.Errorf("tx slot %d after %d", s, slot)
+		}
+		slot = s
+		n, err := d.uvarint("output count")
+		if err != nil {
+			return o, false, err
+		}
+		if n == 0 || n > uint64(len(d.buf))/2 { // a position and an offset take 2 bytes at least
+			return o, false, fmt.Errorf("%d outputs announced in %d bytes", n, len(d.buf))
+		}
+		start, err := d.uvarint("commitment start")
+		if err != nil {
+			return o, false, err
+		}
+		if start > math.MaxUint32 {
+			return o, false, fmt.Errorf("commitment start %d is beyond a u32", start)
+		}
+		if index+n < index {
+			return o, false, fmt.Errorf("output index %d overflows", index)
+		}
+		if fn == nil && (target < index || target-index >= n) {
+			// A lookup skips the other txs' outputs unchecked (bounds
+			// aside): their bytes decide nothing it answers.
+			for range 2 * n {
+				_, m := binary.Uvarint(d.buf)
+				if m <= 0 {
+					return o, false, errors.New("output position or offset is not a valid uvarint")
+				}
+				d.buf = d.buf[m:]
+			}
+			if start == 0 {
+				if _, err := d.bytes(int(n)*32, "commitments"); err != nil {
+					return o, false, err
+				}
+			}
+			groups++
+			index += n
+			continue
+		}
+		// First pass: check the pairs and find the commitments.
+		pairs := d.buf
+		var pos uint64
+		for k := range n {
+			p, err := d.uvarint("position")
+			if err != nil {
+				return o, false, err
+			}
+			off, err := d.uvarint("output offset")
+			if err != nil {
+				return o, false, err
+			}
+			if k > 0 && p <= pos || off > math.MaxUint32 || p > math.MaxUint32 || start+32*p > math.MaxUint32 {
+				return o, false, fmt.Errorf("output at position %d (after %d), offset %d, commitments from %d", p, pos, off, start)
+			}
+			pos = p
+		}
+		pairs = pairs[:len(pairs)-len(d.buf)]
+		var commitments []byte
+		if start == 0 {
+			if commitments, err = d.bytes(int(n)*32, "commitments"); err != nil {
+				return o, false, err
+			}
+		}
+		groups++
+		// Second pass: the outputs (for a lookup, up to its own).
+		pd := decoder{buf: pairs}
+		for k := range n {
+			p, _ := pd.uvarint("position")
+			off, _ := pd.uvarint("output offset")
+			if fn == nil && index != target {
+				index++
+				continue
+			}
+			o = OutputEntry{Amount: 0, Index: index, Height: height, slot: uint32(slot), Position: uint32(p), outOff: uint32(off)}
+			if start != 0 {
+				o.commitOff = uint32(start + 32*p)
+			} else {
+				copy(o.Commitment[:], commitments[32*k:])
+			}
+			if fn == nil {
+				return o, true, nil
+			}
+			index++
+			if !fn(&o) {
+				return o, false, nil
+			}
+		}
+	}
+	if groups == 0 {
+		return o, false, errors.New("rct outputs value holds no output")
+	}
+	return o, false, nil
 }
 
 // Output targets as a tx blob tags them (cryptonote's txout_to_key and
