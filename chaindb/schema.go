@@ -70,11 +70,13 @@ package chaindb
 // from the stored blocks (migrate.go).
 //
 // Schema version 10 keyed tx_index by a tx hash's first 8 bytes (as
-// spent_keys), and made output entries point into the tx blobs for the
-// output key and commitment instead of holding them (see the output layout
-// below): 64 of an entry's ~71 bytes were copies of bytes the blobs keep.
-// Versions 8 and 9 are 10 and 11 with whole-hash keys and layout-2 output
-// entries; Open rebuilds their indexes.
+// spent_keys), made output entries point into the tx blobs for the output
+// key and commitment instead of holding them (see the output layout
+// below: 64 of an entry's ~71 bytes were copies of bytes the blobs keep),
+// and moved the amount-0 outputs into rct_outputs, one entry a block
+// instead of one an output. Versions 8 and 9 are 10 and 11 with
+// whole-hash keys and every output in outputs, of layout 2; Open rebuilds
+// their indexes.
 //
 // A version-2 miner tx is found through its first output (amount 0, whose
 // entry names its height); a version-1 one files its outputs under their
