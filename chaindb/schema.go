@@ -1296,7 +1296,9 @@ func (d *decoder) uvarint(what string) (uint64, error) {
 	if n <= 0 {
 		return 0, fmt.Errorf("%s is not a valid uvarint", what)
 	}
-	if n != uvarintLen(v) {
+	// A longer encoding than needed ends with a zero byte, and only it
+	// (the cheap test of n != uvarintLen(v), on every lookup's path).
+	if n > 1 && d.buf[n-1] == 0 {
 		return 0, fmt.Errorf("%s is a uvarint of %d bytes where %d suffice", what, n, uvarintLen(v))
 	}
 	d.buf = d.buf[n:]
