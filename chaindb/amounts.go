@@ -39,7 +39,8 @@ func (r *Reader) EachOutput(n int, ref func(i int) (amount, index uint64), fn fu
 // EachRingMember is EachOutput without the tx hashes (TxHash is left
 // zero): what verifying a ring and a get_outs without get_txid need. An
 // entry stores its tx's slot in the block, not its hash (schema.go), and
-// resolving it is a second lookup per output.
+// resolving it is one more lookup per output (the key and commitment, read
+// from the tx's blob, are one already).
 func (r *Reader) EachRingMember(n int, ref func(i int) (amount, index uint64), fn func(i int, o *OutputEntry) error) error {
 	return r.eachOutput(n, ref, fn, false)
 }
@@ -49,26 +50,32 @@ func (r *Reader) eachOutput(n int, ref func(i int) (amount, index uint64), fn fu
 	// its page stack) per call, which for a wallet's 150 ring members was
 	// most of the allocations of a get_outs.
 	c := r.tx.Bucket(bucketOutputs).Cursor()
+	rc := r.tx.Bucket(bucketRctOutputs).Cursor()
 	key := make([]byte, outputKeySize)
 	var o OutputEntry
-	var resolver *txHashResolver
-	if txHashes {
-		resolver = r.newTxHashResolver()
-	}
+	blobs := r.newOutputReader(txHashes)
 	for i := range n {
 		amount, index := ref(i)
-		binary.BigEndian.PutUint64(key, amount)
-		binary.BigEndian.PutUint64(key[8:], index)
-		k, v := c.Seek(key)
-		if !bytes.Equal(k, key) || v == nil {
-			return notFoundf("no output %d of amount %d", index, amount)
-		}
 		var err error
-		if o, err = decodeOutput(amount, index, v); err != nil {
-			return corrupt(bucketOutputs, key, err)
-		}
-		if resolver != nil {
-			if err := resolver.resolve(&o, key); err != nil {
+		if amount == 0 {
+			var k []byte
+			if o, k, err = rctOutput(rc, index); err != nil {
+				return err
+			}
+			if err := blobs.fill(&o, k); err != nil {
+				return err
+			}
+		} else {
+			binary.BigEndian.PutUint64(key, amount)
+			binary.BigEndian.PutUint64(key[8:], index)
+			k, v := c.Seek(key)
+			if !bytes.Equal(k, key) || v == nil {
+				return notFoundf("no output %d of amount %d", index, amount)
+			}
+			if o, err = decodeOutput(amount, index, v); err != nil {
+				return corrupt(bucketOutputs, key, err)
+			}
+			if err := blobs.fill(&o, key); err != nil {
 				return err
 			}
 		}

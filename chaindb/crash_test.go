@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // crashChildEnv, when set to a path, turns the test binary into the victim of
@@ -19,6 +21,10 @@ const crashChildEnv = "CHAINDB_CRASH_CHILD_PATH"
 // TestKillDuringReorganizations.
 const reorgChildEnv = "CHAINDB_REORG_CHILD_PATH"
 
+// upgradeChildEnv, when set to a path, makes the test binary the victim
+// of TestKillDuringUpgrade: it opens (and so upgrades) that store.
+const upgradeChildEnv = "CHAINDB_UPGRADE_CHILD_PATH"
+
 const seedCrash = 42
 
 func TestMain(m *testing.M) {
@@ -28,6 +34,10 @@ func TestMain(m *testing.M) {
 	}
 	if path := os.Getenv(reorgChildEnv); path != "" {
 		runReorgChild(path)
+		return
+	}
+	if path := os.Getenv(upgradeChildEnv); path != "" {
+		runUpgradeChild(path)
 		return
 	}
 	os.Exit(m.Run())
@@ -249,4 +259,98 @@ func TestKillDuringReorganizations(t *testing.T) {
 	if switches < 2 {
 		t.Fatal("the child hardly switched before being killed; the test proved little")
 	}
+}
+
+// runUpgradeChild opens a store of an older schema, upgrading it in small
+// batches and saying so after each, then says "done".
+func runUpgradeChild(path string) {
+	db, err := Open(path, Options{Network: testNetwork, LockTimeout: 10 * time.Second, MigrationBatch: 4,
+		MigrationProgress: func(done, total uint64) { fmt.Printf("progress %d %d\n", done, total) }})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		os.Exit(2)
+	}
+	_ = db.Close()
+	fmt.Println("done")
+}
+
+// kill -9 during the upgrade of a schema-8 store (tx_index keyed by whole
+// hashes, output entries holding keys): every reopen finds either the old
+// store, which the next Open upgrades again, or the finished one, and the
+// store in the end equals the one this build writes, byte for byte.
+func TestKillDuringUpgrade(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns and kills subprocesses")
+	}
+	db, path := openTemp(t)
+	db.bolt.NoSync = true
+	appendSynth(t, db, seedCrash, 0, 400)
+	want := dump(t, db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		if err := wideIndexes(tx); err != nil {
+			return err
+		}
+		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(schemaVersionWideIndexes))
+	})
+	rng := rand.New(rand.NewPCG(11, 11))
+	killed := 0
+	for round := 0; round < 6; round++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), upgradeChildEnv+"="+path)
+		cmd.Stderr = os.Stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil {
+			_ = cmd.Process.Kill()
+			t.Fatalf("round %d: child said nothing: %v", round, err)
+		}
+		if line == "done\n" { // the upgrade was finished by an earlier round
+			_ = cmd.Wait()
+			break
+		}
+		time.Sleep(time.Duration(rng.IntN(150)) * time.Millisecond)
+		if err := cmd.Process.Kill(); err != nil { // SIGKILL
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err == nil {
+			t.Logf("round %d: the upgrade ended before the kill", round)
+		} else {
+			killed++
+			t.Logf("round %d: killed after %q", round, line)
+		}
+		var version uint32
+		bdb, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatalf("round %d: open after kill: %v", round, err)
+		}
+		err = bdb.View(func(tx *bolt.Tx) (err error) {
+			version, err = decodeU32(tx.Bucket(bucketInfo).Get(infoSchemaVersion))
+			return err
+		})
+		_ = bdb.Close()
+		if err != nil || (version != schemaVersionWideIndexes && version != schemaVersion) {
+			t.Fatalf("round %d: schema version %d, %v", round, version, err)
+		}
+	}
+	if killed == 0 {
+		t.Fatal("no upgrade was killed; the test proved nothing")
+	}
+	db, err := Open(path, Options{Network: testNetwork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if d := diffDumps(dump(t, db), want); d != "" {
+		t.Fatalf("the store upgraded across kills differs from one this build wrote:%s", d)
+	}
+	checkConsistent(t, db)
 }

@@ -260,7 +260,8 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 	case schemaVersion, schemaVersionPruned:
 	case schemaVersionNoIndexes, schemaVersionHashKeyedBlobs, schemaVersionHashKeyedBlobsPruned,
 		schemaVersionNoMinerTxs, schemaVersionNoMinerTxsPruned,
-		schemaVersionFixedIndexes, schemaVersionFixedIndexesPruned:
+		schemaVersionFixedIndexes, schemaVersionFixedIndexesPruned,
+		schemaVersionWideIndexes, schemaVersionWideIndexesPruned:
 		old = true
 	default:
 		return &ErrSchemaVersion{Path: db.path, Found: version, Want: schemaVersion}

@@ -123,10 +123,7 @@ func TestMetaLayoutIsFixed(t *testing.T) {
 
 func FuzzDecodeOutput(f *testing.F) {
 	for _, a := range []uint64{0, 5} {
-		o := OutputEntry{Amount: a, Key: cryptonote.Key{1}, Commitment: cryptonote.Key{2}, UnlockTime: 3, Height: 4, Position: 6, slot: 5}
-		if a != 0 {
-			o.Commitment = cryptonote.Key{}
-		}
+		o := OutputEntry{Amount: a, Height: 4, Position: 6, slot: 5, outOff: 90}
 		v := encodeOutput(&o)
 		f.Add(outputKey(a, 9), v)
 		f.Add(outputKey(a, 9), v[:len(v)-1])
@@ -134,7 +131,7 @@ func FuzzDecodeOutput(f *testing.F) {
 	}
 	f.Add([]byte{}, []byte{})
 	f.Add(make([]byte, 15), []byte{outputLayout})
-	f.Add(make([]byte, 16), append(append([]byte{outputLayout}, make([]byte, 64)...), 0x80, 0, 1, 2, 3)) // an overlong uvarint
+	f.Add(make([]byte, 16), []byte{outputLayout, 0x80, 0, 1, 2, 3, 4}) // an overlong uvarint
 	f.Fuzz(func(t *testing.T, k, v []byte) {
 		amount, index, err := decodeOutputKey(k)
 		if err != nil {
@@ -213,21 +210,45 @@ func FuzzDeriveIndexes(f *testing.F) {
 	})
 }
 
-func FuzzDecodeTxEntry(f *testing.F) {
+// FuzzDecodeTxEntries: a tx_index value is entries in ascending (height,
+// slot) order, each with one encoding, so re-encoding what decodes gives
+// the same bytes, and skipping the index lists finds the same entries.
+func FuzzDecodeTxEntries(f *testing.F) {
 	f.Add(encodeTxEntry(0, 0, nil))
 	f.Add(encodeTxEntry(3_000_000, 17, []uint64{90_000_000, 90_000_001}))
-	f.Add(encodeTxEntry(7, 0, []uint64{5, 1, 1 << 40}))
+	f.Add(append(encodeTxEntry(7, 0, []uint64{5, 1, 1 << 40}), encodeTxEntry(7, 3, []uint64{2})...))
+	f.Add(append(encodeTxEntry(9, 1, nil), encodeTxEntry(8, 1, nil)...)) // not ascending
 	f.Add([]byte{0x80, 0x00, 1, indexListRun, 1, 0})
 	f.Fuzz(func(t *testing.T, v []byte) {
-		height, slot, idx, err := decodeTxEntry(v, true)
+		entries, err := decodeTxEntries(v, true)
 		if err != nil {
+			if _, err2 := decodeTxEntries(v, false); err2 == nil {
+				t.Fatalf("refused with the indexes (%v), accepted without", err)
+			}
 			return
 		}
-		if again := encodeTxEntry(height, slot, idx); !bytes.Equal(again, v) {
+		var again []byte
+		for i, e := range entries {
+			enc := encodeTxEntry(e.height, e.slot, e.idx)
+			if !bytes.Equal(enc, e.raw) {
+				t.Fatalf("entry %d: decode then encode changed it:\n%x\n%x", i, e.raw, enc)
+			}
+			if i > 0 && (e.height < entries[i-1].height || e.height == entries[i-1].height && e.slot <= entries[i-1].slot) {
+				t.Fatalf("entries %d and %d are not ascending", i-1, i)
+			}
+			again = append(again, enc...)
+		}
+		if !bytes.Equal(again, v) {
 			t.Fatalf("decode then encode changed the value:\n%x\n%x", v, again)
 		}
-		if h, s, _, err := decodeTxEntry(v, false); err != nil || h != height || s != slot {
-			t.Fatalf("location alone: %d %d %v, with the indexes %d %d", h, s, err, height, slot)
+		skipped, err := decodeTxEntries(v, false)
+		if err != nil || len(skipped) != len(entries) {
+			t.Fatalf("without the indexes: %d entries, %v; with them %d", len(skipped), err, len(entries))
+		}
+		for i := range skipped {
+			if skipped[i].height != entries[i].height || skipped[i].slot != entries[i].slot || !bytes.Equal(skipped[i].raw, entries[i].raw) {
+				t.Fatalf("entry %d differs without the indexes", i)
+			}
 		}
 	})
 }
@@ -247,6 +268,91 @@ func FuzzDecodeSpentHeights(f *testing.F) {
 		}
 		if again := encodeSpentHeights(heights); !bytes.Equal(again, v) {
 			t.Fatalf("decode then encode changed the value")
+		}
+	})
+}
+
+// FuzzReadOutputInTx reads an output's key, unlock time and commitment
+// out of arbitrary tx bytes at the places an arbitrary entry names (a
+// corrupt store): an error, never a panic. On a real tx, the places the
+// derivation finds read back its outputs.
+func FuzzReadOutputInTx(f *testing.F) {
+	for h := range uint64(6) {
+		rec := synthBlock(seedMain, h)
+		start, err := minerTxStart(rec.Blob)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint64(0), uint32(10), uint32(0), rec.Blob[start:])
+		for _, tx := range rec.Txs {
+			f.Add(uint64(0), uint32(40), uint32(300), tx.Blob)
+			f.Add(uint64(7), uint32(40), uint32(0), tx.Blob)
+		}
+	}
+	f.Fuzz(func(t *testing.T, amount uint64, outOff, commitOff uint32, txb []byte) {
+		_, _ = minerTxStart(txb)
+		o := OutputEntry{Amount: amount, outOff: outOff, commitOff: commitOff, Commitment: cryptonote.Key{9}}
+		if err := readOutputInTx(&o, txb); err == nil && commitOff == 0 && o.Commitment != (cryptonote.Key{9}) {
+			t.Fatal("an entry holding its commitment got another from the tx")
+		}
+		tx, err := cryptonote.ParseTransaction(txb)
+		if err != nil {
+			return
+		}
+		places, outPk, err := txOutputPlaces(tx, txb)
+		if err != nil {
+			return // outputs not to a key
+		}
+		for i, p := range places {
+			e := OutputEntry{Amount: tx.Outputs[i].Amount, outOff: p}
+			if outPk > 0 {
+				e.Amount, e.commitOff = 0, uint32(outPk+32*i)
+			}
+			if err := readOutputInTx(&e, txb); err != nil || e.UnlockTime != tx.UnlockTime {
+				t.Fatalf("output %d at %d: %v, unlock time %d of %d", i, p, err, e.UnlockTime, tx.UnlockTime)
+			}
+			if outPk > 0 && e.Commitment != tx.Rct.OutPk[i] {
+				t.Fatalf("output %d: commitment %x, the tx's %x", i, e.Commitment, tx.Rct.OutPk[i])
+			}
+		}
+	})
+}
+
+// FuzzDecodeRctOutputs: a rct_outputs value that walks re-encodes to the
+// same bytes (one encoding), its indexes run on from the key's, and a
+// walk stopped early never fails where the whole one passed.
+func FuzzDecodeRctOutputs(f *testing.F) {
+	outs := []OutputEntry{
+		{slot: 0, Position: 0, outOff: 70, Commitment: cryptonote.Key{1}},
+		{slot: 2, Position: 0, outOff: 300, commitOff: 900},
+		{slot: 2, Position: 1, outOff: 334, commitOff: 932},
+		{slot: 5, Position: 3, outOff: 40},
+	}
+	f.Add(uint64(7), encodeRctOutputs(3_000_000, outs))
+	f.Add(uint64(0), encodeRctOutputs(1, outs[:1]))
+	f.Add(uint64(1<<63), encodeRctOutputs(1, outs[1:3]))
+	f.Add(uint64(0), []byte{rctOutputsLayout, 1})
+	f.Add(uint64(0), []byte{rctOutputsLayout, 1, 2, 2, 0x80, 0, 1, 2})
+	f.Fuzz(func(t *testing.T, first uint64, v []byte) {
+		var got []OutputEntry
+		var height uint64
+		err := walkRctOutputs(v, first, func(o *OutputEntry) bool {
+			if o.Index != first+uint64(len(got)) || o.Amount != 0 {
+				t.Fatalf("output %d has index %d, amount %d", len(got), o.Index, o.Amount)
+			}
+			height = o.Height
+			got = append(got, *o)
+			return true
+		})
+		if err != nil {
+			return
+		}
+		if again := encodeRctOutputs(height, got); !bytes.Equal(again, v) {
+			t.Fatalf("decode then encode changed the value:\n%x\n%x", v, again)
+		}
+		n := 0
+		if err := walkRctOutputs(v, first, func(*OutputEntry) bool { n++; return n < len(got)/2 }); err != nil {
+			t.Fatalf("a walk stopped early failed: %v", err)
 		}
 	})
 }

@@ -32,6 +32,10 @@ type OutputEntry struct {
 	// block's i-th tx. The entry stores it instead of TxHash, which
 	// Reader resolves from it (schema.go).
 	slot uint32
+	// outOff and commitOff are where the output and its commitment are
+	// in the tx's bytes (commitOff 0: the entry holds the commitment),
+	// which the entry stores instead of Key and Commitment (schema.go).
+	outOff, commitOff uint32
 }
 
 // derivedTx is one tx of a block: its hash and its outputs, a range of
@@ -80,7 +84,11 @@ func deriveIndexes(rec *BlockRecord) (*blockIndexes, error) {
 	}
 	height := rec.Meta.Height
 	bi := &blockIndexes{height: height, txs: make([]derivedTx, 0, 1+len(rec.Txs))}
-	if err := bi.addTx(&blk.MinerTx, rec.Meta.MinerTxHash, "Meta.MinerTxHash", true); err != nil {
+	start, err := minerTxStart(rec.Blob)
+	if err != nil {
+		return nil, invalidBlob("Blob", "%v", err)
+	}
+	if err := bi.addTx(&blk.MinerTx, rec.Blob[start:], rec.Meta.MinerTxHash, "Meta.MinerTxHash", true); err != nil {
 		return nil, err
 	}
 	bi.minerV1 = blk.MinerTx.Version < 2
@@ -105,23 +113,29 @@ func deriveIndexes(rec *BlockRecord) (*blockIndexes, error) {
 				bi.keyImages = append(bi.keyImages, k.KeyImage)
 			}
 		}
-		if err := bi.addTx(tx, rec.Txs[i].Hash, field+".Hash", false); err != nil {
+		if err := bi.addTx(tx, rec.Txs[i].Blob, rec.Txs[i].Hash, field+".Hash", false); err != nil {
 			return nil, err
 		}
 	}
 	return bi, nil
 }
 
-// addTx appends tx's outputs under the amounts monerod files them under.
-func (bi *blockIndexes) addTx(tx *cryptonote.Transaction, hash cryptonote.Hash, field string, miner bool) error {
+// addTx appends tx's outputs under the amounts monerod files them under;
+// txb is the tx's bytes (from which tx was parsed), where the entries
+// point.
+func (bi *blockIndexes) addTx(tx *cryptonote.Transaction, txb []byte, hash cryptonote.Hash, field string, miner bool) error {
 	dt := derivedTx{hash: hash, field: field, first: len(bi.outputs), n: len(tx.Outputs)}
 	rct := tx.Version >= 2
 	if rct && !miner && len(tx.Outputs) > 0 && (tx.Rct == nil || len(tx.Rct.OutPk) != len(tx.Outputs)) {
 		return invalidBlob(field, "v2 tx %s has %d outputs but not as many commitments", hash, len(tx.Outputs))
 	}
+	places, outPk, err := txOutputPlaces(tx, txb)
+	if err != nil {
+		return invalidBlob(field, "tx %s: %v", hash, err)
+	}
 	for i, out := range tx.Outputs {
 		e := OutputEntry{Amount: out.Amount, UnlockTime: tx.UnlockTime, Height: bi.height, TxHash: hash, Position: uint32(i),
-			slot: uint32(len(bi.txs))}
+			slot: uint32(len(bi.txs)), outOff: places[i]}
 		switch t := out.Target.(type) {
 		case cryptonote.TxOutToKey:
 			e.Key = t.Key
@@ -136,6 +150,7 @@ func (bi *blockIndexes) addTx(tx *cryptonote.Transaction, hash cryptonote.Hash, 
 				e.Commitment = crypto.ZeroCommit(out.Amount)
 			} else {
 				e.Commitment = tx.Rct.OutPk[i]
+				e.commitOff = uint32(outPk + 32*i) // txOutputPlaces checked it fits
 			}
 		}
 		bi.outputs = append(bi.outputs, e)
@@ -153,10 +168,11 @@ type countChange struct {
 // indexPlan is every index entry a block owns while it is on the main chain,
 // as stored bytes, and the counters it moves.
 type indexPlan struct {
-	outputs   []kv // outputs bucket
+	outputs   []kv // outputs bucket: amounts above 0
+	rctOuts   []kv // rct_outputs: the block's amount-0 outputs, if it has any
 	height    uint64
 	keyImages []cryptonote.Key // spent_keys (spent.go: not plain entries)
-	txOutputs []kv             // tx_index: each tx's location and output indexes
+	txOutputs []kv             // tx_index: each tx's prefix and entry (txindex.go: not plain entries)
 	rct       kv               // rct_counts
 	minerTxs  []kv             // miner_txs: the v1 miner tx, if it is one
 	counts    []countChange
@@ -204,17 +220,25 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 	}
 
 	indexes := make([]uint64, len(bi.outputs))
-	plan.outputs = make([]kv, len(bi.outputs))
+	firstRct := next[0]
+	var rct []OutputEntry
 	for i := range bi.outputs {
 		e := bi.outputs[i]
 		e.Index = next[e.Amount]
 		next[e.Amount]++
 		indexes[i] = e.Index
-		plan.outputs[i] = kv{outputKey(e.Amount, e.Index), encodeOutput(&e)}
+		if e.Amount == 0 {
+			rct = append(rct, e)
+		} else {
+			plan.outputs = append(plan.outputs, kv{outputKey(e.Amount, e.Index), encodeOutput(&e)})
+		}
+	}
+	if len(rct) > 0 {
+		plan.rctOuts = []kv{{rctKey(firstRct), encodeRctOutputs(bi.height, rct)}}
 	}
 	plan.txOutputs = make([]kv, len(bi.txs))
 	for i, t := range bi.txs {
-		plan.txOutputs[i] = kv{bytes.Clone(t.hash[:]), encodeTxEntry(bi.height, uint32(i), indexes[t.first:t.first+t.n])}
+		plan.txOutputs[i] = kv{txIndexKey(&t.hash), encodeTxEntry(bi.height, uint32(i), indexes[t.first:t.first+t.n])}
 	}
 	height := encodeUvarint(bi.height)
 	plan.height, plan.keyImages = bi.height, bi.keyImages
@@ -247,11 +271,13 @@ func checkIndexesFree(tx *bolt.Tx, bi *blockIndexes, plan *indexPlan) error {
 			return &ErrKeyImageSpent{KeyImage: ki, Height: h}
 		}
 	}
-	txOuts := tx.Bucket(bucketTxIndex)
 	seen := make(map[cryptonote.Hash]struct{}, len(bi.txs))
-	for i, e := range plan.txOutputs {
-		t := bi.txs[i]
-		if _, dup := seen[t.hash]; dup || txOuts.Get(e.key) != nil {
+	for _, t := range bi.txs {
+		_, onChain, err := r.txEntryOf(&t.hash, false)
+		if err != nil {
+			return err
+		}
+		if _, dup := seen[t.hash]; dup || onChain {
 			return invalidBlob(t.field, "tx %s already has output indexes on the chain or in this block", t.hash)
 		}
 		seen[t.hash] = struct{}{}
@@ -260,6 +286,11 @@ func checkIndexesFree(tx *bolt.Tx, bi *blockIndexes, plan *indexPlan) error {
 	for _, e := range plan.outputs {
 		if outputs.Get(e.key) != nil {
 			return corruptf(bucketOutputs, e.key, "an output is stored beyond the count of its amount")
+		}
+	}
+	for _, e := range plan.rctOuts {
+		if k, _ := tx.Bucket(bucketRctOutputs).Cursor().Last(); k != nil && bytes.Compare(k, e.key) >= 0 {
+			return corruptf(bucketRctOutputs, k, "an entry is stored at or beyond the count of amount-0 outputs")
 		}
 	}
 	if tx.Bucket(bucketRctCounts).Get(plan.rct.key) != nil {
@@ -275,11 +306,12 @@ type bucketKVs struct {
 }
 
 // byBucket lists a plan's entries bucket by bucket, all but the counts
-// (which a pop rewrites rather than deletes).
+// (which a pop rewrites rather than deletes) and the entries that share a
+// key with others (spent_keys, tx_index: spent.go, txindex.go).
 func (plan *indexPlan) byBucket() []bucketKVs {
 	return []bucketKVs{
 		{bucketOutputs, plan.outputs},
-		{bucketTxIndex, plan.txOutputs},
+		{bucketRctOutputs, plan.rctOuts},
 		{bucketRctCounts, []kv{plan.rct}},
 		{bucketMinerTxs, plan.minerTxs},
 	}
@@ -296,6 +328,9 @@ func putIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
 		}
 	}
 	if err := putSpent(tx, plan.height, plan.keyImages); err != nil {
+		return err
+	}
+	if err := putTxIndex(tx, plan.height, plan.txOutputs); err != nil {
 		return err
 	}
 	counts := tx.Bucket(bucketOutputCounts)
@@ -322,6 +357,9 @@ func checkIndexesPresent(tx *bolt.Tx, plan *indexPlan) error {
 			}
 		}
 	}
+	if _, err := txIndexAfterPop(tx, plan.txOutputs); err != nil {
+		return err
+	}
 	_, err := spentAfterPop(tx, plan.height, plan.keyImages)
 	return err
 }
@@ -337,6 +375,9 @@ func deleteIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
 		}
 	}
 	if err := popSpent(tx, plan.height, plan.keyImages); err != nil {
+		return err
+	}
+	if err := popTxIndex(tx, plan.height, plan.txOutputs); err != nil {
 		return err
 	}
 	counts := tx.Bucket(bucketOutputCounts)

@@ -641,10 +641,10 @@ func TestCorruptIndexesAreReported(t *testing.T) {
 	}
 	topMiner := c.recs[299].Meta.MinerTxHash
 	ki := c.txs[290][0].Inputs[0].(cryptonote.TxInToKey).KeyImage
-	setRaw(t, path, bucketOutputs, outputKey(0, 5), []byte{outputLayout, 1})
+	setRaw(t, path, bucketRctOutputs, rctKey(5), []byte{rctOutputsLayout, 1})
 	setRaw(t, path, bucketOutputCounts, amountKey(genesisAmount), []byte{1})
 	setRaw(t, path, bucketSpentKeys, spentKey(&ki), []byte{0x81})
-	setRaw(t, path, bucketTxIndex, topMiner[:], []byte{0x81, 0x02, 0, indexListRun, 9})
+	setRaw(t, path, bucketTxIndex, txIndexKey(&topMiner), []byte{0x81, 0x02, 0, indexListRun, 9})
 	setRaw(t, path, bucketRctCounts, heightKey(7), nil)
 
 	db, err := Open(path, Options{Network: testNetwork})
@@ -680,22 +680,28 @@ func TestCorruptIndexesAreReported(t *testing.T) {
 	sameDump(t, "refused pop", before, dump(t, db))
 }
 
-// TestOutputLayoutIsFixed pins the output entry layout (2): layout byte,
-// key, commitment (amount 0 only), then uvarints unlock time, height, tx
-// slot and position; no tx hash.
+// TestOutputLayoutIsFixed pins the output entry layout (3): layout byte,
+// then uvarints height, tx slot, position and the output's place in the
+// tx; and the rct_outputs layout (1): layout byte, uvarint height, then a
+// group per tx: uvarints slot, count, commitments' place (0: inline), the
+// outputs' positions and places, the inline commitments.
 func TestOutputLayoutIsFixed(t *testing.T) {
-	o := OutputEntry{Amount: 0, Key: cryptonote.Key{0x11}, Commitment: cryptonote.Key{0x22},
-		UnlockTime: 0x0102, Height: 0x0304, TxHash: cryptonote.Hash{0x33}, Position: 0x05060708, slot: 3}
-	tail := []byte{0x82, 0x02, 0x84, 0x06, 0x03, 0x88, 0x8e, 0x98, 0x28}
-	v := encodeOutput(&o)
-	if len(v) != 65+len(tail) || v[0] != outputLayout || v[1] != 0x11 || v[33] != 0x22 || !bytes.Equal(v[65:], tail) {
-		t.Fatalf("amount-0 entry: %x", v)
-	}
-	o.Amount = 5
-	if v := encodeOutput(&o); len(v) != 33+len(tail) || v[1] != 0x11 || !bytes.Equal(v[33:], tail) {
+	o := OutputEntry{Amount: 5, Key: cryptonote.Key{0x11}, Commitment: cryptonote.Key{0x22},
+		UnlockTime: 0x0102, Height: 0x0304, TxHash: cryptonote.Hash{0x33}, Position: 0x05060708, slot: 3, outOff: 0x90}
+	if v := encodeOutput(&o); !bytes.Equal(v, []byte{outputLayout, 0x84, 0x06, 0x03, 0x88, 0x8e, 0x98, 0x28, 0x90, 0x01}) {
 		t.Fatalf("clear entry: %x", v)
 	}
 	if k := outputKey(0x0102, 3); k[7] != 2 || k[6] != 1 || k[15] != 3 {
 		t.Fatalf("output key %x", k)
+	}
+	rct := encodeRctOutputs(0x0304, []OutputEntry{
+		{slot: 0, Position: 0, outOff: 0x45, Commitment: cryptonote.Key{0x22}},
+		{slot: 2, Position: 0, outOff: 0x90, commitOff: 0x0400},
+		{slot: 2, Position: 1, outOff: 0xb2, commitOff: 0x0420},
+	})
+	want := append([]byte{rctOutputsLayout, 0x84, 0x06, 0, 1, 0, 0, 0x45, 0x22}, make([]byte, 31)...)
+	want = append(want, 2, 2, 0x80, 0x08, 0, 0x90, 0x01, 1, 0xb2, 0x01)
+	if !bytes.Equal(rct, want) {
+		t.Fatalf("rct outputs:\n%x\nwant\n%x", rct, want)
 	}
 }

@@ -11,10 +11,11 @@ import (
 // build upgrades: 1 (no transaction-verification indexes, tx blobs keyed by
 // hash), 2 and 3 (tx blobs keyed by hash, no miner_txs; 3 pruned), 4 and 5
 // (no miner_txs; 5 pruned), 6 and 7 (the indexes' fixed-width values; 7
-// pruned).
+// pruned), 8 and 9 (tx_index keyed by whole hashes, output entries holding
+// keys and commitments; 9 pruned).
 var errNeedsUpgrade = errors.New("chaindb: store of an older schema")
 
-// upgrade brings a store of schema 1 to 7 to this build's layout: tx blobs
+// upgrade brings a store of schema 1 to 9 to this build's layout: tx blobs
 // regrouped per block (migrateBlobs, schemas 1-3), then every index rebuilt
 // from the stored blocks (migrateIndexes). Each step is resumable, and the
 // schema version is written last, so a crash anywhere leaves a store the
@@ -33,7 +34,8 @@ func (db *DB) upgrade(progress func(done, total uint64)) error {
 	}
 	target := schemaVersion
 	switch version {
-	case schemaVersionHashKeyedBlobsPruned, schemaVersionNoMinerTxsPruned, schemaVersionFixedIndexesPruned:
+	case schemaVersionHashKeyedBlobsPruned, schemaVersionNoMinerTxsPruned, schemaVersionFixedIndexesPruned,
+		schemaVersionWideIndexesPruned:
 		target = schemaVersionPruned
 	}
 	return db.migrateIndexes(version, target, progress)
@@ -105,7 +107,7 @@ func (db *DB) migrateBlobs(version uint32, progress func(done, total uint64)) er
 const DefaultMigrationBatch = 2000
 
 // migrateIndexes rebuilds the indexes of a store of schema 1 (which has
-// none) to 7 (whose values have an older layout): it drops whatever index
+// none) to 9 (whose values have an older layout): it drops whatever index
 // buckets the store or a previous, interrupted upgrade left, builds the
 // indexes from the main-chain blocks in order (the same derivation Append
 // uses), and only then writes the schema version target. A crash at any

@@ -1,6 +1,7 @@
 package chaindb
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -111,24 +112,22 @@ func fixedWidthIndexes(tx *bolt.Tx) error {
 		conv func(k, v []byte) ([]byte, error)
 	}{
 		{bucketMinerTxs, u64}, {bucketRctCounts, u64},
-		{bucketOutputs, func(k, _ []byte) ([]byte, error) {
-			amount, index, err := decodeOutputKey(k)
-			if err != nil {
-				return nil, err
-			}
-			o, err := r.Output(amount, index)
-			old := append([]byte{1}, o.Key[:]...)
-			if amount == 0 {
-				old = append(old, o.Commitment[:]...)
-			}
-			old = le.AppendUint64(le.AppendUint64(old, o.UnlockTime), o.Height)
-			old = append(old, o.TxHash[:]...)
-			return le.AppendUint32(old, o.Position), err
-		}},
 	} {
 		if err := rewrite(step.name, step.conv); err != nil {
 			return err
 		}
+	}
+	err := oneEntryAnOutput(tx, func(o *OutputEntry) []byte {
+		old := append([]byte{1}, o.Key[:]...)
+		if o.Amount == 0 {
+			old = append(old, o.Commitment[:]...)
+		}
+		old = le.AppendUint64(le.AppendUint64(old, o.UnlockTime), o.Height)
+		old = append(old, o.TxHash[:]...)
+		return le.AppendUint32(old, o.Position)
+	})
+	if err != nil {
+		return err
 	}
 	// spent_keys back to whole key images → u64 height, from the blocks.
 	if err := recreateBucket(tx, bucketSpentKeys); err != nil {
@@ -163,27 +162,115 @@ func fixedWidthIndexes(tx *bolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	err = tx.Bucket(bucketTxIndex).ForEach(func(k, v []byte) error {
-		height, slot, idx, err := decodeTxEntry(v, true)
+	err = tx.Bucket(bucketTxIndex).ForEach(func(_, v []byte) error {
+		entries, err := decodeTxEntries(v, true)
 		if err != nil {
 			return err
 		}
-		if slot > 0 {
-			loc := le.AppendUint32(le.AppendUint64(nil, height), slot-1)
-			if err := locs.Put(append([]byte(nil), k...), loc); err != nil {
+		for _, e := range entries {
+			hash, err := r.txHashAt(e.height, e.slot)
+			if err != nil {
+				return err
+			}
+			if e.slot > 0 {
+				loc := le.AppendUint32(le.AppendUint64(nil, e.height), e.slot-1)
+				if err := locs.Put(bytes.Clone(hash[:]), loc); err != nil {
+					return err
+				}
+			}
+			old := le.AppendUint32(nil, uint32(len(e.idx)))
+			for _, i := range e.idx {
+				old = le.AppendUint64(old, i)
+			}
+			if err := outs.Put(bytes.Clone(hash[:]), old); err != nil {
 				return err
 			}
 		}
-		old := le.AppendUint32(nil, uint32(len(idx)))
-		for _, i := range idx {
-			old = le.AppendUint64(old, i)
-		}
-		return outs.Put(append([]byte(nil), k...), old)
+		return nil
 	})
 	if err != nil {
 		return err
 	}
 	return tx.DeleteBucket(bucketTxIndex)
+}
+
+// wideIndexes rewrites, inside tx, the indexes into the layout of schema
+// versions 8 and 9: tx_index keyed by whole tx hashes, one entry a key,
+// and output entries of layout 2 (the key, the commitment for amount 0,
+// then uvarints unlock time, height, slot and position).
+func wideIndexes(tx *bolt.Tx) error {
+	r := &Reader{tx: tx}
+	type entry struct{ k, v []byte }
+	err := oneEntryAnOutput(tx, func(o *OutputEntry) []byte {
+		v := append([]byte{2}, o.Key[:]...)
+		if o.Amount == 0 {
+			v = append(v, o.Commitment[:]...)
+		}
+		for _, n := range []uint64{o.UnlockTime, o.Height, uint64(o.slot), uint64(o.Position)} {
+			v = binary.AppendUvarint(v, n)
+		}
+		return v
+	})
+	if err != nil {
+		return err
+	}
+	var all []entry
+	err = tx.Bucket(bucketTxIndex).ForEach(func(_, v []byte) error {
+		entries, err := decodeTxEntries(v, false)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			hash, err := r.txHashAt(e.height, e.slot)
+			if err != nil {
+				return err
+			}
+			all = append(all, entry{bytes.Clone(hash[:]), bytes.Clone(e.raw)})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := recreateBucket(tx, bucketTxIndex); err != nil {
+		return err
+	}
+	for _, e := range all {
+		if err := tx.Bucket(bucketTxIndex).Put(e.k, e.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// oneEntryAnOutput rewrites, inside tx, the outputs bucket as schema
+// versions 2-9 kept it: every output, amount 0 included, in an entry of
+// its own that encode makes; rct_outputs goes.
+func oneEntryAnOutput(tx *bolt.Tx, encode func(o *OutputEntry) []byte) error {
+	r := &Reader{tx: tx}
+	var all []OutputEntry
+	err := r.ForEachOutputAmount(func(amount, count uint64) error {
+		for index := range count {
+			o, err := r.Output(amount, index)
+			if err != nil {
+				return err
+			}
+			all = append(all, o)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if err := recreateBucket(tx, bucketOutputs); err != nil {
+		return err
+	}
+	for i := range all {
+		if err := tx.Bucket(bucketOutputs).Put(outputKey(all[i].Amount, all[i].Index), encode(&all[i])); err != nil {
+			return err
+		}
+	}
+	return tx.DeleteBucket(bucketRctOutputs)
 }
 
 // rawUpdate runs fn in one bbolt transaction on a closed store's file.
@@ -394,28 +481,34 @@ func setBlockTxBlob(t *testing.T, path string, h uint64, i int, blob []byte) {
 	})
 }
 
-// TestMigrationFromSchema4To7 upgrades stores without miner_txs (schema 4,
+// TestMigrationFromSchema4To9 upgrades stores without miner_txs (schema 4,
 // and 5 once pruned), also with a bucket an interrupted upgrade left half
 // built, and stores whose index values have the fixed-width layout 1
 // (schema 6, and 7 once pruned): the stores equal those this build writes,
 // the genesis block's version-1 miner tx is found by its hash, and they
 // work on.
-func TestMigrationFromSchema4To7(t *testing.T) {
+func TestMigrationFromSchema4To9(t *testing.T) {
 	c := regtest(t)
 	for _, tc := range []struct {
 		name        string
 		pruned      bool
 		interrupted bool
 		fixedWidth  bool
+		wide        bool // schemas 8 and 9
 	}{
-		{"schema 4", false, false, false}, {"schema 5 (pruned)", true, false, false}, {"schema 4 interrupted", false, true, false},
-		{"schema 6", false, false, true}, {"schema 7 (pruned)", true, false, true},
+		{"schema 4", false, false, false, false}, {"schema 5 (pruned)", true, false, false, false},
+		{"schema 4 interrupted", false, true, false, false},
+		{"schema 6", false, false, true, false}, {"schema 7 (pruned)", true, false, true, false},
+		{"schema 8", false, false, false, true}, {"schema 9 (pruned)", true, false, false, true},
 	} {
 		db, path := openTemp(t)
 		db.bolt.NoSync = true
 		version, wantVersion := schemaVersionNoMinerTxs, schemaVersion
 		if tc.fixedWidth {
 			version = schemaVersionFixedIndexes
+		}
+		if tc.wide {
+			version = schemaVersionWideIndexes
 		}
 		if tc.pruned {
 			appendSynth(t, db, 1, 0, pruneChainHeight)
@@ -425,6 +518,9 @@ func TestMigrationFromSchema4To7(t *testing.T) {
 			version, wantVersion = schemaVersionNoMinerTxsPruned, schemaVersionPruned
 			if tc.fixedWidth {
 				version = schemaVersionFixedIndexesPruned
+			}
+			if tc.wide {
+				version = schemaVersionWideIndexesPruned
 			}
 		} else {
 			appendAll(t, db, c.recs)
@@ -445,16 +541,20 @@ func TestMigrationFromSchema4To7(t *testing.T) {
 			t.Fatal(err)
 		}
 		rawUpdate(t, path, func(tx *bolt.Tx) error {
-			if err := fixedWidthIndexes(tx); err != nil { // schemas 4-7's layout
+			convert := fixedWidthIndexes // schemas 4-7's layout
+			if tc.wide {
+				convert = wideIndexes
+			}
+			if err := convert(tx); err != nil {
 				return err
 			}
-			switch { // schemas 6 and 7 have miner_txs; 4 and 5 not
+			switch { // schemas 6 to 9 have miner_txs; 4 and 5 not
 			case tc.interrupted:
 				// Half built, with an entry no block makes.
 				if err := tx.Bucket(bucketMinerTxs).Put(make([]byte, 32), encodeU64(7)); err != nil {
 					return err
 				}
-			case !tc.fixedWidth:
+			case !tc.fixedWidth && !tc.wide:
 				if err := tx.DeleteBucket(bucketMinerTxs); err != nil {
 					return err
 				}

@@ -206,25 +206,25 @@ func (r *Reader) blockTxBlobs(h uint64, n int) ([][]byte, error) {
 // TxLocation returns where a non-coinbase tx sits on the main chain (a
 // miner tx is not found: TxOutputIndexes finds it).
 func (r *Reader) TxLocation(hash cryptonote.Hash) (TxLocation, error) {
-	v := r.tx.Bucket(bucketTxIndex).Get(hash[:])
-	if v == nil {
+	e, found, err := r.txEntryOf(&hash, false)
+	if err != nil {
+		return TxLocation{}, err
+	}
+	if !found {
 		return TxLocation{}, notFoundf("no tx %s on the main chain", hash)
 	}
-	height, slot, _, err := decodeTxEntry(v, false)
-	if err != nil {
-		return TxLocation{}, corrupt(bucketTxIndex, hash[:], err)
-	}
-	if slot == 0 {
+	if e.slot == 0 {
 		return TxLocation{}, notFoundf("no non-coinbase tx %s on the main chain", hash)
 	}
-	return TxLocation{Height: height, Index: slot - 1}, nil
+	return TxLocation{Height: e.height, Index: e.slot - 1}, nil
 }
 
 // HasTx reports whether hash is a transaction of the main chain, its
 // blocks' miner transactions included (monerod's have_tx: the pool answers
-// "already in the chain" for either).
+// "already in the chain" for either). A corrupt entry answers false.
 func (r *Reader) HasTx(hash cryptonote.Hash) bool {
-	return r.tx.Bucket(bucketTxIndex).Get(hash[:]) != nil
+	_, found, err := r.txEntryOf(&hash, false)
+	return err == nil && found
 }
 
 // MinerTxHeight returns the height of the main-chain block whose miner tx
@@ -325,6 +325,16 @@ func (r *Reader) OutputCount(amount uint64) (uint64, error) {
 // Output returns the output with this index among the outputs of amount, or
 // an ErrNotFound error.
 func (r *Reader) Output(amount, index uint64) (OutputEntry, error) {
+	if amount == 0 {
+		o, key, err := rctOutput(r.tx.Bucket(bucketRctOutputs).Cursor(), index)
+		if err != nil {
+			return OutputEntry{}, err
+		}
+		if err := r.newOutputReader(true).fill(&o, key); err != nil {
+			return OutputEntry{}, err
+		}
+		return o, nil
+	}
 	key := outputKey(amount, index)
 	v := r.tx.Bucket(bucketOutputs).Get(key)
 	if v == nil {
@@ -334,56 +344,110 @@ func (r *Reader) Output(amount, index uint64) (OutputEntry, error) {
 	if err != nil {
 		return OutputEntry{}, corrupt(bucketOutputs, key, err)
 	}
-	if err := r.resolveTxHash(&o, key); err != nil {
+	if err := r.newOutputReader(true).fill(&o, key); err != nil {
 		return OutputEntry{}, err
 	}
 	return o, nil
 }
 
-// resolveTxHash fills o.TxHash from the tx slot its entry (under key)
-// stores (one lookup; EachOutput keeps a txHashResolver for many).
-func (r *Reader) resolveTxHash(o *OutputEntry, key []byte) error {
-	return r.newTxHashResolver().resolve(o, key)
-}
-
-// txHashResolver finds an output's tx hash from its height and slot: the
-// block's miner tx hash in its meta, or the block's tx hash list, each read
-// in place without decoding the rest, through cursors kept across lookups
-// (Bucket.Get makes a cursor per call).
-type txHashResolver struct {
-	meta, txs *bolt.Cursor
-	key       []byte
-}
-
-func (r *Reader) newTxHashResolver() *txHashResolver {
-	return &txHashResolver{
-		meta: r.tx.Bucket(bucketBlockMeta).Cursor(),
-		txs:  r.tx.Bucket(bucketBlockTxs).Cursor(),
-		key:  make([]byte, heightKeySize),
+// rctOutput finds amount-0 output index through c, a rct_outputs cursor:
+// the entry of the block whose first index is the last at or below it,
+// walked to it. It returns the entry's key, for errors.
+func rctOutput(c *bolt.Cursor, index uint64) (OutputEntry, []byte, error) {
+	key := rctKey(index)
+	k, v := c.Seek(key)
+	switch {
+	case k == nil:
+		k, v = c.Last()
+	case !bytes.Equal(k, key):
+		k, v = c.Prev()
 	}
+	if k == nil {
+		return OutputEntry{}, nil, notFoundf("no output %d of amount 0", index)
+	}
+	if len(k) != heightKeySize {
+		return OutputEntry{}, nil, corruptf(bucketRctOutputs, k, "key is %d bytes, want %d", len(k), heightKeySize)
+	}
+	o, found, err := rctOutputIn(v, binary.BigEndian.Uint64(k), index)
+	if err != nil {
+		return OutputEntry{}, nil, corrupt(bucketRctOutputs, k, err)
+	}
+	if !found {
+		return OutputEntry{}, nil, notFoundf("no output %d of amount 0", index)
+	}
+	return o, k, nil
 }
 
-func (t *txHashResolver) resolve(o *OutputEntry, key []byte) error {
-	binary.BigEndian.PutUint64(t.key, o.Height)
-	c := t.txs
-	if o.slot == 0 {
-		c = t.meta
+// outputReader completes decoded output entries: the key, unlock time and
+// commitment from the tx's bytes (block_tx_blobs, or the block blob for a
+// miner tx), and, if txHashes, the tx hash from the block's meta or tx
+// hash list; each value read in place without decoding the rest, through
+// cursors kept across lookups (Bucket.Get makes a cursor per call).
+type outputReader struct {
+	blocks, txBlobs *bolt.Cursor
+	meta, txs       *bolt.Cursor // nil unless tx hashes are asked for
+	key             []byte
+}
+
+func (r *Reader) newOutputReader(txHashes bool) *outputReader {
+	t := &outputReader{
+		blocks:  r.tx.Bucket(bucketBlockBlobs).Cursor(),
+		txBlobs: r.tx.Bucket(bucketBlockTxBlobs).Cursor(),
+		key:     make([]byte, heightKeySize),
 	}
+	if txHashes {
+		t.meta = r.tx.Bucket(bucketBlockMeta).Cursor()
+		t.txs = r.tx.Bucket(bucketBlockTxs).Cursor()
+	}
+	return t
+}
+
+// at is the value c holds at t.key, or nil.
+func (t *outputReader) at(c *bolt.Cursor) []byte {
 	k, v := c.Seek(t.key)
 	if !bytes.Equal(k, t.key) {
-		v = nil
-	}
-	if o.slot == 0 {
-		if len(v) != metaSize || v[0] != metaLayoutV1 {
-			return corruptf(bucketOutputs, key, "names the miner tx of height %d, which has no meta", o.Height)
-		}
-		copy(o.TxHash[:], v[metaMinerTxHashOffset:])
 		return nil
 	}
-	if len(v) < 4 || uint64(o.slot) > uint64(binary.LittleEndian.Uint32(v)) || uint64(len(v)) < 4+uint64(o.slot)*uint64(hashSize) {
-		return corruptf(bucketOutputs, key, "names tx %d of height %d, which the block does not have", o.slot-1, o.Height)
+	return v
+}
+
+// fill completes o, the entry stored under key (in rct_outputs for
+// amount 0, outputs otherwise).
+func (t *outputReader) fill(o *OutputEntry, key []byte) error {
+	bucket := bucketOutputs
+	if o.Amount == 0 {
+		bucket = bucketRctOutputs
 	}
-	copy(o.TxHash[:], v[4+int(o.slot-1)*hashSize:])
+	binary.BigEndian.PutUint64(t.key, o.Height)
+	var txb []byte
+	if o.slot == 0 {
+		blob := t.at(t.blocks)
+		start, err := minerTxStart(blob)
+		if err != nil {
+			return corruptf(bucket, key, "names the miner tx of height %d, whose block blob does not start a block: %v", o.Height, err)
+		}
+		txb = blob[start:]
+	} else {
+		var err error
+		if txb, err = blockTxBlobAt(t.at(t.txBlobs), o.slot-1); err != nil {
+			return corruptf(bucket, key, "names tx %d of height %d: %v", o.slot-1, o.Height, err)
+		}
+	}
+	if err := readOutputInTx(o, txb); err != nil {
+		return corruptf(bucket, key, "names output %d of tx %d of height %d: %v", o.Position, o.slot, o.Height, err)
+	}
+	if t.meta == nil {
+		return nil
+	}
+	var err error
+	if o.slot == 0 {
+		o.TxHash, err = minerTxHashIn(t.at(t.meta), o.Height)
+	} else {
+		o.TxHash, err = txHashIn(t.at(t.txs), o.Height, o.slot)
+	}
+	if err != nil {
+		return corrupt(bucket, key, err)
+	}
 	return nil
 }
 
@@ -405,15 +469,17 @@ func (r *Reader) Outputs(amount uint64, indexes []uint64) ([]OutputEntry, error)
 // (miner txs included), in output order (get_o_indexes), or an ErrNotFound
 // error. A tx without outputs has an empty list.
 func (r *Reader) TxOutputIndexes(txHash cryptonote.Hash) ([]uint64, error) {
-	v := r.tx.Bucket(bucketTxIndex).Get(txHash[:])
-	if v == nil {
+	e, found, err := r.txEntryOf(&txHash, true)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
 		return nil, notFoundf("no tx %s on the main chain", txHash)
 	}
-	_, _, idx, err := decodeTxEntry(v, true)
-	if err != nil {
-		return nil, corrupt(bucketTxIndex, txHash[:], err)
+	if e.idx == nil {
+		return []uint64{}, nil
 	}
-	return idx, nil
+	return e.idx, nil
 }
 
 // RctOutputsUpTo returns the number of amount-0 (RingCT) outputs on the main

@@ -5,7 +5,7 @@ package chaindb
 // parses stored bytes, so a layout change is a change to this file (and to
 // schemaVersion) only.
 //
-// Schema version 8. All buckets sit at the root of the bbolt file.
+// Schema version 10. All buckets sit at the root of the bbolt file.
 //
 //	bucket         key                    value
 //	-------------  ---------------------  ------------------------------------------------
@@ -37,19 +37,24 @@ package chaindb
 //
 //	bucket         key                    value
 //	-------------  ---------------------  ------------------------------------------------
-//	outputs        u64 amount (BE) ‖      output entry, see the output layout below
-//	               u64 amount index (BE)
+//	outputs        u64 amount (BE) ‖      output entry, see the output layout below; for
+//	               u64 amount index (BE)  amounts above 0 (schema versions 2-9: all)
+//	rct_outputs    u64 amount-0 index     the amount-0 (RingCT) outputs of one block, from
+//	               (BE) of the block's    that index on, see the rct outputs layout below;
+//	               first such output      absent for a block without any (schema version 10)
 //	output_counts  u64 amount (BE)        u64 outputs of that amount on the main chain
 //	                                      (absent, never 0, when there are none)
 //	spent_keys     key image's first      uvarint heights, ascending (a height repeats for
 //	               8 bytes                each of its images of that prefix), of the
 //	                                      main-chain blocks that spent an image of that
 //	                                      prefix; a match is confirmed in the block (spent.go)
-//	tx_index       32-byte tx hash        uvarint height, uvarint slot in the block (0 the
-//	                                      miner tx, i+1 the block's i-th tx), then the
-//	                                      amount index of each output in tx order as a run
-//	                                      or a list (see the index list layout below); for
-//	                                      every main-chain tx, miner txs included
+//	tx_index       tx hash's first        one entry per main-chain tx of that prefix (miner
+//	               8 bytes                txs included), ascending by (height, slot): uvarint
+//	                                      height, uvarint slot in the block (0 the miner tx,
+//	                                      i+1 the block's i-th tx), then the amount index of
+//	                                      each output in tx order as a run or a list (see the
+//	                                      index list layout below); an entry is confirmed
+//	                                      against the hash its block stores (txindex.go)
 //	rct_counts     u64 height (BE)        uvarint amount-0 outputs from genesis through
 //	                                      that block
 //	miner_txs      32-byte tx hash        uvarint height, for each main-chain block whose
@@ -63,6 +68,15 @@ package chaindb
 // random keys leave their pages 50-70 % full. Versions 6 and 7 are 8 and 9
 // with those buckets and fixed-width values; Open rebuilds their indexes
 // from the stored blocks (migrate.go).
+//
+// Schema version 10 keyed tx_index by a tx hash's first 8 bytes (as
+// spent_keys), made output entries point into the tx blobs for the output
+// key and commitment instead of holding them (see the output layout
+// below: 64 of an entry's ~71 bytes were copies of bytes the blobs keep),
+// and moved the amount-0 outputs into rct_outputs, one entry a block
+// instead of one an output. Versions 8 and 9 are 10 and 11 with
+// whole-hash keys and every output in outputs, of layout 2; Open rebuilds
+// their indexes.
 //
 // A version-2 miner tx is found through its first output (amount 0, whose
 // entry names its height); a version-1 one files its outputs under their
@@ -117,6 +131,7 @@ package chaindb
 // panic and never an allocation sized by an unchecked number.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -129,13 +144,21 @@ import (
 )
 
 // schemaVersion is written at creation and must match at Open.
-const schemaVersion uint32 = 8
+const schemaVersion uint32 = 10
 
 // schemaVersionPruned is schemaVersion's layout once the store is pruned
 // (bucketTxPrunableHash exists and v2 transaction blobs outside the seed's
 // stripes are pruned); Prune writes it, and only builds that read pruned
 // records open such a store.
-const schemaVersionPruned uint32 = 9
+const schemaVersionPruned uint32 = 11
+
+// Schema versions 8 and 9 are 10 and 11 with tx_index keyed by the whole
+// tx hash and output entries holding the output key and commitment; Open
+// rebuilds the indexes (migrate.go).
+const (
+	schemaVersionWideIndexes       uint32 = 8
+	schemaVersionWideIndexesPruned uint32 = 9
+)
 
 // Schema versions 6 and 7 are 8 and 9 with the index values of layout 1
 // (fixed-width outputs holding the tx hash, u32+u64 index lists, u64
@@ -175,6 +198,7 @@ var (
 	bucketAltBlocks    = []byte("alt_blocks")
 
 	bucketOutputs      = []byte("outputs")
+	bucketRctOutputs   = []byte("rct_outputs")
 	bucketOutputCounts = []byte("output_counts")
 	bucketSpentKeys    = []byte("spent_keys")
 	bucketRctCounts    = []byte("rct_counts")
@@ -198,14 +222,14 @@ var (
 var allBuckets = [][]byte{
 	bucketInfo, bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs,
 	bucketBlockHeights, bucketBlockTxBlobs, bucketAltBlocks,
-	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts,
+	bucketOutputs, bucketRctOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts,
 	bucketTxPool, bucketMinerTxs,
 }
 
 // indexBuckets hold nothing but what indexes.go derives from the main
 // chain's blocks, so a migration can drop and rebuild them.
 var indexBuckets = [][]byte{
-	bucketOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts, bucketMinerTxs,
+	bucketOutputs, bucketRctOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts, bucketMinerTxs,
 }
 
 // appendOrderedBuckets are the buckets whose keys grow with the chain
@@ -217,7 +241,7 @@ var indexBuckets = [][]byte{
 // per block. They are split at appendFillPercent instead; a pop at the tip
 // only empties the last pages. The hash-keyed buckets keep bbolt's default.
 var appendOrderedBuckets = [][]byte{
-	bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs, bucketBlockTxBlobs, bucketOutputs, bucketRctCounts,
+	bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs, bucketBlockTxBlobs, bucketOutputs, bucketRctOutputs, bucketRctCounts,
 }
 
 // appendFillPercent leaves a little room in each split leaf, so that a
@@ -489,34 +513,66 @@ func blockTxBlobAt(v []byte, i uint32) ([]byte, error) {
 
 // ---- tx index entries ----
 
-// encodeTxEntry is a tx's tx_index value: where it is (slot 0 its block's
-// miner tx, i+1 the block's i-th tx) and its outputs' amount indexes.
+// txIndexKeySize is the length of a tx_index key: a tx hash's prefix
+// (schema versions 6-9 keyed the whole 32-byte hash). A key holds every
+// main-chain tx of that prefix; a lookup confirms the entry against the
+// tx hash its block stores (txindex.go).
+const txIndexKeySize = 8
+
+func txIndexKey(h *cryptonote.Hash) []byte { return append([]byte(nil), h[:txIndexKeySize]...) }
+
+// encodeTxEntry is one tx's entry in a tx_index value: where it is (slot
+// 0 its block's miner tx, i+1 the block's i-th tx) and its outputs' amount
+// indexes (a run or a list, each self-delimiting).
 func encodeTxEntry(height uint64, slot uint32, idx []uint64) []byte {
 	v := binary.AppendUvarint(nil, height)
 	v = binary.AppendUvarint(v, uint64(slot))
 	return append(v, encodeIndexList(idx)...)
 }
 
-// decodeTxEntry parses a tx_index value; with indexes false it skips the
-// index list (which it does not check then).
-func decodeTxEntry(v []byte, indexes bool) (height uint64, slot uint32, idx []uint64, err error) {
+// txEntry is one decoded entry of a tx_index value; raw is its bytes.
+type txEntry struct {
+	height uint64
+	slot   uint32
+	idx    []uint64
+	raw    []byte
+}
+
+// decodeTxEntries parses a tx_index value: one or more entries, in
+// strictly ascending (height, slot) order (the order appends make them,
+// so that the value has one encoding and a pop removes the last ones).
+// With indexes false the index lists are checked but not kept.
+func decodeTxEntries(v []byte, indexes bool) ([]txEntry, error) {
+	if len(v) == 0 {
+		return nil, errors.New("tx index value is empty")
+	}
 	d := decoder{buf: v}
-	if height, err = d.uvarint("height"); err != nil {
-		return 0, 0, nil, err
-	}
-	s, err := d.uvarint("slot")
-	if err != nil {
-		return 0, 0, nil, err
-	}
-	if s > math.MaxUint32 {
-		return 0, 0, nil, fmt.Errorf("tx slot %d is beyond a u32", s)
-	}
-	if indexes {
-		if idx, err = decodeIndexList(d.buf); err != nil {
-			return 0, 0, nil, err
+	var out []txEntry
+	for len(d.buf) > 0 {
+		start := d.buf
+		var e txEntry
+		var err error
+		if e.height, err = d.uvarint("height"); err != nil {
+			return nil, err
 		}
+		s, err := d.uvarint("slot")
+		if err != nil {
+			return nil, err
+		}
+		if s > math.MaxUint32 {
+			return nil, fmt.Errorf("tx slot %d is beyond a u32", s)
+		}
+		e.slot = uint32(s)
+		if n := len(out); n > 0 && (e.height < out[n-1].height || e.height == out[n-1].height && e.slot <= out[n-1].slot) {
+			return nil, fmt.Errorf("tx entries (%d, %d) then (%d, %d) are not ascending", out[n-1].height, out[n-1].slot, e.height, e.slot)
+		}
+		if e.idx, err = d.indexList(indexes); err != nil {
+			return nil, err
+		}
+		e.raw = start[:len(start)-len(d.buf)]
+		out = append(out, e)
 	}
-	return height, uint32(s), idx, nil
+	return out, nil
 }
 
 // ---- alternative blocks ----
@@ -640,50 +696,52 @@ func decodeOutputKey(k []byte) (amount, index uint64, err error) {
 	return binary.BigEndian.Uint64(k), binary.BigEndian.Uint64(k[8:]), nil
 }
 
-// outputLayout is the first byte of every encoded output entry (layout 1,
-// schema versions 2-7, also held the 32-byte tx hash, fixed-width).
+// outputLayout is the first byte of every encoded output entry. Layout 1
+// (schema versions 2-7) held the key, the commitment and the 32-byte tx
+// hash, fixed-width; layout 2 (schema versions 8-9) the key, the
+// commitment, then uvarints unlock time, height, slot and position.
 //
-// Layout 2 (schema version 8):
+// Layout 3 (schema version 10), for an output filed under an amount
+// above 0 (a pre-RingCT output: amount-0 outputs are in rct_outputs):
 //
 //	size  field
-//	   1  layout (= 2)
-//	  32  output public key, as in the tx (never validated)
-//	  32  commitment, amount-0 entries only (absent otherwise)
-//	 var  unlock_time of the tx (uvarint)
+//	   1  layout (= 3)
 //	 var  height of the block holding the tx (uvarint)
 //	 var  the tx's slot in that block (uvarint): 0 its miner tx, i+1 its i-th tx
 //	 var  position of the output in the tx's outputs (uvarint)
+//	 var  where the output (amount varint, target tag, key) starts in the
+//	      tx's bytes (uvarint)
 //
-// The tx hash is not repeated: Reader resolves the slot through block_txs
-// (or the meta's miner tx hash), one more lookup, which saved 45 of 117
-// bytes an entry. An amount-0 entry is typically 70-72 bytes. The decoder
-// takes the amount from the key, so a value is only read together with its
-// key.
-const outputLayout byte = 2
+// The tx's bytes are its stored blob for slot i+1 (block_tx_blobs),
+// whole or pruned: both start with the prefix and the RingCT base, which
+// hold every output and commitment, so pruning leaves the offsets valid.
+// For slot 0 they are the block blob after its header (minerTxStart).
+// Reader reads the key, the unlock time (the tx's second varint) and, for
+// amount 0, the commitment from there, and the tx hash from the slot
+// (block_txs, or the meta's miner tx hash) when asked. Layout 2 took 70-72
+// bytes for an amount-0 entry, 64 of them copies of bytes the blob keeps.
+// The decoder takes the amount from the key, so a value is only read
+// together with its key.
+const outputLayout byte = 3
 
-// outputMinSize is the shortest entry of a clear (amount > 0) output: the
-// layout byte, the key and four one-byte uvarints.
-const outputMinSize = 1 + 32 + 4
-
-// encodeOutput encodes o for the outputs bucket; o.Amount decides whether
-// the commitment is written.
+// encodeOutput encodes o, of an amount above 0, for the outputs bucket.
 func encodeOutput(o *OutputEntry) []byte {
-	v := make([]byte, 0, outputMinSize+32+3*binary.MaxVarintLen64)
+	v := make([]byte, 0, 1+4*binary.MaxVarintLen64)
 	v = append(v, outputLayout)
-	v = append(v, o.Key[:]...)
-	if o.Amount == 0 {
-		v = append(v, o.Commitment[:]...)
-	}
-	v = binary.AppendUvarint(v, o.UnlockTime)
 	v = binary.AppendUvarint(v, o.Height)
 	v = binary.AppendUvarint(v, uint64(o.slot))
-	return binary.AppendUvarint(v, uint64(o.Position))
+	v = binary.AppendUvarint(v, uint64(o.Position))
+	return binary.AppendUvarint(v, uint64(o.outOff))
 }
 
-// decodeOutput parses the value stored under (amount, index). TxHash is left
-// zero: Reader.resolveTxHash fills it from the slot.
+// decodeOutput parses the value stored under (amount, index), amount above
+// 0. Key, UnlockTime and TxHash are left zero: Reader fills them from the
+// blobs (readOutputInTx, outputReader).
 func decodeOutput(amount, index uint64, v []byte) (OutputEntry, error) {
 	o := OutputEntry{Amount: amount, Index: index}
+	if amount == 0 {
+		return o, errors.New("an amount-0 output in the outputs bucket (they are in rct_outputs)")
+	}
 	if len(v) == 0 {
 		return o, errors.New("output value is empty")
 	}
@@ -691,43 +749,354 @@ func decodeOutput(amount, index uint64, v []byte) (OutputEntry, error) {
 		return o, fmt.Errorf("output layout %d is not known (this build reads layout %d)", v[0], outputLayout)
 	}
 	d := decoder{buf: v[1:]}
-	key, err := d.bytes(32, "output key")
-	if err != nil {
-		return o, err
-	}
-	copy(o.Key[:], key)
-	if amount == 0 {
-		c, err := d.bytes(32, "commitment")
-		if err != nil {
-			return o, err
-		}
-		copy(o.Commitment[:], c)
-	}
-	if o.UnlockTime, err = d.uvarint("unlock time"); err != nil {
-		return o, err
-	}
+	var err error
 	if o.Height, err = d.uvarint("height"); err != nil {
 		return o, err
 	}
-	slot, err := d.uvarint("tx slot")
-	if err != nil {
-		return o, err
+	var f [3]uint64
+	for i, what := range []string{"tx slot", "position", "output offset"} {
+		if f[i], err = d.uvarint(what); err != nil {
+			return o, err
+		}
+		if f[i] > math.MaxUint32 {
+			return o, fmt.Errorf("output %s %d is beyond a u32", what, f[i])
+		}
 	}
-	pos, err := d.uvarint("position")
-	if err != nil {
-		return o, err
-	}
-	if slot > math.MaxUint32 || pos > math.MaxUint32 {
-		return o, fmt.Errorf("output tx slot %d or position %d is beyond a u32", slot, pos)
-	}
+	o.slot, o.Position, o.outOff = uint32(f[0]), uint32(f[1]), uint32(f[2])
 	if len(d.buf) != 0 {
 		return o, fmt.Errorf("output value has %d trailing bytes", len(d.buf))
 	}
-	o.slot, o.Position = uint32(slot), uint32(pos)
 	return o, nil
 }
 
-// A tx's output indexes (tx_outputs, schema version 8) are one of:
+// rctOutputsLayout is the first byte of a rct_outputs value: one block's
+// amount-0 outputs, in their index order (schema version 10).
+//
+//	u8   layout (= 1)
+//	var  height of the block (uvarint)
+//	then, for each tx of the block with amount-0 outputs, by ascending slot:
+//	var  the tx's slot (uvarint): 0 its miner tx, i+1 its i-th tx
+//	var  n, its amount-0 outputs (uvarint, at least 1)
+//	var  where its commitments (rct outPk) start in the tx's bytes
+//	     (uvarint), or 0: the commitments follow the offsets
+//	n ×  uvarint position in the tx's outputs (ascending), uvarint where
+//	     the output starts in the tx's bytes
+//	n×32 the commitments, after a 0 only: a v2 miner tx's zeroCommit(amount)
+//	     (computing one costs ~100 µs, too much for each ring member a
+//	     lookup reads; one output a block), or the zero keys of a v1 tx's
+//	     amount-0 outputs
+//
+// The commitment of the output at position p is at start + 32p. One
+// bbolt entry a block instead of one an output: an amount-0 output takes
+// 2-4 bytes here where an entry of its own took a 16-byte key, a 16-byte
+// element header and its value. A lookup seeks the block (the last key at
+// or below the index) and walks its outputs to the one asked.
+const rctOutputsLayout byte = 1
+
+// rctKey is a rct_outputs key: an amount-0 index, big-endian.
+func rctKey(index uint64) []byte { return heightKey(index) }
+
+// encodeRctOutputs encodes a block's amount-0 outputs (in index order,
+// each with its slot, position, outOff, and commitOff or Commitment).
+func encodeRctOutputs(height uint64, outs []OutputEntry) []byte {
+	v := binary.AppendUvarint([]byte{rctOutputsLayout}, height)
+	for i := 0; i < len(outs); {
+		j := i
+		for j < len(outs) && outs[j].slot == outs[i].slot {
+			j++
+		}
+		g := outs[i:j]
+		var start uint64
+		if g[0].commitOff != 0 {
+			start = uint64(g[0].commitOff) - 32*uint64(g[0].Position)
+		}
+		v = binary.AppendUvarint(v, uint64(g[0].slot))
+		v = binary.AppendUvarint(v, uint64(len(g)))
+		v = binary.AppendUvarint(v, start)
+		for k := range g {
+			v = binary.AppendUvarint(v, uint64(g[k].Position))
+			v = binary.AppendUvarint(v, uint64(g[k].outOff))
+		}
+		if start == 0 {
+			for k := range g {
+				v = append(v, g[k].Commitment[:]...)
+			}
+		}
+		i = j
+	}
+	return v
+}
+
+// walkRctOutputs parses a rct_outputs value whose first output has index
+// first, calling fn with each output in order (Amount 0, Index, Height,
+// slot, Position, outOff, and commitOff or the Commitment) until fn
+// returns false; a stop leaves the rest unchecked. o is reused between
+// calls.
+func walkRctOutputs(v []byte, first uint64, fn func(o *OutputEntry) bool) error {
+	_, _, err := rctWalk(v, first, 0, fn)
+	return err
+}
+
+// rctOutputIn finds output index in a rct_outputs value whose first
+// output has index first (found false: the value ends before it).
+func rctOutputIn(v []byte, first, index uint64) (OutputEntry, bool, error) {
+	return rctWalk(v, first, index, nil)
+}
+
+// rctWalk is walkRctOutputs with fn, and rctOutputIn (target) without:
+// one parser for both, and a lookup that only decodes the outputs of the
+// tx holding the one it looks for.
+func rctWalk(v []byte, first, target uint64, fn func(o *OutputEntry) bool) (OutputEntry, bool, error) {
+	var o OutputEntry
+	if len(v) == 0 || v[0] != rctOutputsLayout {
+		return o, false, fmt.Errorf("rct outputs value of %d bytes is empty or of an unknown layout", len(v))
+	}
+	d := decoder{buf: v[1:]}
+	height, err := d.uvarint("height")
+	if err != nil {
+		return o, false, err
+	}
+	index := first
+	slot, groups := uint64(0), 0
+	for len(d.buf) > 0 {
+		s, err := d.uvarint("tx slot")
+		if err != nil {
+			return o, false, err
+		}
+		if s > math.MaxUint32 || groups > 0 && s <= slot {
+			return o, false, fmt.Errorf("tx slot %d after %d", s, slot)
+		}
+		slot = s
+		n, err := d.uvarint("output count")
+		if err != nil {
+			return o, false, err
+		}
+		if n == 0 || n > uint64(len(d.buf))/2 { // a position and an offset take 2 bytes at least
+			return o, false, fmt.Errorf("%d outputs announced in %d bytes", n, len(d.buf))
+		}
+		start, err := d.uvarint("commitment start")
+		if err != nil {
+			return o, false, err
+		}
+		if start > math.MaxUint32 {
+			return o, false, fmt.Errorf("commitment start %d is beyond a u32", start)
+		}
+		if index+n < index {
+			return o, false, fmt.Errorf("output index %d overflows", index)
+		}
+		if fn == nil && (target < index || target-index >= n) {
+			// A lookup skips the other txs' outputs unchecked (bounds
+			// aside): their bytes decide nothing it answers.
+			for range 2 * n {
+				_, m := binary.Uvarint(d.buf)
+				if m <= 0 {
+					return o, false, errors.New("output position or offset is not a valid uvarint")
+				}
+				d.buf = d.buf[m:]
+			}
+			if start == 0 {
+				if _, err := d.bytes(int(n)*32, "commitments"); err != nil {
+					return o, false, err
+				}
+			}
+			groups++
+			index += n
+			continue
+		}
+		// First pass: check the pairs and find the commitments.
+		pairs := d.buf
+		var pos uint64
+		for k := range n {
+			p, err := d.uvarint("position")
+			if err != nil {
+				return o, false, err
+			}
+			off, err := d.uvarint("output offset")
+			if err != nil {
+				return o, false, err
+			}
+			if k > 0 && p <= pos || off > math.MaxUint32 || p > math.MaxUint32 || start+32*p > math.MaxUint32 {
+				return o, false, fmt.Errorf("output at position %d (after %d), offset %d, commitments from %d", p, pos, off, start)
+			}
+			pos = p
+		}
+		pairs = pairs[:len(pairs)-len(d.buf)]
+		var commitments []byte
+		if start == 0 {
+			if commitments, err = d.bytes(int(n)*32, "commitments"); err != nil {
+				return o, false, err
+			}
+		}
+		groups++
+		// Second pass: the outputs (for a lookup, up to its own).
+		pd := decoder{buf: pairs}
+		for k := range n {
+			p, _ := pd.uvarint("position")
+			off, _ := pd.uvarint("output offset")
+			if fn == nil && index != target {
+				index++
+				continue
+			}
+			o = OutputEntry{Amount: 0, Index: index, Height: height, slot: uint32(slot), Position: uint32(p), outOff: uint32(off)}
+			if start != 0 {
+				o.commitOff = uint32(start + 32*p)
+			} else {
+				copy(o.Commitment[:], commitments[32*k:])
+			}
+			if fn == nil {
+				return o, true, nil
+			}
+			index++
+			if !fn(&o) {
+				return o, false, nil
+			}
+		}
+	}
+	if groups == 0 {
+		return o, false, errors.New("rct outputs value holds no output")
+	}
+	return o, false, nil
+}
+
+// Output targets as a tx blob tags them (cryptonote's txout_to_key and
+// txout_to_tagged_key).
+const (
+	outTagKey       = 2
+	outTagTaggedKey = 3
+)
+
+// minerTxStart is where the miner tx starts in a block blob: after the
+// header's three varints (versions, timestamp), prev id and nonce.
+func minerTxStart(blob []byte) (int, error) {
+	d := decoder{buf: blob}
+	for _, what := range []string{"major version", "minor version", "timestamp"} {
+		if _, err := d.uvarint(what); err != nil {
+			return 0, err
+		}
+	}
+	if _, err := d.bytes(hashSize+4, "prev id and nonce"); err != nil {
+		return 0, err
+	}
+	return len(blob) - len(d.buf), nil
+}
+
+// readOutputInTx fills o's Key, UnlockTime and (when its entry gives its
+// place) Commitment from txb, the bytes of its tx, checking that they are
+// an output there (of o's amount, unless filed under 0).
+func readOutputInTx(o *OutputEntry, txb []byte) error {
+	d := decoder{buf: txb}
+	version, err := d.uvarint("tx version")
+	if err != nil {
+		return err
+	}
+	if o.UnlockTime, err = d.uvarint("unlock time"); err != nil {
+		return err
+	}
+	if uint64(o.outOff) >= uint64(len(txb)) || o.outOff < 2 {
+		return fmt.Errorf("output offset %d is outside the tx's %d bytes", o.outOff, len(txb))
+	}
+	d = decoder{buf: txb[o.outOff:]}
+	amount, err := d.uvarint("output amount")
+	if err != nil {
+		return err
+	}
+	tag, err := d.bytes(1, "output tag")
+	if err != nil {
+		return err
+	}
+	if tag[0] != outTagKey && tag[0] != outTagTaggedKey {
+		return fmt.Errorf("output offset %d holds target tag %d, not a key", o.outOff, tag[0])
+	}
+	key, err := d.bytes(32, "output key")
+	if err != nil {
+		return err
+	}
+	copy(o.Key[:], key)
+	if o.Amount != 0 && amount != o.Amount {
+		return fmt.Errorf("output offset %d holds amount %d, the entry %d", o.outOff, amount, o.Amount)
+	}
+	if o.Amount == 0 && o.commitOff != 0 {
+		if version < 2 || uint64(o.commitOff) > uint64(len(txb))-32 || len(txb) < 32 {
+			return fmt.Errorf("commitment offset %d in a v%d tx of %d bytes", o.commitOff, version, len(txb))
+		}
+		copy(o.Commitment[:], txb[o.commitOff:])
+	}
+	return nil
+}
+
+// txOutputPlaces returns where each output of tx, parsed from txb (whole
+// or pruned), starts in txb, and where its RingCT outPk starts (0 if it
+// has none). The places follow from the fields' encoded lengths (the
+// parser takes only canonical varints), and each is checked against the
+// bytes: a place that does not hold its output is an error.
+func txOutputPlaces(tx *cryptonote.Transaction, txb []byte) (outs []uint32, outPk int, err error) {
+	vl := cryptonote.VarintLen
+	off := vl(tx.Version) + vl(tx.UnlockTime) + vl(uint64(len(tx.Inputs)))
+	for _, in := range tx.Inputs {
+		switch in := in.(type) {
+		case cryptonote.TxInGen:
+			off += 1 + vl(in.Height)
+		case cryptonote.TxInToKey:
+			off += 1 + vl(in.Amount) + vl(uint64(len(in.KeyOffsets))) + 32
+			for _, k := range in.KeyOffsets {
+				off += vl(k)
+			}
+		default:
+			return nil, 0, fmt.Errorf("input of type %T", in)
+		}
+	}
+	off += vl(uint64(len(tx.Outputs)))
+	outs = make([]uint32, len(tx.Outputs))
+	for i, out := range tx.Outputs {
+		if !fitsU32(off) {
+			return nil, 0, errors.New("tx longer than 2^32-1 bytes")
+		}
+		outs[i] = uint32(off)
+		var tag byte
+		var key cryptonote.Key
+		switch t := out.Target.(type) {
+		case cryptonote.TxOutToKey:
+			tag, key = outTagKey, t.Key
+		case cryptonote.TxOutToTaggedKey:
+			tag, key = outTagTaggedKey, t.Key
+		default:
+			return nil, 0, fmt.Errorf("output %d is not to a key (%T)", i, out.Target)
+		}
+		n := vl(out.Amount)
+		if off+n+33 > len(txb) || !bytes.Equal(txb[off:off+n], cryptonote.AppendVarint(nil, out.Amount)) ||
+			txb[off+n] != tag || !bytes.Equal(txb[off+n+1:off+n+33], key[:]) {
+			return nil, 0, fmt.Errorf("output %d is not at byte %d, where the fields before it end", i, off)
+		}
+		off += n + 33
+		if tag == outTagTaggedKey {
+			off++ // the view tag
+		}
+	}
+	off += vl(uint64(len(tx.Extra))) + len(tx.Extra)
+	if tx.Version < 2 || tx.Rct == nil || tx.Rct.Type == cryptonote.RctTypeNull {
+		return outs, 0, nil
+	}
+	off += 1 + vl(tx.Rct.TxnFee)
+	if tx.Rct.Type == cryptonote.RctTypeSimple {
+		off += 32 * len(tx.Inputs)
+	}
+	if tx.Rct.Type >= cryptonote.RctTypeBulletproof2 {
+		off += 8 * len(tx.Outputs)
+	} else {
+		off += 64 * len(tx.Outputs)
+	}
+	if len(tx.Rct.OutPk) != len(tx.Outputs) || off+32*len(tx.Outputs) > len(txb) || !fitsU32(off+32*len(tx.Outputs)) {
+		return nil, 0, fmt.Errorf("%d commitments for %d outputs, or beyond the tx's %d bytes", len(tx.Rct.OutPk), len(tx.Outputs), len(txb))
+	}
+	for i := range tx.Rct.OutPk {
+		if !bytes.Equal(txb[off+32*i:off+32*i+32], tx.Rct.OutPk[i][:]) {
+			return nil, 0, fmt.Errorf("commitment %d is not at byte %d, where the fields before it end", i, off+32*i)
+		}
+	}
+	return outs, off, nil
+}
+
+// A tx's output indexes (in tx_index, schema version 8 on) are one of:
 //
 //	layout 2 (a run):  u8 2, uvarint count (≥ 1), uvarint first index: the
 //	                   indexes first … first+count-1, as every tx whose
@@ -775,16 +1144,31 @@ func encodeIndexList(idx []uint64) []byte {
 }
 
 func decodeIndexList(v []byte) ([]uint64, error) {
-	if len(v) == 0 {
+	d := decoder{buf: v}
+	idx, err := d.indexList(true)
+	if err != nil {
+		return nil, err
+	}
+	if len(d.buf) != 0 {
+		return nil, fmt.Errorf("output index list has %d trailing bytes", len(d.buf))
+	}
+	return idx, nil
+}
+
+// indexList reads one index list; with keep false it checks the list
+// without allocating it (and returns nil).
+func (d *decoder) indexList(keep bool) ([]uint64, error) {
+	if len(d.buf) == 0 {
 		return nil, errors.New("output index list is empty")
 	}
-	d := decoder{buf: v[1:]}
+	layout := d.buf[0]
+	d.buf = d.buf[1:]
 	n, err := d.uvarint("output index count")
 	if err != nil {
 		return nil, err
 	}
 	var idx []uint64
-	switch v[0] {
+	switch layout {
 	case indexListRun:
 		first, err := d.uvarint("first output index")
 		if err != nil {
@@ -793,28 +1177,44 @@ func decodeIndexList(v []byte) ([]uint64, error) {
 		if n == 0 || n > maxIndexRun || first+(n-1) < first {
 			return nil, fmt.Errorf("output index run of %d from %d", n, first)
 		}
-		idx = make([]uint64, n)
-		for i := range idx {
-			idx[i] = first + uint64(i)
+		if keep {
+			idx = make([]uint64, n)
+			for i := range idx {
+				idx[i] = first + uint64(i)
+			}
 		}
 	case indexListList:
 		if n > uint64(len(d.buf)) { // each index takes at least a byte
 			return nil, fmt.Errorf("output index list announces %d indexes in %d bytes", n, len(d.buf))
 		}
-		idx = make([]uint64, n)
-		for i := range idx {
-			if idx[i], err = d.uvarint("output index"); err != nil {
+		// A list is a run stored as a list when it is non-empty, each
+		// index follows the previous one, and it is short enough to be
+		// one (isRun's conditions, checked on the fly).
+		run := n > 0 && n <= maxIndexRun
+		var first, prev uint64
+		if keep {
+			idx = make([]uint64, n)
+		}
+		for i := range n {
+			x, err := d.uvarint("output index")
+			if err != nil {
 				return nil, err
 			}
+			if i == 0 {
+				first = x
+			} else if x != prev+1 || prev+1 < prev {
+				run = false
+			}
+			prev = x
+			if keep {
+				idx[i] = x
+			}
 		}
-		if isRun(idx) && len(idx) <= maxIndexRun {
+		if run && first+(n-1) >= first {
 			return nil, errors.New("output index list is a run stored as a list")
 		}
 	default:
-		return nil, fmt.Errorf("output index list layout %d is not known", v[0])
-	}
-	if len(d.buf) != 0 {
-		return nil, fmt.Errorf("output index list has %d trailing bytes", len(d.buf))
+		return nil, fmt.Errorf("output index list layout %d is not known", layout)
 	}
 	return idx, nil
 }
@@ -896,7 +1296,9 @@ func (d *decoder) uvarint(what string) (uint64, error) {
 	if n <= 0 {
 		return 0, fmt.Errorf("%s is not a valid uvarint", what)
 	}
-	if n != uvarintLen(v) {
+	// A longer encoding than needed ends with a zero byte, and only it
+	// (the cheap test of n != uvarintLen(v), on every lookup's path).
+	if n > 1 && d.buf[n-1] == 0 {
 		return 0, fmt.Errorf("%s is a uvarint of %d bytes where %d suffice", what, n, uvarintLen(v))
 	}
 	d.buf = d.buf[n:]

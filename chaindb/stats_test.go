@@ -24,6 +24,15 @@ func TestAppendOrderedBucketsStayFull(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range st {
+		if s.Name == string(bucketOutputs) {
+			// Only outputs of amounts above 0 (the synthetic chain's v1
+			// txs, of many amounts) are here since schema 10: appends
+			// are in order per amount, in the middle of the key space
+			// otherwise, so no bound either (amount-0 outputs, the
+			// chain's appends, are in rct_outputs, which is held to it).
+			t.Logf("bucket %s: %.0f%% full over %d leaf pages", s.Name, 100*float64(s.InUse)/float64(s.Allocated), s.LeafPages)
+			continue
+		}
 		if s.Name == string(bucketBlockTxBlobs) {
 			// A block's tx blobs are one value of a few hundred bytes to
 			// megabytes: how full its pages are follows from how values of
