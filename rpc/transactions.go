@@ -35,7 +35,10 @@ func (s *Server) serveGetTransactions(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	out := s.getTransactions(&in, req.Restricted)
+	out := s.getTransactions(&in, req.Restricted, &answerClaim{req: req})
+	if out == nil {
+		return s.busyAnswer(req)
+	}
 	w := epeejson.NewWriter(make([]byte, 0, 4096))
 	out.Write(w)
 	return jsonResponse(w)
@@ -176,7 +179,15 @@ func fillPrunedTxEntry(e *rpctypes.TxEntry, ct *chainTx, in *rpctypes.GetTransac
 	}
 }
 
-func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted bool) *rpctypes.GetTransactionsResponse {
+// txEntryBytes is what entry e adds to a get_transactions answer, for the
+// memory budget (answerbudget.go).
+func txEntryBytes(e *rpctypes.TxEntry) int {
+	return len(e.AsHex) + len(e.PrunedAsHex) + len(e.PrunableAsHex) + len(e.AsJSON) + 8*len(e.OutputIndices) + txListingBytes
+}
+
+// getTransactions answers get_transactions, claiming each entry's bytes
+// as it is made; nil: the memory budget refused one (answer busy).
+func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted bool, claim *answerClaim) *rpctypes.GetTransactionsResponse {
 	if restricted && len(in.TxsHashes) > restrictedTransactionsCount {
 		return refusal("Too many transactions requested in restricted mode")
 	}
@@ -194,7 +205,11 @@ func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted
 	out := &rpctypes.GetTransactionsResponse{Status: statusOK, WithJSON: in.DecodeAsJSON}
 	found := make([]*rpctypes.TxEntry, len(ids))
 	var missing []int
+	refused := false
 	err := s.store.View(func(r *chaindb.Reader) error {
+		clear(found)
+		missing, refused = missing[:0], false
+		claim.restart()
 		height, err := r.Height()
 		if err != nil {
 			return err
@@ -219,6 +234,10 @@ func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted
 			} else {
 				fillTxEntry(e, ct.tx, in)
 			}
+			if !claim.add(txEntryBytes(e)) {
+				refused = true
+				return nil
+			}
 			found[i] = e
 		}
 		return nil
@@ -226,6 +245,9 @@ func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted
 	if err != nil {
 		s.log.Error("gettransactions: chain read failed", "err", err)
 		return refusal("Failed")
+	}
+	if refused {
+		return nil
 	}
 	if len(missing) > 0 && s.pool != nil {
 		// The pool as the listener may see it: a restricted one does not
@@ -247,6 +269,9 @@ func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted
 				e.ReceivedTimestamp = uint64(pe.Received.Unix())
 			}
 			fillTxEntry(e, pe.Tx, in)
+			if !claim.add(txEntryBytes(e)) {
+				return nil
+			}
 			found[i] = e
 		}
 		missing = still
