@@ -62,6 +62,23 @@ const (
 	txListingBytes = 512
 )
 
+// A binary (epee) request body is decoded into a tree of values before a
+// handler reads it, about 111 bytes a value or object, and a value can
+// take one byte of the body (an empty object in an array): a 1 MiB body
+// decodes into up to the decoder's limits (rpctypes.BinRequestLimits,
+// 2^17 each of objects, fields and strings: some 45 MB). So the decoded
+// form is claimed, from the body's size, before it is decoded, and counts
+// towards the answer's claim as what a handler claims does (the tree is
+// mostly dropped by the time the answer is made). A wallet's bodies are
+// a few kB: a few hundred kB claimed.
+const (
+	binParseFactor = 128
+	binParseMost   = 48 << 20
+)
+
+// binParseBytes is what decoding a binary body of n bytes is claimed at.
+func binParseBytes(n int) int { return min(binParseFactor*n, binParseMost) }
+
 // answerClaim claims an answer's bytes as they are gathered. A nil
 // *answerClaim grants everything.
 type answerClaim struct {

@@ -129,7 +129,7 @@ func (s *Server) serveBatch(body []byte, req *httpd.Request) httpd.Response {
 		default:
 			// The call claims as it builds, within what is left of
 			// the batch's bound.
-			mem := &answerClaim{req: req, limit: maxBatchAnswer - len(out)}
+			mem := &answerClaim{req: req, limit: max(1, maxBatchAnswer-len(out))}
 			if !s.dispatch(elem, req.Restricted, mem, w) {
 				w.Reset(w.Bytes())
 				writeError(w, errInvalidRequest, epeejson.Value{}, false)
