@@ -125,13 +125,10 @@ func (a *answerClaim) restart() {
 	}
 }
 
-// claim counts n more bytes of a JSON-RPC call's answer (see answerClaim);
-// false: the call must answer errCoreBusy (or, past a batch's bound,
-// anything: the batch answers for it).
-func (c *call) claim(n int) bool { return c.mem.add(n) }
-
-// claimItems counts count items of per bytes each, with no overflow: a
-// count past what any budget holds is refused as such.
+// claimItems counts count items of per bytes each of a JSON-RPC call's
+// answer (see answerClaim), with no overflow: a count past what any budget
+// holds is refused as such. false: the call must answer errCoreBusy (or,
+// past a batch's bound, anything: the batch answers for it).
 func (c *call) claimItems(count uint64, per int) bool {
 	return c.mem.addItems(count, per)
 }
