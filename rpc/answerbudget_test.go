@@ -140,3 +140,32 @@ func TestExpensiveAnswerRefusedBeforeBuilt(t *testing.T) {
 		})
 	}
 }
+
+// TestAnswerClaimSteps: a claim counts what was gathered, a snapshot read
+// again reuses what was claimed instead of claiming it twice, a batch's
+// limit stops the answer before it passes it, and a count past any budget
+// does not overflow into a small claim.
+func TestAnswerClaimSteps(t *testing.T) {
+	a := &answerClaim{limit: 1000}
+	if !a.add(300) || !a.addItems(2, 100) || a.claimed != 500 {
+		t.Fatalf("claimed %d after 500 bytes", a.claimed)
+	}
+	a.restart()
+	if !a.add(400) || a.claimed != 500 {
+		t.Fatalf("claimed %d after a restart and 400 bytes; want the 500 claimed before", a.claimed)
+	}
+	if !a.add(200) || a.claimed != 600 {
+		t.Fatalf("claimed %d after 600 bytes", a.claimed)
+	}
+	if a.add(401) || !a.overLimit || a.used != 600 {
+		t.Fatalf("past the limit: overLimit %v, used %d", a.overLimit, a.used)
+	}
+	b := &answerClaim{limit: 1 << 30}
+	if b.addItems(1<<62, 1024) || !b.overLimit {
+		t.Fatal("2^72 bytes passed a 1 GiB limit")
+	}
+	var none *answerClaim
+	if !none.add(1<<40) || !none.addItems(1<<62, 1<<20) {
+		t.Fatal("no claim refused something")
+	}
+}
