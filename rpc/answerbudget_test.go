@@ -130,7 +130,9 @@ func TestExpensiveAnswerRefusedBeforeBuilt(t *testing.T) {
 			if c.parse != nil {
 				parse = allocated(func() { c.parse(c.body) })
 			}
-			if alloc > total+slack+parse {
+			// Under the race detector allocation counts are not the
+			// program's (raceEnabled): the budget's figures still hold.
+			if !raceEnabled && alloc > total+slack+parse {
 				t.Fatalf("the refused request allocated %d bytes (%d parsing it), the answer is %d: it was built before it was claimed", alloc, parse, len(served))
 			}
 			if st := budget.Stats(); st.Refused == refusedBefore || st.Peak > total {
