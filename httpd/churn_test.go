@@ -78,16 +78,47 @@ func TestChurnFloodPromptClientServed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("floods loopback for a few seconds")
 	}
+	churnPromptClient(t, churnShape{addrs: 2000})
+}
+
+// churnShape is the address shape of a churn flood: the flood dials from
+// addrs loopback addresses (churnAddr); with remote set, the server sees
+// the n-th connection of the flood come from remote(n) and the prompt
+// client's (which dials from 127.0.0.1) from client (remapListener).
+type churnShape struct {
+	addrs  int
+	remote func(n uint64) netip.Addr
+	client netip.Addr
+	warm   uint64 // with remote: the flood connections made before the client comes
+}
+
+// churnPromptClient runs a churn flood of the given shape and a prompt
+// client's 30 requests through it (TestChurnFloodPromptClientServed), and
+// returns the listener that served them.
+func churnPromptClient(t *testing.T, shape churnShape) *remapListener {
+	t.Helper()
 	var logs lockedBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	const slots = 16
-	s := startServer(t, Config{MaxConnections: slots, ConnectionRate: -1, Logger: log}, testRoutes(nil))
+	clientIP := "127.0.0.1"
+	var remap *remapListener
+	var wrap func(net.Listener) net.Listener
+	if shape.remote != nil {
+		clientIP = shape.client.String()
+		wrap = func(inner net.Listener) net.Listener {
+			remap = &remapListener{Listener: inner, flood: shape.remote, client: shape.client}
+			return remap
+		}
+	}
+	// How the client's address shows in the logs' remote= and for=.
+	clientTag := net.JoinHostPort(clientIP, "")
+	s := startServerWrapped(t, Config{MaxConnections: slots, ConnectionRate: -1, Logger: log}, testRoutes(nil), wrap)
 	shortProbation(s, defaultStaleGrace, probationWindow, claimWait, 64)
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	var sent atomic.Int64
-	churnFlood(s, 2000, 6, 2, 48, stop, &wg, &sent)
+	churnFlood(s, shape.addrs, 6, 2, 48, stop, &wg, &sent)
 	stopped := false
 	halt := func() {
 		if !stopped {
@@ -101,7 +132,8 @@ func TestChurnFloodPromptClientServed(t *testing.T) {
 	// The flood holds the cap and churns through probation before the
 	// client comes.
 	waitFor(t, "the flood to churn", func() bool {
-		return s.OpenConnections() == slots && g.probationBumped.Load() > 20 && s.GuardStats().EvictedIdle > 20
+		return s.OpenConnections() == slots && g.probationBumped.Load() > 20 && s.GuardStats().EvictedIdle > 20 &&
+			(remap == nil || remap.next.Load() >= shape.warm)
 	})
 
 	// A request whose bytes reach the server after the flood pushed a
@@ -116,7 +148,7 @@ func TestChurnFloodPromptClientServed(t *testing.T) {
 	lost := 0
 	for i := 0; i < requests; i++ {
 		evictedBefore := s.GuardStats().EvictedIdle
-		c := dialFrom(t, s, "127.0.0.1")
+		c := dialFrom(t, s, "127.0.0.1") // seen as clientIP
 		c.send("GET /get_info HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 		// A refused request is closed without an answer at once; the
 		// deadline only stops a hang (probation window plus claim wait
@@ -161,7 +193,7 @@ func TestChurnFloodPromptClientServed(t *testing.T) {
 		// Its own last connection, closed by it and not yet seen closed
 		// by the server, may make way for its next (rule 2); any other
 		// eviction of the client's is one of its lost requests.
-		if strings.Contains(line, "remote=127.0.0.1:") && !strings.Contains(line, "for=127.0.0.1:") {
+		if strings.Contains(line, "remote="+clientTag) && !strings.Contains(line, "for="+clientTag) {
 			t.Logf("the prompt client's connection was evicted: %s", line)
 			clientEvicted++
 		}
@@ -171,6 +203,7 @@ func TestChurnFloodPromptClientServed(t *testing.T) {
 	}
 	t.Logf("flood requests %d, evictions %d (%d of the client's), the client lost %d of %d, %+v",
 		sent.Load(), evictions, clientEvicted, lost, requests, s.GuardStats())
+	return remap
 }
 
 // TestChurnVictimOrder: at the cap, a request in hand from a group that

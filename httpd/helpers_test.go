@@ -58,6 +58,13 @@ func (l *lockedBuffer) String() string {
 // shuts down and checks that Serve returned nil.
 func startServer(t testing.TB, cfg Config, routes map[string]Route) *Server {
 	t.Helper()
+	return startServerWrapped(t, cfg, routes, nil)
+}
+
+// startServerWrapped is startServer with the bound listener wrapped by
+// wrap (Server.wrapInner; nil: not wrapped).
+func startServerWrapped(t testing.TB, cfg Config, routes map[string]Route, wrap func(net.Listener) net.Listener) *Server {
+	t.Helper()
 	if cfg.Addr == "" {
 		cfg.Addr = "127.0.0.1:0"
 	}
@@ -68,6 +75,7 @@ func startServer(t testing.TB, cfg Config, routes map[string]Route) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.wrapInner = wrap
 	if err := s.Listen(); err != nil {
 		t.Fatal(err)
 	}

@@ -260,6 +260,11 @@ type Server struct {
 
 	// filterRefused counts the connections Config.Allow refused.
 	filterRefused atomic.Uint64
+
+	// wrapInner, if set before Listen, wraps the bound listener (tests:
+	// connections from simulated remote addresses, which loopback
+	// cannot give, reach the limits as they would from the Internet).
+	wrapInner func(net.Listener) net.Listener
 }
 
 // errServerClosed is Listen's answer after Shutdown.
@@ -390,6 +395,9 @@ func (s *Server) Listen() error {
 	inner, err := s.bind()
 	if err != nil {
 		return err
+	}
+	if s.wrapInner != nil {
+		inner = s.wrapInner(inner)
 	}
 	if s.cfg.TLS.on() {
 		inner = newTLSListener(inner, s.cfg.TLS)

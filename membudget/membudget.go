@@ -170,7 +170,9 @@ func (a *Account[K]) acquire(k K, n, own int64, globalOnly bool) bool {
 	b := a.b
 	b.mu.Lock()
 	held := a.clients[k]
-	if (b.total > 0 && b.used+n > b.limitFor(n)) || (!globalOnly && ((a.limit > 0 && a.used+n > a.limit) ||
+	// A lease growing in small steps is as large as what it holds: its
+	// steps may not eat into the reserve kept for small claims.
+	if (b.total > 0 && b.used+n > b.limitFor(own+n)) || (!globalOnly && ((a.limit > 0 && a.used+n > a.limit) ||
 		(a.perClient > 0 && held > own && held+n > a.perClient))) {
 		b.mu.Unlock()
 		a.refused.Add(1)

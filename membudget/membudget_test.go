@@ -57,6 +57,34 @@ func TestSmallClaimsKeepReserve(t *testing.T) {
 	}
 }
 
+// TestLeaseStepsKeepReserve: a lease grown in small steps (an answer
+// claimed as it is built) counts as the large claim it becomes, so that
+// many of them stop at the reserve, as large claims do, and a light
+// client's small claim still fits.
+func TestLeaseStepsKeepReserve(t *testing.T) {
+	const total = 1 << 20
+	b := New(total)
+	a := NewAccount[int](b, 0)
+	// Answers of 64 kB, each claimed in steps small enough to pass as
+	// small claims one by one, until one is refused.
+	step, answer := int64(total/smallDiv/4), int64(64<<10)
+	for i := 0; ; i++ {
+		l := NewLease(a, i)
+		for l.Held() < answer && l.Grow(step) {
+		}
+		if l.Held() < answer {
+			break
+		}
+	}
+	// The lease refused holds its first steps, a small claim's worth.
+	if used, most := b.Stats().Used, int64(total-total/reserveDiv+total/smallDiv); used > most {
+		t.Fatalf("leases grown in steps filled %d, past the reserve (%d)", used, most)
+	}
+	if !a.Acquire(-1, total/smallDiv) {
+		t.Fatal("a small claim was refused while the reserve is free")
+	}
+}
+
 // TestPerClient: a client holding something cannot pass its limit; one
 // holding nothing may take one claim larger than the limit (a lone large
 // answer), but not a second in parallel. Other clients are not affected.

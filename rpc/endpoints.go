@@ -176,6 +176,7 @@ func (s *Server) routes() map[string]httpd.Route {
 func (s *Server) pathRoute(path string, e *endpoint) httpd.Route {
 	refused, h := e.access == accessRefused, e.path
 	observe := s.timers.path(path) // bound once, not per request
+	bin := strings.HasSuffix(path, ".bin")
 	return func(req *httpd.Request) httpd.Response {
 		began := time.Now()
 		if refused && req.Restricted {
@@ -183,6 +184,14 @@ func (s *Server) pathRoute(path string, e *endpoint) httpd.Route {
 				observe(time.Since(began))
 			}
 			return notFound()
+		}
+		if bin && !req.Reserve(binParseBytes(len(req.Body))) {
+			// The decoded form of an epee body is claimed before it is
+			// decoded (answerbudget.go).
+			if observe != nil {
+				observe(time.Since(began))
+			}
+			return s.busyAnswer(req)
 		}
 		resp := h(s, req)
 		if resp.Status == 0 || resp.Status == 200 {

@@ -67,7 +67,7 @@ func (s *Server) answerJSONRPC(req *httpd.Request) (resp httpd.Response, observe
 		writeError(w, errParse, epeejson.Value{}, false)
 		return jsonResponse(w), observe
 	}
-	if !s.dispatch(v, req.Restricted, w) {
+	if !s.dispatch(v, req.Restricted, &answerClaim{req: req}, w) {
 		// A non-string method: monerod's dispatcher throws, which its HTTP
 		// layer turns into an empty 500 and a closed connection.
 		return httpd.Response{Status: 500, ContentType: "application/json", Close: true}, observe
@@ -127,19 +127,35 @@ func (s *Server) serveBatch(body []byte, req *httpd.Request) httpd.Response {
 			id, hasID := elem.Get("id")
 			writeError(w, stop, id, hasID)
 		default:
-			if !s.dispatch(elem, req.Restricted, w) {
+			// The call claims as it builds, within what is left of
+			// the batch's bound.
+			mem := &answerClaim{req: req, limit: max(1, maxBatchAnswer-len(out))}
+			if !s.dispatch(elem, req.Restricted, mem, w) {
 				w.Reset(w.Bytes())
 				writeError(w, errInvalidRequest, epeejson.Value{}, false)
+			}
+			switch {
+			case mem.overLimit:
+				// Its answer would not fit the batch's bound: it
+				// stopped before building it.
+				stop = errBatchTooLarge
+			case mem.refused:
+				// The memory budget refused it as it built (it
+				// answered busy): the rest are busy too.
+				stop = errCoreBusy
 			}
 			if s.timers != nil {
 				// Each request of a batch counts as one of its method.
 				s.timers.method(elem)(time.Since(began))
 			}
-			n := len(w.Bytes())
+			n, reserved := len(w.Bytes()), mem.claimed
 			switch {
+			case stop != nil:
 			case len(out)+n+2 > maxBatchAnswer:
 				stop = errBatchTooLarge
-			case !req.Reserve(n + 1):
+			case !req.Reserve(n + 1 - reserved):
+				// What the call claimed while it built its answer
+				// (answerbudget.go) counts: only the rest is claimed.
 				stop = errCoreBusy
 			}
 			if stop != nil {
@@ -163,8 +179,10 @@ func (s *Server) serveBatch(body []byte, req *httpd.Request) httpd.Response {
 }
 
 // dispatch runs one request object and writes its answer. It returns false
-// (writing nothing) only for a non-string method, which monerod cannot answer.
-func (s *Server) dispatch(req epeejson.Value, restricted bool, w *epeejson.Writer) bool {
+// (writing nothing) only for a non-string method, which monerod cannot
+// answer. The call claims its answer's bytes through mem as it builds it
+// (answerbudget.go); mem may be nil (no budget).
+func (s *Server) dispatch(req epeejson.Value, restricted bool, mem *answerClaim, w *epeejson.Writer) bool {
 	mv, ok := req.Get("method")
 	if !ok {
 		writeError(w, errInvalidRequest, epeejson.Value{}, false)
@@ -191,7 +209,10 @@ func (s *Server) dispatch(req epeejson.Value, restricted bool, w *epeejson.Write
 		return true
 	}
 	pv, ok := req.Get("params")
-	c := &call{server: s, restricted: restricted, params: newParams(pv, ok)}
+	if mem == nil {
+		mem = &answerClaim{}
+	}
+	c := &call{server: s, restricted: restricted, params: newParams(pv, ok), mem: mem}
 	if !m.noClient {
 		// The RPC-payment client signature: unused without payments, but
 		// monerod still refuses one of the wrong type.

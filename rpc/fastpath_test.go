@@ -21,7 +21,7 @@ func uncached(t *testing.T, s *Server, body []byte, restricted bool) []byte {
 		t.Fatal(err)
 	}
 	w := epeejson.NewWriter(nil)
-	if !s.dispatch(v, restricted, w) {
+	if !s.dispatch(v, restricted, nil, w) {
 		t.Fatalf("dispatch refused %s", body)
 	}
 	return w.Bytes()

@@ -198,6 +198,9 @@ func getBlockHeadersRange(c *call) (func(*epeejson.Writer), *Error) {
 		if c.restricted && end-start > restrictedBlockHeaderRange {
 			return &Error{Code: codeRestricted, Message: "Too many block headers requested."}
 		}
+		if !c.claimItems(end-start+1, headerAnswerBytes) {
+			return errCoreBusy
+		}
 		metas, err := r.MetasInRange(start, end+1)
 		if err != nil {
 			return errInternal("can't produce valid response.")

@@ -16,6 +16,9 @@ type call struct {
 	server     *Server
 	restricted bool
 	params     requestParams
+	// mem claims the answer's bytes from the memory budget as a handler
+	// gathers them (answerbudget.go); its req is nil without a request.
+	mem *answerClaim
 }
 
 // A handler reads what it needs and returns a function that writes the
@@ -290,6 +293,10 @@ func getBlockHeaderByHash(c *call) (func(*epeejson.Writer), *Error) {
 	}
 	if c.restricted && len(hashes) > maxRestrictedHeaders {
 		return nil, errTooManyHeaders
+	}
+	// The answer grows with the hashes asked (about 15 times their text).
+	if !c.claimItems(uint64(len(hashes))+1, headerAnswerBytes) {
+		return nil, errCoreBusy
 	}
 	hdr := headerFields{zeroMeta: true}
 	var list []headerFields

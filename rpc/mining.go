@@ -504,6 +504,8 @@ func getAlternateChains(c *call) (func(*epeejson.Writer), *Error) {
 	var chains []rpctypes.AltChain
 	status := "OK"
 	if e := c.view(func(r *chaindb.Reader, _ uint64) *Error {
+		chains, status = chains[:0], "OK"
+		c.mem.restart()
 		metas, err := r.AltBlockMetas()
 		if err != nil {
 			return errInternal("can't produce valid response.")
@@ -522,6 +524,11 @@ func getAlternateChains(c *call) (func(*epeejson.Writer), *Error) {
 			ch := rpctypes.AltChain{Tip: tip.Hash, TipHeight: tip.Height, Difficulty: tip.CumulativeDifficulty, Hashes: []cryptonote.Hash{tip.Hash}}
 			for at := byHash[tip.PrevHash]; at != nil && len(ch.Hashes) <= len(metas); at = byHash[at.PrevHash] {
 				ch.Hashes = append(ch.Hashes, at.Hash)
+			}
+			// Each tip's chain is listed whole, so the answer grows as
+			// tips times their length: claimed chain by chain.
+			if !c.claimItems(uint64(len(ch.Hashes)), idAnswerBytes) {
+				return errCoreBusy
 			}
 			length := uint64(len(ch.Hashes))
 			if tip.Height < length {

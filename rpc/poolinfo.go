@@ -113,9 +113,18 @@ func (s *Server) serveTransactionPool(req *httpd.Request) httpd.Response {
 	}
 	entries := s.visiblePool(req.Restricted)
 	var out rpctypes.GetTransactionPoolResponse
+	// Each transaction's part of the answer (its blob in hex, its JSON,
+	// about six times the blob) is claimed before it is made.
+	claim, refused := answerClaim{req: req}, false
 	err := s.store.View(func(r *chaindb.Reader) error {
+		out.Transactions, refused = out.Transactions[:0], false
+		claim.restart()
 		for i := range entries {
 			e := &entries[i]
+			if !claim.add(6*len(e.Blob) + txListingBytes) {
+				refused = true
+				return nil
+			}
 			info := rpctypes.TxInfo{IDHash: e.ID.String(), TxJSON: e.Tx.MonerodJSON(), BlobSize: uint64(len(e.Blob)),
 				Weight: e.Weight, Fee: e.Fee, KeptByBlock: e.KeptByBlock, LastFailedIDHash: cryptonote.Hash{}.String(),
 				Relayed: reportedRelayed(e), DoNotRelay: e.DoNotRelay, DoubleSpendSeen: e.DoubleSpendSeen,
@@ -145,6 +154,9 @@ func (s *Server) serveTransactionPool(req *httpd.Request) httpd.Response {
 	if err != nil {
 		s.log.Error("get_transaction_pool: chain read failed", "err", err)
 		return httpd.Response{Status: 500, ContentType: "text/plain"}
+	}
+	if refused {
+		return s.busyAnswer(req)
 	}
 	// Key images with the visible transactions spending them.
 	byImage := map[cryptonote.Key][]string{}
@@ -282,7 +294,12 @@ func poolStats(entries []txpool.Entry, at time.Time) rpctypes.TxpoolStats {
 func getTxpoolBacklog(c *call) (func(*epeejson.Writer), *Error) {
 	now := uint64(time.Now().Unix())
 	var entries []rpctypes.BacklogEntry
-	for _, e := range c.server.visiblePool(true) {
+	pool := c.server.visiblePool(true)
+	// 24 bytes an entry gathered, and in the answer's string (escaped).
+	if !c.claimItems(uint64(len(pool)), backlogEntryBytes) {
+		return nil, errCoreBusy
+	}
+	for _, e := range pool {
 		entries = append(entries, rpctypes.BacklogEntry{Weight: e.Weight, Fee: e.Fee, TimeInPool: uint64(e.Received.Unix()) - now})
 	}
 	return func(w *epeejson.Writer) {

@@ -114,6 +114,11 @@ func (s *Server) poolHashesAnswer(req *httpd.Request, writeIDs func(*epeejson.Wr
 	w.KeyString("status", statusOK)
 	w.KeyString("top_hash", "")
 	if ids := s.poolHashes(req.Restricted); len(ids) > 0 {
+		// An id in the answer: 64 hex digits and quotes, or 32 bytes
+		// escaped; and the id gathered.
+		if claim := (answerClaim{req: req}); !claim.addItems(uint64(len(ids)), idAnswerBytes) {
+			return s.busyAnswer(req)
+		}
 		writeIDs(w, ids)
 	}
 	w.KeyBool("untrusted", false)

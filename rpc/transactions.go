@@ -35,7 +35,10 @@ func (s *Server) serveGetTransactions(req *httpd.Request) httpd.Response {
 	if !ok {
 		return badRequest()
 	}
-	out := s.getTransactions(&in, req.Restricted)
+	out := s.getTransactions(&in, req.Restricted, &answerClaim{req: req})
+	if out == nil {
+		return s.busyAnswer(req)
+	}
 	w := epeejson.NewWriter(make([]byte, 0, 4096))
 	out.Write(w)
 	return jsonResponse(w)
@@ -54,6 +57,10 @@ type chainTx struct {
 	// is nil) and the hash of the rest.
 	pruned       bool
 	prunableHash cryptonote.Hash
+	// blobSize is the stored blob's size when known (0: a miner
+	// transaction), for the memory budget's claim before the entry is
+	// made.
+	blobSize int
 }
 
 // findChainTx looks a transaction up on the main chain: a block's
@@ -81,13 +88,14 @@ func findChainTx(r *chaindb.Reader, id cryptonote.Hash) (*chainTx, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &chainTx{tx: tx, height: loc.Height, indices: indices, pruned: true, prunableHash: parts.PrunableHash}, nil
+			return &chainTx{tx: tx, height: loc.Height, indices: indices, pruned: true, prunableHash: parts.PrunableHash,
+				blobSize: len(parts.Pruned)}, nil
 		}
 		tx, err := cryptonote.ParseTransaction(append(parts.Pruned, parts.Prunable...))
 		if err != nil {
 			return nil, err
 		}
-		return &chainTx{tx: tx, height: loc.Height, indices: indices}, nil
+		return &chainTx{tx: tx, height: loc.Height, indices: indices, blobSize: len(parts.Pruned) + len(parts.Prunable)}, nil
 	case !errors.Is(err, chaindb.ErrNotFound):
 		return nil, err
 	}
@@ -176,7 +184,36 @@ func fillPrunedTxEntry(e *rpctypes.TxEntry, ct *chainTx, in *rpctypes.GetTransac
 	}
 }
 
-func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted bool) *rpctypes.GetTransactionsResponse {
+// txEntryBytes is what entry e adds to a get_transactions answer, for the
+// memory budget (answerbudget.go).
+func txEntryBytes(e *rpctypes.TxEntry) int {
+	return len(e.AsHex) + len(e.PrunedAsHex) + len(e.PrunableAsHex) + len(e.AsJSON) + 8*len(e.OutputIndices) + txListingBytes
+}
+
+// txEntryEstimate is what an entry for a blob of n bytes is claimed at
+// before it is made: its hex, and its JSON when asked (about two and a
+// half times the blob: keys and signatures in hex).
+func txEntryEstimate(n int, in *rpctypes.GetTransactionsRequest) int {
+	if in.DecodeAsJSON {
+		return 5*n + txListingBytes
+	}
+	return 2*n + txListingBytes
+}
+
+// claimTxEntry claims entry e of a blob of n bytes: estimated before fill
+// makes it, the rest (if it came out larger) after; false: refused.
+func claimTxEntry(claim *answerClaim, e *rpctypes.TxEntry, n int, in *rpctypes.GetTransactionsRequest, fill func()) bool {
+	est := txEntryEstimate(n, in)
+	if !claim.add(est) {
+		return false
+	}
+	fill()
+	return claim.add(txEntryBytes(e) - est)
+}
+
+// getTransactions answers get_transactions, claiming each entry's bytes
+// as it is made; nil: the memory budget refused one (answer busy).
+func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted bool, claim *answerClaim) *rpctypes.GetTransactionsResponse {
 	if restricted && len(in.TxsHashes) > restrictedTransactionsCount {
 		return refusal("Too many transactions requested in restricted mode")
 	}
@@ -194,7 +231,11 @@ func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted
 	out := &rpctypes.GetTransactionsResponse{Status: statusOK, WithJSON: in.DecodeAsJSON}
 	found := make([]*rpctypes.TxEntry, len(ids))
 	var missing []int
+	refused := false
 	err := s.store.View(func(r *chaindb.Reader) error {
+		clear(found)
+		missing, refused = missing[:0], false
+		claim.restart()
 		height, err := r.Height()
 		if err != nil {
 			return err
@@ -214,10 +255,15 @@ func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted
 			}
 			e := &rpctypes.TxEntry{TxHash: in.TxsHashes[i], BlockHeight: ct.height, Confirmations: height - ct.height,
 				BlockTimestamp: meta.Timestamp, OutputIndices: ct.indices}
-			if ct.pruned {
-				fillPrunedTxEntry(e, ct, in)
-			} else {
-				fillTxEntry(e, ct.tx, in)
+			if !claimTxEntry(claim, e, ct.blobSize, in, func() {
+				if ct.pruned {
+					fillPrunedTxEntry(e, ct, in)
+				} else {
+					fillTxEntry(e, ct.tx, in)
+				}
+			}) {
+				refused = true
+				return nil
 			}
 			found[i] = e
 		}
@@ -226,6 +272,9 @@ func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted
 	if err != nil {
 		s.log.Error("gettransactions: chain read failed", "err", err)
 		return refusal("Failed")
+	}
+	if refused {
+		return nil
 	}
 	if len(missing) > 0 && s.pool != nil {
 		// The pool as the listener may see it: a restricted one does not
@@ -246,7 +295,9 @@ func (s *Server) getTransactions(in *rpctypes.GetTransactionsRequest, restricted
 			if !restricted {
 				e.ReceivedTimestamp = uint64(pe.Received.Unix())
 			}
-			fillTxEntry(e, pe.Tx, in)
+			if !claimTxEntry(claim, e, len(pe.Blob), in, func() { fillTxEntry(e, pe.Tx, in) }) {
+				return nil
+			}
 			found[i] = e
 		}
 		missing = still

@@ -91,7 +91,7 @@ func (s *Server) ws() *walletSync {
 // view runs fn on a store snapshot; a failed read is logged.
 func (s *Server) wsView(what string, fn func(r *chaindb.Reader) error) error {
 	err := s.store.View(fn)
-	if err != nil && !errors.Is(err, errNoDistribution) {
+	if err != nil && !errors.Is(err, errNoDistribution) && !errors.Is(err, errAnswerRefused) {
 		s.log.Error(what+": chain read failed", "err", err)
 	}
 	return err

@@ -204,6 +204,10 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 		start, height uint64
 		status        = statusOK
 		pool          *txpool.PoolChanges
+		// The answer is claimed block by block as it is gathered, and
+		// whole before it is written (answerbudget.go).
+		claim   = answerClaim{req: req}
+		refused bool
 	)
 	getBlocks, getPool := in.RequestedInfo != rpctypes.PoolOnly, in.RequestedInfo != rpctypes.BlocksOnly
 	if in.RequestedInfo > rpctypes.PoolOnly {
@@ -227,7 +231,8 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 			maxBlocks = min(in.MaxBlockCount, maxSyncBlocks)
 		}
 		if err := s.wsView("getblocks", func(r *chaindb.Reader) error {
-			blocks, status = nil, statusOK
+			blocks, status, refused = nil, statusOK, false
+			claim.restart()
 			top, err := r.Top()
 			if err != nil {
 				return err
@@ -258,6 +263,10 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 				if err != nil {
 					return err
 				}
+				if !claim.add(b.bytes()) {
+					blocks, refused = nil, true
+					return nil
+				}
 				blocks = append(blocks, b)
 				size += b.size
 				txs += b.txs
@@ -268,6 +277,9 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 			return nil
 		}); err != nil {
 			return internalError()
+		}
+		if refused {
+			return s.busyAnswer(req)
 		}
 	}
 	if status == statusFailed {
@@ -302,6 +314,10 @@ func (s *Server) serveGetBlocks(req *httpd.Request) httpd.Response {
 			total += len(b.entry) + len(b.indices)
 			shared += len(b.entry)
 		}
+	}
+	claim.restart()
+	if !claim.add(total) { // the pool's part, and the framing
+		return s.busyAnswer(req)
 	}
 	bp := newBinParts(n, total-shared, total, s.sharedPartsOver)
 	w := bp.w
@@ -392,8 +408,10 @@ func (s *Server) serveGetBlocksByHeight(req *httpd.Request) httpd.Response {
 	}
 	var blocks []*syncBlock
 	status := statusOK
+	claim, refused := answerClaim{req: req}, false // as /getblocks.bin's
 	if err := s.wsView("getblocks_by_height", func(r *chaindb.Reader) error {
-		blocks, status = blocks[:0], statusOK
+		blocks, status, refused = blocks[:0], statusOK, false
+		claim.restart()
 		chainHeight, err := r.Height()
 		if err != nil {
 			return err
@@ -407,11 +425,18 @@ func (s *Server) serveGetBlocksByHeight(req *httpd.Request) httpd.Response {
 			if err != nil {
 				return err
 			}
+			if !claim.add(b.bytes()) {
+				blocks, refused = nil, true
+				return nil
+			}
 			blocks = append(blocks, b)
 		}
 		return nil
 	}); err != nil {
 		return internalError()
+	}
+	if refused {
+		return s.busyAnswer(req)
 	}
 	n := 4
 	total, shared := 96, 0
@@ -446,8 +471,10 @@ func (s *Server) serveGetHashes(req *httpd.Request) httpd.Response {
 	var ids []byte
 	start, height := in.StartHeight, uint64(0)
 	status := statusOK
+	claim, refused := answerClaim{req: req}, false
 	if err := s.wsView("gethashes", func(r *chaindb.Reader) error {
-		ids, start, height, status = nil, in.StartHeight, 0, statusOK
+		ids, start, height, status, refused = nil, in.StartHeight, 0, statusOK, false
+		claim.restart()
 		split, ok := splitPoint(r, in.BlockIDs)
 		if !ok {
 			status = statusFailed
@@ -458,6 +485,10 @@ func (s *Server) serveGetHashes(req *httpd.Request) httpd.Response {
 			return err
 		}
 		end := min(chainHeight, split+maxHashes)
+		if !claim.addItems(end-split, hashAnswerBytes) {
+			refused = true
+			return nil
+		}
 		metas, err := r.MetasInRange(split, end)
 		if err != nil {
 			return err
@@ -470,6 +501,9 @@ func (s *Server) serveGetHashes(req *httpd.Request) httpd.Response {
 		return nil
 	}); err != nil {
 		return internalError()
+	}
+	if refused {
+		return s.busyAnswer(req)
 	}
 	if status == statusFailed {
 		s.rpcHostFail(req)

@@ -190,8 +190,10 @@ func (c *rctCounts) cumulative(r *chaindb.Reader, _ params.Network, to uint64) (
 	return c.cum, nil
 }
 
-// distributions answers a distribution request for the snapshot r.
-func (s *Server) distributions(r *chaindb.Reader, in *rpctypes.DistributionRequest) ([]*rpctypes.Distribution, error) {
+// distributions answers a distribution request for the snapshot r,
+// claiming per bytes for each entry of each distribution before it is
+// made (errAnswerRefused: refused).
+func (s *Server) distributions(r *chaindb.Reader, in *rpctypes.DistributionRequest, claim *answerClaim, per int) ([]*rpctypes.Distribution, error) {
 	height, err := r.Height()
 	if err != nil {
 		return nil, err
@@ -200,8 +202,14 @@ func (s *Server) distributions(r *chaindb.Reader, in *rpctypes.DistributionReque
 	if to == 0 {
 		to = height - 1 // 0 stands for the top (wraps on an empty chain, which then fails)
 	}
+	claim.restart()
 	out := make([]*rpctypes.Distribution, 0, len(in.Amounts))
 	for _, amount := range in.Amounts {
+		// At most an entry per height from from_height to the top (an
+		// amount other than 0 is read to the top, then cut).
+		if !claim.addItems(height-min(in.FromHeight, height), per) {
+			return nil, errAnswerRefused
+		}
 		d, err := s.outputDistribution(r, amount, in.FromHeight, to, height, in.Cumulative)
 		if err != nil {
 			return nil, err
@@ -250,15 +258,18 @@ func (s *Server) serveOutputDistributionBin(req *httpd.Request) httpd.Response {
 	}
 	var ds []*rpctypes.Distribution
 	consistent := true
+	claim := &answerClaim{req: req}
 	if err := s.wsView("get_output_distribution", func(r *chaindb.Reader) error {
 		t, err := r.Top()
 		if err != nil {
 			return err
 		}
 		consistent = t.Hash == top
-		ds, err = s.distributions(r, &in)
+		ds, err = s.distributions(r, &in, claim, distributionBinEntryBytes)
 		return err
-	}); err != nil {
+	}); errors.Is(err, errAnswerRefused) {
+		return s.busyAnswer(req)
+	} else if err != nil {
 		return statusOnlyBin("Failed to get output distribution")
 	}
 	n := 4
@@ -335,9 +346,11 @@ func getOutputDistribution(c *call) (func(*epeejson.Writer), *Error) {
 	var ds []*rpctypes.Distribution
 	if err := c.server.wsView("get_output_distribution", func(r *chaindb.Reader) error {
 		var err error
-		ds, err = c.server.distributions(r, &in)
+		ds, err = c.server.distributions(r, &in, c.mem, distributionEntryBytes)
 		return err
-	}); err != nil {
+	}); errors.Is(err, errAnswerRefused) {
+		return nil, errCoreBusy
+	} else if err != nil {
 		return nil, errDistributionFailed
 	}
 	res := &rpctypes.GetOutputDistributionResponse{Distributions: ds}
@@ -363,9 +376,11 @@ func getOutputHistogram(c *call) (func(*epeejson.Writer), *Error) {
 	default:
 		if err := c.server.wsView("get_output_histogram", func(r *chaindb.Reader) error {
 			var err error
-			entries, err = outputHistogram(r, &in)
+			entries, err = outputHistogram(r, &in, c.mem)
 			return err
-		}); err != nil {
+		}); errors.Is(err, errAnswerRefused) {
+			return nil, errCoreBusy
+		} else if err != nil {
 			status = "Failed to get output histogram"
 			entries = nil
 		}
@@ -376,11 +391,17 @@ func getOutputHistogram(c *call) (func(*epeejson.Writer), *Error) {
 
 // outputHistogram is BlockchainLMDB::get_output_histogram followed by the
 // handler's min/max filter. Amounts come out in ascending order, each once.
-func outputHistogram(r *chaindb.Reader, in *rpctypes.HistogramRequest) ([]rpctypes.HistogramEntry, error) {
+// Each entry is claimed from the memory budget as it is made
+// (errAnswerRefused: refused).
+func outputHistogram(r *chaindb.Reader, in *rpctypes.HistogramRequest, claim *answerClaim) ([]rpctypes.HistogramEntry, error) {
+	claim.restart()
 	var entries []rpctypes.HistogramEntry
 	if len(in.Amounts) == 0 {
 		if err := r.ForEachOutputAmount(func(amount, count uint64) error {
 			if count >= in.MinCount {
+				if !claim.add(histogramEntryBytes) {
+					return errAnswerRefused
+				}
 				entries = append(entries, rpctypes.HistogramEntry{Amount: amount, Total: count})
 			}
 			return nil
@@ -399,6 +420,9 @@ func outputHistogram(r *chaindb.Reader, in *rpctypes.HistogramRequest) ([]rpctyp
 				return nil, err
 			}
 			if n >= in.MinCount {
+				if !claim.add(histogramEntryBytes) {
+					return nil, errAnswerRefused
+				}
 				entries = append(entries, rpctypes.HistogramEntry{Amount: a, Total: n})
 			}
 		}

@@ -130,6 +130,9 @@ func (s *Server) serveGetOutsBin(req *httpd.Request) httpd.Response {
 	if req.Restricted && len(in.Outputs) > restrictedMaxGlobalOuts {
 		return binBody(rpctypes.OutsBin(nil, "Too many outs requested"))
 	}
+	if claim := (answerClaim{req: req}); !claim.addItems(uint64(len(in.Outputs)), outBinAnswerBytes) {
+		return s.busyAnswer(req)
+	}
 	buf := outKeyPool.Get().(*[]rpctypes.OutKey)
 	defer outKeyPool.Put(buf)
 	outs, ok, err := s.getOuts(&in, *buf)
@@ -151,6 +154,9 @@ func (s *Server) serveGetOutsJSON(req *httpd.Request) httpd.Response {
 	}
 	if req.Restricted && len(in.Outputs) > restrictedMaxGlobalOuts {
 		return jsonBody(rpctypes.OutsJSON(nil, false, "Too many outs requested"))
+	}
+	if claim := (answerClaim{req: req}); !claim.addItems(uint64(len(in.Outputs)), outAnswerBytes) {
+		return s.busyAnswer(req)
 	}
 	outs, ok, err := s.getOuts(&in, nil)
 	if err != nil {

@@ -1,0 +1,173 @@
+package rpc
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/gonero/gonero/epeejson"
+	"github.com/gonero/gonero/internal/testutil"
+	"github.com/gonero/gonero/membudget"
+	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/portable"
+	"github.com/gonero/gonero/rpctypes"
+)
+
+// allocated is what the process allocated while f ran: the least of three
+// runs, so that a collection or another goroutine's burst in one of them
+// does not count.
+func allocated(f func()) uint64 {
+	least := ^uint64(0)
+	for range 3 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		least = min(least, after.TotalAlloc-before.TotalAlloc)
+	}
+	return least
+}
+
+// busyAnswered reports whether body is monerod's busy answer of its kind:
+// JSON-RPC -9 (every element of a batch), or status "BUSY".
+func busyAnswered(path string, body []byte) bool {
+	switch {
+	case path == "/json_rpc" && strings.HasPrefix(string(body), "["):
+		var arr []struct {
+			Error *struct{ Code int64 } `json:"error"`
+		}
+		if json.Unmarshal(body, &arr) != nil || len(arr) == 0 {
+			return false
+		}
+		for _, e := range arr {
+			if e.Error == nil || e.Error.Code != errCoreBusy.Code {
+				return false
+			}
+		}
+		return true
+	case path == "/json_rpc":
+		v, err := epeejson.Parse(body)
+		e, _ := v.Get("error")
+		code, _ := e.Get("code")
+		return err == nil && code.Int == errCoreBusy.Code
+	case strings.HasSuffix(path, ".bin"):
+		sec, err := portable.Decode(body)
+		st, _ := sec.GetString("status")
+		return err == nil && st == statusBusy
+	}
+	v, err := epeejson.Parse(body)
+	st, _ := v.Get("status")
+	return err == nil && st.Str == statusBusy
+}
+
+// TestExpensiveAnswerRefusedBeforeBuilt: an answer that grows with its
+// request or with the chain (issue 33: a header range, /getblocks.bin,
+// get_outs, a batch of them...) is claimed from the memory budget before
+// or as it is built. With a budget smaller than the answer, the request
+// gets monerod's busy answer, and the process allocates at most the
+// budget's worth of it on the way, and a little slack (it allocated all
+// of it, and more, when the answer was claimed only once built); the
+// budget is never passed. The
+// same requests to a node without a budget are served in full.
+func TestExpensiveAnswerRefusedBeforeBuilt(t *testing.T) {
+	export := testutil.Path(t, "testdata", "regtest", "blockchain.raw")
+	full := startNode(t, export, nil)
+	// A refused request allocates its request, parsed, and at most the
+	// budget's worth of answer (claimed as it was built), and slack for
+	// the rest (HTTP, the client); a request whose answer was built
+	// before it was claimed allocates more than the answer.
+	const total, slack = 32 << 10, 16 << 10
+	budget := membudget.New(total)
+	small := startNodeWith(t, nodeOptions{net: params.Regtest, fixedDifficulty: 1, exportFile: export,
+		memory: membudget.NewAccount[netip.Addr](budget, 0)})
+
+	height := full.chain.Height()
+	genesis := full.chain.HashAt(0)
+	heights := make([]uint64, 3*height)
+	outs := make([]rpctypes.OutputRef, 1000)
+	for i := range heights {
+		heights[i] = uint64(i) % height
+	}
+	for i := range outs {
+		outs[i] = rpctypes.OutputRef{Amount: 0, Index: uint64(i % 200)}
+	}
+	amounts := strings.TrimSuffix(strings.Repeat("0,", 64), ",")
+	jsonParse := func(b []byte) { _, _ = epeejson.Parse(b) }
+	cases := []struct {
+		name, path string
+		body       []byte
+		parse      func([]byte) // the server's parser of the request, if its cost is not claimed
+	}{
+		{"get_block_headers_range", "/json_rpc", fmt.Appendf(nil,
+			`{"jsonrpc":"2.0","id":1,"method":"get_block_headers_range","params":{"start_height":0,"end_height":%d}}`, height-1), jsonParse},
+		{"a batch of header ranges", "/json_rpc", expensiveBatch(4), jsonParse},
+		{"get_output_distribution", "/json_rpc", fmt.Appendf(nil,
+			`{"jsonrpc":"2.0","id":1,"method":"get_output_distribution","params":{"amounts":[%s],"cumulative":true}}`, amounts), jsonParse},
+		// A binary body's decoded form is claimed before it is decoded:
+		// no allowance for it.
+		{"/getblocks.bin", "/getblocks.bin", epee(t, "block_ids", idsBlob(genesis)), nil},
+		{"/getblocks_by_height.bin", "/getblocks_by_height.bin", epee(t, "heights", u64s(heights...)), nil},
+		{"/get_outs.bin", "/get_outs.bin", epee(t, "outputs", outsValue(outs)), nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			status, served := post(t, full.url, c.path, c.body)
+			if status != 200 || busyAnswered(c.path, served) || len(served) < total+slack {
+				t.Fatalf("without a budget: status %d, %d bytes (want a full answer over %d)", status, len(served), total+slack)
+			}
+			refusedBefore := budget.Stats().Refused
+			var body []byte
+			alloc := allocated(func() { status, body = post(t, small.url, c.path, c.body) })
+			if status != 200 || !busyAnswered(c.path, body) {
+				t.Fatalf("within a %d-byte budget: status %d, %.200q; want the busy answer", total, status, body)
+			}
+			// Parsing the request costs what it costs whatever the
+			// answer (a binary array's values are parsed one by one).
+			var parse uint64
+			if c.parse != nil {
+				parse = allocated(func() { c.parse(c.body) })
+			}
+			// Under the race detector allocation counts are not the
+			// program's (raceEnabled): the budget's figures still hold.
+			if !raceEnabled && alloc > total+slack+parse {
+				t.Fatalf("the refused request allocated %d bytes (%d parsing it), the answer is %d: it was built before it was claimed", alloc, parse, len(served))
+			}
+			if st := budget.Stats(); st.Refused == refusedBefore || st.Peak > total {
+				t.Fatalf("budget %+v: want a refusal and a peak within %d", st, total)
+			}
+			t.Logf("answer %d bytes; refused within %d after %d bytes allocated (%d parsing the request, client included)", len(served), total, alloc, parse)
+		})
+	}
+}
+
+// TestAnswerClaimSteps: a claim counts what was gathered, a snapshot read
+// again reuses what was claimed instead of claiming it twice, a batch's
+// limit stops the answer before it passes it, and a count past any budget
+// does not overflow into a small claim.
+func TestAnswerClaimSteps(t *testing.T) {
+	a := &answerClaim{limit: 1000}
+	if !a.add(300) || !a.addItems(2, 100) || a.claimed != 500 {
+		t.Fatalf("claimed %d after 500 bytes", a.claimed)
+	}
+	a.restart()
+	if !a.add(400) || a.claimed != 500 {
+		t.Fatalf("claimed %d after a restart and 400 bytes; want the 500 claimed before", a.claimed)
+	}
+	if !a.add(200) || a.claimed != 600 {
+		t.Fatalf("claimed %d after 600 bytes", a.claimed)
+	}
+	if a.add(401) || !a.overLimit || a.used != 600 {
+		t.Fatalf("past the limit: overLimit %v, used %d", a.overLimit, a.used)
+	}
+	b := &answerClaim{limit: 1 << 30}
+	if b.addItems(1<<62, 1024) || !b.overLimit {
+		t.Fatal("2^72 bytes passed a 1 GiB limit")
+	}
+	var none *answerClaim
+	if !none.add(1<<40) || !none.addItems(1<<62, 1<<20) {
+		t.Fatal("no claim refused something")
+	}
+}
