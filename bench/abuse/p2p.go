@@ -157,7 +157,9 @@ func p2pBlockFlood(read bool) func(ctx context.Context, n *node, f *facts) strin
 			defer c.Close()
 			conns.Add(1)
 			if !read {
-				_ = c.(*net.TCPConn).SetReadBuffer(4096)
+				if tc, ok := tcpConn(c); ok {
+					_ = tc.SetReadBuffer(4096)
+				}
 			} else {
 				go func() {
 					for {
@@ -240,4 +242,13 @@ func p2pGarbageTxs(ctx context.Context, n *node, f *facts) string {
 		}
 	})
 	return fmt.Sprintf("%d connections (%d failed), %.0f MB of garbage transactions sent", conns.Load(), refused.Load(), float64(sent.Load())/1e6)
+}
+
+// tcpConn is the TCP connection under an attacker's socket.
+func tcpConn(c net.Conn) (*net.TCPConn, bool) {
+	if k, ok := c.(*counted); ok {
+		c = k.Conn
+	}
+	tc, ok := c.(*net.TCPConn)
+	return tc, ok
 }
