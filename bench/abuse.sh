@@ -14,6 +14,7 @@
 # Usage: bench/abuse.sh [-d SECONDS] [--attacks a,b] [--nodes gonerod,monerod] [--out FILE]
 #   -d SECONDS     length of each attack (default 15; about 20 minutes for everything)
 #   --all-d SECONDS length of all-at-once (default 60)
+#   --all-skip LIST floods all-at-once leaves out (to tell which one sinks the rest)
 #   --attacks LIST some of the attacks below (default: all)
 #   --nodes LIST   gonerod,monerod (default both)
 #   --out FILE     also write the table to FILE
@@ -70,12 +71,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-test}
 CHAIN=${ABUSE_CHAIN:-/tmp/gonero-abuse-heavy}
-duration=15 alld=60 attacks= nodes=gonerod,monerod out= work= loglevel=
+duration=15 alld=60 allskip= attacks= nodes=gonerod,monerod out= work= loglevel=
 
 while (($#)); do
   case "$1" in
     -d) duration=${2:?-d needs seconds}; shift 2 ;;
     --all-d) alld=${2:?--all-d needs seconds}; shift 2 ;;
+    --all-skip) allskip=${2:?}; shift 2 ;;
     --attacks) attacks=${2:?}; shift 2 ;;
     --nodes) nodes=${2:?}; shift 2 ;;
     --out) out=${2:?}; shift 2 ;;
@@ -114,6 +116,7 @@ fi
 
 args=(-gonerod "$gonerod" -chain "$CHAIN" -d "${duration}s" -all-d "${alld}s" -nodes "$nodes")
 [[ -n $attacks ]] && args+=(-attacks "$attacks")
+[[ -n $allskip ]] && args+=(-all-skip "$allskip")
 [[ -n $out ]] && args+=(-out "$out")
 [[ -n $work ]] && { mkdir -p "$work"; args+=(-work "$(cd "$work" && pwd)"); }
 [[ -n $loglevel ]] && args+=(-log-level "$loglevel")

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -94,9 +95,11 @@ func addrChurnV6(slots int) func(ctx context.Context, n *node, f *facts) string 
 }
 
 // allAtOnceSkipped are the attacks all-at-once leaves out: the baseline,
-// the syncs (they measure a syncing node, not a flood) and itself.
+// the syncs (they measure a syncing node, not a flood), itself, and those
+// -all-skip names (to tell which flood sinks the rest).
 func allAtOnceSkipped(name string) bool {
-	return name == "none (baseline)" || strings.HasPrefix(name, "sync-") || name == "all-at-once"
+	return name == "none (baseline)" || strings.HasPrefix(name, "sync-") || name == "all-at-once" ||
+		(*allSkip != "" && slices.Contains(strings.Split(*allSkip, ","), name))
 }
 
 // allAtOnce runs every flood of attacks() at the same time, each from a /16
@@ -122,5 +125,9 @@ func allAtOnce(ctx context.Context, n *node, f *facts) string {
 		}(a, 100+k)
 	}
 	wg.Wait()
-	return fmt.Sprintf("%d floods at once: %s", k, strings.Join(notes, "; "))
+	skipped := ""
+	if *allSkip != "" {
+		skipped = " (not " + *allSkip + ")"
+	}
+	return fmt.Sprintf("%d floods at once%s: %s", k, skipped, strings.Join(notes, "; "))
 }

@@ -88,6 +88,7 @@ var (
 	workDir     = flag.String("work", "", "work directory (default: a temporary one, removed)")
 	syncBlocks  = flag.Int("sync-blocks", 0, "blocks the syncing node must reach (default: the whole chain)")
 	allFor      = flag.Duration("all-d", 60*time.Second, "duration of all-at-once")
+	allSkip     = flag.String("all-skip", "", "floods all-at-once leaves out (comma-separated names)")
 	logLevel    = flag.String("log-level", "warn", "gonerod's --log-level (debug logs every refusal and eviction; with -work the log is kept)")
 )
 
