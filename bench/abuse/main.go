@@ -373,9 +373,15 @@ func sameHeight(nodes []*node, height uint64) error {
 	return nil
 }
 
-// atHeight fails loudly unless n's get_info height is height.
+// atHeight fails loudly unless n's get_info height is height. A node
+// that does not answer is asked again for a minute (monerod takes tens of
+// seconds to come back from some floods).
 func atHeight(n *node, height uint64) error {
 	h, err := heightOf(n)
+	for deadline := time.Now().Add(time.Minute); err != nil && time.Now().Before(deadline); {
+		time.Sleep(time.Second)
+		h, err = heightOf(n)
+	}
 	if err != nil {
 		return fmt.Errorf("%s: get_info: %w", n.name, err)
 	}
