@@ -12,7 +12,9 @@
 # time, p99 <= 250 ms, RSS < 512 MB, recovery <= 2 s, no crash).
 #
 # Usage: bench/abuse.sh [-d SECONDS] [--attacks a,b] [--nodes gonerod,monerod] [--out FILE]
-#   -d SECONDS     length of each attack (default 15; about 12 minutes for everything)
+#   -d SECONDS     length of each attack (default 15; about 20 minutes for everything)
+#   --all-d SECONDS length of all-at-once (default 60)
+#   --all-skip LIST floods all-at-once leaves out (to tell which one sinks the rest)
 #   --attacks LIST some of the attacks below (default: all)
 #   --nodes LIST   gonerod,monerod (default both)
 #   --out FILE     also write the table to FILE
@@ -43,9 +45,20 @@
 # blocks and chains as fast as taken, reading the answers (p2p-blocks) or never (p2p-blocks-noread); 20 P2P peers
 # sending 48 MB messages of garbage transactions (p2p-garbage-txs); a fresh gonerod syncing the
 # chain from the attacked node alone (the reference time), then during P2P-connection and expensive-request
-# floods. --attacks names: none (baseline), rpc-idle-held, rpc-slowloris-held, rpc-conn-flood,
+# floods. Round two (issue 33): 20 P2P peers relaying real chain transactions given fresh unspent-looking
+# key images, so bad signatures, as fast as taken, reconnecting from a new address when dropped
+# (p2p-bad-sig-txs); the same transactions again and again over P2P (p2p-dup-txs); those bad-signature
+# transactions to /sendrawtransaction from 50 keep-alive connections (rpc-invalid-txs); JSON and epee bombs
+# just under the 1 MiB body limit (deep nesting, arrays of ~500,000 values, megabyte strings, huge id and
+# output lists) and one just over it (rpc-bombs); rpc-addr-churn from 20,000 addresses
+# (rpc-addr-churn-20k) and over IPv6 with each connection from a new random address of a whole /48
+# (rpc-addr-churn-v6: the nodes also serve RPC on [::1]; fd00:1::/48 is routed to loopback in the
+# namespace); and every flood at once for --all-d seconds (all-at-once; targets RSS < 1 GB and the client
+# >= 95 %). Before each attack every node's get_info height must be the chain's (a store copied empty
+# fails the run). --attacks names: none (baseline), rpc-idle-held, rpc-slowloris-held, rpc-conn-flood,
 # rpc-conn-flood-8, rpc-addr-churn, rpc-slowloris, rpc-expensive, rpc-batch, rpc-malformed, zmq-rpc-flood,
-# p2p-conn-flood, p2p-garbage, p2p-blocks, p2p-blocks-noread, p2p-garbage-txs, sync-alone,
+# p2p-conn-flood, p2p-garbage, p2p-blocks, p2p-blocks-noread, p2p-garbage-txs, p2p-bad-sig-txs,
+# p2p-dup-txs, rpc-invalid-txs, rpc-bombs, rpc-addr-churn-20k, rpc-addr-churn-v6, all-at-once, sync-alone,
 # sync-during-flood.
 #
 # Network: everything runs inside the loopback-only namespace $GONERO_NETNS; needs root, Go, and monerod
@@ -58,11 +71,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-test}
 CHAIN=${ABUSE_CHAIN:-/tmp/gonero-abuse-heavy}
-duration=15 attacks= nodes=gonerod,monerod out= work= loglevel=
+duration=15 alld=60 allskip= attacks= nodes=gonerod,monerod out= work= loglevel=
 
 while (($#)); do
   case "$1" in
     -d) duration=${2:?-d needs seconds}; shift 2 ;;
+    --all-d) alld=${2:?--all-d needs seconds}; shift 2 ;;
+    --all-skip) allskip=${2:?}; shift 2 ;;
     --attacks) attacks=${2:?}; shift 2 ;;
     --nodes) nodes=${2:?}; shift 2 ;;
     --out) out=${2:?}; shift 2 ;;
@@ -73,6 +88,7 @@ while (($#)); do
   esac
 done
 [[ $duration =~ ^[1-9][0-9]*$ ]] && ((duration <= 600)) || die "-d must be 1..600 seconds"
+[[ $alld =~ ^[1-9][0-9]*$ ]] && ((alld <= 600)) || die "--all-d must be 1..600 seconds"
 
 need_root
 ns_exists || die "network namespace $NS does not exist (make test creates it)"
@@ -98,10 +114,17 @@ if [[ ! -f $CHAIN/blockchain.raw || ! -d $CHAIN/node1 ]]; then
   mv "$CHAIN.build" "$CHAIN"
 fi
 
-args=(-gonerod "$gonerod" -chain "$CHAIN" -d "${duration}s" -nodes "$nodes")
+args=(-gonerod "$gonerod" -chain "$CHAIN" -d "${duration}s" -all-d "${alld}s" -nodes "$nodes")
 [[ -n $attacks ]] && args+=(-attacks "$attacks")
+[[ -n $allskip ]] && args+=(-all-skip "$allskip")
 [[ -n $out ]] && args+=(-out "$out")
 [[ -n $work ]] && { mkdir -p "$work"; args+=(-work "$(cd "$work" && pwd)"); }
 [[ -n $loglevel ]] && args+=(-log-level "$loglevel")
+# rpc-addr-churn-v6 binds sources anywhere in fd00:1::/48 (with IP_FREEBIND): the /48 is local, on the
+# namespace's loopback alone.
+in_ns ip -6 route replace local fd00:1::/48 dev lo || die "cannot route fd00:1::/48 to loopback in $NS"
+# 20,000 addresses' connections and every flood at once need more descriptors than the usual 20,000 (the
+# attacker holds one end, the node the other); the nodes inherit the limit.
+ulimit -Hn 200000 2>/dev/null && ulimit -n 200000 || note "warning: cannot raise the descriptor limit above $(ulimit -n)"
 # The namespace has loopback alone: no packet of the nodes or the attackers leaves this machine.
 ip netns exec "$NS" "$bin/abuse" "${args[@]}"

@@ -64,6 +64,8 @@ const (
 	targetP99      = 250 * time.Millisecond
 	targetRSS      = 512 << 20
 	targetRecovery = 2 * time.Second
+	// targetRSSAll is all-at-once's (issue 33).
+	targetRSSAll = 1 << 30
 	// recovered: this many legitimate requests in a row, each within
 	// targetP99, end the recovery.
 	recoveredRun = 5
@@ -85,6 +87,8 @@ var (
 	outFile     = flag.String("out", "", "also write the markdown table here")
 	workDir     = flag.String("work", "", "work directory (default: a temporary one, removed)")
 	syncBlocks  = flag.Int("sync-blocks", 0, "blocks the syncing node must reach (default: the whole chain)")
+	allFor      = flag.Duration("all-d", 60*time.Second, "duration of all-at-once")
+	allSkip     = flag.String("all-skip", "", "floods all-at-once leaves out (comma-separated names)")
 	logLevel    = flag.String("log-level", "warn", "gonerod's --log-level (debug logs every refusal and eviction; with -work the log is kept)")
 )
 
@@ -94,6 +98,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "abuse: -gonerod and -chain are required")
 		os.Exit(2)
 	}
+	initFDTokens()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx); err != nil {
@@ -164,6 +169,14 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := sameHeight(nodes, data.height); err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		if err := ready(ctx, n, data); err != nil {
+			return err
+		}
+	}
 	logf("chain: height %d, %d RingCT outputs, %d transaction ids sampled", data.height, data.outputs, len(data.txs))
 	all := attacks()
 	chosen := all
@@ -179,7 +192,6 @@ func run(ctx context.Context) error {
 	}
 	var rows []row
 	for ai, a := range chosen {
-		attackerNet = 1 + ai
 		for _, n := range nodes {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -190,7 +202,13 @@ func run(ctx context.Context) error {
 					return err
 				}
 			}
-			r := measure(ctx, a, n, data)
+			// Every node serves the whole chain: a node at another
+			// height (a store copied empty, an import cut short) would
+			// measure a different, cheaper node.
+			if err := ready(ctx, n, data); err != nil {
+				return err
+			}
+			r := measure(withNet(ctx, 1+ai), a, n, data)
 			logf("%-22s %-8s ok %5.1f%% (time %5.1f%%)  p50 %6.1f ms  p99 %7.1f ms  rss %4d MB  recovery %s  %s", a.name, n.name,
 				r.success, r.servedTime, ms(r.p50), ms(r.p99), r.rss>>20, fmtRecovery(r.recovery), r.note)
 			rows = append(rows, r)
@@ -224,6 +242,7 @@ func startGonerod(ctx context.Context, dir, raw string) (*node, error) {
 		}
 		cmd = exec.Command(*gonerodBin, "--regtest", "--fixed-difficulty", "1", "--data-dir", dir, "--restricted-rpc",
 			"--zmq-rpc-bind-port", strconv.Itoa(n.zmq), "--restricted-zmq-rpc", "--rpc-bind-port", strconv.Itoa(n.rpc), "--p2p-bind-ip", "127.0.0.1", "--p2p-bind-port", strconv.Itoa(n.p2p),
+			"--rpc-use-ipv6", "--rpc-bind-ipv6-address", "::1", // rpc-addr-churn-v6
 			"--log-level", *logLevel)
 		cmd.Stdout, cmd.Stderr = logFile, logFile
 		if err := cmd.Start(); err != nil {
@@ -276,7 +295,8 @@ func startMonerod(dir string) (*node, error) {
 	// publisher).
 	cfg := monerodlab.NodeConfig{DataDir: dir, RPCPort: n.rpc, P2PPort: n.p2p, Online: true, Restricted: true,
 		ZMQPub: "tcp://127.0.0.1:" + strconv.Itoa(freePort()), ZMQRPCPort: n.zmq,
-		Extra: []string{"--add-exclusive-node", "127.0.0.1:" + strconv.Itoa(freePort()), "--restricted-zmq-rpc"}}
+		Extra: []string{"--add-exclusive-node", "127.0.0.1:" + strconv.Itoa(freePort()), "--restricted-zmq-rpc",
+			"--rpc-use-ipv6", "--rpc-bind-ipv6-address", "::1"}} // rpc-addr-churn-v6
 	launch := func() error {
 		var err error
 		p, err = monerodlab.StartNode(cfg, false, 120*time.Second)
@@ -320,6 +340,99 @@ func waitRPC(url string, timeout time.Duration) error {
 	return fmt.Errorf("RPC at %s not up within %v", url, timeout)
 }
 
+// heightOf is n's get_info height.
+func heightOf(n *node) (uint64, error) {
+	var info struct {
+		Height uint64 `json:"height"`
+	}
+	err := jsonRPC(&http.Client{Timeout: 30 * time.Second}, n.url(), "get_info", nil, &info)
+	return info.Height, err
+}
+
+// sameHeight fails unless every node is at the same height, and at least
+// at the heavy chain's (summary.txt's blocks=, when there): a monerod whose
+// copied store opened empty would otherwise be measured as a node with
+// nothing to serve.
+func sameHeight(nodes []*node, height uint64) error {
+	want := height
+	if b, err := os.ReadFile(filepath.Join(*chainDir, "summary.txt")); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "blocks="); ok {
+				if blocks, err := strconv.ParseUint(v, 10, 64); err == nil {
+					want = max(want, blocks)
+				}
+			}
+		}
+	}
+	for _, n := range nodes {
+		if err := atHeight(n, want); err != nil {
+			return err
+		}
+	}
+	logf("every node at height %d", want)
+	return nil
+}
+
+// atHeight fails loudly unless n's get_info height is height. A node
+// that does not answer is asked again for a minute (monerod takes tens of
+// seconds to come back from some floods).
+func atHeight(n *node, height uint64) error {
+	h, err := heightOf(n)
+	for deadline := time.Now().Add(time.Minute); err != nil && time.Now().Before(deadline); {
+		time.Sleep(time.Second)
+		h, err = heightOf(n)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: get_info: %w", n.name, err)
+	}
+	if h != height {
+		return fmt.Errorf("%s is at height %d, not the chain's %d: its store is not the heavy chain's", n.name, h, height)
+	}
+	return nil
+}
+
+// ready fails loudly unless n is at the chain's height, and makes it
+// count itself synchronized: both nodes ignore relayed transactions and
+// answer /sendrawtransaction BUSY until a peer at their own top has
+// handshaken (monerod's on_connection_synchronized; the nodes have no
+// other peer), so the transaction attacks would measure a refusal that
+// costs nothing. A peer of its own address (127.0.0.201) handshakes at
+// the top, then leaves.
+func ready(ctx context.Context, n *node, f *facts) error {
+	if err := atHeight(n, f.height); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for claimed := false; ; {
+		var info struct {
+			Synchronized bool `json:"synchronized"`
+		}
+		if err := jsonRPC(&http.Client{Timeout: 30 * time.Second}, n.url(), "get_info", nil, &info); err != nil {
+			return fmt.Errorf("%s: get_info: %w", n.name, err)
+		}
+		if info.Synchronized {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s does not count itself synchronized after a peer at its top handshook", n.name)
+		}
+		if !claimed {
+			hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			c, _, err := p2pHandshakeAt(hctx, n, f, "127.0.0.201", rand.Uint64(), true)
+			if err == nil {
+				c.Close()
+				claimed = true
+			}
+			cancel()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
 // rssOf is a process's resident set in bytes (0 if gone).
 func rssOf(pid int) uint64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -340,6 +453,8 @@ func rssOf(pid int) uint64 {
 type facts struct {
 	height  uint64
 	genesis []byte
+	top     [32]byte // the top block's id
+	cumDiff uint64   // the chain's cumulative difficulty (low 64 bits)
 	outputs uint64
 	txs     []string
 }
@@ -370,12 +485,17 @@ func chainFacts(url string) (*facts, error) {
 	c := &http.Client{Timeout: 60 * time.Second}
 	f := &facts{}
 	var info struct {
-		Height uint64 `json:"height"`
+		Height  uint64 `json:"height"`
+		Top     string `json:"top_block_hash"`
+		CumDiff uint64 `json:"cumulative_difficulty"`
 	}
 	if err := jsonRPC(c, url, "get_info", nil, &info); err != nil {
 		return nil, err
 	}
-	f.height = info.Height
+	f.height, f.cumDiff = info.Height, info.CumDiff
+	if top, err := hex.DecodeString(info.Top); err == nil && len(top) == 32 {
+		f.top = [32]byte(top)
+	}
 	var hdr struct {
 		Header struct {
 			Hash string `json:"hash"`
@@ -509,7 +629,7 @@ func batchFlood(conns int) func(ctx context.Context, n *node, f *facts) string {
 		var answered atomic.Int64
 		body := batchRequests(f, nil)[0]
 		workers(ctx, conns, false, func(ctx context.Context, i int) {
-			c := clientFrom(attackerAddr(i, conns), 1, 30*time.Second)
+			c := clientFrom(attackerAddr(ctx, i, conns), 1, 30*time.Second)
 			defer c.CloseIdleConnections()
 			for ctx.Err() == nil {
 				req, err := http.NewRequestWithContext(ctx, "POST", n.url()+body.path, bytes.NewReader(body.body))
@@ -654,23 +774,35 @@ func blast(ctx context.Context, c *http.Client, url string, r request) bool {
 // clientFrom is a keep-alive HTTP client whose connections come from src.
 func clientFrom(src string, conns int, timeout time.Duration) *http.Client {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 5 * time.Second}
-	return &http.Client{Timeout: timeout, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: conns,
+	dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return attackerDial(ctx, d, network, addr)
+	}
+	return &http.Client{Timeout: timeout, Transport: &http.Transport{DialContext: dial, MaxIdleConnsPerHost: conns,
 		MaxConnsPerHost: conns, DisableCompression: true, ResponseHeaderTimeout: timeout}}
 }
 
-// attackerNet is the second octet of the current attack's addresses: each
-// attack has a /16 of its own (127.1.0.0/16 for the first chosen, and so
-// on), so that what the node remembers of one attack's addresses (bans for
-// a P2P garbage flood, the fair slots' record of who asked) does not
-// change the next. Set by run before each attack; attacks run one at a
-// time.
-var attackerNet = 1
+// netKey carries in an attack's context the second octet of its addresses:
+// each attack has a /16 of its own (127.1.0.0/16 for the first chosen, and
+// so on; all-at-once gives each of its floods another), so that what the
+// node remembers of one attack's addresses (bans for a P2P garbage flood,
+// the fair slots' record of who asked) does not change the next, and the
+// floods of all-at-once do not share addresses.
+type netKey struct{}
+
+func withNet(ctx context.Context, net int) context.Context {
+	return context.WithValue(ctx, netKey{}, net)
+}
 
 // attackerAddr is the source address of an attacker's slot i when the
-// attack uses addrs addresses: 127.N.0.1 on, never the legitimate client's.
-func attackerAddr(i, addrs int) string {
+// attack uses addrs addresses (at most 64,000): 127.N.0.1 on, never the
+// legitimate client's.
+func attackerAddr(ctx context.Context, i, addrs int) string {
+	net, ok := ctx.Value(netKey{}).(int)
+	if !ok {
+		net = 1
+	}
 	k := i % addrs
-	return fmt.Sprintf("127.%d.%d.%d", attackerNet, k/250, 1+k%250)
+	return fmt.Sprintf("127.%d.%d.%d", net, k/250, 1+k%250)
 }
 
 // legitClient makes a new connection for every request, as a wallet or an
@@ -716,10 +848,54 @@ func workers(ctx context.Context, n int, once bool, fn func(ctx context.Context,
 	wg.Wait()
 }
 
+// fdTokens bounds the attackers' open sockets (all attacks of this process
+// together) to the descriptor limit less a reserve: past it a dial waits
+// for a socket to close, so that the legitimate client never fails for want
+// of a descriptor of its own (rpc-addr-churn-20k and all-at-once want more
+// sockets than the usual limit of 20,000). Set by main.
+var fdTokens chan struct{}
+
+func initFDTokens() {
+	var lim syscall.Rlimit
+	n := 8000
+	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil {
+		n = max(1000, int(lim.Cur)-2000)
+	}
+	fdTokens = make(chan struct{}, n)
+	logf("attackers hold %d sockets at most (descriptor limit %d less 2,000 for the client and the run)", n, lim.Cur)
+}
+
+// counted is an attacker's socket: its Close gives its token back, once.
+type counted struct {
+	net.Conn
+	once sync.Once
+}
+
+func (c *counted) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() { <-fdTokens })
+	return err
+}
+
+// attackerDial dials with d once a socket token is free.
+func attackerDial(ctx context.Context, d *net.Dialer, network, addr string) (net.Conn, error) {
+	select {
+	case fdTokens <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	c, err := d.DialContext(ctx, network, addr)
+	if err != nil {
+		<-fdTokens
+		return nil, err
+	}
+	return &counted{Conn: c}, nil
+}
+
 // dialFrom dials addr from src; the connection is closed when ctx ends.
 func dialFrom(ctx context.Context, src string, port int) (net.Conn, error) {
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 3 * time.Second}
-	c, err := d.DialContext(ctx, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+	c, err := attackerDial(ctx, &d, "tcp", "127.0.0.1:"+strconv.Itoa(port))
 	if err != nil {
 		// A refused or failed dial is retried at once, but not in a
 		// tight loop against a node that refuses it in the kernel.
@@ -755,7 +931,7 @@ func connFlood(port func(*node) int, addrs, per int, reconnect bool) func(ctx co
 	return func(ctx context.Context, n *node, _ *facts) string {
 		var cnt counter
 		workers(ctx, addrs*per, !reconnect, func(ctx context.Context, i int) {
-			c, err := dialFrom(ctx, attackerAddr(i, addrs), port(n))
+			c, err := dialFrom(ctx, attackerAddr(ctx, i, addrs), port(n))
 			if err != nil {
 				cnt.failed.Add(1)
 				return
@@ -778,7 +954,7 @@ func addrChurn(addrs int) func(ctx context.Context, n *node, f *facts) string {
 		var cnt counter
 		var asked atomic.Int64
 		workers(ctx, addrs, false, func(ctx context.Context, i int) {
-			c, err := dialFrom(ctx, attackerAddr(i, addrs), n.rpc)
+			c, err := dialFrom(ctx, attackerAddr(ctx, i, addrs), n.rpc)
 			if err != nil {
 				cnt.failed.Add(1)
 				return
@@ -812,7 +988,7 @@ func slowloris(addrs, per int, reconnect bool) func(ctx context.Context, n *node
 func slowlorisRun(ctx context.Context, n *node, addrs, per int, reconnect bool) string {
 	var made, lines atomic.Int64
 	workers(ctx, addrs*per, !reconnect, func(ctx context.Context, i int) {
-		c, err := dialFrom(ctx, attackerAddr(i, addrs), n.rpc)
+		c, err := dialFrom(ctx, attackerAddr(ctx, i, addrs), n.rpc)
 		if err != nil {
 			return
 		}
@@ -846,7 +1022,7 @@ func requestFlood(addrs, per int, reqs func(f *facts, rng *rand.Rand) []request)
 		var cnt counter
 		clients := make([]*http.Client, addrs)
 		for i := range clients {
-			clients[i] = clientFrom(attackerAddr(i, addrs), per, 30*time.Second)
+			clients[i] = clientFrom(attackerAddr(ctx, i, addrs), per, 30*time.Second)
 		}
 		defer func() {
 			for _, c := range clients {
@@ -877,7 +1053,7 @@ func malformedFlood(ctx context.Context, n *node, f *facts) string {
 	go func() {
 		defer wg.Done()
 		workers(ctx, 50, false, func(ctx context.Context, i int) {
-			c, err := dialFrom(ctx, attackerAddr(i, 50), n.rpc)
+			c, err := dialFrom(ctx, attackerAddr(ctx, i, 50), n.rpc)
 			if err != nil {
 				return
 			}
@@ -906,7 +1082,7 @@ func malformedFlood(ctx context.Context, n *node, f *facts) string {
 func p2pGarbage(ctx context.Context, n *node, _ *facts) string {
 	var made atomic.Int64
 	workers(ctx, 100, false, func(ctx context.Context, i int) {
-		c, err := dialFrom(ctx, attackerAddr(i, 50), n.p2p)
+		c, err := dialFrom(ctx, attackerAddr(ctx, i, 50), n.p2p)
 		if err != nil {
 			return
 		}
@@ -963,7 +1139,7 @@ func zmqFlood(addrs, per int) func(ctx context.Context, n *node, f *facts) strin
 			}
 		}()
 		workers(ctx, addrs*per, false, func(ctx context.Context, i int) {
-			c, err := dialFrom(ctx, attackerAddr(i, addrs), n.zmq)
+			c, err := dialFrom(ctx, attackerAddr(ctx, i, addrs), n.zmq)
 			if err != nil {
 				return
 			}
@@ -1169,6 +1345,13 @@ func attacks() []attack {
 		{name: "p2p-blocks", what: "20 P2P peers from 20 addresses asking for 100 blocks and for the chain, alternately, as fast as the node takes the requests, reading every answer", run: p2pBlockFlood(true)},
 		{name: "p2p-blocks-noread", what: "20 P2P peers asking for blocks and chains as fast as the node takes the requests, never reading", run: p2pBlockFlood(false)},
 		{name: "p2p-garbage-txs", what: "20 P2P peers sending 48 MB messages of 1,000 garbage transactions, again and again, reconnecting when dropped", run: p2pGarbageTxs},
+		{name: "p2p-bad-sig-txs", what: "20 P2P peers relaying messages of 4 transactions, each a real chain transaction (real ring members, valid range proofs) with fresh unspent-looking key images, so bad signatures: as fast as the node takes them, reconnecting from a new address when dropped", run: p2pBadSigTxs},
+		{name: "p2p-dup-txs", what: "20 P2P peers relaying the same transactions again and again: half the chain's last 20 (mined) transactions, half one fixed bad-signature transaction; reconnecting from a new address when dropped", run: p2pDupTxs},
+		{name: "rpc-invalid-txs", what: "50 keep-alive connections from 50 addresses posting bad-signature transactions (those of p2p-bad-sig-txs) to /sendrawtransaction, each as soon as the last is answered", run: rpcInvalidTxs},
+		{name: "rpc-bombs", what: "50 keep-alive connections from 50 addresses posting bodies just under 1 MiB: JSON nested as deep as fits (objects, arrays), arrays of ~500,000 zeros, megabyte strings (id, method, tx_as_hex), 15,000 hashes to /get_transactions, 40,000 outputs to /get_outs and /get_outs.bin, 32,000 block ids to /getblocks.bin; and one just over the limit", run: rpcBombs},
+		{name: "rpc-addr-churn-20k", what: "rpc-addr-churn from 20,000 addresses", run: addrChurn(20000)},
+		{name: "rpc-addr-churn-v6", what: "2,000 IPv6 connections at a time to [::1], each from a new random address of fd00:1::/48 (a whole /48): one cheap request (/get_height), then idle until closed, reconnecting from another address", run: addrChurnV6(2000)},
+		{name: "all-at-once", what: "every flood above at the same time (each from its own /16), for -all-d (the issue: RSS < 1 GB, the client >= 95 %)", run: allAtOnce},
 		{name: "sync-alone", what: "a fresh gonerod syncs the chain over P2P from the node, no flood (the reference time)", run: syncAlone},
 		{name: "sync-during-flood", what: "a fresh gonerod syncs the chain over P2P during P2P-connection and expensive-request floods", run: syncDuringFlood},
 	}
@@ -1246,8 +1429,11 @@ func measure(ctx context.Context, a attack, n *node, f *facts) row {
 		}
 	}()
 	d := *attackFor
-	if a.name == "none (baseline)" {
+	switch a.name {
+	case "none (baseline)":
 		d = 5 * time.Second
+	case "all-at-once":
+		d = *allFor
 	}
 	attackCtx, stopAttack := context.WithCancel(ctx)
 	var note string
@@ -1349,6 +1535,33 @@ func recoveryTime(ctx context.Context, n *node, f *facts, ended time.Time) time.
 	return -1
 }
 
+// worseThanMonerod lists the measures on which gonerod's row r is worse
+// than monerod's row of the same attack where monerod's beats the target
+// (issue 33: there gonerod must do at least as well as monerod); "" when
+// none, or when monerod did not run it. p99 compares with 10 % of slack
+// and 5 ms: two nodes measured one after the other on a shared machine.
+func worseThanMonerod(r row, rows []row) string {
+	i := slices.IndexFunc(rows, func(m row) bool { return m.node == "monerod" && m.attack == r.attack })
+	if i < 0 {
+		return ""
+	}
+	m := rows[i]
+	var w []string
+	if m.success >= targetSuccess && r.success < m.success {
+		w = append(w, fmt.Sprintf("success %.1f %% vs %.1f %%", r.success, m.success))
+	}
+	if m.p99 <= targetP99 && r.p99 > m.p99+m.p99/10+5*time.Millisecond {
+		w = append(w, fmt.Sprintf("p99 %.0f vs %.0f ms", ms(r.p99), ms(m.p99)))
+	}
+	if m.rss < targetRSS && r.rss > m.rss {
+		w = append(w, fmt.Sprintf("RSS %d vs %d MB", r.rss>>20, m.rss>>20))
+	}
+	if m.recovery >= 0 && m.recovery <= targetRecovery && (r.recovery < 0 || r.recovery > m.recovery+100*time.Millisecond) {
+		w = append(w, fmt.Sprintf("recovery %s vs %s", fmtRecovery(r.recovery), fmtRecovery(m.recovery)))
+	}
+	return strings.Join(w, ", ")
+}
+
 // ---- report ----------------------------------------------------------------------------------------------
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -1373,7 +1586,7 @@ func render(rows []row) string {
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), *attackFor, legitInterval)
 	b.WriteString("| attack | node | legit requests | success | served time | p50 ms | p99 ms | peak RSS MB | recovery | targets (gonerod) | attack load |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n")
-	met, total := 0, 0
+	met, total, worse := 0, 0, 0
 	for _, r := range rows {
 		targets := "(reference)"
 		if r.node == "gonerod" {
@@ -1387,6 +1600,20 @@ func render(rows []row) string {
 				{"recovery", r.recovery >= 0 && r.recovery <= targetRecovery},
 				{"no crash", !r.crashed},
 			}
+			if r.attack == "all-at-once" {
+				// Issue 33's targets for every flood at once: RSS
+				// under 1 GB and the client at 95 %; no p99 target.
+				checks = slices.DeleteFunc(checks, func(c struct {
+					name string
+					ok   bool
+				}) bool {
+					return c.name == "p99"
+				})
+				checks[1] = struct {
+					name string
+					ok   bool
+				}{"RSS < 1 GB", r.rss < targetRSSAll}
+			}
 			var parts []string
 			for _, c := range checks {
 				total++
@@ -1396,12 +1623,17 @@ func render(rows []row) string {
 				parts = append(parts, c.name+" "+mark(c.ok))
 			}
 			targets = strings.Join(parts, ", ")
+			if w := worseThanMonerod(r, rows); w != "" {
+				targets += "; worse than monerod where it beats a target: " + w
+				worse++
+			}
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %.1f %% | %.1f %% | %.1f | %.1f | %d | %s | %s | %s |\n", r.attack, r.node, r.requests, r.success, r.servedTime,
 			ms(r.p50), ms(r.p99), r.rss>>20, fmtRecovery(r.recovery), targets, r.note)
 	}
-	fmt.Fprintf(&b, "\ngonerod targets (success >= %.0f %% of the requests and of the time, p99 <= %v, RSS < %d MB, recovery <= %v, no crash): %d of %d met.\n",
+	fmt.Fprintf(&b, "\ngonerod targets (success >= %.0f %% of the requests and of the time, p99 <= %v, RSS < %d MB, recovery <= %v, no crash; all-at-once: RSS < 1 GB, no p99 target): %d of %d met.\n",
 		targetSuccess, targetP99, targetRSS>>20, targetRecovery, met, total)
+	fmt.Fprintf(&b, "Rows where gonerod does worse than monerod on a measure where monerod beats the target (issue 33: gonerod at least as well there): %d.\n", worse)
 	b.WriteString("\nAttacks:\n\n")
 	for _, a := range attacks() {
 		fmt.Fprintf(&b, "- `%s`: %s\n", a.name, a.what)

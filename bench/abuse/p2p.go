@@ -62,15 +62,26 @@ func chainBlockIDs(n *node, f *facts) ([][32]byte, error) {
 // p2pHandshake dials n's P2P port from src and handshakes as a peer at
 // genesis; it returns the connection and a reader on it.
 func p2pHandshake(ctx context.Context, n *node, f *facts, src string, peerID uint64) (net.Conn, *levin.Reader, error) {
+	return p2pHandshakeAt(ctx, n, f, src, peerID, false)
+}
+
+// p2pHandshakeAt is p2pHandshake; with atTop set the peer claims the
+// node's own top (height, id, cumulative difficulty): the node has nothing
+// to sync from it and, on a first such peer, counts itself synchronized.
+func p2pHandshakeAt(ctx context.Context, n *node, f *facts, src string, peerID uint64, atTop bool) (net.Conn, *levin.Reader, error) {
 	c, err := dialFrom(ctx, src, n.p2p)
 	if err != nil {
 		return nil, nil, err
 	}
 	net := params.Regtest
+	sync := portable.CoreSyncData{CurrentHeight: 1, CumulativeDifficulty: 1, TopID: [32]byte(f.genesis), TopVersion: net.VersionAt(0)}
+	if atTop {
+		sync = portable.CoreSyncData{CurrentHeight: f.height, CumulativeDifficulty: f.cumDiff, TopID: f.top,
+			TopVersion: net.VersionAt(f.height - 1)}
+	}
 	hs := portable.HandshakeRequest{
-		NodeData: portable.NodeData{NetworkID: net.NetworkID(), PeerID: peerID, SupportFlags: 1},
-		PayloadData: portable.CoreSyncData{CurrentHeight: 1, CumulativeDifficulty: 1, TopID: [32]byte(f.genesis),
-			TopVersion: net.VersionAt(0)},
+		NodeData:    portable.NodeData{NetworkID: net.NetworkID(), PeerID: peerID, SupportFlags: 1},
+		PayloadData: sync,
 	}
 	body, err := portable.Marshal(hs)
 	if err != nil {
@@ -134,7 +145,7 @@ func p2pBlockFlood(read bool) func(ctx context.Context, n *node, f *facts) strin
 		}
 		var conns, refused, requests, served atomic.Int64
 		workers(ctx, p2pPeers, false, func(ctx context.Context, i int) {
-			c, rd, err := p2pHandshake(ctx, n, f, attackerAddr(i, p2pPeers), rand.Uint64())
+			c, rd, err := p2pHandshake(ctx, n, f, attackerAddr(ctx, i, p2pPeers), rand.Uint64())
 			if err != nil {
 				refused.Add(1)
 				select {
@@ -146,7 +157,9 @@ func p2pBlockFlood(read bool) func(ctx context.Context, n *node, f *facts) strin
 			defer c.Close()
 			conns.Add(1)
 			if !read {
-				_ = c.(*net.TCPConn).SetReadBuffer(4096)
+				if tc, ok := tcpConn(c); ok {
+					_ = tc.SetReadBuffer(4096)
+				}
 			} else {
 				go func() {
 					for {
@@ -207,7 +220,7 @@ func p2pGarbageTxs(ctx context.Context, n *node, f *facts) string {
 	msg := garbageTxs()
 	var conns, refused, sent atomic.Int64
 	workers(ctx, p2pPeers, false, func(ctx context.Context, i int) {
-		c, _, err := p2pHandshake(ctx, n, f, attackerAddr(i, p2pPeers), rand.Uint64())
+		c, _, err := p2pHandshake(ctx, n, f, attackerAddr(ctx, i, p2pPeers), rand.Uint64())
 		if err != nil {
 			refused.Add(1)
 			select {
@@ -229,4 +242,13 @@ func p2pGarbageTxs(ctx context.Context, n *node, f *facts) string {
 		}
 	})
 	return fmt.Sprintf("%d connections (%d failed), %.0f MB of garbage transactions sent", conns.Load(), refused.Load(), float64(sent.Load())/1e6)
+}
+
+// tcpConn is the TCP connection under an attacker's socket.
+func tcpConn(c net.Conn) (*net.TCPConn, bool) {
+	if k, ok := c.(*counted); ok {
+		c = k.Conn
+	}
+	tc, ok := c.(*net.TCPConn)
+	return tc, ok
 }
