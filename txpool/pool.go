@@ -146,9 +146,10 @@ type Pool struct {
 	// verifying holds the ids an Add is verifying outside mu; the channel
 	// closes when it is done.
 	verifying map[cryptonote.Hash]chan struct{}
-	// verifySlots bounds the Adds verifying at once to the cores: under
-	// the lock they were one at a time; outside it a flood of peers must
-	// not multiply the work in flight beyond what the cores can run.
+	// verifySlots bounds the Adds verifying at once to the cores but one
+	// (verifySlotCount): under the lock they were one at a time; outside it
+	// a flood of peers must not multiply the work in flight beyond what the
+	// cores can run, nor take the core that RPC, P2P and the chain need.
 	verifySlots chan struct{}
 }
 
@@ -161,6 +162,9 @@ type Options struct {
 	// Observer, when set, hears the outcome of every transaction Add
 	// verified or refused (the node's metrics).
 	Observer Observer
+	// VerifySlots bounds the transactions verified at once (default
+	// verifySlotCount: the cores but one).
+	VerifySlots int
 }
 
 // Observer hears every Add's outcome: err nil for a transaction that
@@ -188,8 +192,16 @@ func New(v Verifier, opts Options) *Pool {
 	return &Pool{v: v, now: opts.Now, maxWeight: opts.MaxWeight, store: opts.Store, observer: opts.Observer,
 		txs: map[cryptonote.Hash]*Entry{}, keyImages: map[cryptonote.Key]cryptonote.Hash{},
 		timedOut:    boundedcache.New[cryptonote.Hash, struct{}](maxTimedOut, 0, nil),
-		verifySlots: make(chan struct{}, runtime.GOMAXPROCS(0))}
+		verifySlots: make(chan struct{}, cmp.Or(opts.VerifySlots, verifySlotCount()))}
 }
+
+// verifySlotCount leaves a core free of transaction verification: a flood
+// of transactions with bad signatures (bench/abuse.sh p2p-bad-sig-txs,
+// rpc-invalid-txs) otherwise took every core, and the cheap reads of the
+// node's own clients waited behind it (legitimate client p99 1.2-1.6 s with
+// a slot a core, 0.4-0.5 s with one fewer, on 2 cores under load; monerod
+// verifies one message at a time).
+func verifySlotCount() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 
 // maxTimedOut bounds the memory of timed-out transactions (2 MiB of ids).
 const maxTimedOut = 1 << 16

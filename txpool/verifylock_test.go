@@ -119,7 +119,7 @@ func TestVerificationDoesNotBlockReads(t *testing.T) {
 // marked as double-spent.
 func TestConcurrentDoubleSpend(t *testing.T) {
 	v := newGatedVerifier()
-	p := New(v, Options{})
+	p := New(v, Options{VerifySlots: 2}) // both inside verification at once, whatever the cores
 	a, ab := fakeTx(5, 2, 1)
 	b, bb := fakeTx(6, 2, 1, 2)
 	releaseA, releaseB := v.hold(a.ID()), v.hold(b.ID())
