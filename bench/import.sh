@@ -11,7 +11,9 @@
 #                   import its blockchain.raw. Built in a temporary directory unless --heavy-dir is given
 #   --heavy-dir DIR reuse the heavy chain in DIR (DIR/blockchain.raw) if it is there, otherwise build it into DIR
 #                   (with --heavy's TXS), so that later runs measure the same chain without rebuilding
-#   -n RUNS         repetitions of each import (default 3); the median time is reported
+#   -n RUNS         repetitions of each import (default 3), interleaved (gonerod, monero, gonerod, ...); the median
+#                   wall and CPU (user + system) times are reported
+#   --before BIN    also time this gonerod binary (e.g. built from main) in the same rounds: before/after ratios
 # Both importers verify: gonerod import always does; monero-blockchain-import runs in its default verifying mode,
 # passed explicitly as --dangerous-unverified-import 0 (the only switch that turns its checks off: with it set,
 # blocks go straight into the database), and --fast-block-sync 0 so that no block is taken on trust from a list of
@@ -25,10 +27,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
-runs=3 blocks=0 heavy=0 heavydir= file=$root/testdata/regtest/blockchain.raw
+runs=3 blocks=0 heavy=0 heavydir= before= file=$root/testdata/regtest/blockchain.raw
 while (($#)); do
   case "$1" in
     -n) runs=$2; shift 2 ;;
+    --before) before=$2; shift 2 ;;
     --blocks) blocks=$2; shift 2 ;;
     --heavy)
       heavy=2000; shift
@@ -73,12 +76,11 @@ fi
 
 (cd "$root" && go build -o "$work/gonerod" ./cmd/gonerod)
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-timeit() { # command... -> seconds; fails if the command does
-  local s e; s=$(date +%s.%N)
-  "$@" >"$work/last.log" 2>&1 || { echo "failed: $*" >&2; tail -5 "$work/last.log" >&2; return 1; }
-  e=$(date +%s.%N); awk -v s="$s" -v e="$e" 'BEGIN {print e - s}'
+timeit() { # command... -> "wall cpu" seconds (cpu: user + system of the command and its children); fails if it does
+  /usr/bin/time -f '%e %U %S' -o "$work/time" "$@" >"$work/last.log" 2>&1 || { echo "failed: $*" >&2; tail -5 "$work/last.log" >&2; return 1; }
+  awk '{printf "%s %.2f\n", $1, $2 + $3}' "$work/time"
 }
-run_gonero()  { rm -rf "$work/g"; timeit "$work/gonerod" import --regtest --fixed-difficulty 1 --data-dir "$work/g" --input-file "$file"; }
+run_gonero()  { rm -rf "$work/g"; timeit "${1:-$work/gonerod}" import --regtest --fixed-difficulty 1 --data-dir "$work/g" --input-file "$file"; }
 run_monero()  { rm -rf "$work/m"; (cd "$work" && timeit ip netns exec "$NS" monero-blockchain-import --regtest \
                   --fixed-difficulty 1 --dangerous-unverified-import 0 --fast-block-sync 0 \
                   --data-dir "$work/m" --input-file "$file"); }
@@ -89,15 +91,30 @@ read -r n ntx <<<"$summary"
 [[ -n "${n:-}" ]] || { echo "gonerod import of $file failed" >&2; exit 1; }
 rm -rf "$work/probe"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-g=$(for _ in $(seq "$runs"); do run_gonero; done | median)
-m=$(for _ in $(seq "$runs"); do run_monero; done | median)
-# the last monero-blockchain-import run must have imported every block
-grep -q "Number of blocks imported: $n\b" "$work/last.log" \
-  || { echo "monero-blockchain-import did not import $n blocks:" >&2; tail -5 "$work/last.log" >&2; exit 1; }
-printf '%s: %d blocks after genesis, %d transactions, median of %d runs; load average %s before, %s after\n' \
+: >"$work/g.t"; : >"$work/m.t"; : >"$work/b.t"
+for ((r = 1; r <= runs; r++)); do
+  run_gonero >>"$work/g.t"
+  [[ -z $before ]] || run_gonero "$before" >>"$work/b.t"
+  run_monero >>"$work/m.t"
+  # the monero-blockchain-import run must have imported every block
+  grep -q "Number of blocks imported: $n\b" "$work/last.log" \
+    || { echo "monero-blockchain-import did not import $n blocks:" >&2; tail -5 "$work/last.log" >&2; exit 1; }
+  echo "round $r: gonerod $(tail -1 "$work/g.t")${before:+, before $(tail -1 "$work/b.t")}, monero $(tail -1 "$work/m.t") (wall cpu s); load $(cut -d' ' -f1 /proc/loadavg)" >&2
+done
+col() { awk -v c="$2" '{print $c}' "$1" | median; }
+g=$(col "$work/g.t" 1) gc=$(col "$work/g.t" 2) m=$(col "$work/m.t" 1) mc=$(col "$work/m.t" 2)
+printf '%s: %d blocks after genesis, %d transactions, median of %d interleaved runs; load average %s before, %s after\n' \
   "$(basename "$file")" "$n" "$ntx" "$runs" "$load0" "$(cut -d' ' -f1-3 /proc/loadavg)"
-row() { awk -v name="$1" -v t="$2" -v n="$n" -v x="$ntx" \
-  'BEGIN {printf "%-40s %8.3f s %9.0f blocks/s %9.1f txs/s\n", name, t, n / t, x / t}'; }
-row "gonerod import" "$g"
-row "monero-blockchain-import (verifying)" "$m"
-awk -v g="$g" -v m="$m" 'BEGIN {printf "ratio monero time / gonero time: %.2fx\n", m / g}'
+row() { awk -v name="$1" -v t="$2" -v c="$3" -v n="$n" -v x="$ntx" \
+  'BEGIN {printf "%-40s %8.3f s wall %8.2f s cpu %7.0f blocks/s %7.1f txs/s\n", name, t, c, n / t, x / t}'; }
+row "gonerod import" "$g" "$gc"
+if [[ -n $before ]]; then
+  b=$(col "$work/b.t" 1) bc=$(col "$work/b.t" 2)
+  row "gonerod import (--before)" "$b" "$bc"
+fi
+row "monero-blockchain-import (verifying)" "$m" "$mc"
+awk -v g="$g" -v m="$m" -v gc="$gc" -v mc="$mc" 'BEGIN {printf "ratio monero / gonero: wall %.2fx, cpu %.2fx\n", m / g, mc / gc}'
+if [[ -n $before ]]; then
+  awk -v g="$g" -v m="$m" -v gc="$gc" -v mc="$mc" -v b="$b" -v bc="$bc" \
+    'BEGIN {printf "ratio monero / gonero --before: wall %.2fx, cpu %.2fx; before / after: wall %.2fx, cpu %.2fx\n", m / b, mc / bc, b / g, bc / gc}'
+fi

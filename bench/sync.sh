@@ -11,7 +11,9 @@
 #   --peers N   also sync from N monerods at once (default 1: one peer only)
 #   --delay MS  reach every source through bench/latencyproxy, which delays each chunk by MS milliseconds each way
 #               (a peer across a network rather than on loopback; netem is not needed)
-#   -n RUNS     repetitions per node (default 3); the median is reported
+#   -n RUNS     repetitions per node (default 3), interleaved; the median wall time is reported, and the syncing
+#               node's CPU time (user + system, from /proc when it reaches the height)
+#   --before BIN  also sync with this gonerod binary (e.g. built from main) in the same rounds: before/after ratios
 #   GONEROD_ARGS  extra gonerod flags (e.g. --block-sync-size 5 --prep-blocks-threads 2)
 # monerod also verifies what gonerod does not (none here for a coinbase-only chain), and both sides run on the
 # same cores. Needs root and the monero package; everything runs in a loopback-only namespace.
@@ -19,7 +21,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
-blocks=1000 runs=3 peers=1 chain="" delay=0
+blocks=1000 runs=3 peers=1 chain="" delay=0 before=""
 gargs=()
 while (($#)); do
   case "$1" in
@@ -28,6 +30,7 @@ while (($#)); do
     --peers) peers=$2; shift 2 ;;
     --delay) delay=$2; shift 2 ;;
     -n) runs=$2; shift 2 ;;
+    --before) before=$2; shift 2 ;;
     --) shift; gargs=("$@"); break ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac
@@ -82,6 +85,8 @@ wait_height() {
   until [[ $(height "$1") == "$want" ]]; do sleep 0.05; done
   python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.3f}')" "$t0" "$(date +%s.%N)"
 }
+# cpu_of PID: the process's CPU seconds so far (user + system)
+cpu_of() { awk -v t="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / t}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # exclusive N: --add-exclusive-node flags for the first N sources
 exclusive() { local i; for ((i = 0; i < $1; i++)); do printf -- '--add-exclusive-node\n%s\n' "${nodes[i]}"; done; }
@@ -91,7 +96,7 @@ exclusive() { local i; for ((i = 0; i < $1; i++)); do printf -- '--add-exclusive
 gonero_start() {
   rm -rf "$work/g"
   mapfile -t ex < <(exclusive "$1")
-  ip netns exec "$NS" "$work/gonerod" --regtest --fixed-difficulty 1 --no-zmq --data-dir "$work/g" --rpc-bind-port 38681 \
+  ip netns exec "$NS" "${2:-$work/gonerod}" --regtest --fixed-difficulty 1 --no-zmq --data-dir "$work/g" --rpc-bind-port 38681 \
     --p2p-bind-ip 127.0.0.1 --p2p-bind-port 38680 "${ex[@]}" --log-level warn "${gargs[@]}" >"$work/gonerod.log" 2>&1 &
   g=$!; procs+=("$g")
 }
@@ -103,10 +108,15 @@ monero_start() {
   m=$(lab start --fresh -d "$work/m" -r 38781 -p 38780 --online -- "${ex[@]}"); pids+=("$m")
 }
 
-gonero=() monero=() fromgonero=() goneroN=() moneroN=()
+gonero=() monero=() fromgonero=() goneroN=() moneroN=() gcpu=() mcpu=() beforeT=() bcpu=()
 for ((i = 0; i < runs; i++)); do
+  if [[ -n $before ]]; then
+    gonero_start 1 "$before"
+    beforeT+=("$(wait_height 38681)"); bcpu+=("$(cpu_of "$g")")
+    gonero_stop
+  fi
   gonero_start 1
-  gonero+=("$(wait_height 38681)")
+  gonero+=("$(wait_height 38681)"); gcpu+=("$(cpu_of "$g")")
   # the synced gonerod as the source of a fresh monerod
   rm -rf "$work/mg"
   mg=$(lab start --fresh -d "$work/mg" -r 38881 -p 38880 --online -- --add-exclusive-node 127.0.0.1:38680); pids+=("$mg")
@@ -114,8 +124,9 @@ for ((i = 0; i < runs; i++)); do
   lab stop "$mg" >/dev/null 2>&1
   gonero_stop
   monero_start 1
-  monero+=("$(wait_height 38781)")
+  monero+=("$(wait_height 38781)"); mcpu+=("$(cpu_of "$m")")
   lab stop "$m" >/dev/null 2>&1
+  echo "round $((i + 1)): gonerod ${gonero[-1]} s (cpu ${gcpu[-1]} s)${before:+, before ${beforeT[-1]:-} s (cpu ${bcpu[-1]:-} s)}, monerod ${monero[-1]} s (cpu ${mcpu[-1]} s); load $(cut -d' ' -f1 /proc/loadavg)" >&2
   if ((peers > 1)); then
     gonero_start "$peers"
     goneroN+=("$(wait_height 38681)")
@@ -128,10 +139,18 @@ done
 line() { printf '%-22s %8.3f s  %8.0f blocks/s   (runs: %s)\n' "$1" "$2" "$(python3 -c "print($want/$2)")" "$3"; }
 gs=$(printf '%s\n' "${gonero[@]}" | median); ms=$(printf '%s\n' "${monero[@]}" | median)
 fs=$(printf '%s\n' "${fromgonero[@]}" | median)
-printf 'chain: %s blocks; runs: %s (median); delay each way: %s ms\n' "$want" "$runs" "$delay"
+printf 'chain: %s blocks; runs: %s (median, interleaved); delay each way: %s ms; load average %s\n' "$want" "$runs" "$delay" "$(cut -d' ' -f1-3 /proc/loadavg)"
 line 'gonerod <- monerod' "$gs" "${gonero[*]}"
 line 'monerod <- monerod' "$ms" "${monero[*]}"
 line 'monerod <- gonerod' "$fs" "${fromgonero[*]}"
+gc=$(printf '%s\n' "${gcpu[@]}" | median); mc=$(printf '%s\n' "${mcpu[@]}" | median)
+printf 'CPU of the syncing node (median): gonerod %s s, monerod %s s: %.1fx\n' "$gc" "$mc" "$(python3 -c "print($mc/max($gc,0.01))")"
+if [[ -n $before ]]; then
+  bs=$(printf '%s\n' "${beforeT[@]}" | median); bc=$(printf '%s\n' "${bcpu[@]}" | median)
+  line 'gonerod --before <- monerod' "$bs" "${beforeT[*]}"
+  printf 'before: monerod time / gonerod time %.1fx (cpu %.1fx); before / after: wall %.2fx, cpu %.2fx\n' \
+    "$(python3 -c "print($ms/$bs)")" "$(python3 -c "print($mc/max($bc,0.01))")" "$(python3 -c "print($bs/$gs)")" "$(python3 -c "print($bc/max($gc,0.01))")"
+fi
 if ((peers > 1)); then
   gn=$(printf '%s\n' "${goneroN[@]}" | median); mn=$(printf '%s\n' "${moneroN[@]}" | median)
   line "gonerod <- $peers monerods" "$gn" "${goneroN[*]}"

@@ -3,10 +3,12 @@ package chain_test
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/gonero/gonero/chain"
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/chainexport"
+	"github.com/gonero/gonero/consensus"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/params"
 )
@@ -85,5 +87,42 @@ func TestAddBatchStops(t *testing.T) {
 	}
 	if err := add(c, recs[4]); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A batch verifies its signatures aside while it checks its later blocks;
+// a block with a bad CLSAG in the middle of a batch is still refused with
+// the error a block-by-block check gives, the blocks before it committed
+// and nothing after, and the genuine block goes in after it.
+func TestAddBatchBadSignature(t *testing.T) {
+	recs := regtestRecords(t)
+	now := time.Unix(int64(recs[len(recs)-1].Block.Timestamp), 0)
+	cfg := chain.Config{Network: params.Regtest, FixedDifficulty: 1, Now: func() time.Time { return now }}
+	const at = 201 // three CLSAG/BP+ transactions
+	badSig := withTx(t, recs[at], 2, func(tx *cryptonote.Transaction) { tx.Rct.Prunable.CLSAGs[0].S[5][0] ^= 1 })
+
+	one, _ := openChain(t, cfg)
+	for _, rec := range recs[1:at] {
+		if err := add(one, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := add(one, badSig)
+	if !errors.Is(want, consensus.ErrSignature) {
+		t.Fatalf("block by block: %v, want a signature error", want)
+	}
+
+	batched, _ := openChain(t, cfg)
+	// The blocks after the bad one do not extend it: the batch stops there.
+	blocks := append(append(append([]*chainexport.Record{}, recs[1:at]...), badSig), recs[at+1:]...)
+	n, err := batched.AddBatch(batchOf(blocks))
+	if n != at-1 || err == nil || err.Error() != want.Error() {
+		t.Fatalf("batch: %d added, %v; want %d, %v", n, err, at-1, want)
+	}
+	if batched.Height() != at || batched.Top().Hash != one.Top().Hash {
+		t.Fatalf("batch: height %d top %s, want %d %s", batched.Height(), batched.Top().Hash, at, one.Top().Hash)
+	}
+	if n, err := batched.AddBatch(batchOf(recs[at:])); n != len(recs)-at || err != nil {
+		t.Fatalf("the genuine blocks after: %d added, %v", n, err)
 	}
 }

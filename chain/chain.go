@@ -85,6 +85,10 @@ type Chain struct {
 	// listeners follow the main chain (OnMainChainChange).
 	listeners []func(MainChainChange)
 
+	// deferred, while AddBatch checks a batch, takes the signatures of
+	// the batch's transactions (sigqueue.go); nil otherwise.
+	deferred *sigQueue
+
 	checkpoints checkpointSet // read-only after Open
 	fast        fastSync      // its list is read-only after Open
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"time"
 
@@ -42,6 +43,9 @@ func (r Result) Added() uint64 { return r.To - r.From }
 // members are in the store by then. (A larger value would only let some
 // checks miss; a miss is checked again when the block is added.)
 const lookahead = 4
+
+// preverifiers is how many blocks Preverify checks at once: one a core.
+func preverifiers() int { return max(runtime.GOMAXPROCS(0), 1) }
 
 // readItem is the reader's next block, or io.EOF, or why it stopped.
 type readItem struct {
@@ -151,24 +155,45 @@ func ImportBatched(ctx context.Context, c *chain.Chain, path string, maxBlocks u
 	// transactions' own checks (chain.Preverify) while this one adds the
 	// block before; at most lookahead blocks wait, so their rings (at least
 	// TxSpendableAge blocks old) are in the store when they are verified.
-	items := make(chan readItem, lookahead)
+	// Preverify runs on preverifiers blocks at once (each one's range
+	// proofs are one batch on one core): the result goes out in file
+	// order.
+	type ahead struct {
+		it    readItem
+		ready chan struct{} // closed when it is preverified
+	}
+	items := make(chan *ahead, lookahead)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		defer close(items)
+		slots := make(chan struct{}, preverifiers())
 		for {
-			it := readNext(rd, path)
-			if it.rec != nil {
-				c.Preverify(it.rec.Block, it.rec.Txs, it.rec.TxBlobs)
+			a := &ahead{it: readNext(rd, path), ready: make(chan struct{})}
+			if rec := a.it.rec; rec != nil {
+				select {
+				case slots <- struct{}{}:
+				case <-done:
+					return
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					c.Preverify(rec.Block, rec.Txs, rec.TxBlobs)
+					<-slots
+					close(a.ready)
+				}()
+			} else {
+				close(a.ready)
 			}
 			select {
-			case items <- it:
+			case items <- a:
 			case <-done:
 				return
 			}
-			if it.rec == nil {
+			if a.it.rec == nil {
 				return
 			}
 		}
@@ -242,7 +267,9 @@ func ImportBatched(ctx context.Context, c *chain.Chain, path string, maxBlocks u
 		// The reader is awaited even with blocks pending: committing them
 		// early would acknowledge nothing to anyone, and the reader (which
 		// runs the range proofs) is usually the slower side.
-		it := <-items
+		a := <-items
+		<-a.ready
+		it := a.it
 		if it.err != nil {
 			return finish(it.err)
 		}

@@ -2,6 +2,7 @@ package ringct
 
 import (
 	"crypto/rand"
+	"encoding"
 	"errors"
 	"hash"
 
@@ -49,6 +50,36 @@ func (h hasher) scalar(dst *edwards25519.Scalar, buf []byte) {
 	var sum [64]byte
 	h.h.Reset()
 	h.h.Write(buf)
+	h.h.Sum(sum[:0])
+	if _, err := dst.SetUniformBytes(sum[:]); err != nil {
+		panic("ringct: SetUniformBytes refused 64 bytes") // cannot happen
+	}
+}
+
+// stateAfter returns the hasher's state after absorbing prefix, to resume
+// from with scalarFrom, or nil if the hash cannot save its state.
+func (h hasher) stateAfter(prefix []byte) []byte {
+	m, ok := h.h.(encoding.BinaryAppender)
+	if !ok {
+		return nil
+	}
+	h.h.Reset()
+	h.h.Write(prefix)
+	st, err := m.AppendBinary(nil)
+	if err != nil {
+		return nil
+	}
+	return st
+}
+
+// scalarFrom sets dst = Hs(prefix ‖ tail), the hasher resuming from
+// state, stateAfter(prefix).
+func (h hasher) scalarFrom(dst *edwards25519.Scalar, state, tail []byte) {
+	if err := h.h.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+		panic("ringct: Keccak refused its own state: " + err.Error()) // cannot happen
+	}
+	var sum [64]byte
+	h.h.Write(tail)
 	h.h.Sum(sum[:0])
 	if _, err := dst.SetUniformBytes(sum[:]); err != nil {
 		panic("ringct: SetUniformBytes refused 64 bytes") // cannot happen

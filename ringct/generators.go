@@ -228,6 +228,8 @@ func (b *batch) add(s *edwards25519.Scalar, p *msm.Point) {
 var (
 	voiG = msm.FromEdwards(edwards25519.NewGeneratorPoint())
 	voiH = msm.FromEdwards(crypto.H())
+	// voiGx is G with its table, for CLSAG's s·G in every ring member.
+	voiGx = msm.Expand(voiG)
 )
 
 // isZero evaluates the sum of all terms and reports whether it is the

@@ -153,3 +153,46 @@ func (p *Point) Sum3(a *Scalar, A *Point, b *Scalar, B *Point, c *Scalar, C *Poi
 	p.p.MultiscalarMulVartime(s[:], q[:])
 	return p
 }
+
+// Expanded is a point with its lookup table of odd multiples built once,
+// for a point that takes part in many sums (the generator G, a CLSAG's
+// combined key-image term): a sum with a Point builds that table every
+// time.
+type Expanded struct{ e curve.ExpandedEdwardsPoint }
+
+// Expand returns p with its table.
+func Expand(p *Point) *Expanded {
+	e := new(Expanded)
+	e.e.SetEdwardsPoint(&p.p)
+	return e
+}
+
+// SumE1P2 sets p = a·A + b·B + c·C in variable time, A expanded (a CLSAG's
+// L with A = G).
+func (p *Point) SumE1P2(a *Scalar, A *Expanded, b *Scalar, B *Point, c *Scalar, C *Point) *Point {
+	ss := [1]*scalar.Scalar{&a.s}
+	sp := [1]*curve.ExpandedEdwardsPoint{&A.e}
+	ds := [2]*scalar.Scalar{&b.s, &c.s}
+	dp := [2]*curve.EdwardsPoint{&B.p, &C.p}
+	p.p.ExpandedMultiscalarMulVartime(ss[:], sp[:], ds[:], dp[:])
+	return p
+}
+
+// SumE1P1 sets p = a·A + b·B in variable time, A expanded (a CLSAG's R
+// with A its combined key-image term).
+func (p *Point) SumE1P1(a *Scalar, A *Expanded, b *Scalar, B *Point) *Point {
+	ss := [1]*scalar.Scalar{&a.s}
+	sp := [1]*curve.ExpandedEdwardsPoint{&A.e}
+	ds := [1]*scalar.Scalar{&b.s}
+	dp := [1]*curve.EdwardsPoint{&B.p}
+	p.p.ExpandedMultiscalarMulVartime(ss[:], sp[:], ds[:], dp[:])
+	return p
+}
+
+// Sum2 sets p = a·A + b·B in variable time.
+func (p *Point) Sum2(a *Scalar, A *Point, b *Scalar, B *Point) *Point {
+	s := [2]*scalar.Scalar{&a.s, &b.s}
+	q := [2]*curve.EdwardsPoint{&A.p, &B.p}
+	p.p.MultiscalarMulVartime(s[:], q[:])
+	return p
+}
