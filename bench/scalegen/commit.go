@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/gonero/gonero/chaindb"
+)
+
+// batchStat is one batch commit as chain.AddBatch makes it (gonerod import
+// and P2P sync): one chaindb.Update whose function appends the batch's
+// blocks with Writer.Append, then bbolt's commit.
+type batchStat struct {
+	total  time.Duration // the whole Update: what the chain's lock is held for, less the chain's checks
+	append time.Duration // the Append calls (B+tree inserts, page faults on pages not in memory)
+	spill  time.Duration // commit: nodes to pages, page allocation, memory-map growth
+	write  time.Duration // commit: page writes and the two fdatasyncs
+	pages  int64         // page runs written
+	bytes  int           // block and tx blobs in the batch
+}
+
+// commitBatch appends recs in one store transaction and times it.
+func commitBatch(db *chaindb.DB, recs []chaindb.BlockRecord) (batchStat, error) {
+	var s batchStat
+	for i := range recs {
+		s.bytes += len(recs[i].Blob)
+		for _, tx := range recs[i].Txs {
+			s.bytes += len(tx.Blob)
+		}
+	}
+	c0 := db.CommitTimes()
+	t0 := time.Now()
+	var t1 time.Time
+	err := db.Update(func(w *chaindb.Writer) error {
+		for i := range recs {
+			if err := w.Append(recs[i]); err != nil {
+				return err
+			}
+		}
+		t1 = time.Now()
+		return nil
+	})
+	s.total = time.Since(t0)
+	s.append = t1.Sub(t0)
+	c1 := db.CommitTimes()
+	s.spill, s.write, s.pages = c1.Spill-c0.Spill, c1.Write-c0.Write, c1.Pages-c0.Pages
+	return s, err
+}
+
+// latency summarises batch commits: p50/p99/max of the whole Update, and
+// the shares of its time spent appending, spilling, writing and syncing,
+// and in the rest of the commit (the free list, growing the file: a
+// truncate and an fsync every 16 MB).
+type latency struct {
+	n                         int
+	p50, p99, max             float64 // ms, the whole Update
+	cp50, cp99, cmax          float64 // ms, the commit alone (Update less the appends)
+	appendP, spillP, writeP   float64 // % of the summed Update time
+	otherP                    float64
+	mbPerBatch, pagesPerBatch float64
+}
+
+func summarise(st []batchStat) latency {
+	if len(st) == 0 {
+		return latency{}
+	}
+	tot := make([]float64, len(st))
+	com := make([]float64, len(st))
+	var sum, app, sp, wr time.Duration
+	var pages int64
+	var bytes int
+	for i, s := range st {
+		tot[i] = ms(s.total)
+		com[i] = ms(s.total - s.append)
+		sum += s.total
+		app += s.append
+		sp += s.spill
+		wr += s.write
+		pages += s.pages
+		bytes += s.bytes
+	}
+	slices.Sort(tot)
+	slices.Sort(com)
+	share := func(d time.Duration) float64 { return 100 * float64(d) / float64(max(sum, 1)) }
+	n := float64(len(st))
+	return latency{
+		n: len(st), p50: pctNearest(tot, 50), p99: pctNearest(tot, 99), max: tot[len(tot)-1],
+		cp50: pctNearest(com, 50), cp99: pctNearest(com, 99), cmax: com[len(com)-1],
+		appendP: share(app), spillP: share(sp), writeP: share(wr), otherP: share(sum - app - sp - wr),
+		mbPerBatch: float64(bytes) / 1e6 / n, pagesPerBatch: float64(pages) / n,
+	}
+}
+
+// pctNearest is the nearest-rank percentile (the p99 of 100 batches is the
+// 99th, of fewer than 100 the largest).
+func pctNearest(sorted []float64, p float64) float64 {
+	i := int(p/100*float64(len(sorted))+0.999999) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}
+
+// String is the summary line bench/scale.sh reads (keep its fields in order).
+func (l latency) String() string {
+	return fmt.Sprintf("batches %d update_ms p50 %.1f p99 %.1f max %.1f commit_ms p50 %.1f p99 %.1f max %.1f"+
+		" share%% append %.0f spill %.0f write+fdatasync %.0f other %.0f MB/batch %.2f pages/batch %.0f",
+		l.n, l.p50, l.p99, l.max, l.cp50, l.cp99, l.cmax, l.appendP, l.spillP, l.writeP, l.otherP, l.mbPerBatch, l.pagesPerBatch)
+}
