@@ -1,8 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/gonero/gonero/chaindb"
@@ -18,11 +21,15 @@ type batchStat struct {
 	write  time.Duration // commit: page writes and the two fdatasyncs
 	pages  int64         // page runs written
 	bytes  int           // block and tx blobs in the batch
+	grew   int64         // bytes the file grew by (bbolt grows it by 16 MB and more, a truncate and an fsync)
+	remap  bool          // the file crossed a 1 GiB step of bbolt's memory map: the map was rebuilt
+	height uint64        // the batch's first height
 }
 
 // commitBatch appends recs in one store transaction and times it.
-func commitBatch(db *chaindb.DB, recs []chaindb.BlockRecord) (batchStat, error) {
-	var s batchStat
+func commitBatch(db *chaindb.DB, path string, recs []chaindb.BlockRecord) (batchStat, error) {
+	s := batchStat{height: recs[0].Meta.Height}
+	before := fileSize(path)
 	for i := range recs {
 		s.bytes += len(recs[i].Blob)
 		for _, tx := range recs[i].Txs {
@@ -45,7 +52,53 @@ func commitBatch(db *chaindb.DB, recs []chaindb.BlockRecord) (batchStat, error) 
 	s.append = t1.Sub(t0)
 	c1 := db.CommitTimes()
 	s.spill, s.write, s.pages = c1.Spill-c0.Spill, c1.Write-c0.Write, c1.Pages-c0.Pages
+	after := fileSize(path)
+	s.grew = after - before
+	const step = 1 << 30 // bbolt's mmap step above 1 GiB (and chaindb's default initial map)
+	s.remap = after > step && (after-1)/step > (before-1)/step
 	return s, err
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// slowest lists the n slowest batches with their parts, to tell a stall's
+// cause: the appends (pages faulted in), the spill (a remap), the writes
+// and fdatasyncs, or the rest (a file growth: truncate and fsync).
+func slowest(st []batchStat, n int) string {
+	idx := make([]int, len(st))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return cmp.Compare(st[b].total, st[a].total) })
+	var parts []string
+	for _, i := range idx[:min(n, len(idx))] {
+		s := st[i]
+		p := fmt.Sprintf("h%d %.0fms (append %.0f spill %.0f write %.0f other %.0f", s.height, ms(s.total), ms(s.append),
+			ms(s.spill), ms(s.write), ms(s.total-s.append-s.spill-s.write))
+		if s.grew > 0 {
+			p += fmt.Sprintf(" grew %dMB", s.grew>>20)
+		}
+		if s.remap {
+			p += " remap"
+		}
+		parts = append(parts, p+")")
+	}
+	grows, remaps := 0, 0
+	for _, s := range st {
+		if s.grew > 0 {
+			grows++
+		}
+		if s.remap {
+			remaps++
+		}
+	}
+	return fmt.Sprintf("%d of %d batches grew the file, %d remapped; slowest: %s", grows, len(st), remaps, strings.Join(parts, ", "))
 }
 
 // latency summarises batch commits: p50/p99/max of the whole Update, and

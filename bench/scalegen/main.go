@@ -127,7 +127,7 @@ func main() {
 	if start >= *to {
 		fmt.Printf("# scalegen: height %d already >= %d\n", start, *to)
 		if *probe > 0 {
-			runProbe(db, g, *probe, *probeBatch, *probeEra)
+			runProbe(db, path, g, *probe, *probeBatch, *probeEra)
 		}
 		if *stats {
 			printStats(db)
@@ -155,7 +155,7 @@ func main() {
 			txs += uint64(len(rec.Txs))
 			recs = append(recs, rec)
 		}
-		st, err := commitBatch(db, recs)
+		st, err := commitBatch(db, path, recs)
 		if err != nil {
 			log.Fatalf("scalegen: append at %d: %v", h, err)
 		}
@@ -176,8 +176,9 @@ func main() {
 	fmt.Printf("# done: %d blocks, %d txs in %.1f s (%.0f blocks/s)\n", n, txs, el, float64(n)/el)
 	w := all[max(0, len(all)-*window):]
 	fmt.Printf("# commit growth heights %d..%d: %s\n", *to-min(n, uint64(len(w))*uint64(*batch)), *to-1, summarise(w))
+	fmt.Printf("# commit growth, the whole run: %s\n", slowest(all, 5))
 	if *probe > 0 {
-		runProbe(db, g, *probe, *probeBatch, *probeEra)
+		runProbe(db, path, g, *probe, *probeBatch, *probeEra)
 	}
 	if *stats {
 		printStats(db)
@@ -189,7 +190,7 @@ func main() {
 // height era, whatever their height, and prints their commit latency: the
 // growth's own batches change with the era (a 100 k block carries far less
 // than a 4 M one), so the probe is what compares store sizes.
-func runProbe(db *chaindb.DB, g *gen, n, b int, era uint64) {
+func runProbe(db *chaindb.DB, path string, g *gen, n, b int, era uint64) {
 	saved := g.offset
 	g.offset = era
 	defer func() { g.offset = saved }()
@@ -201,13 +202,14 @@ func runProbe(db *chaindb.DB, g *gen, n, b int, era uint64) {
 			recs = append(recs, g.block(h))
 			h++
 		}
-		s, err := commitBatch(db, recs)
+		s, err := commitBatch(db, path, recs)
 		if err != nil {
 			log.Fatalf("scalegen: probe append at %d: %v", h, err)
 		}
 		st = append(st, s)
 	}
 	fmt.Printf("# commit probe heights %d..%d (shape of mainnet %d): %s\n", h-uint64(n*b), h-1, era, summarise(st))
+	fmt.Printf("# commit probe: %s\n", slowest(st, 3))
 	// The probe's blocks are popped again, b per transaction, so that the
 	// store is back at the size it is measured at (a reorganisation's
 	// free pages, which the growth reuses).
