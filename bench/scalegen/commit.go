@@ -158,3 +158,20 @@ func (l latency) String() string {
 		" share%% append %.0f spill %.0f write+fdatasync %.0f other %.0f MB/batch %.2f pages/batch %.0f",
 		l.n, l.p50, l.p99, l.max, l.cp50, l.cp99, l.cmax, l.appendP, l.spillP, l.writeP, l.otherP, l.mbPerBatch, l.pagesPerBatch)
 }
+
+// traceBatch appends one batch's line to the CSV file at path ("": none).
+func traceBatch(path string, blocks int, s batchStat) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%t,%d,%d\n", s.height, blocks, ms(s.total), ms(s.append),
+		ms(s.spill), ms(s.write), ms(s.total-s.append-s.spill-s.write), s.grew, s.remap, s.pages, s.bytes)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
