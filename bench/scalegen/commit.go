@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,6 +26,12 @@ type batchStat struct {
 	grew   int64         // bytes the file grew by (bbolt grows it by 16 MB and more, a truncate and an fsync)
 	remap  bool          // the file crossed a 1 GiB step of bbolt's memory map: the map was rebuilt
 	height uint64        // the batch's first height
+	// wait is the time the committing thread spent runnable but waiting
+	// for a CPU during the batch (/proc/thread-self/schedstat): on a
+	// shared machine, and at nice 19, much of a batch's time. total-wait
+	// is what the batch would take with a CPU to itself, the store's own
+	// latency (its fsyncs, page faults and computing).
+	wait time.Duration
 }
 
 // commitBatch appends recs in one store transaction and times it.
@@ -37,6 +45,7 @@ func commitBatch(db *chaindb.DB, path string, recs []chaindb.BlockRecord) (batch
 		}
 	}
 	c0 := db.CommitTimes()
+	w0 := runWait()
 	t0 := time.Now()
 	var t1 time.Time
 	err := db.Update(func(w *chaindb.Writer) error {
@@ -50,6 +59,7 @@ func commitBatch(db *chaindb.DB, path string, recs []chaindb.BlockRecord) (batch
 	})
 	s.total = time.Since(t0)
 	s.append = t1.Sub(t0)
+	s.wait = min(max(runWait()-w0, 0), s.total)
 	c1 := db.CommitTimes()
 	s.spill, s.write, s.pages = c1.Spill-c0.Spill, c1.Write-c0.Write, c1.Pages-c0.Pages
 	after := fileSize(path)
@@ -58,6 +68,27 @@ func commitBatch(db *chaindb.DB, path string, recs []chaindb.BlockRecord) (batch
 	s.remap = after > step && (after-1)/step > (before-1)/step
 	return s, err
 }
+
+// runWait is the run-queue wait of the calling thread: main locks the main
+// goroutine, which commits every batch, to its thread (init below), so it
+// is the batches' own wait for a CPU, not the runtime's other threads'.
+func runWait() time.Duration {
+	b, err := os.ReadFile("/proc/thread-self/schedstat")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	ns, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(ns)
+}
+
+func init() { runtime.LockOSThread() }
 
 func fileSize(path string) int64 {
 	fi, err := os.Stat(path)
@@ -79,8 +110,8 @@ func slowest(st []batchStat, n int) string {
 	var parts []string
 	for _, i := range idx[:min(n, len(idx))] {
 		s := st[i]
-		p := fmt.Sprintf("h%d %.0fms (append %.0f spill %.0f write %.0f other %.0f", s.height, ms(s.total), ms(s.append),
-			ms(s.spill), ms(s.write), ms(s.total-s.append-s.spill-s.write))
+		p := fmt.Sprintf("h%d %.0fms (append %.0f spill %.0f write %.0f other %.0f; cpu wait %.0f", s.height, ms(s.total), ms(s.append),
+			ms(s.spill), ms(s.write), ms(s.total-s.append-s.spill-s.write), ms(s.wait))
 		if s.grew > 0 {
 			p += fmt.Sprintf(" grew %dMB", s.grew>>20)
 		}
@@ -112,6 +143,8 @@ type latency struct {
 	appendP, spillP, writeP   float64 // % of the summed Update time
 	otherP                    float64
 	mbPerBatch, pagesPerBatch float64
+	waitP                     float64 // % of the summed Update time spent waiting for a CPU
+	own50, own99, ownMax      float64 // ms, the Update less that wait
 }
 
 func summarise(st []batchStat) latency {
@@ -120,12 +153,16 @@ func summarise(st []batchStat) latency {
 	}
 	tot := make([]float64, len(st))
 	com := make([]float64, len(st))
+	own := make([]float64, len(st))
+	var wait time.Duration
 	var sum, app, sp, wr time.Duration
 	var pages int64
 	var bytes int
 	for i, s := range st {
 		tot[i] = ms(s.total)
 		com[i] = ms(s.total - s.append)
+		own[i] = ms(s.total - s.wait)
+		wait += s.wait
 		sum += s.total
 		app += s.append
 		sp += s.spill
@@ -135,6 +172,7 @@ func summarise(st []batchStat) latency {
 	}
 	slices.Sort(tot)
 	slices.Sort(com)
+	slices.Sort(own)
 	share := func(d time.Duration) float64 { return 100 * float64(d) / float64(max(sum, 1)) }
 	n := float64(len(st))
 	return latency{
@@ -142,6 +180,7 @@ func summarise(st []batchStat) latency {
 		cp50: pctNearest(com, 50), cp99: pctNearest(com, 99), cmax: com[len(com)-1],
 		appendP: share(app), spillP: share(sp), writeP: share(wr), otherP: share(sum - app - sp - wr),
 		mbPerBatch: float64(bytes) / 1e6 / n, pagesPerBatch: float64(pages) / n,
+		waitP: share(wait), own50: pctNearest(own, 50), own99: pctNearest(own, 99), ownMax: own[len(own)-1],
 	}
 }
 
@@ -155,8 +194,10 @@ func pctNearest(sorted []float64, p float64) float64 {
 // String is the summary line bench/scale.sh reads (keep its fields in order).
 func (l latency) String() string {
 	return fmt.Sprintf("batches %d update_ms p50 %.1f p99 %.1f max %.1f commit_ms p50 %.1f p99 %.1f max %.1f"+
-		" share%% append %.0f spill %.0f write+fdatasync %.0f other %.0f MB/batch %.2f pages/batch %.0f",
-		l.n, l.p50, l.p99, l.max, l.cp50, l.cp99, l.cmax, l.appendP, l.spillP, l.writeP, l.otherP, l.mbPerBatch, l.pagesPerBatch)
+		" share%% append %.0f spill %.0f write+fdatasync %.0f other %.0f MB/batch %.2f pages/batch %.0f"+
+		" cpu_wait%% %.0f own_ms p50 %.1f p99 %.1f max %.1f",
+		l.n, l.p50, l.p99, l.max, l.cp50, l.cp99, l.cmax, l.appendP, l.spillP, l.writeP, l.otherP, l.mbPerBatch, l.pagesPerBatch,
+		l.waitP, l.own50, l.own99, l.ownMax)
 }
 
 // traceBatch appends one batch's line to the CSV file at path ("": none).
@@ -168,8 +209,8 @@ func traceBatch(path string, blocks int, s batchStat) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f, "%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%t,%d,%d\n", s.height, blocks, ms(s.total), ms(s.append),
-		ms(s.spill), ms(s.write), ms(s.total-s.append-s.spill-s.write), s.grew, s.remap, s.pages, s.bytes)
+	_, err = fmt.Fprintf(f, "%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%t,%d,%d,%.2f\n", s.height, blocks, ms(s.total), ms(s.append),
+		ms(s.spill), ms(s.write), ms(s.total-s.append-s.spill-s.write), s.grew, s.remap, s.pages, s.bytes, ms(s.wait))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
