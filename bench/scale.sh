@@ -216,20 +216,21 @@ wrkrun() { # wrkrun METHOD FROM TO -> "p50 p99 p999 rps requests"
 # spill H write+fdatasync I other J MB/batch K pages/batch L")
 commit_row() {
   local g p
-  g=$(grep '^# commit growth' <<<"$2" | sed 's/.*: //') p=$(grep '^# commit probe' <<<"$2" | sed 's/.*: //')
-  fields() { [[ -n $1 ]] && awk '{printf "%5d %7.1f %7.1f %7.1f %7.1f %6s %6.2f %6d", $2, $5, $7, $9, $14, $23"%", $27, $29}' <<<"$1" ||
-    printf '%5s %7s %7s %7s %7s %6s %6s %6s' - - - - - - - -; }
+  g=$(grep '^# commit growth heights' <<<"$2" | sed 's/.*: //') p=$(grep '^# commit probe heights' <<<"$2" | sed 's/.*: //')
+  fields() { [[ -n $1 ]] && awk '{printf "%4d %7.1f %7.1f %7.1f %7.1f %6.1f %5s %5s %5.2f %5d", $2, $5, $7, $9, $14, $36, $23"%", $31"%", $27, $29}' <<<"$1" ||
+    printf '%4s %7s %7s %7s %7s %6s %5s %5s %5s %5s' - - - - - - - - - -; }
   printf '%9d | %s | %s\n' "$1" "$(fields "$g")" "$(fields "$p")"
 }
 commit_table=$work/commit_table
-printf '%9s | %-59s | %-59s\n' "" "growth: last 100 batches of $batch blocks (mainnet-shaped)" \
+printf '%9s | %-69s | %-69s\n' "" "growth: last 100 batches of $batch blocks (mainnet-shaped)" \
   "probe: $probe batches of $probe_batch recent-era blocks" >"$commit_table"
-printf '%9s | %5s %7s %7s %7s %7s %6s %6s %6s | %5s %7s %7s %7s %7s %6s %6s %6s\n' height \
-  n p50_ms p99_ms max_ms c_p99 fsync MB/b pg/b n p50_ms p99_ms max_ms c_p99 fsync MB/b pg/b >>"$commit_table"
+printf '%9s | %4s %7s %7s %7s %7s %6s %5s %5s %5s %5s | %4s %7s %7s %7s %7s %6s %5s %5s %5s %5s\n' height \
+  n p50_ms p99_ms max_ms c_p99 own99 fsync wait MB/b pg/b n p50_ms p99_ms max_ms c_p99 own99 fsync wait MB/b pg/b >>"$commit_table"
 print_commit_table() {
   echo "per-batch commit latency while the store grows (scalegen, tx counts x$scale, nice $nice_level): p50/p99/max of the"
-  echo "whole chaindb.Update (appends + commit), c_p99: the commit alone, fsync: share of the Update time in page writes"
-  echo "and fdatasyncs, MB/b: block and tx blobs per batch, pg/b: page runs written per batch"
+  echo "whole chaindb.Update (appends + commit), c_p99: the commit alone, own99: the Update less its wait for a CPU (the"
+  echo "store's own latency), fsync: share of the Update time in page writes and fdatasyncs, wait: share spent waiting"
+  echo "for a CPU, MB/b: block and tx blobs per batch, pg/b: page runs written per batch"
   cat "$commit_table"
 }
 if ((commit_only)); then
