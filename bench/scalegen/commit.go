@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/gonero/gonero/chaindb"
@@ -32,6 +33,9 @@ type batchStat struct {
 	// is what the batch would take with a CPU to itself, the store's own
 	// latency (its fsyncs, page faults and computing).
 	wait time.Duration
+	// majflt counts the committing thread's major page faults: pages read
+	// from the disk because the page cache no longer held them.
+	majflt int64
 }
 
 // commitBatch appends recs in one store transaction and times it.
@@ -46,6 +50,7 @@ func commitBatch(db *chaindb.DB, path string, recs []chaindb.BlockRecord) (batch
 	}
 	c0 := db.CommitTimes()
 	w0 := runWait()
+	f0 := majorFaults()
 	t0 := time.Now()
 	var t1 time.Time
 	err := db.Update(func(w *chaindb.Writer) error {
@@ -60,6 +65,7 @@ func commitBatch(db *chaindb.DB, path string, recs []chaindb.BlockRecord) (batch
 	s.total = time.Since(t0)
 	s.append = t1.Sub(t0)
 	s.wait = min(max(runWait()-w0, 0), s.total)
+	s.majflt = majorFaults() - f0
 	c1 := db.CommitTimes()
 	s.spill, s.write, s.pages = c1.Spill-c0.Spill, c1.Write-c0.Write, c1.Pages-c0.Pages
 	after := fileSize(path)
@@ -89,6 +95,16 @@ func runWait() time.Duration {
 }
 
 func init() { runtime.LockOSThread() }
+
+// majorFaults is the calling thread's count of major page faults.
+func majorFaults() int64 {
+	var ru syscall.Rusage
+	const rusageThread = 1 // RUSAGE_THREAD (Linux)
+	if err := syscall.Getrusage(rusageThread, &ru); err != nil {
+		return 0
+	}
+	return ru.Majflt
+}
 
 func fileSize(path string) int64 {
 	fi, err := os.Stat(path)
@@ -144,6 +160,7 @@ type latency struct {
 	otherP                    float64
 	mbPerBatch, pagesPerBatch float64
 	waitP                     float64 // % of the summed Update time spent waiting for a CPU
+	majflt                    float64 // major page faults a batch
 	own50, own99, ownMax      float64 // ms, the Update less that wait
 }
 
@@ -155,6 +172,7 @@ func summarise(st []batchStat) latency {
 	com := make([]float64, len(st))
 	own := make([]float64, len(st))
 	var wait time.Duration
+	var majflt int64
 	var sum, app, sp, wr time.Duration
 	var pages int64
 	var bytes int
@@ -163,6 +181,7 @@ func summarise(st []batchStat) latency {
 		com[i] = ms(s.total - s.append)
 		own[i] = ms(s.total - s.wait)
 		wait += s.wait
+		majflt += s.majflt
 		sum += s.total
 		app += s.append
 		sp += s.spill
@@ -180,7 +199,7 @@ func summarise(st []batchStat) latency {
 		cp50: pctNearest(com, 50), cp99: pctNearest(com, 99), cmax: com[len(com)-1],
 		appendP: share(app), spillP: share(sp), writeP: share(wr), otherP: share(sum - app - sp - wr),
 		mbPerBatch: float64(bytes) / 1e6 / n, pagesPerBatch: float64(pages) / n,
-		waitP: share(wait), own50: pctNearest(own, 50), own99: pctNearest(own, 99), ownMax: own[len(own)-1],
+		waitP: share(wait), majflt: float64(majflt) / n, own50: pctNearest(own, 50), own99: pctNearest(own, 99), ownMax: own[len(own)-1],
 	}
 }
 
@@ -195,9 +214,9 @@ func pctNearest(sorted []float64, p float64) float64 {
 func (l latency) String() string {
 	return fmt.Sprintf("batches %d update_ms p50 %.1f p99 %.1f max %.1f commit_ms p50 %.1f p99 %.1f max %.1f"+
 		" share%% append %.0f spill %.0f write+fdatasync %.0f other %.0f MB/batch %.2f pages/batch %.0f"+
-		" cpu_wait%% %.0f own_ms p50 %.1f p99 %.1f max %.1f",
+		" cpu_wait%% %.0f own_ms p50 %.1f p99 %.1f max %.1f majflt/batch %.1f",
 		l.n, l.p50, l.p99, l.max, l.cp50, l.cp99, l.cmax, l.appendP, l.spillP, l.writeP, l.otherP, l.mbPerBatch, l.pagesPerBatch,
-		l.waitP, l.own50, l.own99, l.ownMax)
+		l.waitP, l.own50, l.own99, l.ownMax, l.majflt)
 }
 
 // traceBatch appends one batch's line to the CSV file at path ("": none).
@@ -209,8 +228,8 @@ func traceBatch(path string, blocks int, s batchStat) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(f, "%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%t,%d,%d,%.2f\n", s.height, blocks, ms(s.total), ms(s.append),
-		ms(s.spill), ms(s.write), ms(s.total-s.append-s.spill-s.write), s.grew, s.remap, s.pages, s.bytes, ms(s.wait))
+	_, err = fmt.Fprintf(f, "%d,%d,%.2f,%.2f,%.2f,%.2f,%.2f,%d,%t,%d,%d,%.2f,%d\n", s.height, blocks, ms(s.total), ms(s.append),
+		ms(s.spill), ms(s.write), ms(s.total-s.append-s.spill-s.write), s.grew, s.remap, s.pages, s.bytes, ms(s.wait), s.majflt)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

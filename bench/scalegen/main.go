@@ -70,7 +70,7 @@ func main() {
 	batch := flag.Int("batch", 500, "blocks per store transaction (one commit each, as gonerod import's and P2P sync's batches: importer.DefaultBatch)")
 	window := flag.Int("commit-window", 100, "the growth's commit latency is summarised over its last this many batches")
 	probe := flag.Int("probe", 0, "after growing, append this many more batches of blocks of one fixed shape (-probe-era) and summarise their commit latency: the same work at every size")
-	tracePath := flag.String("commit-trace", "", "append every batch commit's timings to this CSV file (height,blocks,total_ms,append_ms,spill_ms,write_ms,other_ms,grew_B,remap,pages,bytes,cpu_wait_ms)")
+	tracePath := flag.String("commit-trace", "", "append every batch commit's timings to this CSV file (height,blocks,total_ms,append_ms,spill_ms,write_ms,other_ms,grew_B,remap,pages,bytes,cpu_wait_ms,majflt)")
 	probeBatch := flag.Int("probe-batch", 500, "blocks per -probe batch")
 	probeEra := flag.Uint64("probe-era", 2_900_000, "-probe blocks are shaped as mainnet's block at this height")
 	seed := flag.Uint64("seed", 1, "random seed (a resumed run reseeds with the height)")
