@@ -4,7 +4,13 @@
 # Usage: bench/scale.sh [options]
 #   --sizes "LIST"        chain heights to measure at, ascending (default "1000 10000 100000 1000000 4000000")
 #   --scale F             multiplier of every block's transaction count in the generator (default 0.05; see below)
-#   --batch N             blocks per store transaction while generating (default 1000)
+#   --batch N             blocks per store transaction while generating (default 500: gonerod import's and P2P
+#                         sync's batch, importer.DefaultBatch); each batch's commit latency is recorded
+#   --probe N             at each size, also commit N batches of --probe-batch blocks of one fixed shape (mainnet's
+#                         recent blocks, whatever the height), then pop them again (default 100; 0: none): the same
+#                         work at every size, where the growth's own batches change with the era
+#   --probe-batch N       blocks per probe batch (default 100)
+#   --commit-only         only grow the store and report the commit latency table (no gonerod, no reads; no root)
 #   --dir DIR             keep the store in DIR (default: a temp dir, deleted at exit). An existing store there is
 #                         grown further, so a measured 4 M store can be measured again without regenerating it
 #   -d SECONDS            duration of each latency measurement (default 10)
@@ -29,7 +35,7 @@
 #
 # What it does, per size: bench/scalegen grows the store to that height (mainnet-shaped synthetic blocks written
 # straight through chaindb: blobs, metas, tx records, outputs, key images; see bench/scalegen/main.go) and reports
-# the append rate per batch; then gonerod starts on the store (--regtest --offline, RPC on 127.0.0.1) and the script
+# the append rate and each batch's commit latency (see "Commit latency" below); then gonerod starts on the store (--regtest --offline, RPC on 127.0.0.1) and the script
 # measures: start-up time (exec to the first get_info answer), the store's bytes per block, p50/p99/p99.9 of
 # getblockheaderbyheight and getblock at random heights [1, height) and at the tip [height-100, height) with wrk
 # while gonerod's own regtest miner (--start-mining) appends blocks (bbolt admits one process, so the writer must be
@@ -39,6 +45,15 @@
 # 735, 100 and 100,000 blocks), reads of a header (one View, MetaByHeight) and of a block (meta, blob, tx hash list)
 # at random heights and at the tip while a goroutine appends a block per fsynced transaction at 100 blocks/s, and
 # popping and re-appending the top 100 blocks. Prints both tables at the end.
+#
+# Commit latency: scalegen commits each batch as chain.AddBatch does (gonerod import, P2P sync): one chaindb.Update
+# whose function appends the batch's blocks with Writer.Append, then bbolt's commit; what it leaves out is the chain's
+# own checks (consensus, signatures), which the synthetic blocks would not pass and which hold no store page. Per size
+# the table shows, over the last 100 growth batches up to that size (mainnet-shaped, so a 100 k batch carries far
+# less than a 4 M one) and over the probe batches (the same shape at every size): p50/p99/max of the whole Update, the
+# p99 of the commit alone (Update less the appends), the share of the Update time spent in bbolt's page writes and
+# fdatasyncs (the writes only copy into the page cache: nearly all of it is the two fdatasyncs of a commit), and the
+# MB of blobs and pages written per batch.
 #
 # --scale: 4 M blocks at mainnet's transaction counts (~28 per recent block, ~50 M transactions, ~270 GB) do not fit
 # this machine. Blocks are all there (4 M metas, blobs, hash index entries); each block's transaction count is
@@ -52,13 +67,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-bench}
-sizes="1000 10000 100000 1000000 4000000" scale=0.05 batch=1000 dir= dur=10 conns=1 interval=10ms writer=1
+sizes="1000 10000 100000 1000000 4000000" scale=0.05 batch=500 probe=100 probe_batch=100 commit_only=0 dir= dur=10 conns=1 interval=10ms writer=1
 stats=0 compare= port=38710 nice_level=0 sreaders=1 extrapolate=0 sample_blocks=2000
 while (($#)); do
   case "$1" in
     --sizes) sizes=$2; shift 2 ;;
     --scale) scale=$2; shift 2 ;;
     --batch) batch=$2; shift 2 ;;
+    --probe) probe=$2; shift 2 ;;
+    --probe-batch) probe_batch=$2; shift 2 ;;
+    --commit-only) commit_only=1; shift ;;
     --dir) dir=$2; shift 2 ;;
     -d) dur=$2; shift 2 ;;
     -c) conns=$2; shift 2 ;;
@@ -75,9 +93,13 @@ while (($#)); do
     *) die "unknown option $1" ;;
   esac
 done
-for t in wrk curl jq go; do command -v $t >/dev/null || die "$t is needed"; done
-ensure_ns
-ns_only_lo || die "namespace $NS has interfaces other than lo; refusing to run nodes in it"
+if ((commit_only)); then
+  command -v go >/dev/null || die "go is needed"
+else
+  for t in wrk curl jq go; do command -v $t >/dev/null || die "$t is needed"; done
+  ensure_ns
+  ns_only_lo || die "namespace $NS has interfaces other than lo; refusing to run nodes in it"
+fi
 
 work=$(mktemp -d /tmp/gonero-scale.XXXXXX)
 gpid=
@@ -90,7 +112,7 @@ trap cleanup EXIT
 mkdir -p "$dir"
 
 note "building gonerod and scalegen"
-(cd "$root" && go build -o "$work/gonerod" ./cmd/gonerod && go build -o "$work/scalegen" ./bench/scalegen)
+(cd "$root" && go build -o "$work/scalegen" ./bench/scalegen && { ((commit_only)) || go build -o "$work/gonerod" ./cmd/gonerod; })
 
 # ---- --compare: monerod's LMDB against gonero's bbolt on real chains ---------------------------------------------
 if [[ -n $compare ]]; then
@@ -189,16 +211,53 @@ wrkrun() { # wrkrun METHOD FROM TO -> "p50 p99 p999 rps requests"
   awk '{for(i=1;i<=NF;i++){split($i,a,"="); v[a[1]]=a[2]}; printf "%.2f %.2f %.2f %.0f %d\n", v["p50_us"]/1000, v["p99_us"]/1000, v["p999_us"]/1000, v["rps"], v["requests"]}' <<<"$out"
 }
 
+# commit_row SIZE SCALEGEN_OUTPUT: one row of the commit latency table, from scalegen's "# commit growth" and
+# "# commit probe" lines ("... batches N update_ms p50 A p99 B max C commit_ms p50 D p99 E max F share% append G
+# spill H write+fdatasync I other J MB/batch K pages/batch L")
+commit_row() {
+  local g p
+  g=$(grep '^# commit growth heights' <<<"$2" | sed 's/.*: //') p=$(grep '^# commit probe heights' <<<"$2" | sed 's/.*: //')
+  fields() { [[ -n $1 ]] && awk '{printf "%4d %7.1f %7.1f %7.1f %7.1f %6.1f %5s %5s %5.2f %5d", $2, $5, $7, $9, $14, $36, $23"%", $31"%", $27, $29}' <<<"$1" ||
+    printf '%4s %7s %7s %7s %7s %6s %5s %5s %5s %5s' - - - - - - - - - -; }
+  printf '%9d | %s | %s\n' "$1" "$(fields "$g")" "$(fields "$p")"
+}
+commit_table=$work/commit_table
+printf '%9s | %-69s | %-69s\n' "" "growth: last 100 batches of $batch blocks (mainnet-shaped)" \
+  "probe: $probe batches of $probe_batch recent-era blocks" >"$commit_table"
+printf '%9s | %4s %7s %7s %7s %7s %6s %5s %5s %5s %5s | %4s %7s %7s %7s %7s %6s %5s %5s %5s %5s\n' height \
+  n p50_ms p99_ms max_ms c_p99 own99 fsync wait MB/b pg/b n p50_ms p99_ms max_ms c_p99 own99 fsync wait MB/b pg/b >>"$commit_table"
+print_commit_table() {
+  echo "per-batch commit latency while the store grows (scalegen, tx counts x$scale, nice $nice_level): p50/p99/max of the"
+  echo "whole chaindb.Update (appends + commit), c_p99: the commit alone, own99: the Update less its wait for a CPU (the"
+  echo "store's own latency), fsync: share of the Update time in page writes and fdatasyncs, wait: share spent waiting"
+  echo "for a CPU, MB/b: block and tx blobs per batch, pg/b: page runs written per batch"
+  cat "$commit_table"
+}
+if ((commit_only)); then
+  for size in $sizes; do
+    note "generating to height $size (scale $scale)"
+    gen=$(nice -n "$nice_level" "$work/scalegen" -data-dir "$dir" -to "$size" -scale "$scale" -batch "$batch" \
+      -probe "$probe" -probe-batch "$probe_batch")
+    echo "$gen" >&2
+    commit_row "$size" "$gen" >>"$commit_table"
+  done
+  echo
+  print_commit_table
+  exit 0
+fi
+
 table=$work/table
 printf '%9s %9s %7s %9s %9s | %-30s %8s %8s %8s %7s | %8s %8s %8s %8s\n' height file_MB B/blk gen_blk/s startup_ms \
   measurement p50_ms p99_ms p999_ms req/s writer_blk pop100_ms readd_ms rss_MB >"$table"
 db=$dir/fake/gonero.db
 for size in $sizes; do
   note "generating to height $size (scale $scale)"
-  gen=$("$work/scalegen" -data-dir "$dir" -to "$size" -scale "$scale" -batch "$batch" $( ((stats)) && echo -stats))
+  gen=$(nice -n "$nice_level" "$work/scalegen" -data-dir "$dir" -to "$size" -scale "$scale" -batch "$batch" \
+    -probe "$probe" -probe-batch "$probe_batch" $( ((stats)) && echo -stats))
   echo "$gen" >&2
   genrate=$(awk '/^# done/{print $(NF-1)}' <<<"$gen" | tr -d '(')
   [[ -n $genrate ]] || genrate=-
+  commit_row "$size" "$gen" >>"$commit_table"
   note "timing the store alone at height $size"
   sm=$(nice -n "$nice_level" "$work/scalegen" -data-dir "$dir" -to 1 -scale "$scale" -measure "${dur}s" -readers "$sreaders")
   echo "$sm" >&2
@@ -267,6 +326,8 @@ for size in $sizes; do
     "$(bc -l <<<"$(rss_kb)/1024")" "$(bc -l <<<"$(anon_kb)/1024")" >>"$table"
   stop_gonerod
 done
+echo
+print_commit_table
 echo
 cat "$work/store_table"
 echo

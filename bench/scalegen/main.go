@@ -27,6 +27,12 @@
 //
 // A run extends the store from its current height to -to, so one store is
 // grown through 1 k, 10 k, ... and measured at each size.
+//
+// Every batch is committed as chain.AddBatch commits one for gonerod import
+// and P2P sync (one chaindb.Update appending the blocks, 500 a batch by
+// default as importer.DefaultBatch) and timed: the run prints each batch
+// commit's latency, its parts and its wait for a CPU (commit.go); -probe
+// adds batches of one fixed shape at the size reached, to compare sizes.
 package main
 
 import (
@@ -67,7 +73,12 @@ func main() {
 	dataDir := flag.String("data-dir", "", "gonerod data directory (the store is DATA-DIR/fake/gonero.db)")
 	to := flag.Uint64("to", 1000, "grow the chain to this height (number of blocks)")
 	scale := flag.Float64("scale", 0.1, "multiplier of every block's transaction count")
-	batch := flag.Int("batch", 1000, "blocks per store transaction (one fsync each)")
+	batch := flag.Int("batch", 500, "blocks per store transaction (one commit each, as gonerod import's and P2P sync's batches: importer.DefaultBatch)")
+	window := flag.Int("commit-window", 100, "the growth's commit latency is summarised over its last this many batches")
+	probe := flag.Int("probe", 0, "after growing, append this many more batches of blocks of one fixed shape (-probe-era) and summarise their commit latency: the same work at every size")
+	tracePath := flag.String("commit-trace", "", "append every batch commit's timings to this CSV file (height,blocks,total_ms,append_ms,spill_ms,write_ms,other_ms,grew_B,remap,pages,bytes,cpu_wait_ms,majflt)")
+	probeBatch := flag.Int("probe-batch", 500, "blocks per -probe batch")
+	probeEra := flag.Uint64("probe-era", 2_900_000, "-probe blocks are shaped as mainnet's block at this height")
 	seed := flag.Uint64("seed", 1, "random seed (a resumed run reseeds with the height)")
 	weights := flag.String("weights", "", "CSV of mainnet block weights (height,block_weight,long_term_weight); default: the repository's testdata/mainnet/context")
 	every := flag.Uint64("report-every", 0, "print a progress line every this many blocks (0: 10 lines per run)")
@@ -122,6 +133,9 @@ func main() {
 	start := top.Height + 1
 	if start >= *to {
 		fmt.Printf("# scalegen: height %d already >= %d\n", start, *to)
+		if *probe > 0 {
+			runProbe(db, path, g, *probe, *probeBatch, *probeEra)
+		}
 		if *stats {
 			printStats(db)
 		}
@@ -133,10 +147,13 @@ func main() {
 		*every = max(uint64(*batch), n/10)
 	}
 	fmt.Printf("# scalegen %s: heights %d..%d scale %g batch %d\n", path, start, *to-1, *scale, *batch)
-	fmt.Printf("# %10s %10s %12s %10s %12s %12s\n", "height", "secs", "blocks/s", "txs/s", "file_MB", "bytes/block")
+	fmt.Printf("# %10s %10s %12s %10s %12s %12s %9s %9s %9s %7s\n", "height", "secs", "blocks/s", "txs/s", "file_MB", "bytes/block",
+		"upd_p50ms", "upd_p99ms", "upd_maxms", "write%")
 	t0 := time.Now()
 	lastT, lastH, lastTx := t0, start, uint64(0)
 	var txs uint64
+	var all []batchStat
+	lastB := 0
 	for h := start; h < *to; {
 		end := min(h+uint64(*batch), *to)
 		recs := make([]chaindb.BlockRecord, 0, end-h)
@@ -145,33 +162,85 @@ func main() {
 			txs += uint64(len(rec.Txs))
 			recs = append(recs, rec)
 		}
-		err := db.Update(func(w *chaindb.Writer) error {
-			for i := range recs {
-				if err := w.Append(recs[i]); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
+		st, err := commitBatch(db, path, recs)
 		if err != nil {
 			log.Fatalf("scalegen: append at %d: %v", h, err)
+		}
+		all = append(all, st)
+		if err := traceBatch(*tracePath, len(recs), st); err != nil {
+			log.Fatalf("scalegen: %v", err)
 		}
 		h = end
 		if (h-start)%*every < uint64(*batch) || h == *to {
 			now := time.Now()
 			fi, _ := os.Stat(path)
 			dt := now.Sub(lastT).Seconds()
-			fmt.Printf("  %10d %10.1f %12.0f %10.0f %12.1f %12.0f\n", h, now.Sub(t0).Seconds(),
-				float64(h-lastH)/dt, float64(txs-lastTx)/dt, float64(fi.Size())/1e6, float64(fi.Size())/float64(h))
-			lastT, lastH, lastTx = now, h, txs
+			l := summarise(all[lastB:])
+			fmt.Printf("  %10d %10.1f %12.0f %10.0f %12.1f %12.0f %9.1f %9.1f %9.1f %7.0f\n", h, now.Sub(t0).Seconds(),
+				float64(h-lastH)/dt, float64(txs-lastTx)/dt, float64(fi.Size())/1e6, float64(fi.Size())/float64(h),
+				l.p50, l.p99, l.max, l.writeP)
+			lastT, lastH, lastTx, lastB = now, h, txs, len(all)
 		}
 	}
 	el := time.Since(t0).Seconds()
 	fmt.Printf("# done: %d blocks, %d txs in %.1f s (%.0f blocks/s)\n", n, txs, el, float64(n)/el)
+	w := all[max(0, len(all)-*window):]
+	fmt.Printf("# commit growth heights %d..%d: %s\n", *to-min(n, uint64(len(w))*uint64(*batch)), *to-1, summarise(w))
+	fmt.Printf("# commit growth, the whole run: %s\n", slowest(all, 5))
+	if *probe > 0 {
+		runProbe(db, path, g, *probe, *probeBatch, *probeEra)
+	}
 	if *stats {
 		printStats(db)
 	}
 	finish(db, path, g, *measureFor, *readers, *writeRate)
+}
+
+// runProbe appends n batches of b blocks shaped as mainnet's block at
+// height era, whatever their height, and prints their commit latency: the
+// growth's own batches change with the era (a 100 k block carries far less
+// than a 4 M one), so the probe is what compares store sizes.
+func runProbe(db *chaindb.DB, path string, g *gen, n, b int, era uint64) {
+	saved := g.offset
+	g.offset = era
+	defer func() { g.offset = saved }()
+	var st []batchStat
+	h := g.prev.Height + 1
+	for range n {
+		recs := make([]chaindb.BlockRecord, 0, b)
+		for range b {
+			recs = append(recs, g.block(h))
+			h++
+		}
+		s, err := commitBatch(db, path, recs)
+		if err != nil {
+			log.Fatalf("scalegen: probe append at %d: %v", h, err)
+		}
+		st = append(st, s)
+	}
+	fmt.Printf("# commit probe heights %d..%d (shape of mainnet %d): %s\n", h-uint64(n*b), h-1, era, summarise(st))
+	fmt.Printf("# commit probe: %s\n", slowest(st, 3))
+	// The probe's blocks are popped again, b per transaction, so that the
+	// store is back at the size it is measured at (a reorganisation's
+	// free pages, which the growth reuses).
+	t0 := time.Now()
+	for range n {
+		err := db.Update(func(w *chaindb.Writer) error {
+			for range b {
+				if _, err := w.PopTop(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			log.Fatalf("scalegen: probe pop: %v", err)
+		}
+	}
+	if err := db.View(func(r *chaindb.Reader) (err error) { g.prev, err = r.Top(); return err }); err != nil {
+		log.Fatalf("scalegen: %v", err)
+	}
+	fmt.Printf("# probe popped in %.1f s, top %d\n", time.Since(t0).Seconds(), g.prev.Height)
 }
 
 // finish closes the store and, with -measure, reopens it to time it.
