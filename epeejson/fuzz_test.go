@@ -335,3 +335,51 @@ func TestParseShallowBomb(t *testing.T) {
 		t.Errorf("%v allocations", allocs)
 	}
 }
+
+// FuzzParseCapped: ParseCapped refuses exactly what Parse refuses (but for
+// Parse's too-many-values bound), and what it builds is Parse's value with
+// every top-level array member of the capped name cut to n+1 elements.
+func FuzzParseCapped(f *testing.F) {
+	for _, c := range parseCases {
+		f.Add([]byte(c.in), uint8(1))
+	}
+	for _, r := range parsedRequests(f) {
+		f.Add(r.body, uint8(2))
+	}
+	f.Add([]byte(`{"a":[{"x":[1,2]},{"y":1},{"z":{"w":"v"}}],"b":{"a":[1,2,3]},"a":[1,2,3,4]}`), uint8(0))
+	f.Add([]byte(`{"a":["x","y",1]}`), uint8(0))
+	f.Add([]byte(`{"a":[1,2,3`), uint8(1))
+	f.Fuzz(func(t *testing.T, b []byte, n uint8) {
+		keep := int(n % 4)
+		full, ferr := Parse(b)
+		capped, cerr := ParseCapped(b, "a", keep)
+		if cerr != nil {
+			if _, ok := cerr.(*SyntaxError); !ok {
+				t.Fatalf("error %T %v is not *SyntaxError", cerr, cerr)
+			}
+			if ferr == nil {
+				t.Fatalf("ParseCapped refuses what Parse accepts: %v\ninput %q", cerr, b)
+			}
+			return
+		}
+		if ferr != nil {
+			if !strings.Contains(ferr.Error(), "too many values") {
+				t.Fatalf("Parse refuses what ParseCapped accepts: %v\ninput %q", ferr, b)
+			}
+			return
+		}
+		want := full
+		if len(full.Obj) > 0 {
+			want.Obj = make([]Member, len(full.Obj))
+			copy(want.Obj, full.Obj)
+		}
+		for i, m := range want.Obj {
+			if m.Name == "a" && m.Value.Kind == KindArray && len(m.Value.Arr) > keep+1 {
+				want.Obj[i].Value.Arr = m.Value.Arr[:keep+1]
+			}
+		}
+		if !reflect.DeepEqual(capped, want) {
+			t.Fatalf("capped parse differs\ninput %q\ngot  %#v\nwant %#v", b, capped, want)
+		}
+	})
+}

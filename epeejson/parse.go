@@ -115,7 +115,7 @@ const (
 // Members keep input order and duplicates (see Value.Get for how monerod
 // resolves them). Errors are *SyntaxError. Parse never panics; memory is
 // O(len(b)).
-func Parse(b []byte) (Value, error) { return parse(b, "") }
+func Parse(b []byte) (Value, error) { return parse(b, "", "", 0) }
 
 // ParseShallow accepts and refuses exactly what Parse does, but builds the
 // value of every top-level member called name only one level deep: if it is
@@ -129,12 +129,21 @@ func Parse(b []byte) (Value, error) { return parse(b, "") }
 // It is for a JSON-RPC envelope whose method reads only scalar params
 // (get_info reads one, "client"): a megabyte of params nobody reads costs a
 // scan, not ~100 bytes a value (issue 33).
-func ParseShallow(b []byte, name string) (Value, error) { return parse(b, name) }
+func ParseShallow(b []byte, name string) (Value, error) { return parse(b, name, "", 0) }
 
-func parse(b []byte, shallow string) (Value, error) {
+// ParseCapped accepts and refuses exactly what Parse does, but of every
+// top-level array member called name it builds only the first n+1
+// elements: the rest are checked (their syntax, and that they are of the
+// array's one kind) but not kept and not counted against MaxValues. A
+// caller that refuses more than n elements (monerod's restricted caps:
+// 100 transactions, 5,000 outputs) sees len > n and refuses for what
+// a few kilobytes cost, instead of ~100 bytes a value (issue 33).
+func ParseCapped(b []byte, name string, n int) (Value, error) { return parse(b, "", name, max(n, 0)) }
+
+func parse(b []byte, shallow, capName string, capN int) (Value, error) {
 	p := parserPool.Get().(*parser)
 	p.src = string(b)
-	p.shallow = shallow
+	p.shallow, p.capName, p.capN = shallow, capName, capN
 	// Every member has a ':', so their count sizes the first slab well for
 	// ordinary requests (bounded, in case the colons are inside strings).
 	p.nextMemberSlab = min(max(bytes.Count(b, []byte{':'}), 1), 64)
@@ -163,6 +172,7 @@ func (p *parser) release() {
 	}
 	p.src = ""
 	p.shallow, p.inShallow, p.discard = "", false, 0
+	p.capName, p.capN = "", 0
 	p.values = 0
 	p.memberSlab, p.elementSlab = nil, nil
 	p.nextMemberSlab, p.nextElementSlab = 0, 0
@@ -189,6 +199,9 @@ type parser struct {
 	shallow   string
 	inShallow bool
 	discard   int
+	// ParseCapped: the top-level array member capName keeps capN+1 elements.
+	capName string
+	capN    int
 }
 
 // discards says whether a container value (object or array) of member name,
@@ -236,6 +249,7 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 	arrayBase := 0         // start of the current array's elements in p.elements
 	var arrayKind Kind = 0 // kind of the current array's elements (numbers: their storage type)
 	arrayDiscard := false  // the current array is checked, not kept (ParseShallow)
+	arrayCapped := false   // the current array's later elements are checked, not kept (ParseCapped)
 
 	i := start
 	for ; i < len(s); i++ {
@@ -388,10 +402,10 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 			case c == ',':
 				state = stateArrayWaitingValue
 			case c == ']':
-				if err := p.endArray(name, arrayBase, arrayDiscard); err != nil {
+				if err := p.endArray(name, arrayBase, arrayDiscard, arrayCapped); err != nil {
 					return nil, i, false, err
 				}
-				arrayDiscard = false
+				arrayDiscard, arrayCapped = false, false
 				state = stateAfterValue
 			case !isSpace(c):
 				return nil, i, false, p.fail(i, "Wrong JSON character")
@@ -399,6 +413,10 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 		case stateArrayWaitingValue:
 			if isSpace(c) {
 				continue
+			}
+			if !arrayCapped && p.capName != "" && recursion == 0 && name == p.capName && p.discard == 0 && len(p.elements)-arrayBase > p.capN {
+				arrayCapped = true
+				p.discard++
 			}
 			var next Value
 			if next, i, err = p.arrayElement(i, recursion, arrayKind); err != nil {
@@ -413,7 +431,7 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 	// End of input: run_handler's loop just ends without an error. An array
 	// that has elements was already stored by epee.
 	if state == stateArrayAfterValue || state == stateArrayWaitingValue {
-		if err := p.endArray(name, arrayBase, arrayDiscard); err != nil {
+		if err := p.endArray(name, arrayBase, arrayDiscard, arrayCapped); err != nil {
 			return nil, i, false, err
 		}
 	}
@@ -518,11 +536,15 @@ func (p *parser) closeSection(base int) []Member {
 }
 
 // endArray ends an array that has elements: stored (closeArray), or, if it
-// was discarded, recorded empty at the boundary (nothing deeper).
-func (p *parser) endArray(name string, base int, discarded bool) error {
+// was discarded, recorded empty at the boundary (nothing deeper); a capped
+// array is stored with the elements it kept.
+func (p *parser) endArray(name string, base int, discarded, capped bool) error {
 	if discarded {
 		p.discard--
 		return p.keepEmpty(name, KindArray)
+	}
+	if capped {
+		p.discard--
 	}
 	if p.discard == 0 {
 		p.closeArray(name, base)
