@@ -418,6 +418,13 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 				arrayCapped = true
 				p.discard++
 			}
+			if p.discard > 0 && (arrayKind == KindUint || arrayKind == KindInt || arrayKind == KindDouble) && (isDigit(c) || c == '-') {
+				if i, err = p.skipNumber(i, arrayKind); err != nil {
+					return nil, i, false, err
+				}
+				state = stateArrayAfterValue
+				continue
+			}
 			var next Value
 			if next, i, err = p.arrayElement(i, recursion, arrayKind); err != nil {
 				return nil, i, false, err
@@ -674,8 +681,31 @@ func (p *parser) matchWord(i int) (string, int, error) {
 // run_handler. s[i] is a digit or '-'. It returns the value and the index of
 // the literal's last byte.
 func (p *parser) matchNumber(i int) (Value, int, error) {
+	lit, kind, j, err := p.numberLiteral(i)
+	if err != nil {
+		return Value{}, j, err
+	}
+	v := Value{Kind: kind}
+	var ok bool
+	switch kind {
+	case KindDouble:
+		v.Double, ok = strtod(lit)
+	case KindInt:
+		v.Int, ok = strtoll(lit)
+	default:
+		v.Uint, ok = strtoull(lit)
+	}
+	if !ok {
+		return Value{}, i, p.fail(i, "Invalid number: "+lit)
+	}
+	return v, j - 1, nil
+}
+
+// numberLiteral finds the number literal at s[i] and its storage type; j is
+// the index after it.
+func (p *parser) numberLiteral(i int) (lit string, kind Kind, j int, err error) {
 	s := p.src
-	j := i
+	j = i
 	signed := false
 	if s[j] == '-' {
 		signed = true
@@ -689,24 +719,42 @@ func (p *parser) matchNumber(i int) (Value, int, error) {
 		j++
 	}
 	if j == len(s) {
-		return Value{}, j, p.fail(j, "wrong number in json entry")
+		return "", 0, j, p.fail(j, "wrong number in json entry")
 	}
-	lit := s[i:j]
-	var v Value
-	var ok bool
 	switch {
 	case isFloat:
-		v.Kind = KindDouble
-		v.Double, ok = strtod(lit)
+		kind = KindDouble
 	case signed:
-		v.Kind = KindInt
-		v.Int, ok = strtoll(lit)
+		kind = KindInt
 	default:
-		v.Kind = KindUint
-		v.Uint, ok = strtoull(lit)
+		kind = KindUint
+	}
+	return s[i:j], kind, j, nil
+}
+
+// skipNumber checks a number that is not kept (a discarded array's later
+// element) as matchNumber would, without making its Value: of kind want,
+// in range. It returns the index of the literal's last byte. A megabyte of
+// zeros is 500,000 of them.
+func (p *parser) skipNumber(i int, want Kind) (int, error) {
+	lit, kind, j, err := p.numberLiteral(i)
+	if err != nil {
+		return j, err
+	}
+	var ok bool
+	switch kind {
+	case KindDouble:
+		_, ok = strtod(lit)
+	case KindInt:
+		_, ok = strtoll(lit)
+	default:
+		_, ok = strtoull(lit)
 	}
 	if !ok {
-		return Value{}, i, p.fail(i, "Invalid number: "+lit)
+		return i, p.fail(i, "Invalid number: "+lit)
 	}
-	return v, j - 1, nil
+	if kind != want {
+		return i, p.fail(i, "Failed to insert next value (number of another type)")
+	}
+	return j - 1, nil
 }
