@@ -2,6 +2,8 @@ package epeejson
 
 import (
 	"bytes"
+	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -213,6 +215,171 @@ func FuzzWriterString(f *testing.F) {
 			if got, ok := v.Get(s); !ok || got.Str != s {
 				t.Fatalf("name %q not read back (%+v)", s, v.Obj)
 			}
+		}
+	})
+}
+
+// FuzzParseShallow: ParseShallow refuses exactly what Parse refuses (but for
+// Parse's too-many-values bound, which values checked and not kept do not
+// count against), and what it builds is Parse's value with the shallow
+// member cut one level deep, its arrays and objects left empty of their kind.
+func FuzzParseShallow(f *testing.F) {
+	for _, c := range parseCases {
+		f.Add([]byte(c.in))
+	}
+	for _, r := range parsedRequests(f) {
+		f.Add(r.body)
+	}
+	f.Add([]byte(`{"params":{"client":"x","a":[1,{"b":2}],"c":{"d":[3]}},"params":[0,0],"x":{"params":[1]}}`))
+	f.Add([]byte(`{"params":{"client":{"a":1},"client":[{"x":[1,"y"]}]}}`))
+	f.Add([]byte(`{"params":[{"a":{"b":[1`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		full, ferr := Parse(b)
+		shallow, serr := ParseShallow(b, "params")
+		if serr != nil {
+			if _, ok := serr.(*SyntaxError); !ok {
+				t.Fatalf("error %T %v is not *SyntaxError", serr, serr)
+			}
+			if ferr == nil {
+				t.Fatalf("ParseShallow refuses what Parse accepts: %v\ninput %q", serr, b)
+			}
+			return
+		}
+		if ferr != nil {
+			if !strings.Contains(ferr.Error(), "too many values") {
+				t.Fatalf("Parse refuses what ParseShallow accepts: %v\ninput %q", ferr, b)
+			}
+			return
+		}
+		want := cutShallow(full, "params")
+		if !reflect.DeepEqual(shallow, want) {
+			t.Fatalf("shallow parse differs\ninput %q\ngot  %#v\nwant %#v", b, shallow, want)
+		}
+	})
+}
+
+// cutShallow is v with every top-level member called name cut one level
+// deep, as ParseShallow builds it.
+func cutShallow(v Value, name string) Value {
+	empty := func(k Kind) Value {
+		if k == KindArray {
+			return Value{Kind: KindArray, Arr: []Value{}}
+		}
+		return Value{Kind: KindObject, Obj: []Member{}}
+	}
+	out := v
+	out.Obj = make([]Member, len(v.Obj))
+	copy(out.Obj, v.Obj)
+	if len(v.Obj) == 0 {
+		out.Obj = v.Obj
+	}
+	for i, m := range out.Obj {
+		if m.Name != name {
+			continue
+		}
+		switch m.Value.Kind {
+		case KindArray:
+			out.Obj[i].Value = empty(KindArray)
+		case KindObject:
+			if m.Value.Obj == nil {
+				continue
+			}
+			inner := make([]Member, len(m.Value.Obj))
+			for j, im := range m.Value.Obj {
+				inner[j] = im
+				if im.Value.Kind == KindArray || im.Value.Kind == KindObject {
+					inner[j].Value = empty(im.Value.Kind)
+				}
+			}
+			out.Obj[i].Value = Value{Kind: KindObject, Obj: inner}
+		}
+	}
+	return out
+}
+
+// TestParseShallowBomb: a get_info envelope whose params are ~500,000 zeros
+// (bench/abuse.sh rpc-bombs) costs about its own size, not ~100 bytes a
+// value; Parse refuses it as too many values, monerod and ParseShallow
+// accept it.
+func TestParseShallowBomb(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":0,"method":"get_info","params":[0`)
+	for b.Len() < 1<<20-4096 {
+		b.WriteString(",0")
+	}
+	b.WriteString(`],"x":{"params":[{"a":1}]}}`)
+	body := b.Bytes()
+	if _, err := Parse(body); err == nil || !strings.Contains(err.Error(), "too many values") {
+		t.Fatalf("Parse: %v, want too many values", err)
+	}
+	var v Value
+	var err error
+	allocs := testing.AllocsPerRun(5, func() { v, err = ParseShallow(body, "params") })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := v.Get("params"); !ok || p.Kind != KindArray || len(p.Arr) != 0 {
+		t.Fatalf("params %+v %v", p, ok)
+	}
+	if x, _ := v.Get("x"); len(x.Obj) != 1 || x.Obj[0].Value.Kind != KindArray || len(x.Obj[0].Value.Arr) != 1 {
+		t.Fatalf("a nested params is built whole: %+v", x)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _ = ParseShallow(body, "params")
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2*uint64(len(body)) {
+		t.Errorf("ParseShallow allocated %d bytes for a %d-byte body", n, len(body))
+	}
+	if allocs > 20 {
+		t.Errorf("%v allocations", allocs)
+	}
+}
+
+// FuzzParseCapped: ParseCapped refuses exactly what Parse refuses (but for
+// Parse's too-many-values bound), and what it builds is Parse's value with
+// every top-level array member of the capped name cut to n+1 elements.
+func FuzzParseCapped(f *testing.F) {
+	for _, c := range parseCases {
+		f.Add([]byte(c.in), uint8(1))
+	}
+	for _, r := range parsedRequests(f) {
+		f.Add(r.body, uint8(2))
+	}
+	f.Add([]byte(`{"a":[{"x":[1,2]},{"y":1},{"z":{"w":"v"}}],"b":{"a":[1,2,3]},"a":[1,2,3,4]}`), uint8(0))
+	f.Add([]byte(`{"a":["x","y",1]}`), uint8(0))
+	f.Add([]byte(`{"a":[1,2,3`), uint8(1))
+	f.Fuzz(func(t *testing.T, b []byte, n uint8) {
+		keep := int(n % 4)
+		full, ferr := Parse(b)
+		capped, cerr := ParseCapped(b, "a", keep)
+		if cerr != nil {
+			if _, ok := cerr.(*SyntaxError); !ok {
+				t.Fatalf("error %T %v is not *SyntaxError", cerr, cerr)
+			}
+			if ferr == nil {
+				t.Fatalf("ParseCapped refuses what Parse accepts: %v\ninput %q", cerr, b)
+			}
+			return
+		}
+		if ferr != nil {
+			if !strings.Contains(ferr.Error(), "too many values") {
+				t.Fatalf("Parse refuses what ParseCapped accepts: %v\ninput %q", ferr, b)
+			}
+			return
+		}
+		want := full
+		if len(full.Obj) > 0 {
+			want.Obj = make([]Member, len(full.Obj))
+			copy(want.Obj, full.Obj)
+		}
+		for i, m := range want.Obj {
+			if m.Name == "a" && m.Value.Kind == KindArray && len(m.Value.Arr) > keep+1 {
+				want.Obj[i].Value.Arr = m.Value.Arr[:keep+1]
+			}
+		}
+		if !reflect.DeepEqual(capped, want) {
+			t.Fatalf("capped parse differs\ninput %q\ngot  %#v\nwant %#v", b, capped, want)
 		}
 	})
 }

@@ -115,9 +115,35 @@ const (
 // Members keep input order and duplicates (see Value.Get for how monerod
 // resolves them). Errors are *SyntaxError. Parse never panics; memory is
 // O(len(b)).
-func Parse(b []byte) (Value, error) {
+func Parse(b []byte) (Value, error) { return parse(b, "", "", 0) }
+
+// ParseShallow accepts and refuses exactly what Parse does, but builds the
+// value of every top-level member called name only one level deep: if it is
+// an object, its scalar members are built, and its arrays and objects are
+// checked byte for byte as Parse checks them but kept as an empty value of
+// their kind (an Arr or Obj of length 0); if it is an array, the same (its
+// elements are checked, not kept). The values checked and not kept cost no
+// memory and do not count against MaxValues, which is why a body Parse
+// refuses as too many values can pass here, as it passes in monerod.
+//
+// It is for a JSON-RPC envelope whose method reads only scalar params
+// (get_info reads one, "client"): a megabyte of params nobody reads costs a
+// scan, not ~100 bytes a value (issue 33).
+func ParseShallow(b []byte, name string) (Value, error) { return parse(b, name, "", 0) }
+
+// ParseCapped accepts and refuses exactly what Parse does, but of every
+// top-level array member called name it builds only the first n+1
+// elements: the rest are checked (their syntax, and that they are of the
+// array's one kind) but not kept and not counted against MaxValues. A
+// caller that refuses more than n elements (monerod's restricted caps:
+// 100 transactions, 5,000 outputs) sees len > n and refuses for what
+// a few kilobytes cost, instead of ~100 bytes a value (issue 33).
+func ParseCapped(b []byte, name string, n int) (Value, error) { return parse(b, "", name, max(n, 0)) }
+
+func parse(b []byte, shallow, capName string, capN int) (Value, error) {
 	p := parserPool.Get().(*parser)
 	p.src = string(b)
+	p.shallow, p.capName, p.capN = shallow, capName, capN
 	// Every member has a ':', so their count sizes the first slab well for
 	// ordinary requests (bounded, in case the colons are inside strings).
 	p.nextMemberSlab = min(max(bytes.Count(b, []byte{':'}), 1), 64)
@@ -145,6 +171,8 @@ func (p *parser) release() {
 		p.elements = nil
 	}
 	p.src = ""
+	p.shallow, p.inShallow, p.discard = "", false, 0
+	p.capName, p.capN = "", 0
 	p.values = 0
 	p.memberSlab, p.elementSlab = nil, nil
 	p.nextMemberSlab, p.nextElementSlab = 0, 0
@@ -164,6 +192,43 @@ type parser struct {
 	elementSlab     []Value  // closed arrays' elements are carved from here
 	nextMemberSlab  int      // least size of the next slab (they double)
 	nextElementSlab int
+
+	// ParseShallow: shallow is the top-level member built one level deep,
+	// inShallow is set while its object is parsed, and discard > 0 while a
+	// value is checked and not kept.
+	shallow   string
+	inShallow bool
+	discard   int
+	// ParseCapped: the top-level array member capName keeps capN+1 elements.
+	capName string
+	capN    int
+}
+
+// discards says whether a container value (object or array) of member name,
+// found in a section at recursion, is to be checked and not kept: the
+// shallow member's own array, or an array or object inside its object.
+func (p *parser) discards(recursion int, name string, array bool) bool {
+	if p.discard > 0 || p.shallow == "" {
+		return false // already discarding (the outermost one counts), or not shallow
+	}
+	return (array && recursion == 0 && name == p.shallow) || (recursion == 1 && p.inShallow)
+}
+
+// keepEmpty records a discarded container at the boundary as an empty value
+// of its kind, so that Value.Get sees the member with its kind (the last
+// member still wins, and a scalar read of it still fails on the kind).
+func (p *parser) keepEmpty(name string, kind Kind) error {
+	if p.values++; p.values > MaxValues {
+		return p.tooMany(0)
+	}
+	v := Value{Kind: kind}
+	if kind == KindArray {
+		v.Arr = []Value{}
+	} else {
+		v.Obj = []Member{}
+	}
+	p.members = append(p.members, Member{Name: name, Value: v})
+	return nil
 }
 
 func (p *parser) fail(off int, msg string) error {
@@ -183,6 +248,8 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 	var name string
 	arrayBase := 0         // start of the current array's elements in p.elements
 	var arrayKind Kind = 0 // kind of the current array's elements (numbers: their storage type)
+	arrayDiscard := false  // the current array is checked, not kept (ParseShallow)
+	arrayCapped := false   // the current array's later elements are checked, not kept (ParseCapped)
 
 	i := start
 	for ; i < len(s); i++ {
@@ -257,14 +324,31 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 					// open_section cannot insert an empty name and run_handler throws.
 					return nil, i, false, p.fail(i, "Failed to insert new section in json")
 				}
+				discard := p.discards(recursion, name, false)
+				enter := recursion == 0 && name == p.shallow && p.shallow != ""
+				if discard {
+					p.discard++
+				}
+				p.inShallow = p.inShallow || enter
 				sub, subEnd, subClosed, subErr := p.section(i, recursion+1)
+				if enter {
+					p.inShallow = false
+				}
 				if subErr != nil {
 					return nil, i, false, subErr
 				}
-				if p.values++; p.values > MaxValues {
-					return nil, i, false, p.tooMany(i)
+				switch {
+				case discard:
+					p.discard--
+					if err := p.keepEmpty(name, KindObject); err != nil {
+						return nil, i, false, err
+					}
+				case p.discard == 0:
+					if p.values++; p.values > MaxValues {
+						return nil, i, false, p.tooMany(i)
+					}
+					p.members = append(p.members, Member{Name: name, Value: Value{Kind: KindObject, Obj: sub}})
 				}
-				p.members = append(p.members, Member{Name: name, Value: Value{Kind: KindObject, Obj: sub}})
 				if subClosed {
 					i = subEnd
 				} // else: EOF inside; epee leaves the cursor on the '{' and re-scans after it
@@ -302,18 +386,26 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 				return nil, i, false, p.fail(i, "Wrong JSON character")
 			}
 			arrayBase = len(p.elements)
+			if arrayDiscard = p.discards(recursion, name, true); arrayDiscard {
+				p.discard++
+			}
 			if first, i, err = p.arrayElement(i, recursion, 0); err != nil {
 				return nil, i, false, err
 			}
 			arrayKind = first.Kind
-			p.elements = append(p.elements, first)
+			if p.discard == 0 {
+				p.elements = append(p.elements, first)
+			}
 			state = stateArrayAfterValue
 		case stateArrayAfterValue:
 			switch {
 			case c == ',':
 				state = stateArrayWaitingValue
 			case c == ']':
-				p.closeArray(name, arrayBase)
+				if err := p.endArray(name, arrayBase, arrayDiscard, arrayCapped); err != nil {
+					return nil, i, false, err
+				}
+				arrayDiscard, arrayCapped = false, false
 				state = stateAfterValue
 			case !isSpace(c):
 				return nil, i, false, p.fail(i, "Wrong JSON character")
@@ -322,18 +414,33 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 			if isSpace(c) {
 				continue
 			}
+			if !arrayCapped && p.capName != "" && recursion == 0 && name == p.capName && p.discard == 0 && len(p.elements)-arrayBase > p.capN {
+				arrayCapped = true
+				p.discard++
+			}
+			if p.discard > 0 && (arrayKind == KindUint || arrayKind == KindInt || arrayKind == KindDouble) && (isDigit(c) || c == '-') {
+				if i, err = p.skipNumber(i, arrayKind); err != nil {
+					return nil, i, false, err
+				}
+				state = stateArrayAfterValue
+				continue
+			}
 			var next Value
 			if next, i, err = p.arrayElement(i, recursion, arrayKind); err != nil {
 				return nil, i, false, err
 			}
-			p.elements = append(p.elements, next)
+			if p.discard == 0 {
+				p.elements = append(p.elements, next)
+			}
 			state = stateArrayAfterValue
 		}
 	}
 	// End of input: run_handler's loop just ends without an error. An array
 	// that has elements was already stored by epee.
 	if state == stateArrayAfterValue || state == stateArrayWaitingValue {
-		p.closeArray(name, arrayBase)
+		if err := p.endArray(name, arrayBase, arrayDiscard, arrayCapped); err != nil {
+			return nil, i, false, err
+		}
 	}
 	return p.closeSection(base), i, false, nil
 }
@@ -344,8 +451,10 @@ func (p *parser) section(start int, recursion int) (obj []Member, end int, close
 // checked by insert_next_value). It returns the index of the element's last
 // byte, or of the '{' of an object cut off by EOF.
 func (p *parser) arrayElement(i int, recursion int, want Kind) (Value, int, error) {
-	if p.values++; p.values > MaxValues {
-		return Value{}, i, p.tooMany(i)
+	if p.discard == 0 {
+		if p.values++; p.values > MaxValues {
+			return Value{}, i, p.tooMany(i)
+		}
 	}
 	s := p.src
 	start := i
@@ -397,6 +506,9 @@ func (p *parser) arrayElement(i int, recursion int, want Kind) (Value, int, erro
 // setScalar stores a scalar member. set_value fails for an empty name and
 // run_handler ignores the failure, so such members vanish.
 func (p *parser) setScalar(name string, v Value) error {
+	if p.discard > 0 {
+		return nil
+	}
 	if p.values++; p.values > MaxValues {
 		return p.tooMany(0)
 	}
@@ -428,6 +540,23 @@ func (p *parser) closeSection(base int) []Member {
 	clear(p.members[base:])
 	p.members = p.members[:base]
 	return obj
+}
+
+// endArray ends an array that has elements: stored (closeArray), or, if it
+// was discarded, recorded empty at the boundary (nothing deeper); a capped
+// array is stored with the elements it kept.
+func (p *parser) endArray(name string, base int, discarded, capped bool) error {
+	if discarded {
+		p.discard--
+		return p.keepEmpty(name, KindArray)
+	}
+	if capped {
+		p.discard--
+	}
+	if p.discard == 0 {
+		p.closeArray(name, base)
+	}
+	return nil
 }
 
 // closeArray stores the array collected since base as member name.
@@ -552,8 +681,31 @@ func (p *parser) matchWord(i int) (string, int, error) {
 // run_handler. s[i] is a digit or '-'. It returns the value and the index of
 // the literal's last byte.
 func (p *parser) matchNumber(i int) (Value, int, error) {
+	lit, kind, j, err := p.numberLiteral(i)
+	if err != nil {
+		return Value{}, j, err
+	}
+	v := Value{Kind: kind}
+	var ok bool
+	switch kind {
+	case KindDouble:
+		v.Double, ok = strtod(lit)
+	case KindInt:
+		v.Int, ok = strtoll(lit)
+	default:
+		v.Uint, ok = strtoull(lit)
+	}
+	if !ok {
+		return Value{}, i, p.fail(i, "Invalid number: "+lit)
+	}
+	return v, j - 1, nil
+}
+
+// numberLiteral finds the number literal at s[i] and its storage type; j is
+// the index after it.
+func (p *parser) numberLiteral(i int) (lit string, kind Kind, j int, err error) {
 	s := p.src
-	j := i
+	j = i
 	signed := false
 	if s[j] == '-' {
 		signed = true
@@ -567,24 +719,42 @@ func (p *parser) matchNumber(i int) (Value, int, error) {
 		j++
 	}
 	if j == len(s) {
-		return Value{}, j, p.fail(j, "wrong number in json entry")
+		return "", 0, j, p.fail(j, "wrong number in json entry")
 	}
-	lit := s[i:j]
-	var v Value
-	var ok bool
 	switch {
 	case isFloat:
-		v.Kind = KindDouble
-		v.Double, ok = strtod(lit)
+		kind = KindDouble
 	case signed:
-		v.Kind = KindInt
-		v.Int, ok = strtoll(lit)
+		kind = KindInt
 	default:
-		v.Kind = KindUint
-		v.Uint, ok = strtoull(lit)
+		kind = KindUint
+	}
+	return s[i:j], kind, j, nil
+}
+
+// skipNumber checks a number that is not kept (a discarded array's later
+// element) as matchNumber would, without making its Value: of kind want,
+// in range. It returns the index of the literal's last byte. A megabyte of
+// zeros is 500,000 of them.
+func (p *parser) skipNumber(i int, want Kind) (int, error) {
+	lit, kind, j, err := p.numberLiteral(i)
+	if err != nil {
+		return j, err
+	}
+	var ok bool
+	switch kind {
+	case KindDouble:
+		_, ok = strtod(lit)
+	case KindInt:
+		_, ok = strtoll(lit)
+	default:
+		_, ok = strtoull(lit)
 	}
 	if !ok {
-		return Value{}, i, p.fail(i, "Invalid number: "+lit)
+		return i, p.fail(i, "Invalid number: "+lit)
 	}
-	return v, j - 1, nil
+	if kind != want {
+		return i, p.fail(i, "Failed to insert next value (number of another type)")
+	}
+	return j - 1, nil
 }

@@ -67,6 +67,14 @@ type endpoint struct {
 	// noClient: a JSON-RPC request without the RPC-payment "client" member
 	// (its type is rpc_request_base, or has no base: get_connections).
 	noClient bool
+	// deepParams: the method reads an array or object inside its params,
+	// or params given as an array (the requests monerod loads from one), so
+	// its request is parsed whole; every other method is served from
+	// epeejson.ParseShallow(body, "params"), where only params' scalars
+	// are built (a megabyte of params it never reads costs a scan, not
+	// ~100 bytes a value: issue 33). A handler that reads an array or
+	// object of its params must declare this, or it sees them empty.
+	deepParams bool
 }
 
 // registry is the built registry: every name, bound to its entry.

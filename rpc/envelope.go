@@ -56,7 +56,7 @@ func (s *Server) answerJSONRPC(req *httpd.Request) (resp httpd.Response, observe
 	if len(body) > 0 && body[0] == '[' {
 		return s.serveBatch(body, req), nil
 	}
-	v, err := epeejson.Parse(req.Body)
+	v, err := parseEnvelope(req.Body)
 	if s.timers != nil {
 		observe = s.timers.other
 		if err == nil {
@@ -74,6 +74,24 @@ func (s *Server) answerJSONRPC(req *httpd.Request) (resp httpd.Response, observe
 	}
 	s.answers.putJSONRPC(version, s.answerVersion(), req, v, w.Bytes(), observe)
 	return jsonResponse(w), observe
+}
+
+// parseEnvelope parses a /json_rpc request: params one level deep, then
+// whole if its method reads deeper (endpoint.deepParams). Both parses
+// accept and refuse the same bodies, so answers are monerod's either way;
+// a method that needs only params' scalars (get_info, getblock, ...) or a
+// method not served pays nothing for arrays it never reads.
+func parseEnvelope(body []byte) (epeejson.Value, error) {
+	v, err := epeejson.ParseShallow(body, "params")
+	if err != nil {
+		return v, err
+	}
+	if mv, ok := v.Get("method"); ok && mv.Kind == epeejson.KindString {
+		if m := endpoints.methods[mv.Str]; m != nil && m.deepParams {
+			return epeejson.Parse(body)
+		}
+	}
+	return v, nil
 }
 
 func jsonResponse(w *epeejson.Writer) httpd.Response {

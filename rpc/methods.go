@@ -33,11 +33,11 @@ func methodsEndpoints() []endpoint {
 		// The header methods ignore fill_pow_hash on a restricted listener;
 		// get_block_header_by_hash takes at most maxRestrictedHeaders hashes.
 		{names: []string{"get_last_block_header", "getlastblockheader"}, access: accessCapped, method: getLastBlockHeader},
-		{names: []string{"get_block_header_by_hash", "getblockheaderbyhash"}, access: accessCapped, method: getBlockHeaderByHash},
+		{names: []string{"get_block_header_by_hash", "getblockheaderbyhash"}, access: accessCapped, method: getBlockHeaderByHash, deepParams: true},
 		{names: []string{"get_block_header_by_height", "getblockheaderbyheight"}, access: accessCapped, method: getBlockHeaderByHeight},
 		{names: []string{"get_block", "getblock"}, access: accessCapped, method: getBlock},
 		{names: []string{"get_connections"}, access: accessRefused, method: getConnections, noClient: true},
-		{names: []string{"get_block_count", "getblockcount"}, access: accessPublic, method: getBlockCount, noClient: true},
+		{names: []string{"get_block_count", "getblockcount"}, access: accessPublic, method: getBlockCount, noClient: true, deepParams: true},
 		{names: []string{"generateblocks"}, access: accessRefused, method: generateBlocks},
 	}
 }

@@ -31,12 +31,12 @@ import (
 func miningEndpoints() []endpoint {
 	return []endpoint{
 		{names: []string{"get_block_template", "getblocktemplate"}, access: accessPublic, method: getBlockTemplate},
-		{names: []string{"submit_block", "submitblock"}, access: accessPublic, method: submitBlock},
+		{names: []string{"submit_block", "submitblock"}, access: accessPublic, method: submitBlock, deepParams: true},
 		{names: []string{"get_miner_data"}, access: accessPublic, method: getMinerData},
 		{names: []string{"calc_pow"}, access: accessRefused, method: calcPow},
 		// Capped: restrictedAuxPowCount chains, nonces up to restrictedMaxAuxNonce.
-		{names: []string{"add_aux_pow"}, access: accessCapped, method: addAuxPow},
-		{names: []string{"on_get_block_hash", "on_getblockhash"}, access: accessPublic, method: getBlockHash},
+		{names: []string{"add_aux_pow"}, access: accessCapped, method: addAuxPow, deepParams: true},
+		{names: []string{"on_get_block_hash", "on_getblockhash"}, access: accessPublic, method: getBlockHash, deepParams: true},
 		{names: []string{"get_coinbase_tx_sum"}, access: accessRefused, method: getCoinbaseTxSum},
 		{names: []string{"get_alternate_chains"}, access: accessRefused, method: getAlternateChains},
 		// Refused on a restricted listener since 0.18.4.

@@ -27,7 +27,7 @@ func operatorEndpoints() []endpoint {
 	return []endpoint{
 		{names: []string{"sync_info"}, access: accessRefused, method: syncInfo},
 		{names: []string{"get_bans"}, access: accessRefused, method: getBans, noClient: true},
-		{names: []string{"set_bans"}, access: accessRefused, method: setBans, noClient: true},
+		{names: []string{"set_bans"}, access: accessRefused, method: setBans, noClient: true, deepParams: true},
 		{names: []string{"banned"}, access: accessRefused, method: banned, noClient: true},
 		{names: []string{"flush_cache"}, access: accessRefused, method: flushCache, noClient: true},
 		{names: []string{"prune_blockchain"}, access: accessRefused, method: pruneBlockchain, noClient: true},

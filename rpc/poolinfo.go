@@ -27,8 +27,8 @@ func poolInfoEndpoints() []endpoint {
 		{names: []string{"/get_transaction_pool_stats"}, access: accessCapped, path: (*Server).serveTransactionPoolStats},
 		{names: []string{"get_txpool_backlog"}, access: accessPublic, method: getTxpoolBacklog},
 		// flush_txpool's request is rpc_request_base: no "client" member.
-		{names: []string{"flush_txpool"}, access: accessRefused, method: flushTxpool, noClient: true},
-		{names: []string{"relay_tx"}, access: accessRefused, method: relayTx},
+		{names: []string{"flush_txpool"}, access: accessRefused, method: flushTxpool, noClient: true, deepParams: true},
+		{names: []string{"relay_tx"}, access: accessRefused, method: relayTx, deepParams: true},
 	}
 }
 

@@ -27,7 +27,15 @@ func transactionsEndpoints() []endpoint {
 }
 
 func (s *Server) serveGetTransactions(req *httpd.Request) httpd.Response {
-	p, ok := rpctypes.PathRequest(req.Body)
+	var p rpctypes.Params
+	var ok bool
+	if req.Restricted {
+		// Hashes past the cap are checked (strings, as epee's array holds
+		// one kind), not built: getTransactions refuses the request.
+		p, ok = rpctypes.PathRequestCapped(req.Body, "txs_hashes", restrictedTransactionsCount)
+	} else {
+		p, ok = rpctypes.PathRequest(req.Body)
+	}
 	if !ok {
 		return badRequest()
 	}

@@ -35,9 +35,9 @@ func walletSyncEndpoints() []endpoint {
 		{names: []string{"/get_outs"}, access: accessCapped, path: (*Server).serveGetOutsJSON},
 		// Capped: amount 0 (RingCT outputs) only.
 		{names: []string{"/get_output_distribution.bin"}, access: accessCapped, path: (*Server).serveOutputDistributionBin},
-		{names: []string{"get_output_distribution"}, access: accessCapped, method: getOutputDistribution},
+		{names: []string{"get_output_distribution"}, access: accessCapped, method: getOutputDistribution, deepParams: true},
 		// Capped: recent histograms only (restrictedHistogramRecentCutoff).
-		{names: []string{"get_output_histogram"}, access: accessCapped, method: getOutputHistogram},
+		{names: []string{"get_output_histogram"}, access: accessCapped, method: getOutputHistogram, deepParams: true},
 	}
 }
 

@@ -148,7 +148,16 @@ func (s *Server) serveGetOutsBin(req *httpd.Request) httpd.Response {
 
 // serveGetOutsJSON is /get_outs, the same in JSON with hex strings.
 func (s *Server) serveGetOutsJSON(req *httpd.Request) httpd.Response {
-	in, err := rpctypes.ParseGetOutsJSONRequest(req.Body)
+	parse := rpctypes.ParseGetOutsJSONRequest
+	if req.Restricted {
+		// Outputs past the cap are checked, not built: the answer is the
+		// refusal below whatever they hold (issue 33: 40,000 outputs cost
+		// ~19 MB and a 400 before).
+		parse = func(b []byte) (rpctypes.GetOutsRequest, error) {
+			return rpctypes.ParseGetOutsJSONRequestCapped(b, restrictedMaxGlobalOuts)
+		}
+	}
+	in, err := parse(req.Body)
 	if err != nil {
 		return badRequest()
 	}

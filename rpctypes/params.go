@@ -34,11 +34,13 @@ func NewParams(v epeejson.Value, ok bool) Params {
 // PathParams reads the JSON body of a plain-path request: none (or only
 // white space) is the all-default request; a body that does not parse is
 // false (monerod's 400).
-func PathParams(body []byte) (Params, bool) {
+func PathParams(body []byte) (Params, bool) { return pathParams(body, epeejson.Parse) }
+
+func pathParams(body []byte, parse func([]byte) (epeejson.Value, error)) (Params, bool) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return Params{}, true
 	}
-	v, err := epeejson.Parse(body)
+	v, err := parse(body)
 	if err != nil {
 		return Params{}, false
 	}
@@ -48,8 +50,17 @@ func PathParams(body []byte) (Params, bool) {
 // PathRequest reads the JSON body of a plain-path endpoint the way
 // monerod's MAP_URI_AUTO_JON2 does: as PathParams, and a "client" of the
 // wrong type is also false (400).
-func PathRequest(body []byte) (Params, bool) {
-	p, ok := PathParams(body)
+func PathRequest(body []byte) (Params, bool) { return pathRequest(body, epeejson.Parse) }
+
+// PathRequestCapped is PathRequest building only the first n+1 elements
+// of the top-level array name (epeejson.ParseCapped): for a listener that
+// refuses more than n of them, whatever the rest hold.
+func PathRequestCapped(body []byte, name string, n int) (Params, bool) {
+	return pathRequest(body, func(b []byte) (epeejson.Value, error) { return epeejson.ParseCapped(b, name, n) })
+}
+
+func pathRequest(body []byte, parse func([]byte) (epeejson.Value, error)) (Params, bool) {
+	p, ok := pathParams(body, parse)
 	if !ok {
 		return p, false
 	}
@@ -62,7 +73,9 @@ func PathRequest(body []byte) (Params, bool) {
 // JSONBodyParams parses the body of a plain JSON endpoint; a body of
 // nothing but JSON white space is an empty object, as epee's
 // load_t_from_json takes it.
-func JSONBodyParams(body []byte) (Params, error) {
+func JSONBodyParams(body []byte) (Params, error) { return jsonBodyParams(body, epeejson.Parse) }
+
+func jsonBodyParams(body []byte, parse func([]byte) (epeejson.Value, error)) (Params, error) {
 	blank := true
 	for _, c := range body {
 		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
@@ -73,7 +86,7 @@ func JSONBodyParams(body []byte) (Params, error) {
 	if blank {
 		return Params{}, nil
 	}
-	v, err := epeejson.Parse(body)
+	v, err := parse(body)
 	if err != nil {
 		return Params{}, ErrBadRequest
 	}

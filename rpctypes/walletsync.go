@@ -389,8 +389,20 @@ func readWalletOutput(rd *portable.Reader, o *OutputRef) bool {
 // ParseGetOutsJSONRequest reads /get_outs' JSON body. An empty body is an
 // empty request (monerod answers it "OK").
 func ParseGetOutsJSONRequest(body []byte) (GetOutsRequest, error) {
+	return parseGetOutsJSON(body, epeejson.Parse)
+}
+
+// ParseGetOutsJSONRequestCapped is ParseGetOutsJSONRequest building at
+// most n+1 outputs (epeejson.ParseCapped): for a listener that refuses
+// more than n, a body of 40,000 outputs costs what 5,001 cost. Outputs past
+// n+1 are checked for syntax and kind but not for their members' types.
+func ParseGetOutsJSONRequestCapped(body []byte, n int) (GetOutsRequest, error) {
+	return parseGetOutsJSON(body, func(b []byte) (epeejson.Value, error) { return epeejson.ParseCapped(b, "outputs", n) })
+}
+
+func parseGetOutsJSON(body []byte, parse func([]byte) (epeejson.Value, error)) (GetOutsRequest, error) {
 	var r GetOutsRequest
-	p, err := JSONBodyParams(body)
+	p, err := jsonBodyParams(body, parse)
 	if err != nil {
 		return r, err
 	}
