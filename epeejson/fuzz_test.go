@@ -263,9 +263,9 @@ func FuzzParseShallow(f *testing.F) {
 func cutShallow(v Value, name string) Value {
 	empty := func(k Kind) Value {
 		if k == KindArray {
-			return Value{Kind: KindArray, Arr: []Value{}}
+			return Value{Kind: KindArray, Arr: []Value{}, Skipped: true}
 		}
-		return Value{Kind: KindObject, Obj: []Member{}}
+		return Value{Kind: KindObject, Obj: []Member{}, Skipped: true}
 	}
 	out := v
 	out.Obj = make([]Member, len(v.Obj))

@@ -221,7 +221,7 @@ func (p *parser) keepEmpty(name string, kind Kind) error {
 	if p.values++; p.values > MaxValues {
 		return p.tooMany(0)
 	}
-	v := Value{Kind: kind}
+	v := Value{Kind: kind, Skipped: true}
 	if kind == KindArray {
 		v.Arr = []Value{}
 	} else {

@@ -53,6 +53,10 @@ type Value struct {
 	Bool   bool
 	Arr    []Value
 	Obj    []Member // input order, duplicates kept
+	// Skipped marks an array or object ParseShallow checked but did not
+	// build (it stands empty): a reader that needs its elements must have
+	// asked for the whole parse (rpctypes panics on reading it).
+	Skipped bool
 }
 
 // Member is one name/value pair of an object.

@@ -133,6 +133,7 @@ type AuxPow struct {
 // else (a single object, an array of scalars) is no list at all to epee.
 func ParseAuxPow(p Params) ([]AuxPow, *Error) {
 	v, ok := p.Get("aux_pow")
+	mustBeParsed(v)
 	if !ok || v.Kind != epeejson.KindArray {
 		return nil, nil
 	}

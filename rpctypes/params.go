@@ -140,8 +140,22 @@ func (p Params) BoolOr(name string, def bool) (bool, *Error) {
 	return Convert(p, name, def, epeejson.Value.AsBool)
 }
 
+// mustBeParsed stops a reader of an array or object that the request's
+// parse skipped (epeejson.ParseShallow): its method reads deeper than its
+// params were parsed, which only marking it deepParams (rpc/endpoints.go)
+// mends. Reading on would answer as if the member were empty; the panic
+// makes every test of the method fail instead (httpd answers it 500).
+func mustBeParsed(v epeejson.Value) {
+	if v.Skipped {
+		panic("rpctypes: a params array or object was read but not parsed: mark the method deepParams")
+	}
+}
+
 // Strings reads a std::vector<std::string> member.
 func (p Params) Strings(name string) ([]string, *Error) {
+	if v, ok := p.Get(name); ok {
+		mustBeParsed(v)
+	}
 	return Convert(p, name, nil, epeejson.Value.AsStrings)
 }
 
@@ -202,6 +216,7 @@ func (p Params) Signed(name string, def, min, max int64) (int64, *Error) {
 // but an array of objects leaves it empty, as epee finds no section array.
 func (p Params) Objects(name string) []Params {
 	v, ok := p.Get(name)
+	mustBeParsed(v)
 	if !ok || v.Kind != epeejson.KindArray {
 		return nil
 	}
@@ -219,6 +234,7 @@ func (p Params) Objects(name string) []Params {
 // array leaves it empty; an element that does not convert is -32602.
 func (p Params) Uint64List(name string) ([]uint64, *Error) {
 	v, ok := p.Get(name)
+	mustBeParsed(v)
 	if !ok || v.Kind != epeejson.KindArray || len(v.Arr) == 0 {
 		return nil, nil
 	}
@@ -237,6 +253,7 @@ func (p Params) Uint64List(name string) ([]uint64, *Error) {
 // (on_getblockhash's std::vector<uint64_t>): params that are not an array
 // give none.
 func (p Params) BareUint64s() ([]uint64, *Error) {
+	mustBeParsed(p.arr)
 	if p.arr.Kind != epeejson.KindArray {
 		return nil, nil
 	}
@@ -254,6 +271,7 @@ func (p Params) BareUint64s() ([]uint64, *Error) {
 // BareStrings reads params given as a bare array of strings
 // (submit_block's std::vector<std::string>).
 func (p Params) BareStrings() ([]string, *Error) {
+	mustBeParsed(p.arr)
 	if p.arr.Kind != epeejson.KindArray {
 		return nil, nil
 	}
