@@ -5,11 +5,18 @@
 #   --heavy-dir DIR  the heavy chain (DIR/blockchain.raw, DIR/node1: monerodlab buildheavy's output); built there
 #                    once if missing (default /tmp/gonero-storage-heavy; about 15 minutes on a loaded machine)
 #   --txs N          its transactions when it is built (default 2000)
-#   --runs "LIST"    what to measure (default "g-full m-full g-pruned m-pruned g-p2p m-p2p"):
+#   --extend N       measure the heavy chain followed by N more blocks (mined by a monerod on a copy of DIR/node1,
+#                    then exported; built once into DIR-plusN, kept): with N >= 5,600 the heavy chain's
+#                    transactions leave the pruning tip, so that the pruned runs prune them (default 0)
+#   --stripe S       g-pruned's stripe (1-8) and the pruned floor's (default: the stripe m-pruned chose at random,
+#                    when m-pruned ran before it, else 2). Stripe 1 keeps heights 0-4,095 whole: on the extended
+#                    chain it prunes nothing, and m-pruned is then imported again (up to 4 times) for another stripe
+#   --runs "LIST"    what to measure (default "g-full m-full m-pruned g-pruned g-p2p m-p2p"):
 #                      g-full / m-full      gonerod import / monero-blockchain-import of DIR/blockchain.raw
 #                      g-pruned / m-pruned  the same, then pruned: gonerod --prune-blockchain --offline until it
-#                                           answers RPC (it prunes at start-up); monero-blockchain-import
-#                                           --prune-blockchain
+#                                           answers RPC (it prunes at start-up), then `gonerod compact` (the
+#                                           store before and after are both reported); monero-blockchain-import
+#                                           --prune-blockchain (its stripe read back with prune_blockchain check)
 #                      g-p2p / m-p2p        a fresh gonerod / monerod syncing the chain over P2P from a monerod on
 #                                           a copy of DIR/node1 (--add-exclusive-node)
 #   --gonerod BIN    the gonerod to measure (default: ./cmd/gonerod built from this tree)
@@ -26,8 +33,9 @@
 # The store size is the store file's apparent size and its allocated blocks (du -b, du -B1): gonero.db, data.mdb.
 # The floor (bench/storagefloor) is the raw block and transaction blobs of the export file plus the indexes the RPC
 # needs at their smallest fixed width, counted apart; gonero's store is then broken down by bucket (bytes in use,
-# allocated) and free pages. The chain (~270 blocks) is shorter than the pruning tip (5,500 blocks): a pruned node
-# keeps every block whole, so the pruned runs measure what pruning mode costs, not what it saves.
+# allocated) and free pages. The heavy chain (~360 blocks) is shorter than the pruning tip (5,500 blocks): a pruned
+# node keeps every block whole, so without --extend the pruned runs measure what pruning mode costs, not what it
+# saves.
 # Times are information only: other work shares the machine. Import time ratio = monerod's time / gonerod's.
 # Needs root, the monero tools (/opt/monero-latest/bin first on the PATH), go, losetup, mkfs.ext4, curl, jq.
 # monerod, its tools and gonerod run only inside the loopback-only namespace $GONERO_NETNS (default
@@ -37,12 +45,14 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-storage}
-heavydir=/tmp/gonero-storage-heavy txs=2000 runs="g-full m-full g-pruned m-pruned g-p2p m-p2p" fs_size=2G base=38900
-gonerod_bin= import_args=
+heavydir=/tmp/gonero-storage-heavy txs=2000 runs="g-full m-full m-pruned g-pruned g-p2p m-p2p" fs_size=2G base=38900
+gonerod_bin= import_args= extend=0 stripe=
 while (($#)); do
   case "$1" in
     --heavy-dir) heavydir=$2; shift 2 ;;
     --txs) txs=$2; shift 2 ;;
+    --extend) extend=$2; shift 2 ;;
+    --stripe) stripe=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --gonerod) gonerod_bin=$2; shift 2 ;;
     --import-args) import_args=$2; shift 2 ;;
@@ -53,6 +63,8 @@ while (($#)); do
   esac
 done
 check_port_base "$base"
+[[ $extend =~ ^[0-9]+$ ]] || die "--extend wants a block count"
+[[ -z $stripe || $stripe =~ ^[1-8]$ ]] || die "--stripe wants 1-8"
 need_root
 export PATH=/opt/monero-latest/bin:$PATH
 need_tools "" go losetup mkfs.ext4 mount umount curl jq monerod monero-blockchain-import
@@ -101,12 +113,38 @@ if [[ ! -s $heavydir/blockchain.raw || ! -d $heavydir/node1 ]]; then
   GONERO_NETNS=$NS run_in "$root" "$work/monerodlab" buildheavy "$heavydir.build" "$txs" >&2 || die "buildheavy failed"
   mv "$heavydir.build" "$heavydir"
 fi
+if ((extend > 0)); then
+  ext=$heavydir-plus$extend
+  if [[ ! -s $ext/blockchain.raw ]]; then
+    note "mining $extend blocks on the heavy chain into $ext (once; about 3 blocks a second on a loaded machine)"
+    rm -rf "$ext.build"; mkdir -p "$ext.build"
+    cp -a "$heavydir/node1" "$ext.build/node1"; rm -f "$ext.build/node1/monerod.pid"
+    src_pid=$(NETNS=$NS "$LAB" start -d "$ext.build/node1" -r $((base + 5)) -p $((base + 4))) || die "monerod did not start"
+    addr=43HBKxZWFcNgr7c5wiJdRoRb8cqWwS1h4gE5P5MSd27CJDHpVogKad5jJnyYk9m1u11bLAwbNfAawGYbkGEKN1tdVGKR9MS
+    left=$extend
+    while ((left > 0)); do
+      step=$((left > 500 ? 500 : left))
+      NETNS=$NS "$LAB" rpc $((base + 5)) generateblocks "{\"amount_of_blocks\":$step,\"wallet_address\":\"$addr\"}" \
+        >/dev/null || die "generateblocks failed"
+      left=$((left - step))
+    done
+    NETNS=$NS "$LAB" stop "$src_pid" 60 >/dev/null 2>&1; src_pid=
+    # The store is complete once monerod has stopped; the export reads it.
+    run_in "$ext.build" ip netns exec "$NS" monero-blockchain-export --data-dir "$ext.build/node1/fake" \
+      --output-file "$ext.build/blockchain.raw" --log-level 0 >"$ext.build/export.log" 2>&1 ||
+      die "monero-blockchain-export failed (see $ext.build/export.log)"
+    mv "$ext.build" "$ext"
+  fi
+  heavydir=$ext
+fi
 file=$heavydir/blockchain.raw
 gonerod_to "$work/gonerod"
 go_build "$work/storagefloor" ./bench/storagefloor
 
 declare -A F # the floor's figures
 while read -r k v; do F[$k]=$v; done < <("$work/storagefloor" -input-file "$file")
+# pruned_floor STRIPE: the pruned floor for that stripe
+pruned_floor() { "$work/storagefloor" -input-file "$file" -stripe "$1" | awk '$1 == "pruned_floor" {print $2}'; }
 note "chain: ${F[blocks]} blocks, ${F[txs]} txs (miner txs included), ${F[outputs]} outputs, ${F[inputs]} inputs"
 
 # ---- the runs -------------------------------------------------------------------------------------
@@ -126,6 +164,15 @@ m_import() { # DATADIR [ARGS...]
     --offline --disable-dns-checkpoints --check-updates disabled --log-level 0 --data-dir "$d" \
     --dangerous-unverified-import 0 --fast-block-sync 0 --input-file "$file" "$@" >"$work/last.log" 2>&1 ||
     { tail -5 "$work/last.log" >&2; die "monero-blockchain-import failed"; }
+}
+# m_stripe DATADIR: the stripe of monerod's pruned store in DATADIR (prune_blockchain check, monerod offline)
+m_stripe() {
+  local pid seed
+  pid=$(NETNS=$NS "$LAB" start -d "$1" -r $((base + 3)) -p $((base + 2))) || die "monerod did not start on $1"
+  seed=$(NETNS=$NS "$LAB" rpc $((base + 3)) prune_blockchain '{"check":true}' | jq -r '.result.pruning_seed // 0')
+  NETNS=$NS "$LAB" stop "$pid" 30 >/dev/null 2>&1
+  ((seed > 0)) || die "monerod's store in $1 is not pruned"
+  echo $(((seed & 0x7f) + 1)) # tools::get_pruning_stripe: bits 0-6 hold stripe - 1
 }
 # g_run DATADIR UNTIL_HEIGHT ARGS...: a gonerod on DATADIR until its RPC reports UNTIL_HEIGHT (0: until it answers)
 g_run() {
@@ -152,14 +199,18 @@ m_sync() {
 }
 
 want_height=${F[blocks]}
-for r in $runs; do
-  new_fs "$r"
+declare -A C CA P # after gonerod compact: apparent, allocated; pruned floor by run
+m_stripe_got=
+# measure RUN: one run on a fresh file system
+measure() {
+  local r=$1 sf
+  new_fs "$r${2:-}"
   w0=$(sectors_written "$dev")
   t0=$(now)
   case $r in
     g-full) g_import "$mnt" ;;
     m-full) m_import "$mnt" ;;
-    g-pruned) g_import "$mnt"; g_run "$mnt" 0 --offline --prune-blockchain ;;
+    g-pruned) g_import "$mnt"; g_run "$mnt" 0 --offline --prune-blockchain --prune-blockchain-stripe "$g_stripe" ;;
     m-pruned) m_import "$mnt" --prune-blockchain ;;
     g-p2p|m-p2p)
       if [[ -z $src_pid ]]; then
@@ -185,6 +236,35 @@ for r in $runs; do
   A[$r]=$(du -B1 "$sf" | cut -f1)
   [[ $r == g-* ]] && B[$r]=$("$work/storagefloor" -store "$sf")
   note "$r: ${T[$r]} s, ${W[$r]} B written, store ${S[$r]} B (${A[$r]} B allocated)"
+  if [[ $r == g-pruned ]]; then
+    # gonerod compact gives back the free pages pruning left (measured after the figures above).
+    in_ns "$gonerod_bin" compact --regtest --data-dir "$mnt" >"$work/compact.log" 2>&1 ||
+      { tail -5 "$work/compact.log" >&2; die "gonerod compact failed"; }
+    sf=$(store_file "$mnt" gonero.db)
+    C[$r]=$(du -b "$sf" | cut -f1)
+    CA[$r]=$(du -B1 "$sf" | cut -f1)
+    B[$r-compact]=$("$work/storagefloor" -store "$sf")
+    note "$r then gonerod compact: store ${C[$r]} B (${CA[$r]} B allocated)"
+  fi
+}
+
+for r in $runs; do
+  case $r in
+    m-pruned)
+      for try in 1 2 3 4; do
+        measure "$r" "$try"
+        m_stripe_got=$(m_stripe "$mnt")
+        note "m-pruned: monerod chose stripe $m_stripe_got"
+        ((extend == 0 || m_stripe_got != 1)) && break
+        note "stripe 1 keeps the heavy chain's blocks whole: importing again"
+      done
+      P[$r]=$(pruned_floor "$m_stripe_got") ;;
+    g-pruned)
+      g_stripe=${stripe:-${m_stripe_got:-2}}
+      measure "$r"
+      P[$r]=$(pruned_floor "$g_stripe") ;;
+    *) measure "$r" ;;
+  esac
 done
 
 # ---- the report -----------------------------------------------------------------------------------
@@ -193,24 +273,32 @@ mb() { awk -v a="$1" 'BEGIN {printf "%.2f", a / 1e6}'; }
 echo
 echo "Chain: ${F[blocks]} blocks, ${F[txs]} transactions (miner txs included), ${F[outputs]} outputs, ${F[inputs]} inputs"
 echo "Floor: blobs $(mb "${F[blobs]}") MB (blocks $(mb "${F[block_blobs]}"), txs $(mb "${F[tx_blobs]}")) +" \
-  "indexes $(mb "${F[indexes]}") MB = $(mb "${F[floor]}") MB; pruned floor $(mb "${F[pruned_floor]}") MB" \
-  "(${F[pruned_txs]} txs pruned: the chain is inside the pruning tip)"
+  "indexes $(mb "${F[indexes]}") MB = $(mb "${F[floor]}") MB"
+for r in m-pruned g-pruned; do
+  [[ -n ${P[$r]:-} ]] || continue
+  st=${m_stripe_got}; [[ $r == g-pruned ]] && st=$g_stripe
+  echo "Pruned floor of $r (stripe $st): $(mb "${P[$r]}") MB"
+done
 echo
 echo "| run | time s | written MB | store MB (apparent) | store MB (allocated) | alloc ÷ floor | alloc ÷ monerod's | written ÷ alloc | monerod time ÷ gonerod time |"
 echo "|---|---|---|---|---|---|---|---|---|"
 for r in $runs; do
   kind=${r#*-}
-  fl=${F[floor]}; [[ $kind == pruned ]] && fl=${F[pruned_floor]}
+  fl=${F[floor]}; [[ $kind == pruned ]] && fl=${P[$r]}
   other="m-$kind" vsm="-" speed="-"
   if [[ $r == g-* && -n ${A[$other]:-} ]]; then
     vsm=$(ratio "${A[$r]}" "${A[$other]}")
     speed=$(ratio "${T[$other]}" "${T[$r]}")
   fi
   echo "| $r | ${T[$r]} | $(mb "${W[$r]}") | $(mb "${S[$r]}") | $(mb "${A[$r]}") | $(ratio "${A[$r]}" "$fl") | $vsm | $(ratio "${W[$r]}" "${A[$r]}") | $speed |"
+  if [[ -n ${C[$r]:-} ]]; then
+    vsm="-"; [[ -n ${A[$other]:-} ]] && vsm=$(ratio "${CA[$r]}" "${A[$other]}")
+    echo "| $r, then gonerod compact | - | - | $(mb "${C[$r]}") | $(mb "${CA[$r]}") | $(ratio "${CA[$r]}" "$fl") | $vsm | - | - |"
+  fi
 done
 echo
 echo "Floor parts (bytes): $(for k in idx_block_hash idx_block_meta idx_block_offset idx_tx_location idx_outputs idx_tx_outputs idx_key_images; do printf '%s=%s ' "$k" "${F[$k]}"; done)"
-for r in $runs; do
+for r in $runs g-pruned-compact; do
   [[ -n ${B[$r]:-} ]] || continue
   echo
   echo "gonero store of $r by bucket (in use B, allocated B, keys):"

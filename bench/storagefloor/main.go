@@ -21,8 +21,11 @@
 //	key image (spent)            32      per input
 //
 // The pruned floor keeps, for a v2 transaction in a block that a node of
-// stripe 1 does not keep (pruning.HasUnprunedBlock), only its pruned part
-// (prefix and RingCT base) plus the 32-byte hash of the dropped part.
+// the -stripe (default 1) does not keep (pruning.HasUnprunedBlock), only its
+// pruned part (prefix and RingCT base) plus the 32-byte hash of the dropped
+// part. The stripe matters on a chain longer than the pruning tip: stripe 1
+// keeps heights 0-4,095 whole, so a short chain's old blocks are pruned only
+// by the other seven stripes.
 //
 // Output: one "name bytes" line per figure, for awk.
 package main
@@ -50,7 +53,11 @@ func main() {
 	network := flag.String("network", "fakechain", "the store's network name, as chaindb.Open takes it")
 	raw := flag.String("raw", "", "a bbolt file to break down without opening it as a store (any schema, nothing upgraded): "+
 		"per bucket keys, key bytes, value bytes, element headers, pages and fill")
+	stripe := flag.Uint("stripe", 1, "the pruning stripe (1-8) of the pruned floor")
 	flag.Parse()
+	if *stripe < 1 || *stripe > pruning.Stripes {
+		log.Fatalf("storagefloor: -stripe %d not in 1-%d", *stripe, pruning.Stripes)
+	}
 	if *raw != "" {
 		if err := rawBreakdown(*raw); err != nil {
 			log.Fatalf("storagefloor: %v", err)
@@ -61,7 +68,7 @@ func main() {
 		log.Fatal("storagefloor: -input-file or -store is needed")
 	}
 	if *in != "" {
-		if err := floor(*in); err != nil {
+		if err := floor(*in, uint32(*stripe)); err != nil {
 			log.Fatalf("storagefloor: %v", err)
 		}
 	}
@@ -75,10 +82,10 @@ func main() {
 type parts struct {
 	blocks, txs, outputs, inputs       uint64
 	blockBlobs, txBlobs, prunedTxBlobs uint64
-	prunedAway                         uint64 // v2 txs whose prunable part a stripe-1 node drops
+	prunedAway                         uint64 // v2 txs whose prunable part a node of the stripe drops
 }
 
-func floor(path string) error {
+func floor(path string, stripe uint32) error {
 	rd, err := chainexport.Open(path)
 	if err != nil {
 		return err
@@ -98,7 +105,7 @@ func floor(path string) error {
 			BlockBlob: make([]byte, len(rec.BlockBlob)), TxBlobs: sizesOnly(rec.TxBlobs)})
 	}
 	height := uint64(len(recs))
-	seed, err := pruning.MakeSeed(1, pruning.LogStripes)
+	seed, err := pruning.MakeSeed(stripe, pruning.LogStripes)
 	if err != nil {
 		return err
 	}
@@ -154,6 +161,7 @@ func floor(path string) error {
 	fmt.Println("blobs", p.blockBlobs+p.txBlobs)
 	fmt.Println("indexes", idxTotal)
 	fmt.Println("floor", p.blockBlobs+p.txBlobs+idxTotal)
+	fmt.Println("pruned_stripe", stripe)
 	fmt.Println("pruned_txs", p.prunedAway)
 	fmt.Println("pruned_blobs", p.blockBlobs+p.prunedTxBlobs)
 	fmt.Println("pruned_floor", p.blockBlobs+p.prunedTxBlobs+idxTotal)
