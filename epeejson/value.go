@@ -51,12 +51,13 @@ type Value struct {
 	Int    int64
 	Double float64
 	Bool   bool
-	Arr    []Value
-	Obj    []Member // input order, duplicates kept
 	// Skipped marks an array or object ParseShallow checked but did not
 	// build (it stands empty): a reader that needs its elements must have
-	// asked for the whole parse (rpctypes panics on reading it).
+	// asked for the whole parse (rpctypes panics on reading it). Beside
+	// Bool, it takes no room: a Value stays 104 bytes.
 	Skipped bool
+	Arr     []Value
+	Obj     []Member // input order, duplicates kept
 }
 
 // Member is one name/value pair of an object.
