@@ -10,13 +10,13 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/internal/rpcbombs"
 	"github.com/gonero/gonero/levin"
 	"github.com/gonero/gonero/portable"
 )
@@ -240,72 +240,15 @@ func rpcInvalidTxs(ctx context.Context, n *node, f *facts) string {
 
 // ---- JSON and epee bombs -----------------------------------------------------------------------------
 
-// bombBytes is the size of a bomb's body: just under monerod's
-// MAX_RPC_CONTENT_LENGTH (1 MiB, request head included), so that both
-// nodes read and parse it whole.
-const bombBytes = 1<<20 - 2048
-
-// bombs are bodies that cost a parser the most per byte, each just under
-// the size limit, and one just over it: nesting as deep as the body
-// allows (objects, arrays), arrays of ~500,000 small values, strings of a
-// megabyte, an epee block-id list of 32,000 ids and an epee output list of
-// 40,000 entries. Built once (megabytes each), shared by every connection.
+// bombs are rpcbombs' bodies (those that cost a parser the most per byte,
+// just under the size limit) and one just over it. Built once (megabytes
+// each), shared by every connection.
 var bombs = sync.OnceValue(func() []request {
-	rpcHead := `{"jsonrpc":"2.0","id":0,"method":"get_info","params":`
-	nest := func(open, close string, inner string) []byte {
-		k := (bombBytes - len(rpcHead) - len(inner) - 1) / (len(open) + len(close))
-		return []byte(rpcHead + strings.Repeat(open, k) + inner + strings.Repeat(close, k) + "}")
+	var out []request
+	for _, b := range append(rpcbombs.Build(), rpcbombs.OverLimit()) {
+		out = append(out, request{path: b.Path, body: b.Body, bin: b.Bin})
 	}
-	var zeros bytes.Buffer
-	zeros.WriteString(rpcHead + "[0")
-	for zeros.Len() < bombBytes-4 {
-		zeros.WriteString(",0")
-	}
-	zeros.WriteString("]}")
-	long := strings.Repeat("a", bombBytes-100)
-	var hashes bytes.Buffer
-	hashes.WriteString(`{"txs_hashes":["` + strings.Repeat("0", 64) + `"`)
-	for hashes.Len() < bombBytes-100 {
-		hashes.WriteString(`,"` + strings.Repeat("0", 64) + `"`)
-	}
-	hashes.WriteString(`],"decode_as_json":true}`)
-	var outs bytes.Buffer
-	outs.WriteString(`{"outputs":[{"amount":0,"index":0}`)
-	for outs.Len() < bombBytes-100 {
-		outs.WriteString(`,{"amount":0,"index":0}`)
-	}
-	outs.WriteString(`],"get_txid":true}`)
-	var ids portable.Section
-	idBlob := make([]byte, (bombBytes-200)/32*32)
-	for i := range idBlob {
-		idBlob[i] = byte(i * 7)
-	}
-	ids.Set("block_ids", portable.NewBlob(idBlob))
-	ids.Set("start_height", portable.NewUint64(0))
-	ids.Set("prune", portable.NewBool(true))
-	var outsBin portable.Section
-	var entries []portable.Value
-	for range 40000 {
-		var e portable.Section
-		e.Set("amount", portable.NewUint64(0))
-		e.Set("index", portable.NewUint64(0))
-		entries = append(entries, portable.Value{Type: portable.TypeObject, Object: e})
-	}
-	outsBin.Set("outputs", portable.Value{Type: portable.ArrayFlag | portable.TypeObject, Array: entries})
-	outsBin.Set("get_txid", portable.NewBool(true))
-	return []request{
-		{path: "/json_rpc", body: nest(`{"a":`, "}", "0")},
-		{path: "/json_rpc", body: nest("[", "]", "")},
-		{path: "/json_rpc", body: zeros.Bytes()},
-		{path: "/json_rpc", body: []byte(`{"jsonrpc":"2.0","id":"` + long + `","method":"get_info"}`)},
-		{path: "/json_rpc", body: []byte(`{"jsonrpc":"2.0","id":0,"method":"` + long + `"}`)},
-		{path: "/get_transactions", body: hashes.Bytes()},
-		{path: "/get_outs", body: outs.Bytes()},
-		{path: "/sendrawtransaction", body: []byte(`{"tx_as_hex":"` + strings.Repeat("ab", (bombBytes-100)/2) + `"}`)},
-		{path: "/getblocks.bin", body: encode(ids), bin: true},
-		{path: "/get_outs.bin", body: encode(outsBin), bin: true},
-		{path: "/json_rpc", body: append(nest("[", "]", ""), make([]byte, 4096)...)}, // just over the limit
-	}
+	return out
 })
 
 // rpcBombs: 50 keep-alive connections from 50 addresses post the bombs in

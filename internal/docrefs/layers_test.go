@@ -27,7 +27,7 @@ var layers = []struct {
 	}},
 	{"above the codec: proofs, PoW, networks, export files, zones", []string{
 		"ringct", "crypto/cryptonight", "params", "params/blockhashes", "chainexport", "anonaddr",
-		"internal/monerodlab", "fcmp/ec", "fcmp/gbp",
+		"internal/monerodlab", "internal/rpcbombs", "fcmp/ec", "fcmp/gbp",
 		// carrot: Carrot addressing (FCMP++ fork), over crypto; nothing
 		// imports it until version 17's rules are known.
 		"carrot",
@@ -71,7 +71,7 @@ var never = map[string][]string{
 var seams = map[string]string{"github.com/oasisprotocol/curve25519-voi": "ringct/internal/msm"}
 
 // testHelpers are imported by tests and tools only, never by the node.
-var testHelpers = []string{"internal/testutil", "internal/monerodlab", "internal/sockstest", "internal/dnstest"}
+var testHelpers = []string{"internal/testutil", "internal/monerodlab", "internal/sockstest", "internal/dnstest", "internal/rpcbombs"}
 
 func isTestHelper(p string) bool {
 	for _, h := range testHelpers {
