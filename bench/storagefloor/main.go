@@ -27,6 +27,13 @@
 // keeps heights 0-4,095 whole, so a short chain's old blocks are pruned only
 // by the other seven stripes.
 //
+// The floor is counted from an export file (-input-file) or from a gonero
+// store (-floor-store, walked by height through chaindb's read API: each
+// block blob, each tx blob), by the same code: on the same chain both give
+// the same figures. -chain-height counts the pruned floor as if the chain
+// were that long, so that bench/scale.sh's short samples (2,000 blocks,
+// inside the pruning tip of their own chain) count as pruned.
+//
 // Output: one "name bytes" line per figure, for awk.
 package main
 
@@ -53,7 +60,10 @@ func main() {
 	network := flag.String("network", "fakechain", "the store's network name, as chaindb.Open takes it")
 	raw := flag.String("raw", "", "a bbolt file to break down without opening it as a store (any schema, nothing upgraded): "+
 		"per bucket keys, key bytes, value bytes, element headers, pages and fill")
+	floorStore := flag.String("floor-store", "", "a gonero store file (gonero.db, unpruned) to compute the floor of, instead of an export file")
 	stripe := flag.Uint("stripe", 1, "the pruning stripe (1-8) of the pruned floor")
+	chainHeight := flag.Uint64("chain-height", 0, "count the pruned floor as if the chain were this long (0: its own height), "+
+		"so that a short sample can be counted as lying below the pruning tip of a longer chain")
 	flag.Parse()
 	if *stripe < 1 || *stripe > pruning.Stripes {
 		log.Fatalf("storagefloor: -stripe %d not in 1-%d", *stripe, pruning.Stripes)
@@ -64,13 +74,25 @@ func main() {
 		}
 		return
 	}
-	if *in == "" && *store == "" {
-		log.Fatal("storagefloor: -input-file or -store is needed")
+	if *in == "" && *store == "" && *floorStore == "" {
+		log.Fatal("storagefloor: -input-file, -floor-store or -store is needed")
 	}
-	if *in != "" {
-		if err := floor(*in, uint32(*stripe)); err != nil {
-			log.Fatalf("storagefloor: %v", err)
-		}
+	if *in != "" && *floorStore != "" {
+		log.Fatal("storagefloor: -input-file and -floor-store both give a floor: one at a time")
+	}
+	var c *counter
+	var err error
+	switch {
+	case *in != "":
+		c, err = floorOfExport(*in, uint32(*stripe), *chainHeight)
+	case *floorStore != "":
+		c, err = floorOfStore(*floorStore, *network, uint32(*stripe), *chainHeight)
+	}
+	if err != nil {
+		log.Fatalf("storagefloor: %v", err)
+	}
+	if c != nil {
+		c.print()
 	}
 	if *store != "" {
 		if err := breakdown(*store, *network); err != nil {
@@ -85,10 +107,60 @@ type parts struct {
 	prunedAway                         uint64 // v2 txs whose prunable part a node of the stripe drops
 }
 
-func floor(path string, stripe uint32) error {
+// counter adds up a chain's floor parts block by block, whichever source
+// the blocks come from (an export file or a store): both count exactly the
+// same parts.
+type counter struct {
+	parts
+	chainHeight uint64 // the height the pruning decision takes the chain to have
+	seed        uint32 // the pruned floor's stripe
+}
+
+func newCounter(stripe uint32, chainHeight uint64) (*counter, error) {
+	seed, err := pruning.MakeSeed(stripe, pruning.LogStripes)
+	if err != nil {
+		return nil, err
+	}
+	return &counter{chainHeight: chainHeight, seed: seed}, nil
+}
+
+// block counts the block at height (its blob of blockBlob bytes and its
+// miner tx) and its txs, each with the length of its blob.
+func (c *counter) block(height uint64, blockBlob int, miner *cryptonote.Transaction, txs []*cryptonote.Transaction, txBlobs []int) {
+	c.blocks++
+	c.blockBlobs += uint64(blockBlob)
+	c.count(miner)
+	keep := pruning.HasUnprunedBlock(height, c.chainHeight, c.seed)
+	for i, tx := range txs {
+		c.count(tx)
+		n := uint64(txBlobs[i])
+		c.txBlobs += n
+		if tx.Version < 2 || keep {
+			c.prunedTxBlobs += n
+			continue
+		}
+		_, prunedLen := tx.SplitBlob()
+		c.prunedTxBlobs += uint64(prunedLen) + 32
+		c.prunedAway++
+	}
+}
+
+func (c *counter) count(tx *cryptonote.Transaction) {
+	c.txs++
+	c.outputs += uint64(len(tx.Outputs))
+	for _, in := range tx.Inputs {
+		if _, ok := in.(cryptonote.TxInToKey); ok {
+			c.inputs++
+		}
+	}
+}
+
+// floorOfExport counts the floor of an export file. chainHeight 0 takes
+// the file's own height.
+func floorOfExport(path string, stripe uint32, chainHeight uint64) (*counter, error) {
 	rd, err := chainexport.Open(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rd.Close()
 	var recs []*chainexport.Record
@@ -98,74 +170,129 @@ func floor(path string, stripe uint32) error {
 			break
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 		// Only the sizes and shapes are kept: the blobs are dropped.
 		recs = append(recs, &chainexport.Record{Height: rec.Height, Block: rec.Block, Txs: rec.Txs,
 			BlockBlob: make([]byte, len(rec.BlockBlob)), TxBlobs: sizesOnly(rec.TxBlobs)})
 	}
-	height := uint64(len(recs))
-	seed, err := pruning.MakeSeed(stripe, pruning.LogStripes)
-	if err != nil {
-		return err
+	if chainHeight == 0 {
+		chainHeight = uint64(len(recs))
 	}
-	var p parts
-	count := func(tx *cryptonote.Transaction) {
-		p.txs++
-		p.outputs += uint64(len(tx.Outputs))
-		for _, in := range tx.Inputs {
-			if _, ok := in.(cryptonote.TxInToKey); ok {
-				p.inputs++
-			}
-		}
+	c, err := newCounter(stripe, chainHeight)
+	if err != nil {
+		return nil, err
 	}
 	for _, r := range recs {
-		p.blocks++
-		p.blockBlobs += uint64(len(r.BlockBlob))
-		count(&r.Block.MinerTx)
-		keep := pruning.HasUnprunedBlock(r.Height, height, seed)
-		for i, tx := range r.Txs {
-			count(tx)
-			n := uint64(len(r.TxBlobs[i]))
-			p.txBlobs += n
-			if tx.Version < 2 || keep {
-				p.prunedTxBlobs += n
-				continue
-			}
-			_, prunedLen := tx.SplitBlob()
-			p.prunedTxBlobs += uint64(prunedLen) + 32
-			p.prunedAway++
+		lens := make([]int, len(r.TxBlobs))
+		for i, b := range r.TxBlobs {
+			lens[i] = len(b)
 		}
+		c.block(r.Height, len(r.BlockBlob), &r.Block.MinerTx, r.Txs, lens)
 	}
-	idx := map[string]uint64{
-		"idx_block_hash":   40 * p.blocks,
-		"idx_block_meta":   48 * p.blocks,
-		"idx_block_offset": 8 * p.blocks,
-		"idx_tx_location":  40 * p.txs,
-		"idx_outputs":      80 * p.outputs,
-		"idx_tx_outputs":   8 * p.outputs,
-		"idx_key_images":   32 * p.inputs,
+	return c, nil
+}
+
+// floorOfStore counts the floor of a gonero store, walking its main chain
+// by height: each block's blob and its txs' blobs, as the RPC reads them.
+// A pruned store no longer holds whole tx blobs: it is refused.
+// chainHeight 0 takes the store's own height.
+func floorOfStore(path, network string, stripe uint32, chainHeight uint64) (*counter, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, err
 	}
+	db, err := chaindb.Open(filepath.Clean(path), chaindb.Options{Network: network})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var c *counter
+	err = db.View(func(r *chaindb.Reader) error {
+		if seed, err := r.PruningSeed(); err != nil {
+			return err
+		} else if seed != 0 {
+			return fmt.Errorf("%s is pruned (seed %#x): the floor needs the whole tx blobs", path, seed)
+		}
+		height, err := r.Height()
+		if err != nil {
+			return err
+		}
+		if chainHeight == 0 {
+			chainHeight = height
+		}
+		if c, err = newCounter(stripe, chainHeight); err != nil {
+			return err
+		}
+		for h := range height {
+			blob, err := r.BlockBlob(h)
+			if err != nil {
+				return err
+			}
+			b, err := cryptonote.ParseBlock(blob)
+			if err != nil {
+				return fmt.Errorf("block at height %d: %w", h, err)
+			}
+			ids, err := r.TxHashes(h)
+			if err != nil {
+				return err
+			}
+			txs := make([]*cryptonote.Transaction, len(ids))
+			lens := make([]int, len(ids))
+			for i, id := range ids {
+				tb, err := r.TxBlob(id)
+				if err != nil {
+					return err
+				}
+				if txs[i], err = cryptonote.ParseTransaction(tb); err != nil {
+					return fmt.Errorf("tx %s at height %d: %w", id, h, err)
+				}
+				lens[i] = len(tb)
+			}
+			c.block(h, len(blob), &b.MinerTx, txs, lens)
+		}
+		return nil
+	})
+	return c, err
+}
+
+type indexPart struct {
+	name  string
+	bytes uint64
+}
+
+// indexes are the index parts at their smallest fixed width, in print order.
+func (p *parts) indexes() []indexPart {
+	return []indexPart{
+		{"idx_block_hash", 40 * p.blocks},
+		{"idx_block_meta", 48 * p.blocks},
+		{"idx_block_offset", 8 * p.blocks},
+		{"idx_tx_location", 40 * p.txs},
+		{"idx_outputs", 80 * p.outputs},
+		{"idx_tx_outputs", 8 * p.outputs},
+		{"idx_key_images", 32 * p.inputs},
+	}
+}
+
+func (c *counter) print() {
 	var idxTotal uint64
-	for _, k := range []string{"idx_block_hash", "idx_block_meta", "idx_block_offset", "idx_tx_location",
-		"idx_outputs", "idx_tx_outputs", "idx_key_images"} {
-		fmt.Println(k, idx[k])
-		idxTotal += idx[k]
+	for _, ix := range c.indexes() {
+		fmt.Println(ix.name, ix.bytes)
+		idxTotal += ix.bytes
 	}
-	fmt.Println("blocks", p.blocks)
-	fmt.Println("txs", p.txs)
-	fmt.Println("outputs", p.outputs)
-	fmt.Println("inputs", p.inputs)
-	fmt.Println("block_blobs", p.blockBlobs)
-	fmt.Println("tx_blobs", p.txBlobs)
-	fmt.Println("blobs", p.blockBlobs+p.txBlobs)
+	fmt.Println("blocks", c.blocks)
+	fmt.Println("txs", c.txs)
+	fmt.Println("outputs", c.outputs)
+	fmt.Println("inputs", c.inputs)
+	fmt.Println("block_blobs", c.blockBlobs)
+	fmt.Println("tx_blobs", c.txBlobs)
+	fmt.Println("blobs", c.blockBlobs+c.txBlobs)
 	fmt.Println("indexes", idxTotal)
-	fmt.Println("floor", p.blockBlobs+p.txBlobs+idxTotal)
-	fmt.Println("pruned_stripe", stripe)
-	fmt.Println("pruned_txs", p.prunedAway)
-	fmt.Println("pruned_blobs", p.blockBlobs+p.prunedTxBlobs)
-	fmt.Println("pruned_floor", p.blockBlobs+p.prunedTxBlobs+idxTotal)
-	return nil
+	fmt.Println("floor", c.blockBlobs+c.txBlobs+idxTotal)
+	fmt.Println("pruned_stripe", pruning.StripeOf(c.seed))
+	fmt.Println("pruned_chain_height", c.chainHeight)
+	fmt.Println("pruned_txs", c.prunedAway)
+	fmt.Println("pruned_blobs", c.blockBlobs+c.prunedTxBlobs)
+	fmt.Println("pruned_floor", c.blockBlobs+c.prunedTxBlobs+idxTotal)
 }
 
 func sizesOnly(blobs [][]byte) [][]byte {
