@@ -20,7 +20,8 @@ type BucketStat struct {
 func (db *DB) BucketStats() ([]BucketStat, error) {
 	var out []BucketStat
 	err := db.bolt.View(func(tx *bolt.Tx) error {
-		for _, name := range allBuckets {
+		// A pruned store also has the prunable hashes' bucket (prune.go).
+		for _, name := range append(allBuckets[:len(allBuckets):len(allBuckets)], bucketTxPrunableHash) {
 			b := tx.Bucket(name)
 			if b == nil {
 				continue
