@@ -22,11 +22,19 @@
 #                         file: minutes at 4 M)
 #   --compare "FILES"     only compare the store size of monerod and gonerod on these export files
 #                         (monero-blockchain-import and gonerod import, both regtest --fixed-difficulty 1) and exit
-#   --extrapolate         only estimate the store's bytes per block at mainnet's real transaction counts (F=1) and
-#                         exit: one sample store per era (--sample-blocks blocks each, shaped as mainnet's blocks of
-#                         that era through scalegen -era-offset, -scale 1), its allocated pages per block, weighted
-#                         by the era's length up to each height of --sizes and to 3,090,000 (Feb 2024, where monerod's
-#                         full LMDB was about 180 GB: docs/mainnet.md §5.4)
+#   --extrapolate         only estimate the store's size at mainnet's real transaction counts (F=1), beside the floor,
+#                         for a full and a pruned node, and exit: one sample store per era (--sample-blocks blocks each,
+#                         shaped as mainnet's blocks of that era through scalegen -era-offset, -scale 1); per era its
+#                         allocated pages per block, its floor per block (bench/storagefloor -floor-store), and the same
+#                         sample pruned by a stripe that drops it (scalegen -prune-stripe 2: chaindb.Prune as gonerod
+#                         --prune-blockchain calls it, the sample counted below a pruning tip), before and after
+#                         `gonerod compact`, beside its pruned floor. A pruned node keeps 1/8 of the chain below the tip
+#                         whole (its stripe) and drops the prunable data of the rest, so its bytes per block are 7/8 of
+#                         the pruned sample's and 1/8 of the full one's (the 5,500-block tip is negligible at mainnet
+#                         scale). Each era's bytes per block are weighted by the era's length up to each height of
+#                         --sizes, to 3,090,000 (Feb 2024, where monerod's full LMDB was about 180 GB), to 2,890,000 and
+#                         3,260,000 (May 2023 and Oct 2024, monerod's pruned LMDB about 61 and 80-83 GB:
+#                         docs/mainnet.md §5.4); then where the full store's bytes go, bucket by bucket, at 3,090,000
 #   --sample-blocks N     blocks per era sample of --extrapolate (default 2000)
 #   --port N              gonerod's RPC port (default 38710)
 #   --nice N              run gonerod, wrk and the store measurement at this nice value (default 0; negative needs
@@ -111,8 +119,9 @@ trap cleanup EXIT
 [[ -n $dir ]] || dir=$work/store
 mkdir -p "$dir"
 
-note "building gonerod and scalegen"
-(cd "$root" && go build -o "$work/scalegen" ./bench/scalegen && { ((commit_only)) || go build -o "$work/gonerod" ./cmd/gonerod; })
+note "building gonerod, scalegen and storagefloor"
+(cd "$root" && go build -o "$work/scalegen" ./bench/scalegen && { ((commit_only)) || go build -o "$work/gonerod" ./cmd/gonerod; } &&
+  go build -o "$work/storagefloor" ./bench/storagefloor)
 
 # ---- --compare: monerod's LMDB against gonero's bbolt on real chains ---------------------------------------------
 if [[ -n $compare ]]; then
@@ -144,31 +153,99 @@ fi
 if ((extrapolate)); then
   # era start heights on mainnet (scalegen's shapes change there: v1 tx rate, RingCT, Bulletproofs, CLSAG, BP+)
   eras=(0 1009827 1220516 1685555 2210000 2689608)
-  declare -a per_block
-  printf '%-22s %9s %9s %12s %12s\n' era_heights blocks txs alloc_B B/blk_F=1
+  n=$((sample_blocks + 1)) # the sample's blocks, genesis included
+  # The pruned sample: pruned on stripe 2, which drops heights 0-4,095 (the sample's) once they lie below the tip.
+  # Its pruned floor counts the same blocks as below the tip of a 10 M-block chain.
+  pstripe=2
+  declare -a store floor pst pstc pfloor fblock ftx fidx
+  declare -A bucket # bucket[ERA,NAME]: the full sample's allocated bytes per block
+  bnames=()
+  printf '%-17s %6s %7s %6s | %9s %9s %5s | %9s %9s %9s %5s\n' era_heights blocks txs tx_B store_B/b floor_B/b st/fl \
+    pr_B/b pr_cmp_B/b pfloor_B/b pc/pf
   for i in "${!eras[@]}"; do
     from=${eras[$i]} to=${eras[$((i + 1))]:-4000000}
-    d=$work/era-$from; rm -rf "$d"
-    out=$("$work/scalegen" -data-dir "$d" -to $((sample_blocks + 1)) -scale 1 -era-offset "$from" -stats)
+    d=$work/era-$from db=$work/era-$from/fake/gonero.db; rm -rf "$d"
+    out=$("$work/scalegen" -data-dir "$d" -to "$n" -scale 1 -era-offset "$from" -stats)
     txs=$(awk '/^# done/{print $5}' <<<"$out")
-    alloc=$(awk '$1=="total"{print $3}' <<<"$out")
-    per_block[$i]=$(bc -l <<<"$alloc/($sample_blocks+1)")
-    printf '%-22s %9d %9d %12d %12.0f\n' "$from-$((to - 1))" "$sample_blocks" "$txs" "$alloc" "${per_block[$i]}"
+    store[i]=$(awk '$1=="total"{print $3}' <<<"$out")
+    fl=$("$work/storagefloor" -floor-store "$db" -stripe "$pstripe" -chain-height 10000000)
+    get() { awk -v k="$1" '$1==k{print $2}' <<<"$fl"; }
+    # shellcheck disable=SC2034 # fblock, ftx and fidx are read by at, through its nameref
+    floor[i]=$(get floor) pfloor[i]=$(get pruned_floor) fblock[i]=$(get block_blobs) ftx[i]=$(get tx_blobs) fidx[i]=$(get indexes)
+    txb=$(bc -l <<<"$(get tx_blobs)/($(get txs)-$(get blocks))")
+    while read -r name _ alloc _; do
+      name=${name#bucket_}
+      [[ -v "bucket[x,$name]" ]] || { bucket[x,$name]=1; bnames+=("$name"); }
+      bucket[$i,$name]=$alloc
+    done < <("$work/storagefloor" -store "$db" | grep '^bucket_')
+    # prune as gonerod --prune-blockchain does (scalegen -prune-stripe: chaindb.Prune with the sample below a
+    # pruning tip), then gonerod compact. pr, before compaction: the full sample's pages plus what pruning changed in
+    # the buckets' pages (scalegen's figures with the tip, before and after pruning; free pages are not counted, a
+    # growing node reuses them)
+    pr=$("$work/scalegen" -data-dir "$d" -to 1 -prune-stripe "$pstripe" | grep '^# pruned:')
+    # every v2 tx the pruned floor drops, gonerod's pruning drops too (v1 txs are never pruned)
+    grep -q "^# pruned: stripe $pstripe .* txs $(get pruned_txs) " <<<"$pr" ||
+      die "era $from: $(get pruned_txs) txs to prune, but $pr"
+    pst[i]=$(awk '{for (k = 1; k < NF; k++) v[$k] = $(k+1); print v["alloc_pruned_with_tip"] - v["alloc_with_tip"]}' <<<"$pr")
+    pst[i]=$((store[i] + pst[i]))
+    in_ns "$work/gonerod" compact --regtest --data-dir "$d" >"$work/compact.log" 2>&1 ||
+      { tail -5 "$work/compact.log" >&2; die "gonerod compact failed"; }
+    pstc[i]=$("$work/scalegen" -data-dir "$d" -to 1 -stats | awk '$1=="total"{print $3}')
+    printf '%-17s %6d %7d %6.0f | %9.0f %9.0f %5.2f | %9.0f %9.0f %9.0f %5.2f\n' "$from-$((to - 1))" "$sample_blocks" "$txs" "$txb" \
+      "$(bc -l <<<"${store[$i]}/$n")" "$(bc -l <<<"${floor[$i]}/$n")" "$(bc -l <<<"${store[$i]}/${floor[$i]}")" \
+      "$(bc -l <<<"${pst[$i]}/$n")" "$(bc -l <<<"${pstc[$i]}/$n")" "$(bc -l <<<"${pfloor[$i]}/$n")" \
+      "$(bc -l <<<"${pstc[$i]}/${pfloor[$i]}")"
     rm -rf "$d"
   done
-  echo
-  printf '%10s %16s %10s\n' height est_GB_F=1 B/blk
-  for top in 3090000 $sizes; do
-    total=0
+  echo "txs: the sample's non-coinbase txs, tx_B: their mean blob; store: the buckets' allocated pages; floor: bench/storagefloor"
+  echo "-floor-store; pr: the sample pruned on stripe $pstripe (scalegen -prune-stripe: chaindb.Prune, as gonerod --prune-blockchain),"
+  echo "pr_cmp: the same after gonerod compact, pfloor: the pruned floor of a stripe that drops the sample"
+  # at TOP ARRAY [ARRAY2]: bytes up to height TOP, each era's bytes per block (ARRAY/n) times its blocks below TOP; with
+  # ARRAY2, a pruned node's mix: 7/8 of the chain below the tip is other stripes' (ARRAY, dropped), 1/8 its own (ARRAY2, kept)
+  at() {
+    local top=$1 total=0 i from to pb
+    local -n a=$2
     for i in "${!eras[@]}"; do
       from=${eras[$i]} to=${eras[$((i + 1))]:-4000000}
       ((top > to)) || to=$top
       ((to > from)) || continue
-      total=$(bc -l <<<"$total + ($to - $from) * ${per_block[$i]}")
+      if (($# > 2)); then local -n b=$3; pb="(7*${a[$i]}+${b[$i]})/8/$n"; else pb="${a[$i]}/$n"; fi
+      total=$(bc -l <<<"$total + ($to - $from) * $pb")
     done
-    printf '%10d %16.1f %10.0f\n' "$top" "$(bc -l <<<"$total/1000000000")" "$(bc -l <<<"$total/$top")"
+    echo "$total"
+  }
+  gb() { bc -l <<<"$1/1000000000"; }
+  echo
+  echo "mainnet-scale estimates (GB = 1e9 B); pruned: 7/8 of the blocks as the pruned sample, 1/8 whole (the node's own stripe)"
+  printf '%9s | %8s %8s %6s %7s | %9s %9s %9s %6s %11s\n' height store_GB floor_GB st/fl ÷monerod \
+    pr_GB pr_cmp_GB pfloor_GB pc/pf ÷monerod_pr
+  # shellcheck disable=SC2086 # $sizes is a list
+  for top in $(printf '%s\n' 2890000 3090000 3260000 $sizes | sort -nu); do
+    s=$(at "$top" store) f=$(at "$top" floor)
+    p=$(at "$top" pst store) pc=$(at "$top" pstc store) pf=$(at "$top" pfloor floor)
+    vm=- vp=-
+    ((top == 3090000)) && vm=$(printf '%.2f' "$(bc -l <<<"$(gb "$s")/180")")
+    ((top == 2890000)) && vp=$(printf '%.2f' "$(bc -l <<<"$(gb "$pc")/61")")
+    ((top == 3260000)) && vp=$(printf '%.2f-%.2f' "$(bc -l <<<"$(gb "$pc")/83")" "$(bc -l <<<"$(gb "$pc")/80")")
+    printf '%9d | %8.1f %8.1f %6.2f %7s | %9.1f %9.1f %9.1f %6.2f %11s\n' "$top" "$(gb "$s")" "$(gb "$f")" \
+      "$(bc -l <<<"$s/$f")" "$vm" "$(gb "$p")" "$(gb "$pc")" "$(gb "$pf")" "$(bc -l <<<"$pc/$pf")" "$vp"
   done
-  echo "monerod's full LMDB: about 180 GB at height ~3,090,000 (Feb 2024), 240-290 GB estimated at ~3.8 M (mainnet.md §5.4)"
+  echo "monerod (mainnet.md §5.4): full LMDB ~180 GB at ~3,090,000 (Feb 2024); pruned ~61 GB at ~2,890,000 (May 2023),"
+  echo "~80-83 GB at ~3,260,000 (Oct 2024) (heights from 3,195,020 on 2024-07-17 at 720 blocks/day); ÷monerod_pr is pr_cmp's"
+  echo
+  echo "the full store by bucket at 3,090,000 (GB) beside the floor's parts (storagefloor -store on each era's sample)"
+  tot=0
+  for name in "${bnames[@]}"; do
+    declare -a col=()
+    # shellcheck disable=SC2034 # col is read by at, through its nameref
+    for i in "${!eras[@]}"; do col[i]=${bucket[$i,$name]:-0}; done
+    v=$(at 3090000 col)
+    tot=$(bc -l <<<"$tot+$v")
+    printf '  %-18s %8.2f\n' "$name" "$(gb "$v")"
+  done
+  printf '  %-18s %8.2f\n' total "$(gb "$tot")"
+  printf '  floor: block blobs %.2f, tx blobs %.2f, indexes %.2f, total %.2f\n' "$(gb "$(at 3090000 fblock)")" \
+    "$(gb "$(at 3090000 ftx)")" "$(gb "$(at 3090000 fidx)")" "$(gb "$(at 3090000 floor)")"
   exit 0
 fi
 

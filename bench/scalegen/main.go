@@ -55,6 +55,7 @@ import (
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/u128"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/pruning"
 )
 
 // Mainnet heights where the transaction shape changes (hard forks 4, 8, 13, 16).
@@ -88,6 +89,8 @@ func main() {
 	writeRate := flag.Float64("write-rate", 100, "with -measure: blocks/s the writer appends, one per transaction (0: no writer)")
 	eraOffset := flag.Uint64("era-offset", 0, "shape the block at height h as mainnet's block at h+N (e.g. 2900000: recent blocks from the start)")
 	endTime := flag.Int64("end-time", 0, "Unix time of the block at height 4,000,000 (0: now minus one day)")
+	pruneStripe := flag.Uint("prune-stripe", 0, "after growing, prune the store as gonerod --prune-blockchain does, keeping this stripe (1-8), "+
+		"the store's own blocks counted below the pruning tip (see pruneSample); 0: no pruning")
 	flag.Parse()
 	if *dataDir == "" {
 		log.Fatal("scalegen: --data-dir is required")
@@ -135,6 +138,9 @@ func main() {
 		fmt.Printf("# scalegen: height %d already >= %d\n", start, *to)
 		if *probe > 0 {
 			runProbe(db, path, g, *probe, *probeBatch, *probeEra)
+		}
+		if *pruneStripe > 0 {
+			pruneSample(db, g, uint32(*pruneStripe), *batch)
 		}
 		if *stats {
 			printStats(db)
@@ -189,6 +195,9 @@ func main() {
 	fmt.Printf("# commit growth, the whole run: %s\n", slowest(all, 5))
 	if *probe > 0 {
 		runProbe(db, path, g, *probe, *probeBatch, *probeEra)
+	}
+	if *pruneStripe > 0 {
+		pruneSample(db, g, uint32(*pruneStripe), *batch)
 	}
 	if *stats {
 		printStats(db)
@@ -257,6 +266,74 @@ func finish(db *chaindb.DB, path string, g *gen, d time.Duration, readers int, r
 			log.Fatalf("scalegen: measure: %v", err)
 		}
 	}
+}
+
+// pruneSample prunes the store as gonerod --prune-blockchain
+// --prune-blockchain-stripe stripe does on start-up (node's startPruning:
+// chaindb.Prune, PruneAll). A sample store is shorter than the pruning tip
+// (pruning.TipBlocks), which a pruned node keeps whole, so first TipBlocks
+// blocks without txs go on top; once pruned they are popped again, and the
+// store holds the sample alone, its blocks pruned as a node of that stripe
+// prunes them below the tip. It prints the bucket pages allocated with the
+// tip before and after pruning: their difference is what pruning gave back
+// to the buckets before any compaction (the free pages it leaves are not in
+// either figure).
+func pruneSample(db *chaindb.DB, g *gen, stripe uint32, batch int) {
+	saved := g.scale
+	g.scale = 0
+	base := g.prev.Height + 1
+	for h := base; h < base+pruning.TipBlocks; {
+		end := min(h+uint64(batch), base+pruning.TipBlocks)
+		err := db.Update(func(w *chaindb.Writer) error {
+			for ; h < end; h++ {
+				if err := w.Append(g.block(h)); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			log.Fatalf("scalegen: appending the pruning tip at %d: %v", h, err)
+		}
+	}
+	g.scale = saved
+	before := allocated(db)
+	res, err := db.Prune(chaindb.PruneAll, stripe)
+	if err != nil {
+		log.Fatalf("scalegen: prune: %v", err)
+	}
+	after := allocated(db)
+	for n := pruning.TipBlocks; n > 0; n -= batch {
+		err := db.Update(func(w *chaindb.Writer) error {
+			for range min(n, batch) {
+				if _, err := w.PopTop(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			log.Fatalf("scalegen: popping the pruning tip: %v", err)
+		}
+	}
+	if err := db.View(func(r *chaindb.Reader) (err error) { g.prev, err = r.Top(); return err }); err != nil {
+		log.Fatalf("scalegen: %v", err)
+	}
+	fmt.Printf("# pruned: stripe %d seed %#x txs %d bytes %d alloc_with_tip %d alloc_pruned_with_tip %d tip_blocks %d\n",
+		stripe, res.Seed, res.PrunedTxs, res.Bytes, before, after, pruning.TipBlocks)
+}
+
+// allocated is the bytes of the pages allocated to the store's buckets.
+func allocated(db *chaindb.DB) int {
+	st, err := db.BucketStats()
+	if err != nil {
+		log.Fatalf("scalegen: %v", err)
+	}
+	n := 0
+	for _, s := range st {
+		n += s.Allocated
+	}
+	return n
 }
 
 func printStats(db *chaindb.DB) {

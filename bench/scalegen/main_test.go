@@ -3,10 +3,15 @@ package main
 import (
 	"bytes"
 	"math/rand/v2"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/gonero/gonero/chain"
+	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
+	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/pruning"
 )
 
 // Every era's synthetic txs must parse with gonero's own decoder (the store
@@ -50,5 +55,63 @@ func TestSummarise(t *testing.T) {
 	}
 	if l := summarise(st[:10]); l.p99 != 10 || l.max != 10 {
 		t.Fatalf("10 batches: p99 %v max %v, want 10 10", l.p99, l.max)
+	}
+}
+
+// pruneSample leaves the sample alone in the store, every v2 tx of it
+// pruned as a node of the stripe prunes it below the tip, its blocks and
+// the rest of its txs' data untouched.
+func TestPruneSample(t *testing.T) {
+	db, err := chaindb.Open(filepath.Join(t.TempDir(), "gonero.db"), chaindb.Options{Network: params.Regtest.String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := chain.Open(db, chain.Config{Network: params.Regtest, FixedDifficulty: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var top chaindb.BlockMeta
+	if err := db.View(func(r *chaindb.Reader) (err error) { top, err = r.Top(); return err }); err != nil {
+		t.Fatal(err)
+	}
+	g := &gen{rng: rand.New(rand.NewPCG(1, 2)), scale: 0.2, weights: []uint64{80000}, endTime: 1 << 40, offset: 3_000_000, prev: top}
+	const n = 40
+	var txs []chaindb.TxRecord
+	if err := db.Update(func(w *chaindb.Writer) error {
+		for h := uint64(1); h <= n; h++ {
+			rec := g.block(h)
+			txs = append(txs, rec.Txs...)
+			if err := w.Append(rec); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(txs) == 0 {
+		t.Fatal("the sample has no txs to prune")
+	}
+	pruneSample(db, g, 2, 500)
+	err = db.View(func(r *chaindb.Reader) error {
+		if h, err := r.Height(); err != nil || h != n+1 {
+			t.Fatalf("height %d after pruning (%v), want %d", h, err, n+1)
+		}
+		if seed, err := r.PruningSeed(); err != nil || seed != pruning.SeedForStripe(2) {
+			t.Fatalf("seed %#x (%v), want stripe 2's", seed, err)
+		}
+		for _, tx := range txs {
+			p, err := r.TxParts(tx.Hash)
+			if err != nil {
+				return err
+			}
+			if p.HasPrunable || !bytes.HasPrefix(tx.Blob, p.Pruned) || len(p.Pruned) >= len(tx.Blob) {
+				t.Fatalf("tx %s: prunable part kept %v, %d of %d bytes stored", tx.Hash, p.HasPrunable, len(p.Pruned), len(tx.Blob))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
