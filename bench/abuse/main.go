@@ -725,7 +725,9 @@ func do(ctx context.Context, c *http.Client, url string, r request) (time.Durati
 // did): "refused" (the connection failed or was closed without an answer),
 // "connect timeout" (no TCP connection within the timeout: the node's
 // accept queue full, the client's SYNs dropped and retransmitted at 1, 3
-// s...), "timeout" (connected, no answer in time), "http N", "status S" (a
+// s...), "timeout" (the TCP handshake done, by the kernel: the connection
+// waited in the accept queue or was accepted, and no answer came in time),
+// "http N", "status S" (a
 // BUSY or an error answer), "error" (a JSON-RPC error), "garbled".
 func try(ctx context.Context, c *http.Client, url string, r request) (time.Duration, string) {
 	start := time.Now()
