@@ -1572,8 +1572,10 @@ func measure(ctx context.Context, a attack, n *node, f *facts) row {
 	stopSampling()
 	<-sampled
 	r.rss = peak.Load()
-	if m := mem.String(); m != "" {
+	if m := mem.String(); m != "" && r.note != "" {
 		r.note += "; " + m
+	} else if m != "" {
+		r.note = m
 	}
 	r.crashed = !n.alive()
 	r.requests = len(res.lat)
