@@ -11,7 +11,7 @@
 # 250 ms) and crashes; gonerod's rows are marked against the targets (>= 95 % of the requests and of the
 # time, p99 <= 250 ms, RSS < 512 MB, recovery <= 2 s, no crash).
 #
-# Usage: bench/abuse.sh [-d SECONDS] [--attacks a,b] [--nodes gonerod,monerod] [--out FILE]
+# Usage: bench/abuse.sh [-d SECONDS] [--attacks a,b] [--nodes gonerod,monerod] [--out FILE] [--attacker-nice N]
 #   -d SECONDS     length of each attack (default 15; about 20 minutes for everything)
 #   --all-d SECONDS length of all-at-once (default 60)
 #   --all-skip LIST floods all-at-once leaves out (to tell which one sinks the rest)
@@ -20,6 +20,12 @@
 #   --out FILE     also write the table to FILE
 #   --work DIR     keep the nodes' directories and logs in DIR (default: a temporary directory, removed)
 #   --log-level L  gonerod's --log-level (default warn; debug logs each RPC refusal and eviction)
+#   --gonerod-args "FLAGS" more flags for the attacked gonerod (e.g. "--memory-limit 0")
+#   --attacker-process run each flood in a process of its own, the legitimate client staying in
+#                  the measuring one (default: one process for both, as before)
+#   --attacker-nice N run the flood's process at nice N (1-19; implies --attacker-process): on the
+#                  Internet the attacker's CPU is not the node's. Applied alike to both nodes; the
+#                  table's heading names the mode. Report both runs, labelled.
 #
 # Environment: GONEROD=path uses that gonerod binary (default: build ./cmd/gonerod); ABUSE_CHAIN=DIR the
 # heavy chain (default /tmp/gonero-abuse-heavy, built once with monerodlab buildheavy, 2000 transactions,
@@ -54,7 +60,8 @@
 # (rpc-addr-churn-20k) and over IPv6 with each connection from a new random address of a whole /48
 # (rpc-addr-churn-v6: the nodes also serve RPC on [::1]; fd00:1::/48 is routed to loopback in the
 # namespace); and every flood at once for --all-d seconds (all-at-once; targets RSS < 1 GB and the client
-# >= 95 %). Before each attack every node's get_info height must be the chain's (a store copied empty
+# >= 95 %; each flood keeps 300 of the attacker's sockets for itself, so that the floods of thousands of
+# connections do not starve the P2P floods of descriptors). Before each attack every node's get_info height must be the chain's (a store copied empty
 # fails the run). --attacks names: none (baseline), rpc-idle-held, rpc-slowloris-held, rpc-conn-flood,
 # rpc-conn-flood-8, rpc-addr-churn, rpc-slowloris, rpc-expensive, rpc-batch, rpc-malformed, zmq-rpc-flood,
 # p2p-conn-flood, p2p-garbage, p2p-blocks, p2p-blocks-noread, p2p-garbage-txs, p2p-bad-sig-txs,
@@ -71,7 +78,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-test}
 CHAIN=${ABUSE_CHAIN:-/tmp/gonero-abuse-heavy}
-duration=15 alld=60 allskip= attacks= nodes=gonerod,monerod out= work= loglevel=
+duration=15 alld=60 allskip= attacks= nodes=gonerod,monerod out= work= loglevel= gonerodargs= attackerproc= attackernice=
 
 while (($#)); do
   case "$1" in
@@ -83,6 +90,9 @@ while (($#)); do
     --out) out=${2:?}; shift 2 ;;
     --work) work=${2:?}; shift 2 ;;
     --log-level) loglevel=${2:?}; shift 2 ;;
+    --gonerod-args) gonerodargs=${2?}; shift 2 ;;
+    --attacker-process) attackerproc=1; shift ;;
+    --attacker-nice) attackernice=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     *) unknown_arg "$1" ;;
   esac
@@ -120,6 +130,12 @@ args=(-gonerod "$gonerod" -chain "$CHAIN" -d "${duration}s" -all-d "${alld}s" -n
 [[ -n $out ]] && args+=(-out "$out")
 [[ -n $work ]] && { mkdir -p "$work"; args+=(-work "$(cd "$work" && pwd)"); }
 [[ -n $loglevel ]] && args+=(-log-level "$loglevel")
+[[ -n $gonerodargs ]] && args+=(-gonerod-args "$gonerodargs")
+[[ -n $attackerproc ]] && args+=(-attacker-process)
+if [[ -n $attackernice ]]; then
+  [[ $attackernice =~ ^[0-9]+$ ]] && ((attackernice <= 19)) || die "--attacker-nice must be 0..19"
+  args+=(-attacker-nice "$attackernice")
+fi
 # rpc-addr-churn-v6 binds sources anywhere in fd00:1::/48 (with IP_FREEBIND): the /48 is local, on the
 # namespace's loopback alone.
 in_ns ip -6 route replace local fd00:1::/48 dev lo || die "cannot route fd00:1::/48 to loopback in $NS"

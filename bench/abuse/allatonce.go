@@ -102,6 +102,15 @@ func allAtOnceSkipped(name string) bool {
 		(*allSkip != "" && slices.Contains(strings.Split(*allSkip, ","), name))
 }
 
+// ownTokens are the sockets each flood of all-at-once has for itself
+// (attackerDial), beside the shared ones, which the floods of thousands of
+// connections (the churns, the connection floods) otherwise take all of:
+// enough for every P2P flood's peers (20 to 200) and the RPC floods of a
+// few hundred connections. allAtOnce takes them out of the shared tokens
+// while it runs, so the attacker's sockets stay within the descriptor
+// limit.
+const ownTokens = 300
+
 // allAtOnce runs every flood of attacks() at the same time, each from a /16
 // of its own (127.101.0.0/16 on), until ctx ends; its note gives each
 // flood's own.
@@ -109,16 +118,31 @@ func allAtOnce(ctx context.Context, n *node, f *facts) string {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var notes []string
-	k := 0
+	var floods []attack
 	for _, a := range attacks() {
-		if allAtOnceSkipped(a.name) {
-			continue
+		if !allAtOnceSkipped(a.name) {
+			floods = append(floods, a)
 		}
+	}
+	// The floods' own sockets come out of the shared ones (no other
+	// attack runs now: they are free), and go back at the end.
+	reserved := min(len(floods)*ownTokens, cap(fdTokens)/2)
+	for range reserved {
+		fdTokens <- struct{}{}
+	}
+	defer func() {
+		for range reserved {
+			<-fdTokens
+		}
+	}()
+	own := max(1, reserved/max(1, len(floods)))
+	k := 0
+	for _, a := range floods {
 		k++
 		wg.Add(1)
 		go func(a attack, net int) {
 			defer wg.Done()
-			note := a.run(withNet(ctx, net), n, f)
+			note := a.run(context.WithValue(withNet(ctx, net), ownTokensKey{}, make(chan struct{}, own)), n, f)
 			mu.Lock()
 			notes = append(notes, a.name+": "+note)
 			mu.Unlock()

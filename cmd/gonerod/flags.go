@@ -34,6 +34,8 @@ func addNodeFlags(rf *pflag.FlagSet, o *options) {
 
 	rf.Int64Var(&c.MemoryBudget, "memory-budget", c.MemoryBudget,
 		"bytes that clients and peers can make the node hold at once, all together: RPC request bodies and answers (at most half of it), P2P messages being read and queued for sending, the sync's received blocks; past it the newest claim is refused (RPC: answered BUSY; P2P: the peer dropped); 0: no global bound")
+	rf.Int64Var(&o.memoryLimit, "memory-limit", memoryLimitAuto,
+		"Go's soft memory limit in bytes: the collector runs more often as the process nears it (0: none; -1: 3 x --memory-budget, 768 MiB by default); GOMEMLIMIT in the environment wins")
 	rf.Uint64Var(&c.MaxTxpoolWeight, "max-txpool-weight", c.MaxTxpoolWeight, "max weight of the transaction pool in bytes; over it, the lowest fee per byte go first")
 
 	// The RPC defences beyond monerod's limits (docs/public-node.md):

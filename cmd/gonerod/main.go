@@ -50,6 +50,8 @@ type options struct {
 	noIGD bool
 	// --sync-pruned-blocks is accepted and does nothing.
 	syncPruned bool
+	// --memory-limit: the Go soft memory limit (memlimit.go).
+	memoryLimit int64
 }
 
 func (o *options) network() (params.Network, error) {

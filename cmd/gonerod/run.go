@@ -18,6 +18,9 @@ func runNode(o *options) error {
 	if cfg.Logger, cfg.LogLevel, err = newLevelLogger(o.logLevel); err != nil {
 		return err
 	}
+	if err := applyMemoryLimit(o.memoryLimit, cfg.MemoryBudget, cfg.Logger); err != nil {
+		return err
+	}
 	n, err := node.New(cfg)
 	if err != nil {
 		return err
