@@ -578,6 +578,11 @@ func (s *Server) serveGetPublicNodes(req *httpd.Request) httpd.Response {
 		return slices.DeleteFunc(list, func(e peerinfo.PeerEntry) bool { return e.RPCPort == 0 })
 	}
 	wl, gl = public(wl, white), public(gl, gray)
+	// The lists are bounded by P2P's peer store, some thousands of
+	// entries: claimed before they are written.
+	if claim := (answerClaim{req: req}); !claim.addItems(uint64(len(wl)+len(gl)), publicNodeBytes) {
+		return s.busyAnswer(req)
+	}
 	return plainAnswer(func(w *epeejson.Writer) {
 		w.BeginObject()
 		rpctypes.WriteList(w, "gray", gl, rpctypes.WritePublicNode)
