@@ -16,6 +16,7 @@ import (
 	"github.com/gonero/gonero/membudget"
 	"github.com/gonero/gonero/miner"
 	"github.com/gonero/gonero/params"
+	"github.com/gonero/gonero/peerinfo"
 	"github.com/gonero/gonero/portable"
 	"github.com/gonero/gonero/rpctypes"
 )
@@ -78,14 +79,16 @@ func busyAnswered(path string, body []byte) bool {
 // same requests to a node without a budget are served in full.
 func TestExpensiveAnswerRefusedBeforeBuilt(t *testing.T) {
 	export := testutil.Path(t, "testdata", "regtest", "blockchain.raw")
-	full := startNode(t, export, nil)
+	// A thousand white and a thousand grey peers with an RPC port.
+	peers := publicPeers{n: 1000}
+	full := startNode(t, export, peers)
 	// A refused request allocates its request, parsed, and at most the
 	// budget's worth of answer (claimed as it was built), and slack for
 	// the rest (HTTP, the client); a request whose answer was built
 	// before it was claimed allocates more than the answer.
 	const total, slack = 32 << 10, 16 << 10
 	budget := membudget.New(total)
-	small := startNodeWith(t, nodeOptions{net: params.Regtest, fixedDifficulty: 1, exportFile: export,
+	small := startNodeWith(t, nodeOptions{net: params.Regtest, fixedDifficulty: 1, exportFile: export, peers: peers,
 		memory: membudget.NewAccount[netip.Addr](budget, 0)})
 
 	// get_block's answer grows with the block: a block whose miner
@@ -128,6 +131,9 @@ func TestExpensiveAnswerRefusedBeforeBuilt(t *testing.T) {
 		{"/getblocks.bin", "/getblocks.bin", epee(t, "block_ids", idsBlob(genesis)), nil, nil},
 		{"/getblocks_by_height.bin", "/getblocks_by_height.bin", epee(t, "heights", u64s(heights...)), nil, nil},
 		{"/get_outs.bin", "/get_outs.bin", epee(t, "outputs", outsValue(outs)), nil, nil},
+		// The peer lists are claimed from their sizes before they are
+		// copied (2,000 entries, 128 kB of Go values).
+		{"/get_public_nodes", "/get_public_nodes", []byte(`{"gray":true}`), jsonParse, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -227,4 +233,27 @@ func addBigBlock(t *testing.T, extra int, nodes ...*testNode) cryptonote.Hash {
 		}
 	}
 	return id
+}
+
+// publicPeers is a P2P node whose peer lists hold n white and n grey
+// entries, each a public address with an RPC port.
+type publicPeers struct {
+	NoPeers
+	n int
+}
+
+func (p publicPeers) Counts() (incoming, outgoing, white, grey uint64) {
+	return 0, 0, uint64(p.n), uint64(p.n)
+}
+
+func (p publicPeers) PeerLists() (white, grey []peerinfo.PeerEntry) {
+	list := func(first byte) []peerinfo.PeerEntry {
+		out := make([]peerinfo.PeerEntry, p.n)
+		for i := range out {
+			ip := netip.AddrFrom4([4]byte{first, byte(i >> 8), byte(i), 1})
+			out[i] = peerinfo.PeerEntry{ID: uint64(i), Addr: netip.AddrPortFrom(ip, 18080), LastSeen: 1700000000, RPCPort: 18089}
+		}
+		return out
+	}
+	return list(11), list(12)
 }

@@ -253,12 +253,11 @@ func getMinerData(c *call) (func(*epeejson.Writer), *Error) {
 	// table's order, up to 112.5 % of the median weight, best paying first
 	// when they weigh more (txpool.CapTemplateBacklog).
 	// The backlog grows with the pool (capped at a block's worth only
-	// once gathered).
-	pool := s.visiblePool(true)
-	if !c.claimItems(uint64(len(pool)), minerBacklogEntryBytes) {
+	// once gathered): claimed from the pool's size before it is copied.
+	if s.pool != nil && !c.claimItems(uint64(s.pool.Len()), minerBacklogEntryBytes) {
 		return nil, errCoreBusy
 	}
-	for _, e := range pool {
+	for _, e := range s.visiblePool(true) {
 		res.Backlog = append(res.Backlog, rpctypes.MinerBacklogEntry{ID: e.ID, Weight: e.Weight, Fee: e.Fee})
 	}
 	res.Backlog = txpool.CapTemplateBacklog(res.Backlog, next.EffectiveMedian,
