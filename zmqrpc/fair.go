@@ -82,7 +82,8 @@ func (s *Server) hostCap(private bool) int {
 }
 
 // admit counts pc in, in the place of another group's connection at
-// MaxConns; "" or why it is refused. The victim, if any, is closed.
+// MaxConns, and in s.wg (under s.mu, so that Close waits for it); "" or
+// why it is refused. The victim, if any, is closed.
 func (s *Server) admit(pc *peerConn) string {
 	s.mu.Lock()
 	if s.conns == nil {
@@ -108,6 +109,7 @@ func (s *Server) admit(pc *peerConn) string {
 	s.perHost[pc.host]++
 	s.perGroup[pc.group]++
 	pc.counted = true
+	s.wg.Add(1)
 	s.mu.Unlock()
 	if victim != nil {
 		victim.cancel()

@@ -28,6 +28,7 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 	"github.com/go-zeromq/zmq4/security/null"
+
 	"github.com/gonero/gonero/internal/addrgroup"
 	"github.com/gonero/gonero/internal/boundedcache"
 	"github.com/gonero/gonero/membudget"
@@ -236,8 +237,7 @@ func (s *Server) accept() {
 			s.log.Debug("zmq-rpc: connection refused", "remote", c.RemoteAddr(), "reason", why)
 			continue
 		}
-		s.wg.Add(1)
-		go func() {
+		go func() { // admit counted it in s.wg
 			defer s.wg.Done()
 			s.serve(pc)
 			s.mu.Lock()
