@@ -1,6 +1,7 @@
 package zmqrpc
 
 import (
+	"bytes"
 	"context"
 	"net"
 	"net/netip"
@@ -167,6 +168,123 @@ func (s *Server) uncountLocked(pc *peerConn) {
 	}
 	if s.perGroup[pc.group]--; s.perGroup[pc.group] <= 0 {
 		delete(s.perGroup, pc.group)
+		delete(s.lastSizes, pc.group)
+	}
+}
+
+// lastAnswer is the size of group g's last answer to method name (0: none
+// or unknown); setLastAnswer records it. Kept while the group holds a
+// connection, for the methods of the table only, so that the memory is
+// bounded by the connections.
+func (s *Server) lastAnswer(g netip.Addr, name string) int64 {
+	if name == "" {
+		return 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastSizes[g][name]
+}
+
+func (s *Server) setLastAnswer(g netip.Addr, name string, n int64) {
+	if _, ok := methods[name]; !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.perGroup[g] == 0 {
+		return // its connections are gone (or the server is closed)
+	}
+	m := s.lastSizes[g]
+	if m == nil {
+		m = map[string]int64{}
+		s.lastSizes[g] = m
+	}
+	m[name] = n
+}
+
+// requestMethod is the method a request names, "" when it names none
+// that parses (the answer is then an error, small). Bodies over 64 KiB are
+// not looked at: a light wallet's requests are small.
+func requestMethod(msg []byte) string {
+	if i := bytes.IndexByte(msg, 0); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 64<<10 || !validate(msg) {
+		return ""
+	}
+	doc := raw(msg[skipSpace(msg, 0):])
+	if doc.kind() != kindObject {
+		return ""
+	}
+	m, ok := parseObject(doc).find("method")
+	if !ok || m.kind() != kindString {
+		return ""
+	}
+	name, _, _ := decodeString(m, 0, true)
+	return cString(name)
+}
+
+// A refused connection is held holdRefused before it is closed, at most
+// maxHeld at once (closed at once past that), as the HTTP RPC holds a
+// refused host's: a flood that reconnects as soon as its connection
+// closes otherwise turns thousands of times a second through the accept
+// loop (bench/abuse.sh's zmq-rpc-flood: 88,812 refusals in 15 s), and a
+// client's connection waits behind it in the kernel's accept queue.
+const (
+	holdRefused = time.Second
+	maxHeld     = 4096
+)
+
+type heldConn struct {
+	c     net.Conn
+	until time.Time
+}
+
+// hold closes c after holdRefused (at once past maxHeld, or once the
+// server is closed).
+func (s *Server) hold(c net.Conn) {
+	s.mu.Lock()
+	if s.conns == nil || len(s.held) >= maxHeld {
+		s.mu.Unlock()
+		_ = c.Close()
+		return
+	}
+	s.held = append(s.held, heldConn{c: c, until: time.Now().Add(holdRefused)})
+	if !s.reaping {
+		s.reaping = true
+		s.wg.Add(1)
+		go s.reap()
+	}
+	s.mu.Unlock()
+}
+
+// reap closes the held connections as their time comes, all of them once
+// the server closes.
+func (s *Server) reap() {
+	defer s.wg.Done()
+	for {
+		s.mu.Lock()
+		now := time.Now()
+		n := 0
+		for n < len(s.held) && (s.ctx.Err() != nil || !s.held[n].until.After(now)) {
+			_ = s.held[n].c.Close()
+			n++
+		}
+		s.held = s.held[n:]
+		if len(s.held) == 0 {
+			s.held = nil
+			s.reaping = false
+			s.mu.Unlock()
+			return
+		}
+		next := s.held[0].until
+		s.mu.Unlock()
+		t := time.NewTimer(time.Until(next))
+		select {
+		case <-t.C:
+		case <-s.ctx.Done():
+		}
+		t.Stop()
 	}
 }
 
@@ -299,7 +417,15 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// fairSlots are the answers rendered at once: a slot that frees goes to
+// cheapMethods answer a few hundred bytes, at the cost of a few reads:
+// they take no handling slot (their answer's bytes are still claimed).
+var cheapMethods = map[string]bool{
+	"get_height": true, "get_rpc_version": true, "get_info": true, "get_last_block_header": true,
+	"get_block_header_by_hash": true, "get_block_header_by_height": true, "get_block_hash": true,
+	"hard_fork_info": true, "get_dynamic_fee_estimate": true,
+}
+
+// fairSlots are the answers rendered at once (nil: no bound): a slot that frees goes to
 // the waiting group that holds the fewest (then the oldest waiter).
 type fairSlots struct {
 	mu      sync.Mutex
@@ -322,6 +448,9 @@ func newFairSlots(n int) *fairSlots { return &fairSlots{free: n, held: map[netip
 
 // acquire takes a slot for group g; false once ctx ends first.
 func (f *fairSlots) acquire(ctx context.Context, g netip.Addr) bool {
+	if f == nil {
+		return true
+	}
 	f.mu.Lock()
 	if f.free > 0 && len(f.waiters) == 0 {
 		f.free--
@@ -353,6 +482,9 @@ func (f *fairSlots) acquire(ctx context.Context, g netip.Addr) bool {
 
 // release gives back g's slot, to the waiter of the group holding fewest.
 func (f *fairSlots) release(g netip.Addr) {
+	if f == nil {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.held[g]--; f.held[g] <= 0 {

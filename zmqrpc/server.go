@@ -128,11 +128,17 @@ type Server struct {
 	conns    map[*peerConn]struct{} // nil once closed
 	perHost  map[netip.Addr]int
 	perGroup map[netip.Addr]int
+	// lastSizes: each group's last answer size per method (fair.go).
+	lastSizes map[netip.Addr]map[string]int64
 	// refusedHost, refusedTotal, evicted: connections refused for the
 	// per-host bound, at MaxConns, and closed for a newcomer (fair.go).
 	refusedHost, refusedTotal, evicted uint64
-	wg                                 sync.WaitGroup
-	once                               sync.Once
+	// held: refused connections waiting to be closed (fair.go's hold);
+	// reaping: the goroutine closing them runs.
+	held    []heldConn
+	reaping bool
+	wg      sync.WaitGroup
+	once    sync.Once
 }
 
 // Backend is what the server reads of the node and acts on. Chain is
@@ -175,7 +181,8 @@ func New(cfg Config, b Backend) (*Server, error) {
 		handling:       newFairSlots(max(2, runtime.NumCPU())),
 		messageTimeout: MessageTimeout, budgetWait: BudgetWait, writeIdle: WriteIdle, ctx: ctx, cancel: cancel,
 		maxPublic: cfg.MaxConnsPerPublicHost, maxPrivate: cfg.MaxConnsPerPrivateHost,
-		conns: map[*peerConn]struct{}{}, perHost: map[netip.Addr]int{}, perGroup: map[netip.Addr]int{}}, nil
+		conns: map[*peerConn]struct{}{}, perHost: map[netip.Addr]int{}, perGroup: map[netip.Addr]int{},
+		lastSizes: map[netip.Addr]map[string]int64{}}, nil
 }
 
 // now is the clock (get_output_histogram's restricted cutoff).
@@ -233,7 +240,7 @@ func (s *Server) accept() {
 		pc := s.newPeerConn(c)
 		if why := s.admit(pc); why != "" {
 			pc.cancel()
-			_ = c.Close()
+			s.hold(c)
 			s.log.Debug("zmq-rpc: connection refused", "remote", c.RemoteAddr(), "reason", why)
 			continue
 		}
@@ -374,36 +381,51 @@ func (s *Server) answer(pc *peerConn, body []byte, tooLarge bool) ([]byte, membu
 	g := pc.group
 	lease := membudget.NewLease(s.answers.acct, g)
 	defer s.requests.release(g, int64(len(body)))
-	if !s.answers.grow(pc.ctx, &lease, g, min(answerReserve, s.maxAnswer), s.budgetWait) {
+	// Clients ask the same methods again (a light-wallet server's
+	// get_blocks_fast, a flood's): the size of the group's last answer to
+	// the method is reserved, so that an answer that would not fit waits
+	// before it is rendered, not after.
+	name := requestMethod(body)
+	if !s.answers.grow(pc.ctx, &lease, g, min(max(answerReserve, s.lastAnswer(g, name)), s.maxAnswer), s.budgetWait) {
 		return nil, lease, false
 	}
 	if tooLarge {
 		return errorAnswer(nil, statusTooLarge, msgRequestTooLarge), lease, true
 	}
+	// Answers can be big (get_blocks_fast): a few at a time, but for the
+	// methods whose answers are always small, which never wait behind
+	// another's big answer being rendered.
+	slot := s.handling
+	if cheapMethods[name] {
+		slot = nil
+	}
 	for attempt := 0; ; attempt++ {
-		// Answers can be big (get_blocks_fast): a few at a time.
-		if !s.handling.acquire(pc.ctx, g) {
+		if !slot.acquire(pc.ctx, g) {
 			s.answers.releaseLease(&lease)
 			return nil, lease, false
 		}
 		answer := s.handle(body)
-		need := min(int64(len(answer)), s.maxAnswer) - lease.Held()
+		s.setLastAnswer(g, name, int64(len(answer)))
+		size := min(int64(len(answer)), s.maxAnswer)
+		need := size - lease.Held()
 		if need <= 0 || lease.Grow(need) {
-			s.handling.release(g)
+			slot.release(g)
 			return answer, lease, true
 		}
 		if attempt >= 2 { // grown twice while it waited: wait with it
 			ok := s.answers.grow(pc.ctx, &lease, g, need, s.budgetWait)
-			s.handling.release(g)
+			slot.release(g)
 			if !ok {
 				s.answers.releaseLease(&lease)
 			}
 			return answer, lease, ok
 		}
-		s.handling.release(g)
+		// It waits holding nothing: neither a slot nor its reservation
+		// (which, small, would hold the room kept for small claims).
+		slot.release(g)
+		s.answers.releaseLease(&lease)
 		answer = nil
-		if !s.answers.grow(pc.ctx, &lease, g, need, s.budgetWait) {
-			s.answers.releaseLease(&lease)
+		if !s.answers.grow(pc.ctx, &lease, g, size, s.budgetWait) {
 			return nil, lease, false
 		}
 	}
