@@ -345,3 +345,22 @@ func TestNewAddressServedAtMaxConns(t *testing.T) {
 		t.Fatalf("%d connections counted, %d evicted", len(s.conns), s.evicted)
 	}
 }
+
+// TestCheapMethodsTakeNoSlot: while every handling slot is held (big
+// answers being rendered), get_height and get_info are still answered.
+func TestCheapMethodsTakeNoSlot(t *testing.T) {
+	s := startLocal(t)
+	busy := netip.MustParseAddr("192.0.2.1")
+	for range s.handling.free {
+		if !s.handling.acquire(context.Background(), busy) {
+			t.Fatal("no free slot")
+		}
+	}
+	cl := dial(t, s.Addr().String())
+	if a := cl.call(t, heightReq); !strings.Contains(a, `"height":1`) {
+		t.Fatalf("get_height: %q", a)
+	}
+	if a := cl.call(t, `{"jsonrpc":"2.0","id":2,"method":"get_info","params":{}}`); !strings.Contains(a, `"id":2`) {
+		t.Fatalf("get_info: %q", a)
+	}
+}
