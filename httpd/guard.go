@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gonero/gonero/internal/addrgroup"
 )
 
 // The defences of a public RPC listener beyond monerod's connection
@@ -14,40 +16,21 @@ import (
 // clients by address group, not by address, because one party easily owns
 // many addresses of one network but rarely many networks.
 
-// groupKey is an address group: a public IPv4 address's /24, a public
-// IPv6 address's /64, a private or loopback address itself (the machines
-// of one LAN, or of the node's own host, are told apart: they are the
-// operator's own).
+// groupKey is an address group (addrgroup.Group): a public IPv4
+// address's /24, a public IPv6 address's /64, a private or loopback
+// address itself.
 type groupKey struct{ addr netip.Addr }
 
-func groupOf(key hostKey) groupKey {
-	if !key.private && key.addr.Is4() {
-		p, _ := key.addr.Prefix(24)
-		return groupKey{p.Addr()}
-	}
-	return groupKey{key.addr} // public IPv6: hostKey is the /64 already
-}
+func groupOf(key hostKey) groupKey { return groupKey{addrgroup.Group(key.addr, key.private)} }
 
-// prefixKey is the wider network an address group lies in: the /24 of an
-// IPv4 address (private ones too, so that loopback tests see the same
-// shape as the Internet) and the /48 of an IPv6 one, a typical single
-// site's allocation. A flood from many /64s of one /48, or many addresses
-// of one /24, is one prefix: the fair slots evict from the prefix holding
-// the most first, and probation bumps from it first.
+// prefixKey is the wider network an address group lies in
+// (addrgroup.Prefix: an IPv4 /24, an IPv6 /48). A flood from many /64s of
+// one /48, or many addresses of one /24, is one prefix: the fair slots
+// evict from the prefix holding the most first, and probation bumps from
+// it first.
 type prefixKey struct{ addr netip.Addr }
 
-func prefixOf(grp groupKey) prefixKey {
-	a := grp.addr
-	bits := 48
-	if a.Is4() {
-		bits = 24
-	}
-	if !a.IsValid() {
-		return prefixKey{a}
-	}
-	p, _ := a.Prefix(bits)
-	return prefixKey{p.Addr()}
-}
+func prefixOf(grp groupKey) prefixKey { return prefixKey{addrgroup.Prefix(grp.addr)} }
 
 // Defaults of the defences (Config).
 const (

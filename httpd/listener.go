@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gonero/gonero/internal/addrgroup"
 	"github.com/gonero/gonero/membudget"
 )
 
@@ -244,43 +245,22 @@ func (l *limitListener) Close() error {
 	return err
 }
 
-// remoteIP is the peer's address without port, IPv4-mapped IPv6 unmapped so
-// that one client counts once whichever way it reached a dual-stack socket.
-func remoteIP(c net.Conn) netip.Addr {
-	if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok {
-		return ta.AddrPort().Addr().Unmap()
-	}
-	if ap, err := netip.ParseAddrPort(c.RemoteAddr().String()); err == nil {
-		return ap.Addr().Unmap()
-	}
-	return netip.Addr{} // all unknown peers share one slot count
-}
+// remoteIP is the peer's address without port (addrgroup.Remote).
+func remoteIP(c net.Conn) netip.Addr { return addrgroup.Remote(c) }
 
-// hostKey is what one "IP" is for the per-IP limits: the address itself,
-// except that a public IPv6 address counts per /64. monerod counts each
-// IPv6 address apart, but one end host usually owns a whole /64 and could
-// otherwise open unlimited connections from it.
+// hostKey is what one "IP" is for the per-IP limits (addrgroup.Host): the
+// address itself, a public IPv6 address per /64.
 type hostKey struct {
 	addr    netip.Addr
 	private bool
 }
 
 func hostKeyOf(ip netip.Addr) hostKey {
-	private := isPrivate(ip)
-	if ip.Is6() && !private {
-		p, _ := ip.Prefix(64)
-		return hostKey{addr: p.Addr(), private: false}
-	}
-	return hostKey{addr: ip, private: private}
+	return hostKey{addr: addrgroup.Host(ip), private: isPrivate(ip)}
 }
 
-// isPrivate mirrors monerod's is_loopback() || is_local(): loopback, the
-// RFC 1918 ranges and IPv6 unique-local addresses (netip's IsPrivate), and
-// link-local addresses. An unknown address counts as private (it can only
-// come from a non-TCP listener, i.e. from this host).
-func isPrivate(ip netip.Addr) bool {
-	return !ip.IsValid() || ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast()
-}
+// isPrivate is monerod's is_loopback() || is_local() (addrgroup.Private).
+func isPrivate(ip netip.Addr) bool { return addrgroup.Private(ip) }
 
 // admit applies the limits to a connection from key without eviction
 // (what monerod does); cc may be nil (tests).

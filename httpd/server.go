@@ -67,6 +67,8 @@ import (
 	"time"
 
 	"github.com/valyala/fasthttp"
+
+	"github.com/gonero/gonero/internal/addrgroup"
 )
 
 // Request is what a route sees. It and its Body belong to the server: they
@@ -131,12 +133,12 @@ const (
 	DefaultMaxConnections = 100
 	// DefaultMaxConnectionsPerPublicIP is monerod's
 	// --rpc-max-connections-per-public-ip default.
-	DefaultMaxConnectionsPerPublicIP = 3
+	DefaultMaxConnectionsPerPublicIP = addrgroup.MaxPerPublicHost
 	// DefaultMaxConnectionsPerPrivateIP is monerod's
 	// --rpc-max-connections-per-private-ip default (loopback and private
 	// ranges; the captures were made on loopback, where the 26th
 	// connection was closed at once).
-	DefaultMaxConnectionsPerPrivateIP = 25
+	DefaultMaxConnectionsPerPrivateIP = addrgroup.MaxPerPrivateHost
 	// DefaultResponseSoftLimit is monerod's --rpc-response-soft-limit
 	// default (DEFAULT_RPC_SOFT_LIMIT_SIZE, 25 MiB).
 	DefaultResponseSoftLimit = 25 << 20

@@ -60,6 +60,23 @@ const (
 	// txListingBytes: what a listed transaction adds besides its blob
 	// (hashes, heights, flags, the JSON framing).
 	txListingBytes = 512
+	// blockAnswerBytesPerByte and blockAnswerFixedBytes: get_block's
+	// answer, per byte of the block's blob and beside it. The blob is
+	// written in hex (2 bytes a byte) and as JSON text, escaped inside the
+	// answer's string: a transaction id there (32 bytes) takes some 210
+	// bytes with its hex in tx_hashes, an extra byte up to 7 ("255, " and
+	// its hex). The header, the key names and the JSON text of a block
+	// without transactions take about 2 kB (a regtest block's answer is
+	// 2.3 kB for its 130-byte blob, 2.9 kB with three transactions).
+	blockAnswerBytesPerByte = 8
+	blockAnswerFixedBytes   = 2048
+	// minerBacklogEntryBytes: one pool transaction get_miner_data
+	// gathers (its txpool.Entry's figures and a backlog entry), and its
+	// entry in the answer (id in hex, weight, fee).
+	minerBacklogEntryBytes = 160
+	// publicNodeBytes: one /get_public_nodes entry (host, last seen, RPC
+	// port and credits) and the peer entry gathered.
+	publicNodeBytes = 192
 )
 
 // A binary (epee) request body is decoded into a tree of values before a

@@ -358,15 +358,37 @@ func getBlock(c *call) (func(*epeejson.Writer), *Error) {
 	if e := c.view(func(r *chaindb.Reader, chainHeight uint64) *Error {
 		var b blockAt
 		var e *Error
+		// The block's metadata first, its blob (an alternative block's
+		// comes with it) once the answer is claimed.
 		if hash != "" { // a non-empty hash wins; the height is then not even checked
-			b, e = byHash(r, hash, true)
+			b, e = byHash(r, hash, false)
 		} else if height >= chainHeight {
 			return errTooBigHeight(height, chainHeight-1)
-		} else if b, e = byHeight(r, height, true); e != nil {
+		} else if b, e = byHeight(r, height, false); e != nil {
 			return errUnknownHash(hash) // monerod looks up by the hash it found for the height: "Hash = ."
 		}
 		if e != nil {
 			return e
+		}
+		// The answer grows with the block (its blob in hex, its JSON text
+		// with the miner transaction's extra byte by byte, the ids twice):
+		// claimed from the stored size before the blob is read or rendered.
+		size := b.meta.BlobSize
+		if b.blob != nil {
+			size = uint64(len(b.blob))
+		}
+		if !c.claimItems(size, blockAnswerBytesPerByte) || !c.claimItems(1, blockAnswerFixedBytes) {
+			return errCoreBusy
+		}
+		if b.blob == nil {
+			blob, err := r.BlockBlob(b.meta.Height)
+			if err != nil {
+				if hash != "" {
+					return errInternal("can't get block by height. Height = " + uitoa(b.meta.Height) + ".")
+				}
+				return errUnknownHash(hash)
+			}
+			b.blob = blob
 		}
 		if rendered, e = c.server.renderBlock(&b); e != nil {
 			return e

@@ -252,6 +252,11 @@ func getMinerData(c *call) (func(*epeejson.Writer), *Error) {
 	// to everyone (not kept back, not in their stem phase), in the pool
 	// table's order, up to 112.5 % of the median weight, best paying first
 	// when they weigh more (txpool.CapTemplateBacklog).
+	// The backlog grows with the pool (capped at a block's worth only
+	// once gathered): claimed from the pool's size before it is copied.
+	if s.pool != nil && !c.claimItems(uint64(s.pool.Len()), minerBacklogEntryBytes) {
+		return nil, errCoreBusy
+	}
 	for _, e := range s.visiblePool(true) {
 		res.Backlog = append(res.Backlog, rpctypes.MinerBacklogEntry{ID: e.ID, Weight: e.Weight, Fee: e.Fee})
 	}
@@ -570,7 +575,18 @@ func (s *Server) serveAltBlocksHashes(req *httpd.Request) httpd.Response {
 		return badRequest()
 	}
 	var ids []cryptonote.Hash
+	refused := false
 	if err := s.store.View(func(r *chaindb.Reader) error {
+		// The answer grows with the alternative blocks kept: claimed
+		// from their count before their metadata is read.
+		n, err := r.AltBlockCount()
+		if err != nil {
+			return err
+		}
+		if claim := (answerClaim{req: req}); !claim.addItems(n, hashAnswerBytes) {
+			refused = true
+			return nil
+		}
 		metas, err := r.AltBlockMetas()
 		for _, m := range metas {
 			ids = append(ids, m.Hash)
@@ -579,6 +595,9 @@ func (s *Server) serveAltBlocksHashes(req *httpd.Request) httpd.Response {
 	}); err != nil {
 		s.log.Error("alternative blocks", "err", err)
 		return httpd.Response{Status: 500, ContentType: "text/plain", Close: true}
+	}
+	if refused {
+		return s.busyAnswer(req)
 	}
 	slices.SortFunc(ids, cryptonote.CompareHash32)
 	return writePlain(func(w *epeejson.Writer) {

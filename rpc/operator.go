@@ -570,6 +570,12 @@ func (s *Server) serveGetPublicNodes(req *httpd.Request) httpd.Response {
 	if e != nil {
 		return badRequest()
 	}
+	// The lists are bounded by P2P's peer store (some thousands of
+	// entries): claimed from its sizes before they are copied.
+	_, _, nWhite, nGrey := s.peers.Counts()
+	if claim := (answerClaim{req: req}); !claim.addItems(nWhite+nGrey, publicNodeBytes) {
+		return s.busyAnswer(req)
+	}
 	wl, gl := s.peerLists(includeBlocked, true)
 	public := func(list []peerinfo.PeerEntry, want bool) []peerinfo.PeerEntry {
 		if !want {

@@ -20,6 +20,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -27,9 +28,10 @@ import (
 
 	"github.com/go-zeromq/zmq4"
 	"github.com/go-zeromq/zmq4/security/null"
-	"golang.org/x/sync/semaphore"
 
+	"github.com/gonero/gonero/internal/addrgroup"
 	"github.com/gonero/gonero/internal/boundedcache"
+	"github.com/gonero/gonero/membudget"
 )
 
 // Limits.
@@ -40,7 +42,8 @@ const (
 	// "Request too large".
 	MaxMessage = 10 << 20
 	// MaxConns bounds the connections served at once; more are closed at
-	// once (libzmq has no limit but the process's descriptors).
+	// once (libzmq has no limit but the process's descriptors), unless
+	// they take the slot of a group holding two more (fair.go).
 	MaxConns = 256
 	// MaxInFlight bounds the request bytes held by all connections
 	// together; a connection waits for room before reading a frame's body.
@@ -80,6 +83,12 @@ type Config struct {
 	Version   string
 	StartTime time.Time
 	Log       *slog.Logger
+	// MaxConnsPerPublicHost and MaxConnsPerPrivateHost bound the
+	// connections of one address (a public IPv6 /64 is one), as monerod's
+	// --rpc-max-connections-per-public-ip and -per-private-ip bound its
+	// HTTP RPC's (monerod's ZMQ RPC has no such bound); 0: those defaults,
+	// 3 and 25 (fair.go).
+	MaxConnsPerPublicHost, MaxConnsPerPrivateHost int
 }
 
 // Server is a running ZMQ RPC server.
@@ -92,11 +101,11 @@ type Server struct {
 	peers  Peers
 	miner  Miner
 
-	ln      net.Listener
-	budget  *semaphore.Weighted // request bytes (MaxInFlight)
-	answers *semaphore.Weighted // answer bytes not yet sent (MaxAnswerBytes)
-	ctx     context.Context
-	cancel  context.CancelFunc
+	ln       net.Listener
+	requests *fairBytes // request bytes (MaxInFlight), per address group
+	answers  *fairBytes // answer bytes not yet sent (MaxAnswerBytes), per address group
+	ctx      context.Context
+	cancel   context.CancelFunc
 
 	// blocks keeps rendered get_blocks_fast blocks; rct the amount-0
 	// output counts get_output_distribution last read.
@@ -107,16 +116,29 @@ type Server struct {
 	// kept with the request's bytes (see handle).
 	repeat atomic.Pointer[repeatAnswer]
 
-	handling chan struct{} // one slot per request being answered
-	// MessageTimeout, BudgetWait, WriteIdle and MaxAnswerBytes (smaller
-	// in tests).
+	handling *fairSlots // one slot per request being answered
+	// MessageTimeout, BudgetWait and WriteIdle (smaller in tests).
 	messageTimeout, budgetWait, writeIdle time.Duration
-	maxAnswer                             int64
+	// maxAnswer: the most one answer claims (a larger one is held as
+	// this much): what large claims may fill of MaxAnswerBytes.
+	maxAnswer             int64
+	maxPublic, maxPrivate int
 
-	mu    sync.Mutex
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
-	once  sync.Once
+	mu       sync.Mutex
+	conns    map[*peerConn]struct{} // nil once closed
+	perHost  map[netip.Addr]int
+	perGroup map[netip.Addr]int
+	// lastSizes: each group's last answer size per method (fair.go).
+	lastSizes map[netip.Addr]map[string]int64
+	// refusedHost, refusedTotal, evicted: connections refused for the
+	// per-host bound, at MaxConns, and closed for a newcomer (fair.go).
+	refusedHost, refusedTotal, evicted uint64
+	// held: refused connections waiting to be closed (fair.go's hold);
+	// reaping: the goroutine closing them runs.
+	held    []heldConn
+	reaping bool
+	wg      sync.WaitGroup
+	once    sync.Once
 }
 
 // Backend is what the server reads of the node and acts on. Chain is
@@ -144,13 +166,23 @@ func New(cfg Config, b Backend) (*Server, error) {
 	if b.Peers == nil {
 		b.Peers = noPeers{}
 	}
+	if cfg.MaxConnsPerPublicHost <= 0 {
+		cfg.MaxConnsPerPublicHost = addrgroup.MaxPerPublicHost
+	}
+	if cfg.MaxConnsPerPrivateHost <= 0 {
+		cfg.MaxConnsPerPrivateHost = addrgroup.MaxPerPrivateHost
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{cfg: cfg, log: cfg.Log, chain: b.Chain, pool: b.Pool, submit: b.Submit, peers: b.Peers, miner: b.Miner,
-		blocks: boundedcache.New[blockKey, *renderedBlock](BlockCacheBytes, 0, func(b *renderedBlock) int { return len(b.json) + len(b.indices) + 64 }),
-		budget: semaphore.NewWeighted(MaxInFlight), answers: semaphore.NewWeighted(MaxAnswerBytes), maxAnswer: MaxAnswerBytes,
-		handling:       make(chan struct{}, max(2, runtime.NumCPU())),
+		blocks:   boundedcache.New[blockKey, *renderedBlock](BlockCacheBytes, 0, func(b *renderedBlock) int { return len(b.json) + len(b.indices) + 64 }),
+		requests: newFairBytes(MaxInFlight), answers: newFairBytes(MaxAnswerBytes),
+		// membudget lets large claims fill 7/8 of the total.
+		maxAnswer:      MaxAnswerBytes - MaxAnswerBytes/8,
+		handling:       newFairSlots(max(2, runtime.NumCPU())),
 		messageTimeout: MessageTimeout, budgetWait: BudgetWait, writeIdle: WriteIdle, ctx: ctx, cancel: cancel,
-		conns: map[net.Conn]struct{}{}}, nil
+		maxPublic: cfg.MaxConnsPerPublicHost, maxPrivate: cfg.MaxConnsPerPrivateHost,
+		conns: map[*peerConn]struct{}{}, perHost: map[netip.Addr]int{}, perGroup: map[netip.Addr]int{},
+		lastSizes: map[netip.Addr]map[string]int64{}}, nil
 }
 
 // now is the clock (get_output_histogram's restricted cutoff).
@@ -205,21 +237,20 @@ func (s *Server) accept() {
 			time.Sleep(50 * time.Millisecond) // out of descriptors: as net/http does
 			continue
 		}
-		s.mu.Lock()
-		if s.conns == nil || len(s.conns) >= MaxConns {
-			s.mu.Unlock()
-			_ = c.Close()
+		pc := s.newPeerConn(c)
+		if why := s.admit(pc); why != "" {
+			pc.cancel()
+			s.hold(c)
+			s.log.Debug("zmq-rpc: connection refused", "remote", c.RemoteAddr(), "reason", why)
 			continue
 		}
-		s.conns[c] = struct{}{}
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go func() {
+		go func() { // admit counted it in s.wg
 			defer s.wg.Done()
-			s.serve(c)
+			s.serve(pc)
 			s.mu.Lock()
-			delete(s.conns, c)
+			s.uncountLocked(pc)
 			s.mu.Unlock()
+			pc.cancel()
 			_ = c.Close()
 		}()
 	}
@@ -291,7 +322,8 @@ func (g *guard) Read(p []byte) (int, error) {
 }
 
 // serve handshakes, then answers the peer's requests in order.
-func (s *Server) serve(c net.Conn) {
+func (s *Server) serve(pc *peerConn) {
+	c := pc.Conn
 	_ = c.SetDeadline(time.Now().Add(HandshakeTimeout))
 	if err := handshake(&guard{Conn: c, limit: 64 << 10, left: 64}); err != nil {
 		s.log.Debug("zmq-rpc: handshake failed", "remote", c.RemoteAddr(), "err", err)
@@ -302,7 +334,9 @@ func (s *Server) serve(c net.Conn) {
 	pw := &progressWriter{c: c, idle: s.writeIdle}
 	bw := bufio.NewWriterSize(pw, 64<<10)
 	for {
-		env, body, tooLarge, err := s.readRequest(r, func() {
+		pc.markIdle()
+		env, body, tooLarge, err := s.readRequest(pc.ctx, pc.group, r, func() {
+			pc.markBusy()
 			// Once a message has begun, the rest must come in time: a
 			// peer trickling a big frame would hold its budget.
 			_ = c.SetReadDeadline(time.Now().Add(s.messageTimeout))
@@ -314,44 +348,9 @@ func (s *Server) serve(c net.Conn) {
 			}
 			return
 		}
-		// Room in the answers' budget is reserved before rendering, so
-		// that no answer is rendered while peers that do not read hold
-		// all of it; a bigger answer takes the rest once rendered, still
-		// holding its handling slot, so that few rendered answers wait.
-		reserved := min(answerReserve, s.maxAnswer)
-		if !s.acquireAnswer(reserved) {
-			s.budget.Release(int64(len(body)))
-			s.log.Debug("zmq-rpc: no room for an answer", "remote", c.RemoteAddr())
-			return
-		}
-		var answer []byte
-		if tooLarge {
-			answer = errorAnswer(nil, statusTooLarge, msgRequestTooLarge)
-		} else {
-			// Answers can be big (get_blocks_fast): a few at a time.
-			select {
-			case s.handling <- struct{}{}:
-			case <-s.ctx.Done():
-				s.budget.Release(int64(len(body)))
-				s.answers.Release(reserved)
-				return
-			}
-			answer = s.handle(body)
-			s.budget.Release(int64(len(body)))
-		}
-		held := min(int64(len(answer)), s.maxAnswer)
-		ok := true
-		if held > reserved {
-			ok = s.acquireAnswer(held - reserved)
-		} else {
-			s.answers.Release(reserved - held)
-		}
-		if !tooLarge {
-			<-s.handling
-		}
+		answer, lease, ok := s.answer(pc, body, tooLarge)
 		if !ok {
-			s.answers.Release(reserved)
-			s.log.Debug("zmq-rpc: no room for an answer", "remote", c.RemoteAddr(), "bytes", len(answer))
+			s.log.Debug("zmq-rpc: no room for an answer", "remote", c.RemoteAddr())
 			return
 		}
 		pw.deadline = time.Now().Add(WriteTimeout)
@@ -360,9 +359,74 @@ func (s *Server) serve(c net.Conn) {
 		}
 		writeFrame(bw, answer, false)
 		err = bw.Flush()
-		s.answers.Release(held)
+		s.answers.releaseLease(&lease)
 		if err != nil {
 			return
+		}
+	}
+}
+
+// answer renders the answer to body (the request's bytes, given back
+// here) within the answers' budget: false, holding nothing, when no room
+// came in time.
+//
+// Room is reserved before rendering (answerReserve), so that no answer is
+// rendered while peers that do not read hold all of it; a bigger answer
+// takes the rest once rendered. If the rest does not fit, the rendered
+// answer is dropped and its handling slot given back while it waits for
+// that much room, then rendered again: a group waiting for its own
+// answers to leave never holds a slot another group's get_height needs,
+// and no rendered answer waits unclaimed.
+func (s *Server) answer(pc *peerConn, body []byte, tooLarge bool) ([]byte, membudget.Lease[netip.Addr], bool) {
+	g := pc.group
+	lease := membudget.NewLease(s.answers.acct, g)
+	defer s.requests.release(g, int64(len(body)))
+	// Clients ask the same methods again (a light-wallet server's
+	// get_blocks_fast, a flood's): the size of the group's last answer to
+	// the method is reserved, so that an answer that would not fit waits
+	// before it is rendered, not after.
+	name := requestMethod(body)
+	if !s.answers.grow(pc.ctx, &lease, g, min(max(answerReserve, s.lastAnswer(g, name)), s.maxAnswer), s.budgetWait) {
+		return nil, lease, false
+	}
+	if tooLarge {
+		return errorAnswer(nil, statusTooLarge, msgRequestTooLarge), lease, true
+	}
+	// Answers can be big (get_blocks_fast): a few at a time, but for the
+	// methods whose answers are always small, which never wait behind
+	// another's big answer being rendered.
+	slot := s.handling
+	if cheapMethods[name] {
+		slot = nil
+	}
+	for attempt := 0; ; attempt++ {
+		if !slot.acquire(pc.ctx, g) {
+			s.answers.releaseLease(&lease)
+			return nil, lease, false
+		}
+		answer := s.handle(body)
+		s.setLastAnswer(g, name, int64(len(answer)))
+		size := min(int64(len(answer)), s.maxAnswer)
+		need := size - lease.Held()
+		if need <= 0 || lease.Grow(need) {
+			slot.release(g)
+			return answer, lease, true
+		}
+		if attempt >= 2 { // grown twice while it waited: wait with it
+			ok := s.answers.grow(pc.ctx, &lease, g, need, s.budgetWait)
+			slot.release(g)
+			if !ok {
+				s.answers.releaseLease(&lease)
+			}
+			return answer, lease, ok
+		}
+		// It waits holding nothing: neither a slot nor its reservation
+		// (which, small, would hold the room kept for small claims).
+		slot.release(g)
+		s.answers.releaseLease(&lease)
+		answer = nil
+		if !s.answers.grow(pc.ctx, &lease, g, size, s.budgetWait) {
+			return nil, lease, false
 		}
 	}
 }
@@ -371,17 +435,6 @@ func (s *Server) serve(c net.Conn) {
 // small, so that the reservations of all connections (MaxConns of them)
 // leave most of the budget to answers being sent.
 const answerReserve = 64 << 10
-
-// acquireAnswer takes n bytes of the answers' budget, waiting BudgetWait
-// at most.
-func (s *Server) acquireAnswer(n int64) bool {
-	if s.answers.TryAcquire(n) {
-		return true
-	}
-	ctx, cancel := context.WithTimeout(s.ctx, s.budgetWait)
-	defer cancel()
-	return s.answers.Acquire(ctx, n) == nil
-}
 
 // progressWriter writes to a peer that must accept some of each write
 // within idle, and all of an answer by deadline.
@@ -458,16 +511,17 @@ func frameHeader(r *bufio.Reader) (flags byte, size uint64, err error) {
 // which monerod concatenates. A message without a delimiter is dropped
 // whole, as REP drops it. Bodies adding up to more than MaxMessage are
 // read and discarded (tooLarge). The body's bytes are held against the
-// server's budget: the caller releases them.
-func (s *Server) readRequest(r *bufio.Reader, started func()) (env [][]byte, body []byte, tooLarge bool, err error) {
+// server's budget, for address group g: the caller releases them.
+func (s *Server) readRequest(ctx context.Context, g netip.Addr, r *bufio.Reader, started func()) (env [][]byte, body []byte, tooLarge bool, err error) {
 	for {
 		env, body, tooLarge = env[:0], nil, false
+		msg := membudget.NewLease(s.requests.acct, g)
 		inBody, dropped := false, false
 		for first := true; ; first = false {
 			flags, size, err := frameHeader(r)
 			if err != nil {
 				if body != nil {
-					s.budget.Release(int64(len(body)))
+					s.requests.release(g, int64(len(body)))
 				}
 				return nil, nil, false, err
 			}
@@ -508,9 +562,10 @@ func (s *Server) readRequest(r *bufio.Reader, started func()) (env [][]byte, bod
 			default:
 				if uint64(len(body))+size > MaxMessage {
 					if body != nil {
-						s.budget.Release(int64(len(body)))
+						s.requests.release(g, int64(len(body)))
 					}
 					body, tooLarge = nil, true
+					msg = membudget.NewLease(s.requests.acct, g)
 					if _, err := r.Discard(int(size)); err != nil {
 						return nil, nil, false, err
 					}
@@ -519,15 +574,13 @@ func (s *Server) readRequest(r *bufio.Reader, started func()) (env [][]byte, bod
 				// A bounded wait: connections each holding part of the
 				// budget and waiting for more would otherwise wait forever.
 				// (No timer when there is room at once.)
-				var err error
-				if !s.budget.TryAcquire(int64(size)) {
-					ctx, cancel := context.WithTimeout(s.ctx, s.budgetWait)
-					err = s.budget.Acquire(ctx, int64(size))
-					cancel()
-				}
-				if err != nil {
+				// The message's frames grow one lease: a message that
+				// is its group's only holding may pass the group's share
+				// (its bytes are given back by count, len(body)).
+				if !s.requests.grow(ctx, &msg, g, int64(size), s.budgetWait) {
+					err := errors.New("no room for the request")
 					if body != nil {
-						s.budget.Release(int64(len(body)))
+						s.requests.release(g, int64(len(body)))
 					}
 					return nil, nil, false, err
 				}
@@ -537,7 +590,7 @@ func (s *Server) readRequest(r *bufio.Reader, started func()) (env [][]byte, bod
 				n := len(body)
 				body = append(body, make([]byte, size)...)
 				if _, err := io.ReadFull(r, body[n:]); err != nil {
-					s.budget.Release(int64(len(body)))
+					s.requests.release(g, int64(len(body)))
 					return nil, nil, false, err
 				}
 			}

@@ -3,10 +3,12 @@ package zmqrpc
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
 	"net"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -125,7 +127,7 @@ func FuzzStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in []byte) {
 		r := bufio.NewReader(bytes.NewReader(in))
 		for {
-			env, body, tooLarge, err := s.readRequest(r, nil)
+			env, body, tooLarge, err := s.readRequest(context.Background(), netip.Addr{}, r, nil)
 			if err != nil {
 				return
 			}
@@ -137,7 +139,7 @@ func FuzzStream(f *testing.F) {
 			}
 			if !tooLarge {
 				s.handle(body)
-				s.budget.Release(int64(len(body)))
+				s.requests.release(netip.Addr{}, int64(len(body)))
 			}
 		}
 	})
@@ -173,13 +175,14 @@ func TestStalledMessageAndBudget(t *testing.T) {
 	closed(stalled)
 	// The whole budget taken by one half-sent message; another frame
 	// waits, then its connection is dropped.
-	if !s.budget.TryAcquire(MaxInFlight) {
+	hog := netip.MustParseAddr("192.0.2.1")
+	if s.requests.acct.Take(hog, MaxInFlight); s.requests.acct.Used() != MaxInFlight {
 		t.Fatal("budget in use")
 	}
 	waiting := dial(t, s.Addr().String())
 	waiting.send(t, nil, []byte(heightReq))
 	closed(waiting)
-	s.budget.Release(MaxInFlight)
+	s.requests.release(hog, MaxInFlight)
 	ok := dial(t, s.Addr().String())
 	ok.call(t, heightReq)
 }
@@ -275,7 +278,8 @@ func TestAnswerBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	if !s.answers.TryAcquire(MaxAnswerBytes) {
+	hog := netip.MustParseAddr("192.0.2.1")
+	if s.answers.acct.Take(hog, MaxAnswerBytes); s.answers.acct.Used() != MaxAnswerBytes {
 		t.Fatal("answers' budget in use")
 	}
 	waiting := dial(t, s.Addr().String())
@@ -286,14 +290,14 @@ func TestAnswerBudget(t *testing.T) {
 	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		t.Fatal("connection left open")
 	}
-	s.answers.Release(MaxAnswerBytes)
+	s.answers.release(hog, MaxAnswerBytes)
 	served := dial(t, s.Addr().String())
 	if a := served.call(t, heightReq); !strings.Contains(a, `"height":1`) {
 		t.Fatalf("answer %q", a)
 	}
 	// All of it given back once sent (the server releases it after its
 	// write returns, which the client may see first).
-	for deadline := time.Now().Add(5 * time.Second); !s.answers.TryAcquire(MaxAnswerBytes); {
+	for deadline := time.Now().Add(5 * time.Second); s.answers.acct.Used() != 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("an answer sent still holds the budget")
 		}

@@ -16,8 +16,10 @@ var layers = []struct {
 	pkgs []string
 }{
 	// membudget: the node's memory budget, which the HTTP server (a leaf)
-	// and P2P draw on; it imports nothing of the module.
-	{"foundations", []string{"membudget"}},
+	// and P2P draw on; internal/addrgroup: who a client is for the
+	// connection limits of the HTTP and the ZMQ RPC. They import nothing
+	// of the module.
+	{"foundations", []string{"membudget", "internal/addrgroup"}},
 	{"leaves: codec, primitives, wire formats, HTTP", []string{
 		"cryptonote", "crypto", "crypto/cryptonight/internal/groestl", "crypto/cryptonight/internal/jh", "ringct/internal/msm",
 		"internal/u128", "internal/boundedcache", "pruning", "randomx",
