@@ -31,7 +31,12 @@ func startZMQ(endpoints []string, c *chain.Chain, pool *txpool.Pool, log *slog.L
 // startZMQRPC starts the ZMQ RPC server on the parts it reads and drives.
 func (n *Node) startZMQRPC() error {
 	s, err := zmqrpc.New(zmqrpc.Config{Addr: n.cfg.zmqRPCAddr(), Restricted: n.cfg.ZMQRPC.Restricted,
-		Version: "gonero-" + Version, Log: n.log},
+		Version: "gonero-" + Version, Log: n.log,
+		// The HTTP RPC's per-address flags bound the ZMQ RPC too: one knob
+		// for an operator whose light-wallet server on another host needs
+		// more connections than monerod's defaults (docs/zmq.md).
+		MaxConnsPerPublicHost:  n.cfg.RPC.MaxConnectionsPerPublicIP,
+		MaxConnsPerPrivateHost: n.cfg.RPC.MaxConnectionsPerPrivateIP},
 		zmqrpc.Backend{Chain: zmqrpc.NewChainSource(n.store.chain), Pool: zmqrpc.NewPoolSource(n.pool),
 			Submit: n.pool, Peers: n.peers, Miner: n.miner})
 	if err != nil {

@@ -87,3 +87,46 @@ func TestZMQRPCDefaultAddr(t *testing.T) {
 		}
 	}
 }
+
+// The HTTP RPC's per-address flags (--rpc-max-connections-per-private-ip
+// here) bound the ZMQ RPC's connections too: with a bound of 2, two
+// loopback clients are served and a third from the same address is not.
+func TestZMQRPCPerAddressBoundFromRPCFlags(t *testing.T) {
+	t.Parallel()
+	cfg := regtestConfig(t, t.TempDir())
+	cfg.P2P.Offline = true
+	cfg.RPC.MaxConnectionsPerPrivateIP = 2
+	n, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	heightOver := func(ctx context.Context) error {
+		req := zmq4.NewReq(ctx)
+		t.Cleanup(func() { req.Close() })
+		if err := req.Dial("tcp://" + n.ZMQRPCAddr().String()); err != nil {
+			return err
+		}
+		if err := req.Send(zmq4.NewMsgString(`{"jsonrpc":"2.0","id":1,"method":"get_height","params":{}}`)); err != nil {
+			return err
+		}
+		_, err := req.Recv()
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for i := range 2 {
+		if err := heightOver(ctx); err != nil {
+			t.Fatalf("client %d of 2: %v", i+1, err)
+		}
+	}
+	// The third is refused at accept; its REQ socket never gets an answer.
+	ctx3, cancel3 := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel3()
+	if err := heightOver(ctx3); err == nil {
+		t.Fatal("a third connection from 127.0.0.1 was answered past a bound of 2")
+	}
+}
