@@ -10,13 +10,17 @@
 #                    transactions leave the pruning tip, so that the pruned runs prune them (default 0)
 #   --stripe S       g-pruned's stripe (1-8) and the pruned floor's (default: the stripe m-pruned chose at random,
 #                    when m-pruned ran before it, else 2). Stripe 1 keeps heights 0-4,095 whole: on the extended
-#                    chain it prunes nothing, and m-pruned is then imported again (up to 4 times) for another stripe
+#                    chain it prunes nothing, and m-pruned then runs again (up to 4 times) for another stripe
 #   --runs "LIST"    what to measure (default "g-full m-full m-pruned g-pruned g-p2p m-p2p"):
 #                      g-full / m-full      gonerod import / monero-blockchain-import of DIR/blockchain.raw
 #                      g-pruned / m-pruned  the same, then pruned: gonerod --prune-blockchain --offline until it
 #                                           answers RPC (it prunes at start-up), then `gonerod compact` (the
-#                                           store before and after are both reported); monero-blockchain-import
-#                                           --prune-blockchain (its stripe read back with prune_blockchain check)
+#                                           store before and after are both reported); monero-blockchain-prune,
+#                                           which copies the full store into a fresh pruned LMDB and swaps it in
+#                                           (the old one, lmdb-old, then deleted; its stripe read back with
+#                                           prune_blockchain check). Not monero-blockchain-import
+#                                           --prune-blockchain: it prunes the store when it opens it, empty, and
+#                                           every block it appends is inside the tip then, so nothing is pruned
 #                      g-p2p / m-p2p        a fresh gonerod / monerod syncing the chain over P2P from a monerod on
 #                                           a copy of DIR/node1 (--add-exclusive-node)
 #   --gonerod BIN    the gonerod to measure (default: ./cmd/gonerod built from this tree)
@@ -31,6 +35,8 @@
 # device, data, file-system metadata and journal alike. (/proc/PID/io is not used: on this kernel it counts writes
 # that never reach the disk, and misses what monerod writes through its memory map.)
 # The store size is the store file's apparent size and its allocated blocks (du -b, du -B1): gonero.db, data.mdb.
+# LMDB never shrinks its file either: for monerod's stores the pages in use are reported too (mdb_stat, from
+# lmdb-utils, if installed: pages used - free pages); the ratios use the file, as gonerod's do.
 # The floor (bench/storagefloor) is the raw block and transaction blobs of the export file plus the indexes the RPC
 # needs at their smallest fixed width, counted apart; gonero's store is then broken down by bucket (bytes in use,
 # allocated) and free pages. The heavy chain (~360 blocks) is shorter than the pruning tip (5,500 blocks): a pruned
@@ -46,7 +52,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
 NS=${GONERO_NETNS:-gonero-storage}
 heavydir=/tmp/gonero-storage-heavy txs=2000 runs="g-full m-full m-pruned g-pruned g-p2p m-p2p" fs_size=2G base=38900
-gonerod_bin= import_args= extend=0 stripe=
+gonerod_bin='' import_args='' extend=0 stripe=''
 while (($#)); do
   case "$1" in
     --heavy-dir) heavydir=$2; shift 2 ;;
@@ -67,7 +73,7 @@ check_port_base "$base"
 [[ -z $stripe || $stripe =~ ^[1-8]$ ]] || die "--stripe wants 1-8"
 need_root
 export PATH=/opt/monero-latest/bin:$PATH
-need_tools "" go losetup mkfs.ext4 mount umount curl jq monerod monero-blockchain-import
+need_tools "" go losetup mkfs.ext4 mount umount curl jq monerod monero-blockchain-import monero-blockchain-prune
 ensure_ns
 ns_only_lo || die "namespace $NS has interfaces other than lo; refusing to run nodes in it"
 
@@ -150,11 +156,13 @@ note "chain: ${F[blocks]} blocks, ${F[txs]} txs (miner txs included), ${F[output
 # ---- the runs -------------------------------------------------------------------------------------
 declare -A W S A T # bytes written, store apparent size, store allocated, seconds; by run
 declare -A B       # gonero store breakdown lines, by run
+declare -A U       # monerod's LMDB pages in use (bytes), by run
 now() { date +%s.%N; }
 secs() { awk -v s="$1" -v e="$2" 'BEGIN {printf "%.2f", e - s}'; }
 rpc_height() { in_ns curl -s -m 2 "127.0.0.1:$1/get_height" | jq -r '.height // 0' 2>/dev/null || echo 0; }
 
 g_import() { # DATADIR
+  # shellcheck disable=SC2086 # --import-args is a list of flags
   in_ns "$gonerod_bin" import --regtest --fixed-difficulty 1 --data-dir "$1" --input-file "$file" \
     $import_args >"$work/last.log" 2>&1 || { tail -5 "$work/last.log" >&2; die "gonerod import failed"; }
 }
@@ -164,6 +172,27 @@ m_import() { # DATADIR [ARGS...]
     --offline --disable-dns-checkpoints --check-updates disabled --log-level 0 --data-dir "$d" \
     --dangerous-unverified-import 0 --fast-block-sync 0 --input-file "$file" "$@" >"$work/last.log" 2>&1 ||
     { tail -5 "$work/last.log" >&2; die "monero-blockchain-import failed"; }
+}
+# m_prune DATADIR: monero-blockchain-prune on the full store in DATADIR: it copies it into a fresh LMDB,
+# lmdb-pruned, without the prunable data of the blocks past the tip outside its stripe (chosen at random), and swaps
+# the two; the old one, lmdb-old, is deleted, as its log tells the operator they may. It has no --regtest: it opens
+# the regtest store as mainnet, which changes nothing in what it copies (the tables, byte for byte, but
+# txs_prunable).
+m_prune() {
+  local d=$1/fake
+  run_in "$work" ip netns exec "$NS" monero-blockchain-prune --data-dir "$d" --log-level 0 >"$work/prune.log" 2>&1 ||
+    { tail -5 "$work/prune.log" >&2; die "monero-blockchain-prune failed"; }
+  [[ -d $d/lmdb-old && -s $d/lmdb/data.mdb ]] || die "monero-blockchain-prune left no pruned store in $d/lmdb"
+  rm -rf "$d/lmdb-old"
+}
+# lmdb_in_use FILE: the bytes of the LMDB pages in use in FILE (data.mdb): pages used (the file's high-water mark)
+# less the free list's pages, x the page size; "-" without mdb_stat.
+lmdb_in_use() {
+  command -v mdb_stat >/dev/null || { echo -; return; }
+  local d; d=$(dirname "$1")
+  { mdb_stat -e "$d" && mdb_stat -f "$d"; } 2>/dev/null |
+    awk '/Page size:/ {ps = $3} /Number of pages used:/ {u = $5} /Free pages:/ {f = $3}
+         END {if (ps && u) print (u - f) * ps; else print "-"}'
 }
 # m_stripe DATADIR: the stripe of monerod's pruned store in DATADIR (prune_blockchain check, monerod offline)
 m_stripe() {
@@ -211,7 +240,12 @@ measure() {
     g-full) g_import "$mnt" ;;
     m-full) m_import "$mnt" ;;
     g-pruned) g_import "$mnt"; g_run "$mnt" 0 --offline --prune-blockchain --prune-blockchain-stripe "$g_stripe" ;;
-    m-pruned) m_import "$mnt" --prune-blockchain ;;
+    m-pruned)
+      m_import "$mnt"
+      sf=$(store_file "$mnt" data.mdb)
+      note "m-pruned: the full import: $((($(sectors_written "$dev") - w0) * 512)) B written," \
+        "store $(du -b "$sf" | cut -f1) B ($(du -B1 "$sf" | cut -f1) B allocated, $(lmdb_in_use "$sf") B of pages in use)"
+      m_prune "$mnt" ;;
     g-p2p|m-p2p)
       if [[ -z $src_pid ]]; then
         cp -a "$heavydir/node1/." "$work/src"; rm -f "$work/src/monerod.pid"
@@ -235,7 +269,9 @@ measure() {
   S[$r]=$(du -b "$sf" | cut -f1)
   A[$r]=$(du -B1 "$sf" | cut -f1)
   [[ $r == g-* ]] && B[$r]=$("$work/storagefloor" -store "$sf")
-  note "$r: ${T[$r]} s, ${W[$r]} B written, store ${S[$r]} B (${A[$r]} B allocated)"
+  [[ $r == m-* ]] && U[$r]=$(lmdb_in_use "$sf")
+  note "$r: ${T[$r]} s, ${W[$r]} B written, store ${S[$r]} B" \
+    "(${A[$r]} B allocated${U[$r]:+, ${U[$r]} B of pages in use})"
   if [[ $r == g-pruned ]]; then
     # gonerod compact gives back the free pages pruning left (measured after the figures above).
     in_ns "$gonerod_bin" compact --regtest --data-dir "$mnt" >"$work/compact.log" 2>&1 ||
@@ -256,7 +292,7 @@ for r in $runs; do
         m_stripe_got=$(m_stripe "$mnt")
         note "m-pruned: monerod chose stripe $m_stripe_got"
         ((extend == 0 || m_stripe_got != 1)) && break
-        note "stripe 1 keeps the heavy chain's blocks whole: importing again"
+        note "stripe 1 keeps the heavy chain's blocks whole: importing and pruning again"
       done
       P[$r]=$(pruned_floor "$m_stripe_got") ;;
     g-pruned)
@@ -295,6 +331,10 @@ for r in $runs; do
     vsm="-"; [[ -n ${A[$other]:-} ]] && vsm=$(ratio "${CA[$r]}" "${A[$other]}")
     echo "| $r, then gonerod compact | - | - | $(mb "${C[$r]}") | $(mb "${CA[$r]}") | $(ratio "${CA[$r]}" "$fl") | $vsm | - | - |"
   fi
+done
+for r in $runs; do
+  [[ $r == m-* && -n ${U[$r]:-} ]] || continue
+  echo "$r: LMDB pages in use $(mb "${U[$r]}") MB of the $(mb "${S[$r]}") MB file (mdb_stat: pages used - free pages)"
 done
 echo
 echo "Floor parts (bytes): $(for k in idx_block_hash idx_block_meta idx_block_offset idx_tx_location idx_outputs idx_tx_outputs idx_key_images; do printf '%s=%s ' "$k" "${F[$k]}"; done)"
