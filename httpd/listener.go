@@ -55,9 +55,15 @@ type limitListener struct {
 	probationGroups map[groupKey]bool
 	// probationPrefixes: places on probation per prefix (probation.go).
 	probationPrefixes map[prefixKey]int
-	probationLimits   probationLimits
-	accepted          uint64 // connections admitted since start
-	refused           uint64 // connections closed at once because of a limit
+	// probationOrder: the connections on probation, oldest (connectedAt)
+	// first; prefixHolding[n]: how many prefixes hold n places, up to
+	// maxPrefixHold, the most any holds (bumpVictimLocked).
+	probationOrder  probationList
+	prefixHolding   []int
+	maxPrefixHold   int
+	probationLimits probationLimits
+	accepted        uint64 // connections admitted since start
+	refused         uint64 // connections closed at once because of a limit
 
 	openNow atomic.Int64 // == open, readable without the lock
 
@@ -471,6 +477,9 @@ type countedConn struct {
 	// probationPending: it was put on probation and has not claimed a
 	// slot (read on every request without the lock).
 	probationPending atomic.Bool
+	// probationPrev, probationNext: its neighbours in ln.probationOrder
+	// (guarded by ln.mu).
+	probationPrev, probationNext *countedConn
 	// lastAnswer: the answer being made or written closes the connection.
 	lastAnswer atomic.Bool
 	// requested: a whole request came in on it; standing is its group's

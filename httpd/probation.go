@@ -77,7 +77,10 @@ func (l *limitListener) probationLocked(key hostKey, grp groupKey, cc *countedCo
 	cc.probationPending.Store(true)
 	l.probation[cc] = struct{}{}
 	l.probationGroups[grp] = true
-	l.probationPrefixes[cc.prefix]++
+	l.probationOrder.insert(cc)
+	n := l.probationPrefixes[cc.prefix] + 1
+	l.probationPrefixes[cc.prefix] = n
+	l.holdingMovedLocked(n-1, n)
 	l.perHost[key]++
 	cc.probationTimer = time.AfterFunc(l.probationLimits.window, func() { l.expireProbation(cc) })
 	return true, bumped
@@ -110,11 +113,14 @@ func (l *limitListener) dropProbationLocked(cc *countedConn) {
 	cc.onProbation = false
 	delete(l.probation, cc)
 	delete(l.probationGroups, cc.group)
-	if n := l.probationPrefixes[cc.prefix] - 1; n > 0 {
+	l.probationOrder.remove(cc)
+	n := l.probationPrefixes[cc.prefix] - 1
+	if n > 0 {
 		l.probationPrefixes[cc.prefix] = n
 	} else {
 		delete(l.probationPrefixes, cc.prefix)
 	}
+	l.holdingMovedLocked(n+1, n)
 	if n := l.perHost[cc.key] - 1; n > 0 {
 		l.perHost[cc.key] = n
 	} else {
@@ -265,12 +271,18 @@ func (cc *countedConn) noteRead(p []byte) {
 // oldest (it had the most time to ask). So a flood of new addresses, from
 // however many prefixes, that does not send whole requests at once cycles
 // through its own places and never through a client that asked at once.
+//
+// The connections are walked oldest first, and the walk stops at the
+// first that has sent nothing and is of a prefix holding the most places:
+// none after it can go before it. Under a flood that is the first few;
+// the whole walk is left only for when the prefixes holding the most are
+// all claiming or partway through a head.
 func (l *limitListener) bumpVictimLocked() *countedConn {
 	for peeks := 0; ; peeks++ {
 		var best *countedConn
 		var bestReady int32
 		var bestSize int
-		for c := range l.probation {
+		for c := l.probationOrder.head; c != nil; c = c.probationNext {
 			if c.claiming || c.closed.Load() {
 				continue
 			}
@@ -289,6 +301,9 @@ func (l *limitListener) bumpVictimLocked() *countedConn {
 			}
 			if better {
 				best, bestReady, bestSize = c, ready, size
+				if ready == readyNone && size == l.maxPrefixHold {
+					break // the best there can be: the rest are younger
+				}
 			}
 		}
 		if best == nil || bestReady == readyHead {
@@ -303,4 +318,62 @@ func (l *limitListener) bumpVictimLocked() *countedConn {
 		}
 		best.ready.Store(got) // its request is on the way: look again
 	}
+}
+
+// holdingMovedLocked records that a prefix's places on probation went from
+// was to now (one more or one less), for maxPrefixHold.
+func (l *limitListener) holdingMovedLocked(was, now int) {
+	if was > 0 {
+		l.prefixHolding[was]--
+	}
+	if now > 0 {
+		for len(l.prefixHolding) <= now {
+			l.prefixHolding = append(l.prefixHolding, 0)
+		}
+		l.prefixHolding[now]++
+	}
+	l.maxPrefixHold = max(l.maxPrefixHold, now)
+	for l.maxPrefixHold > 0 && l.prefixHolding[l.maxPrefixHold] == 0 {
+		l.maxPrefixHold--
+	}
+}
+
+// probationList is the connections on probation in connectedAt order,
+// linked through their probationPrev and probationNext.
+type probationList struct{ head, tail *countedConn }
+
+// insert puts cc in its place: at the tail but for a connection accepted
+// before the last ones put on probation, which goes a few places up.
+func (pl *probationList) insert(cc *countedConn) {
+	after := pl.tail
+	for after != nil && after.connectedAt > cc.connectedAt {
+		after = after.probationPrev
+	}
+	cc.probationPrev = after
+	if after == nil {
+		cc.probationNext = pl.head
+		pl.head = cc
+	} else {
+		cc.probationNext = after.probationNext
+		after.probationNext = cc
+	}
+	if cc.probationNext == nil {
+		pl.tail = cc
+	} else {
+		cc.probationNext.probationPrev = cc
+	}
+}
+
+func (pl *probationList) remove(cc *countedConn) {
+	if cc.probationPrev == nil {
+		pl.head = cc.probationNext
+	} else {
+		cc.probationPrev.probationNext = cc.probationNext
+	}
+	if cc.probationNext == nil {
+		pl.tail = cc.probationPrev
+	} else {
+		cc.probationNext.probationPrev = cc.probationPrev
+	}
+	cc.probationPrev, cc.probationNext = nil, nil
 }
