@@ -293,7 +293,7 @@ wrkrun() { # wrkrun METHOD FROM TO -> "p50 p99 p999 rps requests"
 # spill H write+fdatasync I other J MB/batch K pages/batch L")
 commit_row() {
   local g p
-  g=$(grep '^# commit growth heights' <<<"$2" | sed 's/.*: //') p=$(grep '^# commit probe heights' <<<"$2" | sed 's/.*: //')
+  g=$(grep '^# commit growth heights' <<<"$2" | sed 's/.*: //' || true) p=$(grep '^# commit probe heights' <<<"$2" | sed 's/.*: //' || true)
   fields() { [[ -n $1 ]] && awk '{printf "%4d %7.1f %7.1f %7.1f %7.1f %6.1f %5s %5s %5.2f %5d", $2, $5, $7, $9, $14, $36, $23"%", $31"%", $27, $29}' <<<"$1" ||
     printf '%4s %7s %7s %7s %7s %6s %5s %5s %5s %5s' - - - - - - - - - -; }
   printf '%9d | %s | %s\n' "$1" "$(fields "$g")" "$(fields "$p")"
