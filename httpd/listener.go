@@ -262,11 +262,8 @@ type hostKey struct {
 }
 
 func hostKeyOf(ip netip.Addr) hostKey {
-	return hostKey{addr: addrgroup.Host(ip), private: isPrivate(ip)}
+	return hostKey{addr: addrgroup.Host(ip), private: addrgroup.Private(ip)}
 }
-
-// isPrivate is monerod's is_loopback() || is_local() (addrgroup.Private).
-func isPrivate(ip netip.Addr) bool { return addrgroup.Private(ip) }
 
 // admit applies the limits to a connection from key without eviction
 // (what monerod does); cc may be nil (tests).

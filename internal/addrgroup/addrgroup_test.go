@@ -24,6 +24,12 @@ func TestKeys(t *testing.T) {
 		{"fd00::1", true, "fd00::1", "fd00::1", "fd00::"},
 		{"::1", true, "::1", "::1", "::"},
 		{"fe80::1", true, "fe80::1", "fe80::1", "fe80::"},
+		// RFC 1918's 172.16/12 ends at 172.31
+		{"172.16.0.9", true, "172.16.0.9", "172.16.0.9", "172.16.0.0"},
+		{"172.32.0.1", false, "172.32.0.1", "172.32.0.0", "172.32.0.0"},
+		// another address of the same public /64 is the same host; the next /64 another
+		{"2001:db8:1:2:bbbb::7", false, "2001:db8:1:2::", "2001:db8:1:2::", "2001:db8:1::"},
+		{"2001:db8:1:3::1", false, "2001:db8:1:3::", "2001:db8:1:3::", "2001:db8:1::"},
 	} {
 		ip := netip.MustParseAddr(tc.ip)
 		h := Host(ip)
