@@ -45,16 +45,7 @@ func dialV6(ctx context.Context, src string, port int) (net.Conn, error) {
 			}
 			return serr
 		}}
-	c, err := attackerDial(ctx, &d, "tcp6", net.JoinHostPort("::1", strconv.Itoa(port)))
-	if err != nil {
-		select {
-		case <-ctx.Done():
-		case <-time.After(5 * time.Millisecond):
-		}
-		return nil, err
-	}
-	go func() { <-ctx.Done(); c.Close() }()
-	return c, nil
+	return dialUntilDone(ctx, &d, "tcp6", net.JoinHostPort("::1", strconv.Itoa(port)))
 }
 
 // addrChurnV6 is addrChurn over IPv6 with every connection from a new

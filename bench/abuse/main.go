@@ -965,7 +965,12 @@ func attackerDial(ctx context.Context, d *net.Dialer, network, addr string) (net
 // dialFrom dials addr from src; the connection is closed when ctx ends.
 func dialFrom(ctx context.Context, src string, port int) (net.Conn, error) {
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(src)}, Timeout: 3 * time.Second}
-	c, err := attackerDial(ctx, &d, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+	return dialUntilDone(ctx, &d, "tcp", "127.0.0.1:"+strconv.Itoa(port))
+}
+
+// dialUntilDone dials addr with d; the connection is closed when ctx ends.
+func dialUntilDone(ctx context.Context, d *net.Dialer, network, addr string) (net.Conn, error) {
+	c, err := attackerDial(ctx, d, network, addr)
 	if err != nil {
 		// A refused or failed dial is retried at once, but not in a
 		// tight loop against a node that refuses it in the kernel.
