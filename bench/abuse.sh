@@ -21,11 +21,12 @@
 #   --work DIR     keep the nodes' directories and logs in DIR (default: a temporary directory, removed)
 #   --log-level L  gonerod's --log-level (default warn; debug logs each RPC refusal and eviction)
 #   --gonerod-args "FLAGS" more flags for the attacked gonerod (e.g. "--memory-limit 0")
-#   --attacker-process run each flood in a process of its own, the legitimate client staying in
-#                  the measuring one (default: one process for both, as before)
-#   --attacker-nice N run the flood's process at nice N (1-19; implies --attacker-process): on the
-#                  Internet the attacker's CPU is not the node's. Applied alike to both nodes; the
-#                  table's heading names the mode. Report both runs, labelled.
+#   --attacker-same-process run the floods in the legitimate client's process, sharing its Go
+#                  scheduler and collector (the mode of the runs before 2026-12-06). By default each
+#                  flood runs in a process of its own, as a remote attacker's does not slow the client.
+#   --attacker-process the default, kept for the command lines of earlier runs
+#   --attacker-nice N run the flood's process at nice N (1-19): on the Internet the attacker's CPU
+#                  is not the node's. Applied alike to both nodes; the table's heading names the mode.
 #
 # Environment: GONEROD=path uses that gonerod binary (default: build ./cmd/gonerod); ABUSE_CHAIN=DIR the
 # heavy chain (default /tmp/gonero-abuse-heavy, built once with monerodlab buildheavy, 2000 transactions,
@@ -91,7 +92,8 @@ while (($#)); do
     --work) work=${2:?}; shift 2 ;;
     --log-level) loglevel=${2:?}; shift 2 ;;
     --gonerod-args) gonerodargs=${2?}; shift 2 ;;
-    --attacker-process) attackerproc=1; shift ;;
+    --attacker-process) attackerproc=; shift ;;
+    --attacker-same-process) attackerproc=same; shift ;;
     --attacker-nice) attackernice=${2:?}; shift 2 ;;
     -h|--help) usage ;;
     *) unknown_arg "$1" ;;
@@ -131,8 +133,9 @@ args=(-gonerod "$gonerod" -chain "$CHAIN" -d "${duration}s" -all-d "${alld}s" -n
 [[ -n $work ]] && { mkdir -p "$work"; args+=(-work "$(cd "$work" && pwd)"); }
 [[ -n $loglevel ]] && args+=(-log-level "$loglevel")
 [[ -n $gonerodargs ]] && args+=(-gonerod-args "$gonerodargs")
-[[ -n $attackerproc ]] && args+=(-attacker-process)
+[[ $attackerproc == same ]] && args+=(-attacker-process=false)
 if [[ -n $attackernice ]]; then
+  [[ $attackerproc == same ]] && die "--attacker-nice needs the floods in a process of their own"
   [[ $attackernice =~ ^[0-9]+$ ]] && ((attackernice <= 19)) || die "--attacker-nice must be 0..19"
   args+=(-attacker-nice "$attackernice")
 fi

@@ -18,19 +18,20 @@ import (
 	"time"
 )
 
-// The attacker and the legitimate client share this process, and the
-// machine's cores with the attacked node, by default. On the Internet the
-// attacker's CPU is not the node's, and neither is the client's: a client
-// whose goroutines wait behind the attackers' in one Go scheduler (and one
-// collector, which the attackers' megabytes of answers keep busy) is
-// slowed by the measurement, not by the node. -attacker-process runs each
-// flood in a process of its own (this binary again, -child-attack), and
-// -attacker-nice N runs that process at nice N, the client, the nodes and
-// this process staying at their own priority: the attacker then takes the
-// CPU the node leaves. Both are applied identically to every node and
-// named in the table's heading; the default run is unchanged.
+// Each flood runs in a process of its own (this binary again,
+// -child-attack) by default, the legitimate client staying in this one: on
+// the Internet neither the attacker's CPU nor the client's is the node's,
+// and a client whose goroutines wait behind the attackers' in one Go
+// scheduler (and one collector, which the attackers' megabytes of answers
+// keep busy) is slowed by the measurement, not by the node. The floods
+// still share the machine's cores with the node. -attacker-process=false
+// (bench/abuse.sh --attacker-same-process) puts them back in the client's
+// process, the mode of the runs before 2026-12-06; -attacker-nice N runs
+// the floods' process at nice N, the client, the nodes and this process
+// staying at their own priority. The mode applies identically to every
+// node and is named in the table's heading.
 var (
-	attackerProcess = flag.Bool("attacker-process", false, "run each flood in a process of its own, the legitimate client staying in this one")
+	attackerProcess = flag.Bool("attacker-process", true, "run each flood in a process of its own, the legitimate client staying in this one (false: one process for both)")
 	attackerNice    = flag.Int("attacker-nice", 0, "run the flood's process at this nice value (1-19; implies -attacker-process)")
 	childAttack     = flag.String("child-attack", "", "internal: run this attack in this process, as -attacker-process's child")
 	childSpec       = flag.String("child-spec", "", "internal: the node and chain facts of -child-attack, JSON")
@@ -45,9 +46,9 @@ func attackerMode() string {
 	case *attackerNice > 0:
 		return fmt.Sprintf("the floods in a process of their own at nice %d, the legitimate client and the nodes at nice 0", *attackerNice)
 	case *attackerProcess:
-		return "the floods in a process of their own, the legitimate client in another, all at the same priority"
+		return "the floods in a process of their own (the default), the legitimate client in another, all at the same priority"
 	}
-	return "the floods and the legitimate client in one process (the default), sharing the cores with the node"
+	return "the floods and the legitimate client in one process (--attacker-same-process), sharing the cores with the node"
 }
 
 // spec is what a child attacker needs of its node and chain.
