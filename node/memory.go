@@ -36,7 +36,8 @@ const rpcClientShare = 8
 
 // memoryBudget builds the node's budget and the RPC's account on it, and
 // gives the account to the RPC listeners (each listener of the node shares
-// it); the P2P node draws on the same budget (startP2P). A budget of 0
+// it); the P2P node (startP2P) and the ZMQ RPC (startZMQRPC) draw on the
+// same budget. A budget of 0
 // bounds nothing globally (the accounts still report use, and P2P's
 // sub-limits still hold).
 func (n *Node) memoryBudget() {
@@ -57,7 +58,8 @@ func (n *Node) MemoryBudget() *membudget.Budget { return n.memory }
 func (n *Node) RPCMemory() *httpd.MemoryAccount { return n.rpcMemory }
 
 // memoryParts reads the budget's use for the metrics: the total, the RPC,
-// the P2P parts (levin_in, p2p_send, sync_blocks), and the pool (txpool),
+// the P2P parts (levin_in, p2p_send, sync_blocks), the ZMQ RPC's
+// (zmq_rpc_requests, zmq_rpc_answers), and the pool (txpool),
 // which is reported beside the budget and not counted in it: its bound is
 // --max-txpool-weight, what it keeps and drops past it is monerod's
 // (consensus-relevant: which transactions a miner sees), and only valid
@@ -67,6 +69,12 @@ func (n *Node) memoryParts() []metrics.MemoryPart {
 	if n.peers != nil {
 		p := n.peers.MemoryParts()
 		for _, name := range []string{"levin_in", "p2p_send", "sync_blocks"} {
+			parts = append(parts, metrics.MemoryPart{Part: name, Stats: p[name]})
+		}
+	}
+	if n.zmqRPC != nil {
+		p := n.zmqRPC.MemoryParts()
+		for _, name := range []string{"zmq_rpc_requests", "zmq_rpc_answers"} {
 			parts = append(parts, metrics.MemoryPart{Part: name, Stats: p[name]})
 		}
 	}

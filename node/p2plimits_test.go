@@ -43,9 +43,9 @@ func TestP2PLimitFlagsReachNode(t *testing.T) {
 	}
 }
 
-// The P2P node draws on the node's one memory budget, beside the RPC: an
-// RPC claim leaves P2P less room, and the metrics show every part (the
-// pool beside the budget).
+// The P2P node draws on the node's one memory budget, beside the RPC and
+// the ZMQ RPC: an RPC claim leaves P2P less room, and the metrics show
+// every part (the pool beside the budget).
 func TestP2PDrawsOnMemoryBudget(t *testing.T) {
 	cfg := regtestConfig(t, t.TempDir())
 	cfg.P2P.Offline = true
@@ -64,8 +64,13 @@ func TestP2PDrawsOnMemoryBudget(t *testing.T) {
 	var names []string
 	for _, p := range n.memoryParts() {
 		names = append(names, p.Part)
+		// The ZMQ RPC's parts are bounded within the node's total
+		// (zmqrpc's TestDrawsOnNodeBudget: and counted in it).
+		if want := map[string]int64{"zmq_rpc_requests": cfg.MemoryBudget / 4, "zmq_rpc_answers": cfg.MemoryBudget / 2}[p.Part]; want != 0 && p.Stats.Limit != want {
+			t.Errorf("%s bounded to %d, want %d", p.Part, p.Stats.Limit, want)
+		}
 	}
-	if want := []string{"", "rpc", "levin_in", "p2p_send", "sync_blocks", "txpool"}; !slices.Equal(names, want) {
+	if want := []string{"", "rpc", "levin_in", "p2p_send", "sync_blocks", "zmq_rpc_requests", "zmq_rpc_answers", "txpool"}; !slices.Equal(names, want) {
 		t.Fatalf("metrics parts %q, want %q", names, want)
 	}
 }

@@ -36,7 +36,10 @@ func (n *Node) startZMQRPC() error {
 		// for an operator whose light-wallet server on another host needs
 		// more connections than monerod's defaults (docs/zmq.md).
 		MaxConnsPerPublicHost:  n.cfg.RPC.MaxConnectionsPerPublicIP,
-		MaxConnsPerPrivateHost: n.cfg.RPC.MaxConnectionsPerPrivateIP},
+		MaxConnsPerPrivateHost: n.cfg.RPC.MaxConnectionsPerPrivateIP,
+		// Its request and answer bytes are two parts of the node's one
+		// budget (docs/public-node.md#memory-budget).
+		Memory: n.memory},
 		zmqrpc.Backend{Chain: zmqrpc.NewChainSource(n.store.chain), Pool: zmqrpc.NewPoolSource(n.pool),
 			Submit: n.pool, Peers: n.peers, Miner: n.miner})
 	if err != nil {

@@ -295,11 +295,18 @@ func (s *Server) reap() {
 // (then the oldest): a group whose answers fill its share waits behind a
 // group that holds nothing.
 type fairBytes struct {
-	acct *membudget.Account[netip.Addr]
+	acct  *membudget.Account[netip.Addr]
+	limit int64 // the account's own bound
+	// shared: the account draws on the node's budget, where room also
+	// frees when another part (the HTTP RPC, P2P) gives bytes back, which
+	// release does not see: while claims wait, one goroutine offers them
+	// the room every sharedPoll.
+	shared bool
 
 	mu      sync.Mutex
 	waiters []*byteWaiter
 	seq     uint64
+	polling bool
 	// onWait, if not nil, is told of a claim that waits (tests).
 	onWait func(g netip.Addr)
 }
@@ -312,8 +319,34 @@ type byteWaiter struct {
 	granted bool
 }
 
-func newFairBytes(total int64) *fairBytes {
-	return &fairBytes{acct: membudget.NewAccount[netip.Addr](membudget.New(total), total/groupShareDiv)}
+// The parts of the node's budget the ZMQ RPC may hold, when it draws on
+// it: requests a quarter (64 MiB of the default 256 MiB, MaxInFlight),
+// answers half (128 MiB, MaxAnswerBytes, as the HTTP RPC's part).
+const (
+	requestShareDiv = 4
+	answerShareDiv  = 2
+)
+
+// sharedPoll is how often waiting claims on the node's budget are offered
+// the room other parts gave back: a claim waits at most that much longer
+// than it must.
+const sharedPoll = 20 * time.Millisecond
+
+// newFairBytes returns a byte budget of at most limit bytes: an account on
+// node, the node's budget, bounded to the smaller of limit and node's
+// total / shareDiv; or, with node nil, a budget of its own of limit bytes.
+func newFairBytes(node *membudget.Budget, limit int64, shareDiv int64) *fairBytes {
+	b, shared := node, node != nil
+	if !shared {
+		b = membudget.New(limit)
+	} else if total := node.Stats().Total; total > 0 {
+		limit = min(limit, total/shareDiv)
+	}
+	acct := membudget.NewAccount[netip.Addr](b, limit/groupShareDiv)
+	if shared {
+		acct = acct.WithLimit(limit)
+	}
+	return &fairBytes{acct: acct, limit: limit, shared: shared}
 }
 
 // claim takes n bytes for group g, waiting at most wait (or until ctx
@@ -341,6 +374,10 @@ func (f *fairBytes) wait(ctx context.Context, g netip.Addr, try func() bool, wai
 	w := &byteWaiter{group: g, try: try, seq: f.seq, done: make(chan struct{})}
 	f.waiters = append(f.waiters, w)
 	onWait := f.onWait
+	if f.shared && !f.polling {
+		f.polling = true
+		go f.poll()
+	}
 	f.mu.Unlock()
 	if onWait != nil {
 		onWait(g)
@@ -360,6 +397,23 @@ func (f *fairBytes) wait(ctx context.Context, g netip.Addr, try func() bool, wai
 	}
 	f.waiters = slices.DeleteFunc(f.waiters, func(x *byteWaiter) bool { return x == w })
 	return false
+}
+
+// poll offers the waiting claims the room of the node's budget every
+// sharedPoll, until none waits.
+func (f *fairBytes) poll() {
+	t := time.NewTicker(sharedPoll)
+	defer t.Stop()
+	for range t.C {
+		f.granted()
+		f.mu.Lock()
+		if len(f.waiters) == 0 {
+			f.polling = false
+			f.mu.Unlock()
+			return
+		}
+		f.mu.Unlock()
+	}
 }
 
 // release gives back n bytes of group g.

@@ -169,7 +169,7 @@ func TestFloodingAddressDoesNotStarveAnother(t *testing.T) {
 		t.Fatalf("get_blocks_fast answers %d bytes: %s", size, probe.handle([]byte(blocksReq)))
 	}
 	total := 16 * size
-	s.answers = newFairBytes(total)
+	s.answers = newFairBytes(nil, total, 1)
 	s.maxAnswer = total - total/8
 	// One answer rendered at a time, and waits for room that never give
 	// up: a flood's answer waiting for room while it held the slot would
@@ -292,7 +292,7 @@ func TestFairOrder(t *testing.T) {
 	// 8 MiB: large claims may fill 7; c holds 7 MiB, a 512 KiB; a waits
 	// for 256 KiB, then b.
 	const k = 1 << 10
-	budget := newFairBytes(8 << 20)
+	budget := newFairBytes(nil, 8<<20, 1)
 	budget.onWait = onWait
 	budget.acct.Take(c, 7<<20)
 	budget.acct.Take(a, 512*k)

@@ -89,6 +89,13 @@ type Config struct {
 	// HTTP RPC's (monerod's ZMQ RPC has no such bound); 0: those defaults,
 	// 3 and 25 (fair.go).
 	MaxConnsPerPublicHost, MaxConnsPerPrivateHost int
+	// Memory is the node's memory budget (--memory-budget): the request
+	// and answer bytes draw on it beside the HTTP RPC's and P2P's, each
+	// part within its own bound (MaxInFlight and MaxAnswerBytes, or a
+	// quarter and a half of the total when smaller), so that a ZMQ flood
+	// and the others together stay within the one total. Nil: a budget
+	// of their own, MaxInFlight and MaxAnswerBytes.
+	Memory *membudget.Budget
 }
 
 // Server is a running ZMQ RPC server.
@@ -172,17 +179,24 @@ func New(cfg Config, b Backend) (*Server, error) {
 	if cfg.MaxConnsPerPrivateHost <= 0 {
 		cfg.MaxConnsPerPrivateHost = addrgroup.MaxPerPrivateHost
 	}
+	requests, answers := newFairBytes(cfg.Memory, MaxInFlight, requestShareDiv), newFairBytes(cfg.Memory, MaxAnswerBytes, answerShareDiv)
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Server{cfg: cfg, log: cfg.Log, chain: b.Chain, pool: b.Pool, submit: b.Submit, peers: b.Peers, miner: b.Miner,
 		blocks:   boundedcache.New[blockKey, *renderedBlock](BlockCacheBytes, 0, func(b *renderedBlock) int { return len(b.json) + len(b.indices) + 64 }),
-		requests: newFairBytes(MaxInFlight), answers: newFairBytes(MaxAnswerBytes),
-		// membudget lets large claims fill 7/8 of the total.
-		maxAnswer:      MaxAnswerBytes - MaxAnswerBytes/8,
+		requests: requests, answers: answers,
+		// membudget lets large claims fill 7/8 of a total.
+		maxAnswer:      answers.limit - answers.limit/8,
 		handling:       newFairSlots(max(2, runtime.NumCPU())),
 		messageTimeout: MessageTimeout, budgetWait: BudgetWait, writeIdle: WriteIdle, ctx: ctx, cancel: cancel,
 		maxPublic: cfg.MaxConnsPerPublicHost, maxPrivate: cfg.MaxConnsPerPrivateHost,
 		conns: map[*peerConn]struct{}{}, perHost: map[netip.Addr]int{}, perGroup: map[netip.Addr]int{},
 		lastSizes: map[netip.Addr]map[string]int64{}}, nil
+}
+
+// MemoryParts reports the request and answer bytes held (the metrics):
+// zmq_rpc_requests and zmq_rpc_answers, each with its own bound.
+func (s *Server) MemoryParts() map[string]membudget.Stats {
+	return map[string]membudget.Stats{"zmq_rpc_requests": s.requests.acct.Stats(), "zmq_rpc_answers": s.answers.acct.Stats()}
 }
 
 // now is the clock (get_output_histogram's restricted cutoff).

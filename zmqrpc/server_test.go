@@ -16,6 +16,7 @@ import (
 	"github.com/gonero/gonero/chaindb"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/testutil"
+	"github.com/gonero/gonero/membudget"
 )
 
 func startLocal(t *testing.T) *Server {
@@ -302,5 +303,58 @@ func TestAnswerBudget(t *testing.T) {
 			t.Fatal("an answer sent still holds the budget")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// On the node's budget, the ZMQ RPC's bytes are counted with every other
+// part's: while another part (the HTTP RPC, P2P) holds the whole total, a
+// request waits for room and is dropped after BudgetWait; once that part
+// gives its bytes back, a waiting request is answered, though nothing the
+// ZMQ RPC gave back told it so; and its part is bounded to a share of the
+// total (a half for answers, a quarter for requests).
+func TestDrawsOnNodeBudget(t *testing.T) {
+	const total = 32 << 20
+	node := membudget.New(total)
+	start := func(wait time.Duration) *Server {
+		s, err := New(Config{Addr: "127.0.0.1:0", Memory: node}, Backend{Chain: noChain{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.budgetWait = wait
+		if err := s.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	s := start(300 * time.Millisecond)
+	if s.answers.limit != total/2 || s.requests.limit != total/4 {
+		t.Fatalf("parts' bounds %d and %d of a %d total", s.answers.limit, s.requests.limit, total)
+	}
+	other := membudget.NewAccount[string](node, 0)
+	other.Take("flood", total)
+	waiting := dial(t, s.Addr().String())
+	waiting.send(t, nil, []byte(heightReq))
+	_ = waiting.c.SetReadDeadline(time.Now().Add(20 * time.Second))
+	if _, err := waiting.r.ReadByte(); err == nil {
+		t.Fatal("answered while another part held the whole budget")
+	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatal("connection left open")
+	}
+
+	// A server that waits long enough: the room another part gives back
+	// reaches its waiting request.
+	patient := start(20 * time.Second)
+	waits := make(chan netip.Addr, 1)
+	patient.requests.mu.Lock()
+	patient.requests.onWait = func(g netip.Addr) { waits <- g }
+	patient.requests.mu.Unlock()
+	served := dial(t, patient.Addr().String())
+	served.send(t, nil, []byte(heightReq))
+	<-waits
+	other.Release("flood", total)
+	_ = served.c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if m := served.recv(t); !strings.Contains(string(m[len(m)-1]), `"height":1`) {
+		t.Fatalf("answer %q", m)
 	}
 }
