@@ -185,8 +185,11 @@ func New(cfg Config, b Backend) (*Server, error) {
 		blocks:   boundedcache.New[blockKey, *renderedBlock](BlockCacheBytes, 0, func(b *renderedBlock) int { return len(b.json) + len(b.indices) + 64 }),
 		requests: requests, answers: answers,
 		// membudget lets large claims fill 7/8 of a total.
-		maxAnswer:      answers.limit - answers.limit/8,
-		handling:       newFairSlots(max(2, runtime.NumCPU())),
+		maxAnswer: answers.limit - answers.limit/8,
+		// One processor fewer than the machine has (at least one):
+		// rendering never takes every core from the node's other work
+		// (the HTTP RPC's meter keeps the same margin).
+		handling:       newFairSlots(max(1, runtime.NumCPU()-1)),
 		messageTimeout: MessageTimeout, budgetWait: BudgetWait, writeIdle: WriteIdle, ctx: ctx, cancel: cancel,
 		maxPublic: cfg.MaxConnsPerPublicHost, maxPrivate: cfg.MaxConnsPerPrivateHost,
 		conns: map[*peerConn]struct{}{}, perHost: map[netip.Addr]int{}, perGroup: map[netip.Addr]int{},
