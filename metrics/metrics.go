@@ -58,6 +58,9 @@ type Sources struct {
 	// P2PLimits reads the P2P rate limiters and memory budgets (the
 	// node's p2pLimitCounts, in p2p.go); nil: not exported.
 	P2PLimits func() P2PLimitCounts
+	// ZMQRPC reads the ZMQ RPC server's connection counts; nil: not
+	// exported (no ZMQ RPC).
+	ZMQRPC func() ZMQRPCCounts
 	// Memory reads the memory budget's use: the global total (Part "")
 	// and each part drawing on it; nil: not exported.
 	Memory func() []MemoryPart
@@ -176,6 +179,9 @@ func (m *Metrics) Watch(src Sources) {
 	}
 	if f := src.Memory; f != nil {
 		m.reg.MustRegister(newMemoryCollector(f))
+	}
+	if f := src.ZMQRPC; f != nil {
+		m.reg.MustRegister(newZMQRPCCollector(f))
 	}
 	if f := src.RPCDefences; f != nil {
 		m.reg.MustRegister(newRPCDefencesCollector(f))

@@ -411,7 +411,8 @@ func (n *Node) serveRPC() error {
 
 func (n *Node) startMetrics() error {
 	n.metricsReg.Watch(metrics.Sources{Chain: n.store.chain, Peers: n.peers, Pool: n.pool, StorePath: n.cfg.StorePath(),
-		Version: Version, RPCDefences: rpcDefenceCounts(n.rpc), Memory: n.memoryParts, P2PLimits: p2pLimitCounts(n.peers)})
+		Version: Version, RPCDefences: rpcDefenceCounts(n.rpc), Memory: n.memoryParts, P2PLimits: p2pLimitCounts(n.peers),
+		ZMQRPC: zmqRPCCounts(n.zmqRPC)})
 	ms, err := metrics.Listen(n.metrics, n.metricsReg, n.log)
 	if err != nil {
 		return fmt.Errorf("metrics listener %s: %w", n.metrics, err)

@@ -3,6 +3,7 @@ package node
 import (
 	"log/slog"
 
+	"github.com/gonero/gonero/metrics"
 	"github.com/gonero/gonero/zmqrpc"
 
 	"github.com/gonero/gonero/chain"
@@ -51,4 +52,16 @@ func (n *Node) startZMQRPC() error {
 	n.zmqRPC = s
 	n.log.Info("ZMQ RPC server listening", "addr", "tcp://"+s.Addr().String(), "restricted", n.cfg.ZMQRPC.Restricted)
 	return nil
+}
+
+// zmqRPCCounts reads the ZMQ RPC's connection counts for the metrics (nil
+// without a ZMQ RPC).
+func zmqRPCCounts(s *zmqrpc.Server) func() metrics.ZMQRPCCounts {
+	if s == nil {
+		return nil
+	}
+	return func() metrics.ZMQRPCCounts {
+		st := s.ConnStats()
+		return metrics.ZMQRPCCounts{Open: st.Open, RefusedPerHost: st.RefusedPerHost, RefusedTotal: st.RefusedTotal, Evicted: st.Evicted}
+	}
 }

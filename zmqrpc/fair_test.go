@@ -90,6 +90,9 @@ func TestPerHostLimit(t *testing.T) {
 			t.Fatalf("%s refused (%s)", h, why)
 		}
 	}
+	if st := s.ConnStats(); st != (ConnStats{Open: 3 + 3 + 25 + 25 + 3, RefusedPerHost: 1 + 3 + 1 + 1}) {
+		t.Fatalf("connection counts %+v", st)
+	}
 }
 
 // TestFairSlotsAtMaxConns: at MaxConns a newcomer takes the slot of a
@@ -137,8 +140,8 @@ func TestFairSlotsAtMaxConns(t *testing.T) {
 	if n := len(s.conns); n != MaxConns {
 		t.Fatalf("%d connections counted", n)
 	}
-	if s.evicted != 3 || s.refusedTotal != 1 {
-		t.Fatalf("evicted %d, refused %d", s.evicted, s.refusedTotal)
+	if st := s.ConnStats(); st != (ConnStats{Open: MaxConns, RefusedTotal: 1, Evicted: 3}) {
+		t.Fatalf("connection counts %+v", st)
 	}
 }
 

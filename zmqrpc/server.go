@@ -196,6 +196,22 @@ func New(cfg Config, b Backend) (*Server, error) {
 		lastSizes: map[netip.Addr]map[string]int64{}}, nil
 }
 
+// ConnStats are what the connection rules did since start (the metrics).
+type ConnStats struct {
+	Open int // connections open now
+	// RefusedPerHost: refused for the per-address bound; RefusedTotal: at
+	// MaxConns with no slot of a larger group to take; Evicted: closed
+	// to give their slot to a newcomer of a smaller group.
+	RefusedPerHost, RefusedTotal, Evicted uint64
+}
+
+// ConnStats reports the connection counts.
+func (s *Server) ConnStats() ConnStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ConnStats{Open: len(s.conns), RefusedPerHost: s.refusedHost, RefusedTotal: s.refusedTotal, Evicted: s.evicted}
+}
+
 // MemoryParts reports the request and answer bytes held (the metrics):
 // zmq_rpc_requests and zmq_rpc_answers, each with its own bound.
 func (s *Server) MemoryParts() map[string]membudget.Stats {

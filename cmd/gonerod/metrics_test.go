@@ -235,6 +235,10 @@ func TestMetricsEndpointMoves(t *testing.T) {
 	if !after.has("gonero_rpc_connections_open") {
 		t.Error("no gonero_rpc_connections_open")
 	}
+	// --no-zmq: no ZMQ RPC, so none of its series.
+	if _, ok := after.samples[`gonero_memory_budget_used_bytes{part="zmq_rpc_answers"}`]; ok || after.has("gonero_zmq_rpc_connections_open") {
+		t.Error("ZMQ RPC series without a ZMQ RPC")
+	}
 	if got := after.get(t, "gonero_txpool_transactions"); got != 0 {
 		t.Errorf("pool size %v after its transaction was mined, want 0", got)
 	}
