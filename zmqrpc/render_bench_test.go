@@ -33,8 +33,8 @@ func BenchmarkGetBlocksFastRender(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				if a := s.handle(req); len(a) != len(first) {
-					b.Fatalf("answer of %d bytes, then %d", len(first), len(a))
+				if a := s.handleParts(req); a.size() != len(first) {
+					b.Fatalf("answer of %d bytes, then %d", len(first), a.size())
 				}
 			}
 		})

@@ -390,7 +390,7 @@ func (s *Server) serve(pc *peerConn) {
 		for _, f := range env {
 			writeFrame(bw, f, true)
 		}
-		writeFrame(bw, answer, false)
+		writeAnswerFrame(bw, answer)
 		err = bw.Flush()
 		s.answers.releaseLease(&lease)
 		if err != nil {
@@ -410,7 +410,7 @@ func (s *Server) serve(pc *peerConn) {
 // that much room, then rendered again: a group waiting for its own
 // answers to leave never holds a slot another group's get_height needs,
 // and no rendered answer waits unclaimed.
-func (s *Server) answer(pc *peerConn, body []byte, tooLarge bool) ([]byte, membudget.Lease[netip.Addr], bool) {
+func (s *Server) answer(pc *peerConn, body []byte, tooLarge bool) (answer, membudget.Lease[netip.Addr], bool) {
 	g := pc.group
 	lease := membudget.NewLease(s.answers.acct, g)
 	defer s.requests.release(g, int64(len(body)))
@@ -420,10 +420,10 @@ func (s *Server) answer(pc *peerConn, body []byte, tooLarge bool) ([]byte, membu
 	// before it is rendered, not after.
 	name := requestMethod(body)
 	if !s.answers.grow(pc.ctx, &lease, g, min(max(answerReserve, s.lastAnswer(g, name)), s.maxAnswer), s.budgetWait) {
-		return nil, lease, false
+		return answer{}, lease, false
 	}
 	if tooLarge {
-		return errorAnswer(nil, statusTooLarge, msgRequestTooLarge), lease, true
+		return answer{b: errorAnswer(nil, statusTooLarge, msgRequestTooLarge)}, lease, true
 	}
 	// Answers can be big (get_blocks_fast): a few at a time, but for the
 	// methods whose answers are always small, which never wait behind
@@ -435,15 +435,15 @@ func (s *Server) answer(pc *peerConn, body []byte, tooLarge bool) ([]byte, membu
 	for attempt := 0; ; attempt++ {
 		if !slot.acquire(pc.ctx, g) {
 			s.answers.releaseLease(&lease)
-			return nil, lease, false
+			return answer{}, lease, false
 		}
-		answer := s.handle(body)
-		s.setLastAnswer(g, name, int64(len(answer)))
-		size := min(int64(len(answer)), s.maxAnswer)
+		a := s.handleParts(body)
+		s.setLastAnswer(g, name, int64(a.size()))
+		size := min(int64(a.size()), s.maxAnswer)
 		need := size - lease.Held()
 		if need <= 0 || lease.Grow(need) {
 			slot.release(g)
-			return answer, lease, true
+			return a, lease, true
 		}
 		if attempt >= 2 { // grown twice while it waited: wait with it
 			ok := s.answers.grow(pc.ctx, &lease, g, need, s.budgetWait)
@@ -451,15 +451,15 @@ func (s *Server) answer(pc *peerConn, body []byte, tooLarge bool) ([]byte, membu
 			if !ok {
 				s.answers.releaseLease(&lease)
 			}
-			return answer, lease, ok
+			return a, lease, ok
 		}
 		// It waits holding nothing: neither a slot nor its reservation
 		// (which, small, would hold the room kept for small claims).
 		slot.release(g)
 		s.answers.releaseLease(&lease)
-		answer = nil
+		a = answer{}
 		if !s.answers.grow(pc.ctx, &lease, g, size, s.budgetWait) {
-			return nil, lease, false
+			return answer{}, lease, false
 		}
 	}
 }
@@ -494,20 +494,38 @@ func (w *progressWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// writeAnswerFrame writes a as the message's last frame, its pieces one
+// after the other.
+func writeAnswerFrame(w *bufio.Writer, a answer) {
+	if a.parts == nil {
+		writeFrame(w, a.b, false)
+		return
+	}
+	writeFrameHeader(w, a.n, false)
+	for _, p := range a.parts {
+		_, _ = w.Write(p)
+	}
+	_, _ = w.Write(a.b)
+}
+
 func writeFrame(w *bufio.Writer, body []byte, more bool) {
+	writeFrameHeader(w, len(body), more)
+	_, _ = w.Write(body)
+}
+
+func writeFrameHeader(w *bufio.Writer, size int, more bool) {
 	var flags byte
 	if more {
 		flags = 1
 	}
-	if len(body) > 255 {
+	if size > 255 {
 		var b [9]byte
 		b[0] = flags | 2
-		binary.BigEndian.PutUint64(b[1:], uint64(len(body)))
+		binary.BigEndian.PutUint64(b[1:], uint64(size))
 		_, _ = w.Write(b[:])
 	} else {
-		_, _ = w.Write([]byte{flags, byte(len(body))})
+		_, _ = w.Write([]byte{flags, byte(size)})
 	}
-	_, _ = w.Write(body)
 }
 
 // frameHeader reads a frame's flags and size. Commands (PING and the like)

@@ -358,3 +358,43 @@ func TestDrawsOnNodeBudget(t *testing.T) {
 		t.Fatalf("answer %q", m)
 	}
 }
+
+// A get_blocks_fast answer refers to the kept rendered blocks instead of
+// copying them: two answers share those pieces' bytes, which are most of
+// the answer; and it goes out over the wire byte for byte as the answer
+// in one piece.
+func TestBlocksAnswerReferredNotCopied(t *testing.T) {
+	c, pool := openChain(t, testutil.Path(t, "testdata", "regtest", "blockchain.raw"), 0)
+	s, err := New(Config{Addr: "127.0.0.1:0"}, Backend{Chain: NewChainSource(c), Pool: NewPoolSource(pool)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	for _, prune := range []string{"false", "true"} {
+		req := `{"jsonrpc":"2.0","id":1,"method":"get_blocks_fast","params":{"block_ids":["` + c.HashAt(0).String() + `"],"start_height":0,"prune":` + prune + `}}`
+		a, again := s.handleParts([]byte(req)), s.handleParts([]byte(req))
+		whole := a.bytes()
+		if a.size() != len(whole) || !strings.Contains(string(whole), `"blocks":[{"block":`) || !bytes.Equal(again.bytes(), whole) {
+			t.Fatalf("prune %s: size %d of %d bytes", prune, a.size(), len(whole))
+		}
+		if len(a.parts) != len(again.parts) {
+			t.Fatalf("prune %s: %d and %d pieces", prune, len(a.parts), len(again.parts))
+		}
+		referred := 0
+		for i, p := range a.parts {
+			if len(p) >= refMin && &p[0] == &again.parts[i][0] {
+				referred += len(p)
+			}
+		}
+		if referred < len(whole)/2 {
+			t.Fatalf("prune %s: %d of %d bytes shared by two answers", prune, referred, len(whole))
+		}
+		cl := dial(t, s.Addr().String())
+		if got := cl.call(t, req); got != string(whole) {
+			t.Fatalf("prune %s: %d bytes over the wire, want the %d of the joined answer", prune, len(got), len(whole))
+		}
+	}
+}

@@ -192,9 +192,17 @@ func (s *Server) getBlocksFast(params raw, w *writer) (string, error) {
 		// closes the answer (handle).
 		tail = 2*len(`,"current_height":`+"18446744073709551615") + len("}}")
 	)
+	// The blocks and their indices are referred to, not copied (ref):
+	// kept renders never change. What is copied (the keys, the commas,
+	// the pieces too short to refer to) is sized once.
 	n := len(blocksKey) + len(indicesKey) + 2 + tail
 	for _, rb := range rbs {
-		n += len(rb.json) + len(rb.indices) + 2 // a comma each
+		n += 2 // a comma each
+		for _, p := range [][]byte{rb.json, rb.indices} {
+			if len(p) < refMin {
+				n += len(p)
+			}
+		}
 	}
 	w.b = slices.Grow(w.b, n)
 	w.b = append(w.b, blocksKey...)
@@ -202,7 +210,7 @@ func (s *Server) getBlocksFast(params raw, w *writer) (string, error) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = append(w.b, rb.json...)
+		w.ref(rb.json)
 	}
 	w.b = append(w.b, ']')
 	w.uint("start_height", start)
@@ -212,7 +220,7 @@ func (s *Server) getBlocksFast(params raw, w *writer) (string, error) {
 		if i > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = append(w.b, rb.indices...)
+		w.ref(rb.indices)
 	}
 	w.b = append(w.b, ']')
 	return "", nil
