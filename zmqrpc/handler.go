@@ -109,11 +109,8 @@ func notImplemented(*Server, raw, *writer) (string, error) {
 	return "RPC method not yet implemented.", nil
 }
 
-// handle answers one request message, as DaemonHandler::handle does.
-func (s *Server) handle(msg []byte) []byte { return s.handleParts(msg).bytes() }
-
-// handleParts is handle, the answer in the pieces it was built of: a
-// get_blocks_fast answer refers to the kept rendered blocks instead of
+// handleParts answers one request message, as DaemonHandler::handle does,
+// the answer in the pieces it was built of: a get_blocks_fast answer refers to the kept rendered blocks instead of
 // copying them (writer.ref), so that answering a flood of them allocates
 // next to nothing (before, 13.6 MB an answer of the heavy chain, several
 // GB in 15 s of zmq-rpc-flood, and the collections that came with them

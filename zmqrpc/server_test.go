@@ -351,7 +351,11 @@ func TestDrawsOnNodeBudget(t *testing.T) {
 	patient.requests.mu.Unlock()
 	served := dial(t, patient.Addr().String())
 	served.send(t, nil, []byte(heightReq))
-	<-waits
+	select {
+	case <-waits:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the request did not wait for room while another part held the whole total")
+	}
 	other.Release("flood", total)
 	_ = served.c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if m := served.recv(t); !strings.Contains(string(m[len(m)-1]), `"height":1`) {
@@ -398,3 +402,6 @@ func TestBlocksAnswerReferredNotCopied(t *testing.T) {
 		}
 	}
 }
+
+// handle is handleParts' answer in one slice (the tests compare bytes).
+func (s *Server) handle(msg []byte) []byte { return s.handleParts(msg).bytes() }
