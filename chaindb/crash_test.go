@@ -264,7 +264,7 @@ func TestKillDuringReorganizations(t *testing.T) {
 // runUpgradeChild opens a store of an older schema, upgrading it in small
 // batches and saying so after each, then says "done".
 func runUpgradeChild(path string) {
-	db, err := Open(path, Options{Network: testNetwork, LockTimeout: 10 * time.Second, MigrationBatch: 4,
+	db, err := Open(path, Options{Network: testNetwork, LockTimeout: 10 * time.Second, MigrationBatch: 1,
 		MigrationProgress: func(done, total uint64) { fmt.Printf("progress %d %d\n", done, total) }})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "child:", err)
@@ -289,6 +289,7 @@ func TestKillDuringUpgrade(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
+	indexesToBolt(t, path)
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		if err := wideIndexes(tx); err != nil {
 			return err

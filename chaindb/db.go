@@ -131,6 +131,7 @@ type Options struct {
 // are serialised by bbolt.
 type DB struct {
 	bolt         *bolt.DB
+	lsm          lsmStore // the hash-keyed indexes (lsm.go)
 	path         string
 	migrateBatch uint64 // Options.MigrationBatch
 }
@@ -189,9 +190,25 @@ func open(path string, opts Options, removeCopy bool) (*DB, error) {
 			return nil, fmt.Errorf("chaindb: open %s: remove an unfinished compaction's copy: %w", path, err)
 		}
 	}
-	db := &DB{bolt: bdb, path: path, migrateBatch: opts.MigrationBatch}
-	if err := db.initOrCheck(opts.Network, opts.MigrationProgress); err != nil {
+	// A file without buckets is a new store: an LSM directory beside it is
+	// an earlier store's, and goes.
+	fresh := false
+	if err := bdb.View(func(tx *bolt.Tx) error {
+		k, _ := tx.Cursor().First()
+		fresh = k == nil
+		return nil
+	}); err != nil {
 		_ = bdb.Close()
+		return nil, fmt.Errorf("chaindb: open %s: %w", path, err)
+	}
+	lsm, err := openLSM(path, fresh)
+	if err != nil {
+		_ = bdb.Close()
+		return nil, err
+	}
+	db := &DB{bolt: bdb, lsm: lsmStore{db: lsm}, path: path, migrateBatch: opts.MigrationBatch}
+	if err := db.initOrCheck(opts.Network, opts.MigrationProgress); err != nil {
+		_ = db.Close()
 		return nil, err
 	}
 	return db, nil
@@ -201,7 +218,7 @@ func open(path string, opts Options, removeCopy bool) (*DB, error) {
 // file is a store of this schema and network.
 func (db *DB) initOrCheck(network string, progress func(done, total uint64)) error {
 	fresh, old := false, false
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx *stx) error {
 		if tx.Bucket(bucketInfo) == nil {
 			if k, _ := tx.Cursor().First(); k != nil {
 				return fmt.Errorf("chaindb: %s is a bbolt file but not a chain store (it has no %q bucket)", db.path, bucketInfo)
@@ -223,12 +240,12 @@ func (db *DB) initOrCheck(network string, progress func(done, total uint64)) err
 		if err := db.upgrade(progress); err != nil {
 			return err
 		}
-		return db.bolt.View(func(tx *bolt.Tx) error { return db.check(tx, network) })
+		return db.view(func(tx *stx) error { return db.check(tx, network) })
 	}
 	if !fresh {
 		return nil
 	}
-	return db.update(func(tx *bolt.Tx) error {
+	return db.update(func(tx *stx) error {
 		for _, name := range allBuckets {
 			if _, err := tx.CreateBucket(name); err != nil {
 				return fmt.Errorf("chaindb: create bucket %s: %w", name, err)
@@ -249,7 +266,7 @@ func (db *DB) initOrCheck(network string, progress func(done, total uint64)) err
 	})
 }
 
-func (db *DB) check(tx *bolt.Tx, network string) error {
+func (db *DB) check(tx *stx, network string) error {
 	info := tx.Bucket(bucketInfo)
 	version, err := decodeU32(info.Get(infoSchemaVersion))
 	if err != nil {
@@ -261,7 +278,8 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 	case schemaVersionNoIndexes, schemaVersionHashKeyedBlobs, schemaVersionHashKeyedBlobsPruned,
 		schemaVersionNoMinerTxs, schemaVersionNoMinerTxsPruned,
 		schemaVersionFixedIndexes, schemaVersionFixedIndexesPruned,
-		schemaVersionWideIndexes, schemaVersionWideIndexesPruned:
+		schemaVersionWideIndexes, schemaVersionWideIndexesPruned,
+		schemaVersionBoltIndexes, schemaVersionBoltIndexesPruned:
 		old = true
 	default:
 		return &ErrSchemaVersion{Path: db.path, Found: version, Want: schemaVersion}
@@ -288,15 +306,51 @@ func (db *DB) check(tx *bolt.Tx, network string) error {
 // update runs fn in one bbolt write transaction whose append-ordered
 // buckets split their pages full (see appendOrderedBuckets in schema.go).
 // Every write of the store goes through it.
-func (db *DB) update(fn func(tx *bolt.Tx) error) error {
-	return db.bolt.Update(func(tx *bolt.Tx) error {
-		fillForAppends(tx)
-		return fn(tx)
+//
+// The LSM indexes' changes are written around bbolt's commit (lsm.go).
+func (db *DB) update(fn func(tx *stx) error) error {
+	db.lsm.mu.Lock()
+	defer db.lsm.mu.Unlock()
+	ix := &indexTxn{lsm: db.lsm.db, writable: true, changes: make(map[string]*indexChange)}
+	tx, err := db.bolt.Begin(true)
+	if err != nil {
+		return err
+	}
+	fillForAppends(tx)
+	if err := fn(&stx{Tx: tx, ix: ix}); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	err = ix.commitIndexes(tx.Commit)
+	if err != nil {
+		_ = tx.Rollback() // a no-op once Commit has run
+	}
+	return err
+}
+
+// view runs fn in one read-only transaction.
+func (db *DB) view(fn func(tx *stx) error) error {
+	return db.bolt.View(func(tx *bolt.Tx) error {
+		ix := &indexTxn{lsm: db.lsm.db}
+		if err := fn(&stx{Tx: tx, ix: ix}); err != nil {
+			return err
+		}
+		return ix.err
 	})
 }
 
-// Close releases the file. It waits for open read views to finish.
-func (db *DB) Close() error { return db.bolt.Close() }
+// Close releases the file and the LSM. It waits for open read views to
+// finish.
+func (db *DB) Close() error {
+	err := db.bolt.Close()
+	if db.lsm.db != nil {
+		if lerr := db.lsm.db.Close(); err == nil {
+			err = lerr
+		}
+		db.lsm.db = nil
+	}
+	return err
+}
 
 // View runs fn on a read-only snapshot of the store; the Reader must not be
 // used after fn returns (the values it returned are copies and stay valid).
@@ -305,7 +359,7 @@ func (db *DB) Close() error { return db.bolt.Close() }
 // steps), the commit that grows it waits for the views open at that moment,
 // and new views wait for that commit. Keep views short.
 func (db *DB) View(fn func(r *Reader) error) error {
-	return db.bolt.View(func(tx *bolt.Tx) error { return fn(&Reader{tx: tx}) })
+	return db.view(func(tx *stx) error { return fn(&Reader{tx: tx}) })
 }
 
 // Writer is one write transaction of the store, from DB.Update: every Reader
@@ -324,7 +378,7 @@ type Writer struct {
 // committed together if fn returns nil, and nothing is if it returns an error
 // (which Update returns). After a crash the store holds all of it or none.
 func (db *DB) Update(fn func(w *Writer) error) error {
-	return db.update(func(tx *bolt.Tx) error { return fn(&Writer{Reader{tx: tx}}) })
+	return db.update(func(tx *stx) error { return fn(&Writer{Reader{tx: tx}}) })
 }
 
 // Append is DB.Append inside the transaction.
@@ -392,11 +446,11 @@ func (db *DB) Append(rec BlockRecord) error {
 	if err := validateRecord(&rec); err != nil {
 		return err
 	}
-	return db.update(func(tx *bolt.Tx) error { return appendIn(tx, &rec) })
+	return db.update(func(tx *stx) error { return appendIn(tx, &rec) })
 }
 
 // appendIn is Append inside the caller's transaction; rec has been validated.
-func appendIn(tx *bolt.Tx, rec *BlockRecord) error {
+func appendIn(tx *stx, rec *BlockRecord) error {
 	m := &rec.Meta
 	r := Reader{tx: tx}
 	height, err := r.Height()
@@ -415,13 +469,10 @@ func appendIn(tx *bolt.Tx, rec *BlockRecord) error {
 			return &ErrPrevMismatch{Height: m.Height, Got: m.PrevHash, Want: top.Hash}
 		}
 	}
-	heights := tx.Bucket(bucketBlockHeights)
-	if v := heights.Get(m.Hash[:]); v != nil {
-		existing, err := decodeU64(v)
-		if err != nil {
-			return corrupt(bucketBlockHeights, m.Hash[:], err)
-		}
+	if existing, err := r.HeightByHash(m.Hash); err == nil {
 		return &ErrDuplicateBlock{Hash: m.Hash, Height: existing}
+	} else if !errors.Is(err, ErrNotFound) {
+		return err
 	}
 	for i := range rec.Txs {
 		// A main-chain tx of the same hash; a miner tx's (slot 0) is
@@ -454,7 +505,7 @@ func appendIn(tx *bolt.Tx, rec *BlockRecord) error {
 		{bucketInfo, infoTxCount, encodeU64(txCount + uint64(len(rec.Txs)))},
 	}
 	for _, p := range puts {
-		if err := tx.Bucket(p.bucket).Put(p.key, p.value); err != nil {
+		if err := tx.put(p.bucket, p.key, p.value); err != nil {
 			return fmt.Errorf("chaindb: append height %d: put %s: %w", m.Height, p.bucket, err)
 		}
 	}
@@ -475,7 +526,7 @@ func appendIn(tx *bolt.Tx, rec *BlockRecord) error {
 // alternative block. It returns ErrEmpty on an empty store.
 func (db *DB) PopTop() (BlockRecord, error) {
 	var rec BlockRecord
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *stx) error {
 		var err error
 		rec, err = popIn(tx)
 		return err
@@ -488,7 +539,7 @@ func (db *DB) PopTop() (BlockRecord, error) {
 
 // popIn is PopTop inside the caller's transaction. Everything is read and
 // checked before anything is deleted.
-func popIn(tx *bolt.Tx) (BlockRecord, error) {
+func popIn(tx *stx) (BlockRecord, error) {
 	r := Reader{tx: tx}
 	top, err := r.Top()
 	if err != nil {
@@ -502,6 +553,9 @@ func popIn(tx *bolt.Tx) (BlockRecord, error) {
 	}
 	txs := rec.Txs
 	indexed, err := r.HeightByHash(top.Hash)
+	if errors.Is(err, ErrNotFound) {
+		return BlockRecord{}, corruptf(bucketBlockHeights, top.Hash[:], "the top block's entry is missing")
+	}
 	if err != nil {
 		return BlockRecord{}, err
 	}
@@ -531,7 +585,7 @@ func popIn(tx *bolt.Tx) (BlockRecord, error) {
 		{bucketBlockTxs, key},
 		{bucketBlockHeights, top.Hash[:]},
 	} {
-		if err := tx.Bucket(d.bucket).Delete(d.key); err != nil {
+		if err := tx.del(d.bucket, d.key); err != nil {
 			return BlockRecord{}, fmt.Errorf("chaindb: pop height %d: delete from %s: %w", h, d.bucket, err)
 		}
 	}
@@ -548,11 +602,11 @@ func (db *DB) PutAltBlock(rec BlockRecord) error {
 	if err := validateRecord(&rec); err != nil {
 		return err
 	}
-	return db.update(func(tx *bolt.Tx) error { return putAltIn(tx, &rec) })
+	return db.update(func(tx *stx) error { return putAltIn(tx, &rec) })
 }
 
 // putAltIn is PutAltBlock inside the caller's transaction; rec has been validated.
-func putAltIn(tx *bolt.Tx, rec *BlockRecord) error {
+func putAltIn(tx *stx, rec *BlockRecord) error {
 	if err := refusePruned(rec); err != nil {
 		return err
 	}
@@ -570,10 +624,10 @@ func putAltIn(tx *bolt.Tx, rec *BlockRecord) error {
 // DeleteAltBlock removes the alternative block stored under hash; it returns
 // an ErrNotFound error if there is none.
 func (db *DB) DeleteAltBlock(hash cryptonote.Hash) error {
-	return db.update(func(tx *bolt.Tx) error { return deleteAltIn(tx, hash) })
+	return db.update(func(tx *stx) error { return deleteAltIn(tx, hash) })
 }
 
-func deleteAltIn(tx *bolt.Tx, hash cryptonote.Hash) error {
+func deleteAltIn(tx *stx, hash cryptonote.Hash) error {
 	alts := tx.Bucket(bucketAltBlocks)
 	if alts.Get(hash[:]) == nil {
 		return notFoundf("no alternative block %s", hash)
@@ -611,7 +665,7 @@ func (db *DB) Reorganize(r Reorg) ([]BlockRecord, error) {
 		}
 	}
 	var popped []BlockRecord
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *stx) error {
 		popped = popped[:0]
 		height, err := (&Reader{tx: tx}).Height()
 		if err != nil {
@@ -660,7 +714,7 @@ func (db *DB) Reorganize(r Reorg) ([]BlockRecord, error) {
 }
 
 // changeAltBlockCount adds one to the alternative block counter, or takes one away.
-func changeAltBlockCount(tx *bolt.Tx, add bool) error {
+func changeAltBlockCount(tx *stx, add bool) error {
 	n, err := (&Reader{tx: tx}).AltBlockCount()
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/internal/u128"
 )
@@ -240,6 +241,20 @@ func dump(t testing.TB, db *DB) map[string]string {
 			})
 		})
 	})
+	if err == nil && db.lsm.db != nil {
+		// The LSM indexes, as if they were buckets, without the entries
+		// that the reads do not confirm (lsm.go: leftovers of a crash).
+		err = db.view(func(tx *stx) error {
+			for _, name := range lsmBuckets {
+				forEachLSM(tx, name, func(k, v []byte) {
+					if v = confirmedLSMValue(tx, name, k, v); v != nil {
+						out[string(name)+"/"+string(k)] = string(v)
+					}
+				})
+			}
+			return nil
+		})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,20 +268,65 @@ func sameDump(t testing.TB, what string, before, after map[string]string) {
 	}
 }
 
-// bucketLen counts the keys of a bucket.
-func bucketLen(tx *bolt.Tx, name []byte) uint64 {
+// bucketLen counts the keys of a bucket; of an LSM index, the keys with an
+// entry the view confirms (lsm.go: the LSM may hold leftovers).
+func bucketLen(tx *stx, name []byte) uint64 {
+	if !isLSMBucket(name) {
+		var n uint64
+		_ = tx.Bucket(name).ForEach(func(_, _ []byte) error { n++; return nil })
+		return n
+	}
+	r := &Reader{tx: tx}
 	var n uint64
-	_ = tx.Bucket(name).ForEach(func(_, _ []byte) error { n++; return nil })
+	forEachLSM(tx, name, func(k, v []byte) {
+		switch string(name) {
+		case string(bucketBlockHeights):
+			if _, err := r.HeightByHash(cryptonote.Hash(k)); err == nil {
+				n++
+			}
+		case string(bucketSpentKeys):
+			heights, _ := decodeSpentHeights(v)
+			top, _ := r.Height()
+			if len(belowHeight(heights, top)) > 0 {
+				n++
+			}
+		default:
+			n++
+		}
+	})
 	return n
 }
 
-// txIndexLen counts tx_index's entries (a key holds every tx of its prefix).
-func txIndexLen(tx *bolt.Tx) uint64 {
+// forEachLSM calls fn with every key (without its prefix) and value of LSM
+// index name.
+func forEachLSM(tx *stx, name []byte, fn func(k, v []byte)) {
+	p, _ := lsmPrefix(name)
+	it, err := tx.ix.lsm.NewIter(&pebble.IterOptions{LowerBound: []byte{p}, UpperBound: []byte{p + 1}})
+	if err != nil {
+		panic(err)
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		fn(bytes.Clone(it.Key()[1:]), bytes.Clone(it.Value()))
+	}
+}
+
+// txIndexLen counts tx_index's entries that the view confirms (a key holds
+// every tx of its prefix).
+func txIndexLen(tx *stx) uint64 {
+	r := &Reader{tx: tx}
+	top, _ := r.Height()
 	var n uint64
-	_ = tx.Bucket(bucketTxIndex).ForEach(func(_, v []byte) error {
+	forEachLSM(tx, bucketTxIndex, func(k, v []byte) {
 		entries, _ := decodeTxEntries(v, false)
-		n += uint64(len(entries))
-		return nil
+		for _, e := range entries {
+			if e.height >= top {
+				continue
+			}
+			if h, err := r.txHashAt(e.height, e.slot); err == nil && bytes.Equal(h[:txIndexKeySize], k) {
+				n++
+			}
+		}
 	})
 	return n
 }
@@ -410,4 +470,74 @@ func readRecord(r *Reader, h uint64) (BlockRecord, error) {
 		rec.Txs = append(rec.Txs, TxRecord{Hash: th, Blob: blob})
 	}
 	return rec, nil
+}
+
+// confirmedLSMValue is value v of LSM index name's key k with only the
+// entries the view confirms, or nil if none.
+func confirmedLSMValue(tx *stx, name, k, v []byte) []byte {
+	r := &Reader{tx: tx}
+	top, _ := r.Height()
+	switch string(name) {
+	case string(bucketBlockHeights):
+		if _, err := r.HeightByHash(cryptonote.Hash(k)); err != nil {
+			return nil
+		}
+		return v
+	case string(bucketSpentKeys):
+		heights, err := decodeSpentHeights(v)
+		if err != nil {
+			return v
+		}
+		var keep []uint64
+		for _, h := range belowHeight(heights, top) {
+			if blockSpendsPrefix(r, h, k) {
+				keep = append(keep, h)
+			}
+		}
+		if len(keep) == 0 {
+			return nil
+		}
+		return encodeSpentHeights(keep)
+	case string(bucketTxIndex):
+		entries, err := decodeTxEntries(v, false)
+		if err != nil {
+			return v
+		}
+		var keep []byte
+		for _, e := range entries {
+			if e.height >= top {
+				continue
+			}
+			if h, err := r.txHashAt(e.height, e.slot); err == nil && bytes.Equal(h[:txIndexKeySize], k) {
+				keep = append(keep, e.raw...)
+			}
+		}
+		return keep
+	}
+	return v
+}
+
+// blockSpendsPrefix reports whether the block at height h spends a key
+// image of spent_keys key prefix.
+func blockSpendsPrefix(r *Reader, h uint64, prefix []byte) bool {
+	rec, err := r.recordChecked(h, false)
+	if err != nil {
+		return false
+	}
+	for i := range rec.Txs {
+		parse := cryptonote.ParseTransaction
+		if rec.Txs[i].Pruned {
+			parse = cryptonote.ParsePrunedTransaction
+		}
+		tx, err := parse(rec.Txs[i].Blob)
+		if err != nil {
+			return false
+		}
+		for _, in := range tx.Inputs {
+			if k, ok := in.(cryptonote.TxInToKey); ok && bytes.Equal(k.KeyImage[:spentKeySize], prefix) {
+				return true
+			}
+		}
+	}
+	return false
 }

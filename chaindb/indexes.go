@@ -11,8 +11,6 @@ import (
 	"bytes"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/gonero/gonero/crypto"
 	"github.com/gonero/gonero/cryptonote"
 )
@@ -260,7 +258,7 @@ func planIndexes(r *Reader, bi *blockIndexes, onChain bool) (*indexPlan, error) 
 // checkIndexesFree refuses, before anything is written, a block whose index
 // entries collide with the chain's: a spent key image, a tx hash that already
 // has output indexes, or (a corrupt store) outputs beyond the counts.
-func checkIndexesFree(tx *bolt.Tx, bi *blockIndexes, plan *indexPlan) error {
+func checkIndexesFree(tx *stx, bi *blockIndexes, plan *indexPlan) error {
 	r := &Reader{tx: tx}
 	for _, ki := range plan.keyImages {
 		h, spent, err := r.KeyImageSpent(ki)
@@ -318,7 +316,7 @@ func (plan *indexPlan) byBucket() []bucketKVs {
 }
 
 // putIndexes writes plan; checkIndexesFree has passed.
-func putIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
+func putIndexes(tx *stx, height uint64, plan *indexPlan) error {
 	for _, b := range plan.byBucket() {
 		bucket := tx.Bucket(b.name)
 		for _, e := range b.kvs {
@@ -344,7 +342,7 @@ func putIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
 
 // checkIndexesPresent makes sure, before anything is deleted, that the store
 // holds exactly plan for the top block: a pop must never half-delete.
-func checkIndexesPresent(tx *bolt.Tx, plan *indexPlan) error {
+func checkIndexesPresent(tx *stx, plan *indexPlan) error {
 	for _, b := range plan.byBucket() {
 		bucket := tx.Bucket(b.name)
 		for _, e := range b.kvs {
@@ -357,7 +355,7 @@ func checkIndexesPresent(tx *bolt.Tx, plan *indexPlan) error {
 			}
 		}
 	}
-	if _, err := txIndexAfterPop(tx, plan.txOutputs); err != nil {
+	if _, err := txIndexAfterPop(tx, plan.height, plan.txOutputs); err != nil {
 		return err
 	}
 	_, err := spentAfterPop(tx, plan.height, plan.keyImages)
@@ -365,7 +363,7 @@ func checkIndexesPresent(tx *bolt.Tx, plan *indexPlan) error {
 }
 
 // deleteIndexes removes plan; checkIndexesPresent has passed.
-func deleteIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
+func deleteIndexes(tx *stx, height uint64, plan *indexPlan) error {
 	for _, b := range plan.byBucket() {
 		bucket := tx.Bucket(b.name)
 		for _, e := range b.kvs {
@@ -398,7 +396,7 @@ func deleteIndexes(tx *bolt.Tx, height uint64, plan *indexPlan) error {
 
 // appendIndexes derives, checks and writes the index entries of rec, the
 // block being appended; nothing is written unless every check passes.
-func appendIndexes(tx *bolt.Tx, rec *BlockRecord) error {
+func appendIndexes(tx *stx, rec *BlockRecord) error {
 	bi, err := deriveIndexes(rec)
 	if err != nil {
 		return err
@@ -415,7 +413,7 @@ func appendIndexes(tx *bolt.Tx, rec *BlockRecord) error {
 
 // popIndexes is appendIndexes undone, for rec, the top block read back from
 // the store. It checks everything before deleting anything.
-func popIndexes(tx *bolt.Tx, rec *BlockRecord) error {
+func popIndexes(tx *stx, rec *BlockRecord) error {
 	bi, err := deriveIndexes(rec)
 	if err != nil {
 		return corruptf(bucketBlockBlobs, heightKey(rec.Meta.Height), "the stored block does not index: %v", err)

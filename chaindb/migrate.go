@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cockroachdb/pebble/v2"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -12,7 +13,8 @@ import (
 // hash), 2 and 3 (tx blobs keyed by hash, no miner_txs; 3 pruned), 4 and 5
 // (no miner_txs; 5 pruned), 6 and 7 (the indexes' fixed-width values; 7
 // pruned), 8 and 9 (tx_index keyed by whole hashes, output entries holding
-// keys and commitments; 9 pruned).
+// keys and commitments; 9 pruned), 10 and 11 (the hash-keyed indexes in the
+// bbolt file; 11 pruned).
 var errNeedsUpgrade = errors.New("chaindb: store of an older schema")
 
 // upgrade brings a store of schema 1 to 9 to this build's layout: tx blobs
@@ -22,7 +24,7 @@ var errNeedsUpgrade = errors.New("chaindb: store of an older schema")
 // next Open upgrades.
 func (db *DB) upgrade(progress func(done, total uint64)) error {
 	var version uint32
-	err := db.bolt.View(func(tx *bolt.Tx) (err error) {
+	err := db.view(func(tx *stx) (err error) {
 		version, err = decodeU32(tx.Bucket(bucketInfo).Get(infoSchemaVersion))
 		return err
 	})
@@ -35,10 +37,98 @@ func (db *DB) upgrade(progress func(done, total uint64)) error {
 	target := schemaVersion
 	switch version {
 	case schemaVersionHashKeyedBlobsPruned, schemaVersionNoMinerTxsPruned, schemaVersionFixedIndexesPruned,
-		schemaVersionWideIndexesPruned:
+		schemaVersionWideIndexesPruned, schemaVersionBoltIndexesPruned:
 		target = schemaVersionPruned
 	}
+	if version == schemaVersionBoltIndexes || version == schemaVersionBoltIndexesPruned {
+		// Schema 10's indexes are this build's, only in the bbolt file.
+		return db.moveIndexesToLSM(version, target, progress)
+	}
+	// Older stores: block_heights moves as it is; the other indexes are
+	// rebuilt, straight into the LSM.
+	if err := db.moveIndexesToLSM(version, 0, nil); err != nil {
+		return err
+	}
 	return db.migrateIndexes(version, target, progress)
+}
+
+// moveIndexesToLSM copies the lsmBuckets the bbolt file still has into the
+// LSM, then drops them from the file, writing schema version target (0: the
+// version stays) in the same transaction. A crash before that transaction
+// leaves the buckets in the file, and the next Open copies them again.
+func (db *DB) moveIndexesToLSM(version, target uint32, progress func(done, total uint64)) error {
+	fail := func(err error) error {
+		return fmt.Errorf("chaindb: upgrade %s from schema %d: move the hash-keyed indexes into %s: %w", db.path, version, lsmPath(db.path), err)
+	}
+	var present [][]byte
+	var total uint64
+	err := db.view(func(tx *stx) error {
+		for _, name := range lsmBuckets {
+			if b := tx.Bucket(name); b != nil {
+				present = append(present, name)
+				total += uint64(b.Stats().KeyN)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fail(err)
+	}
+	if len(present) > 0 {
+		if err := wipeLSMBuckets(db.lsm.db, present...); err != nil {
+			return fail(err)
+		}
+		var done uint64
+		err = db.bolt.View(func(tx *bolt.Tx) error {
+			for _, name := range present {
+				p, _ := lsmPrefix(name)
+				batch := db.lsm.db.NewBatch()
+				c := tx.Bucket(name).Cursor()
+				for k, v := c.First(); k != nil; k, v = c.Next() {
+					if err := batch.Set(append([]byte{p}, k...), v, nil); err != nil {
+						return err
+					}
+					done++
+					if batch.Len() >= 4<<20 {
+						if err := batch.Commit(pebble.NoSync); err != nil {
+							return err
+						}
+						_ = batch.Close()
+						batch = db.lsm.db.NewBatch()
+						if progress != nil {
+							progress(done, total)
+						}
+					}
+				}
+				if err := batch.Commit(pebble.Sync); err != nil {
+					return err
+				}
+				_ = batch.Close()
+			}
+			return nil
+		})
+		if err != nil {
+			return fail(err)
+		}
+		if progress != nil {
+			progress(total, total)
+		}
+	}
+	err = db.update(func(tx *stx) error {
+		for _, name := range present {
+			if err := tx.DeleteBucket(name); err != nil {
+				return fmt.Errorf("drop bucket %s: %w", name, err)
+			}
+		}
+		if target == 0 {
+			return nil
+		}
+		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(target))
+	})
+	if err != nil {
+		return fail(err)
+	}
+	return nil
 }
 
 // migrateBlobs moves the tx blobs of schema 1-3 (bucket tx_blobs, one value
@@ -52,7 +142,7 @@ func (db *DB) migrateBlobs(version uint32, progress func(done, total uint64)) er
 	}
 	var height, next uint64
 	var pending bool
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *stx) error {
 		if tx.Bucket(bucketTxBlobsByHash) == nil {
 			return nil // done already (or a schema-1 store written by this build's layout)
 		}
@@ -80,7 +170,7 @@ func (db *DB) migrateBlobs(version uint32, progress func(done, total uint64)) er
 	}
 	for from := next; from < height; from += db.migrateBatch {
 		to := min(height, from+db.migrateBatch)
-		err := db.update(func(tx *bolt.Tx) error { return regroupBlobs(tx, from, to) })
+		err := db.update(func(tx *stx) error { return regroupBlobs(tx, from, to) })
 		if err != nil {
 			return fail(err)
 		}
@@ -88,7 +178,7 @@ func (db *DB) migrateBlobs(version uint32, progress func(done, total uint64)) er
 			progress(to, height)
 		}
 	}
-	err = db.update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx *stx) error {
 		if err := tx.DeleteBucket(bucketTxBlobsByHash); err != nil {
 			return err
 		}
@@ -118,7 +208,7 @@ func (db *DB) migrateIndexes(version, target uint32, progress func(done, total u
 		return fmt.Errorf("chaindb: upgrade %s from schema %d to %d: rebuild the indexes: %w", db.path, version, target, err)
 	}
 	var height uint64
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *stx) error {
 		for _, name := range allBuckets {
 			if tx.Bucket(name) == nil && !isIndexBucket(name) && string(name) != string(bucketTxPool) {
 				return fmt.Errorf("corrupt store: bucket %s is missing", name)
@@ -150,7 +240,7 @@ func (db *DB) migrateIndexes(version, target uint32, progress func(done, total u
 	}
 	for from := uint64(0); from < height; from += db.migrateBatch {
 		to := min(height, from+db.migrateBatch)
-		err := db.update(func(tx *bolt.Tx) error {
+		err := db.update(func(tx *stx) error {
 			r := &Reader{tx: tx}
 			for h := from; h < to; h++ {
 				rec, err := r.recordChecked(h, false)
@@ -177,7 +267,7 @@ func (db *DB) migrateIndexes(version, target uint32, progress func(done, total u
 			progress(to, height)
 		}
 	}
-	err = db.update(func(tx *bolt.Tx) error {
+	err = db.update(func(tx *stx) error {
 		return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(target))
 	})
 	if err != nil {
@@ -198,7 +288,7 @@ func isIndexBucket(name []byte) bool {
 // regroupBlobs is one batch of migrateBlobs: the tx blobs of heights
 // [from, to) from tx_blobs into block_tx_blobs, and the height the next
 // batch starts at.
-func regroupBlobs(tx *bolt.Tx, from, to uint64) error {
+func regroupBlobs(tx *stx, from, to uint64) error {
 	r := &Reader{tx: tx}
 	old := tx.Bucket(bucketTxBlobsByHash)
 	dst := tx.Bucket(bucketBlockTxBlobs)
@@ -228,7 +318,16 @@ func regroupBlobs(tx *bolt.Tx, from, to uint64) error {
 
 // recreateBucket empties an index about to be rebuilt: a rebuild that an
 // interruption cut short starts again from nothing.
-func recreateBucket(tx *bolt.Tx, name []byte) error {
+func recreateBucket(tx *stx, name []byte) error {
+	if isLSMBucket(name) {
+		// Only in the LSM; an older store may still have the bucket.
+		if tx.Bucket(name) != nil {
+			if err := tx.DeleteBucket(name); err != nil {
+				return fmt.Errorf("drop bucket %s: %w", name, err)
+			}
+		}
+		return wipeLSMBuckets(tx.ix.lsm, name)
+	}
 	if tx.Bucket(name) != nil {
 		if err := tx.DeleteBucket(name); err != nil {
 			return fmt.Errorf("drop bucket %s: %w", name, err)

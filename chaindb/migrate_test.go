@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -44,12 +45,13 @@ func downgrade(t *testing.T, path string, leftovers bool) {
 // writes version.
 func ungroupBlobs(t *testing.T, path string, version uint32) {
 	t.Helper()
+	indexesToBolt(t, path)
 	rawUpdate(t, path, func(tx *bolt.Tx) error {
 		old, err := tx.CreateBucket(bucketTxBlobsByHash)
 		if err != nil {
 			return err
 		}
-		r := &Reader{tx: tx}
+		r := &Reader{tx: &stx{Tx: tx}}
 		height, err := r.Height()
 		if err != nil {
 			return err
@@ -83,7 +85,7 @@ func ungroupBlobs(t *testing.T, path string, version uint32) {
 // of schema versions 2-7: outputs of layout 1 (fixed-width, with the tx
 // hash), index lists as a u32 count and u64s, heights and counts as u64s.
 func fixedWidthIndexes(tx *bolt.Tx) error {
-	r := &Reader{tx: tx}
+	r := &Reader{tx: &stx{Tx: tx}}
 	type entry struct{ k, v []byte }
 	rewrite := func(name []byte, conv func(k, v []byte) ([]byte, error)) error {
 		var all []entry
@@ -130,7 +132,7 @@ func fixedWidthIndexes(tx *bolt.Tx) error {
 		return err
 	}
 	// spent_keys back to whole key images → u64 height, from the blocks.
-	if err := recreateBucket(tx, bucketSpentKeys); err != nil {
+	if err := recreateBoltBucket(tx, bucketSpentKeys); err != nil {
 		return err
 	}
 	height, err := r.Height()
@@ -199,7 +201,7 @@ func fixedWidthIndexes(tx *bolt.Tx) error {
 // and output entries of layout 2 (the key, the commitment for amount 0,
 // then uvarints unlock time, height, slot and position).
 func wideIndexes(tx *bolt.Tx) error {
-	r := &Reader{tx: tx}
+	r := &Reader{tx: &stx{Tx: tx}}
 	type entry struct{ k, v []byte }
 	err := oneEntryAnOutput(tx, func(o *OutputEntry) []byte {
 		v := append([]byte{2}, o.Key[:]...)
@@ -232,7 +234,7 @@ func wideIndexes(tx *bolt.Tx) error {
 	if err != nil {
 		return err
 	}
-	if err := recreateBucket(tx, bucketTxIndex); err != nil {
+	if err := recreateBoltBucket(tx, bucketTxIndex); err != nil {
 		return err
 	}
 	for _, e := range all {
@@ -247,7 +249,7 @@ func wideIndexes(tx *bolt.Tx) error {
 // versions 2-9 kept it: every output, amount 0 included, in an entry of
 // its own that encode makes; rct_outputs goes.
 func oneEntryAnOutput(tx *bolt.Tx, encode func(o *OutputEntry) []byte) error {
-	r := &Reader{tx: tx}
+	r := &Reader{tx: &stx{Tx: tx}}
 	var all []OutputEntry
 	err := r.ForEachOutputAmount(func(amount, count uint64) error {
 		for index := range count {
@@ -262,7 +264,7 @@ func oneEntryAnOutput(tx *bolt.Tx, encode func(o *OutputEntry) []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := recreateBucket(tx, bucketOutputs); err != nil {
+	if err := recreateBoltBucket(tx, bucketOutputs); err != nil {
 		return err
 	}
 	for i := range all {
@@ -271,6 +273,52 @@ func oneEntryAnOutput(tx *bolt.Tx, encode func(o *OutputEntry) []byte) error {
 		}
 	}
 	return tx.DeleteBucket(bucketRctOutputs)
+}
+
+// recreateBoltBucket empties bbolt bucket name, creating it if needed.
+func recreateBoltBucket(tx *bolt.Tx, name []byte) error {
+	if tx.Bucket(name) != nil {
+		if err := tx.DeleteBucket(name); err != nil {
+			return err
+		}
+	}
+	_, err := tx.CreateBucket(name)
+	return err
+}
+
+// indexesToBolt puts a closed store's LSM indexes back into its bbolt file,
+// as buckets, and removes the LSM: the layout of schema 10 and earlier,
+// which the helpers above rewrite further.
+func indexesToBolt(t *testing.T, path string) {
+	t.Helper()
+	lsm, err := openLSM(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rawUpdate(t, path, func(tx *bolt.Tx) error {
+		for _, name := range lsmBuckets {
+			b, err := tx.CreateBucketIfNotExists(name)
+			if err != nil {
+				return err
+			}
+			var putErr error
+			forEachLSM(&stx{Tx: tx, ix: &indexTxn{lsm: lsm}}, name, func(k, v []byte) {
+				if err := b.Put(k, v); err != nil && putErr == nil {
+					putErr = err
+				}
+			})
+			if putErr != nil {
+				return putErr
+			}
+		}
+		return nil
+	})
+	if err := lsm.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(lsmPath(path)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // rawUpdate runs fn in one bbolt transaction on a closed store's file.
@@ -328,10 +376,10 @@ func TestMigrationFromSchema2And3(t *testing.T) {
 				if _, err := tx.CreateBucket(bucketBlockTxBlobs); err != nil {
 					return err
 				}
-				if err := regroupBlobs(tx, 0, 70); err != nil {
+				if err := regroupBlobs(&stx{Tx: tx}, 0, 70); err != nil {
 					return err
 				}
-				return regroupBlobs(tx, 70, 140)
+				return regroupBlobs(&stx{Tx: tx}, 70, 140)
 			})
 		}
 		var calls [][2]uint64
@@ -540,6 +588,7 @@ func TestMigrationFromSchema4To9(t *testing.T) {
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
+		indexesToBolt(t, path)
 		rawUpdate(t, path, func(tx *bolt.Tx) error {
 			convert := fixedWidthIndexes // schemas 4-7's layout
 			if tc.wide {

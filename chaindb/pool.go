@@ -3,8 +3,6 @@ package chaindb
 import (
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/gonero/gonero/cryptonote"
 )
 
@@ -19,7 +17,7 @@ type PoolTxRecord struct {
 
 // PutPoolTx stores (or replaces) a pool entry, in its own transaction.
 func (db *DB) PutPoolTx(rec PoolTxRecord) error {
-	return db.update(func(tx *bolt.Tx) error {
+	return db.update(func(tx *stx) error {
 		if err := tx.Bucket(bucketTxPool).Put(rec.Hash[:], encodePoolTx(&rec)); err != nil {
 			return fmt.Errorf("chaindb: put pool tx %s: %w", rec.Hash, err)
 		}
@@ -33,7 +31,7 @@ func (db *DB) DeletePoolTxs(hashes ...cryptonote.Hash) error {
 	if len(hashes) == 0 {
 		return nil
 	}
-	return db.update(func(tx *bolt.Tx) error {
+	return db.update(func(tx *stx) error {
 		b := tx.Bucket(bucketTxPool)
 		for _, h := range hashes {
 			if err := b.Delete(h[:]); err != nil {

@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/gonero/gonero/cryptonote"
 	"github.com/gonero/gonero/pruning"
 )
@@ -144,7 +142,7 @@ func (db *DB) Prune(mode PruneMode, stripe uint32) (PruneResult, error) {
 	}
 	var res PruneResult
 	var from, to, height uint64
-	err := db.update(func(tx *bolt.Tx) error {
+	err := db.update(func(tx *stx) error {
 		r := &Reader{tx: tx}
 		seed, err := r.PruningSeed()
 		if err != nil {
@@ -195,7 +193,7 @@ func (db *DB) Prune(mode PruneMode, stripe uint32) (PruneResult, error) {
 	}
 	h := from
 	for {
-		err := db.update(func(tx *bolt.Tx) error {
+		err := db.update(func(tx *stx) error {
 			var err error
 			h, err = pruneRange(tx, res.Seed, h, to, height, &res)
 			if err != nil {
@@ -215,7 +213,7 @@ func (db *DB) Prune(mode PruneMode, stripe uint32) (PruneResult, error) {
 
 // pruneRange prunes from height h up to to (exclusive) for a chain of
 // height blocks until a batch is full, and returns where it stopped.
-func pruneRange(tx *bolt.Tx, seed uint32, h, to, height uint64, res *PruneResult) (uint64, error) {
+func pruneRange(tx *stx, seed uint32, h, to, height uint64, res *PruneResult) (uint64, error) {
 	r := &Reader{tx: tx}
 	blobs := tx.Bucket(bucketBlockTxBlobs)
 	hashes := tx.Bucket(bucketTxPrunableHash)
@@ -335,7 +333,7 @@ func (db *DB) CheckPruning() (uint32, error) {
 // popPruning keeps the pruning records in step with a pop of height h:
 // the popped txs' prunable hashes go, and the pruned horizon comes down so
 // that the blocks that replace them get pruned in their turn.
-func popPruning(tx *bolt.Tx, h uint64, txs []TxRecord) error {
+func popPruning(tx *stx, h uint64, txs []TxRecord) error {
 	hashes := tx.Bucket(bucketTxPrunableHash)
 	if hashes == nil {
 		return nil

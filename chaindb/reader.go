@@ -14,7 +14,7 @@ import (
 // return an *ErrCorrupt if a stored value cannot be decoded or disagrees with
 // its index.
 type Reader struct {
-	tx *bolt.Tx
+	tx *stx
 }
 
 // Height returns the number of blocks on the main chain (top height + 1).
@@ -68,13 +68,24 @@ func (r *Reader) MetaByHeight(h uint64) (BlockMeta, error) {
 
 // HeightByHash returns the height of the main-chain block with this hash.
 func (r *Reader) HeightByHash(hash cryptonote.Hash) (uint64, error) {
-	v := r.tx.Bucket(bucketBlockHeights).Get(hash[:])
+	v := r.tx.index(bucketBlockHeights).Get(hash[:])
 	if v == nil {
 		return 0, notFoundf("no block %s on the main chain", hash)
 	}
 	h, err := decodeU64(v)
 	if err != nil {
 		return 0, corrupt(bucketBlockHeights, hash[:], err)
+	}
+	// The LSM may hold the entry of a block this view does not have
+	// (lsm.go): the entry counts only if the block at h is this one.
+	meta := r.tx.Bucket(bucketBlockMeta).Get(heightKey(h))
+	if meta == nil {
+		return 0, notFoundf("no block %s on the main chain", hash)
+	}
+	if mh, err := metaHashIn(meta, h); err != nil {
+		return 0, corrupt(bucketBlockMeta, heightKey(h), err)
+	} else if mh != hash {
+		return 0, notFoundf("no block %s on the main chain", hash)
 	}
 	return h, nil
 }

@@ -144,13 +144,20 @@ import (
 )
 
 // schemaVersion is written at creation and must match at Open.
-const schemaVersion uint32 = 10
+const schemaVersion uint32 = 12
 
 // schemaVersionPruned is schemaVersion's layout once the store is pruned
 // (bucketTxPrunableHash exists and v2 transaction blobs outside the seed's
 // stripes are pruned); Prune writes it, and only builds that read pruned
 // records open such a store.
-const schemaVersionPruned uint32 = 11
+const schemaVersionPruned uint32 = 13
+
+// Schema versions 10 and 11 are 12 and 13 with block_heights, tx_index and
+// spent_keys in the bbolt file; Open moves them into the LSM (migrate.go).
+const (
+	schemaVersionBoltIndexes       uint32 = 10
+	schemaVersionBoltIndexesPruned uint32 = 11
+)
 
 // Schema versions 8 and 9 are 10 and 11 with tx_index keyed by the whole
 // tx hash and output entries holding the output key and commitment; Open
@@ -218,18 +225,139 @@ var (
 	bucketTxOutputsV2   = []byte("tx_outputs")
 )
 
-// allBuckets is every bucket a valid store has; Open creates or checks them.
+// allBuckets is every bucket a valid store's bbolt file has; Open creates
+// or checks them.
 var allBuckets = [][]byte{
 	bucketInfo, bucketBlockMeta, bucketBlockBlobs, bucketBlockTxs,
-	bucketBlockHeights, bucketBlockTxBlobs, bucketAltBlocks,
-	bucketOutputs, bucketRctOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts,
+	bucketBlockTxBlobs, bucketAltBlocks,
+	bucketOutputs, bucketRctOutputs, bucketOutputCounts, bucketRctCounts,
 	bucketTxPool, bucketMinerTxs,
 }
 
 // indexBuckets hold nothing but what indexes.go derives from the main
-// chain's blocks, so a migration can drop and rebuild them.
+// chain's blocks, so a migration can drop and rebuild them (those of
+// lsmBuckets in the LSM).
 var indexBuckets = [][]byte{
 	bucketOutputs, bucketRctOutputs, bucketOutputCounts, bucketSpentKeys, bucketTxIndex, bucketRctCounts, bucketMinerTxs,
+}
+
+// ---- the LSM (schema version 12) ----
+//
+// block_heights, tx_index and spent_keys, whose keys are hashes and so land
+// at random places, are kept in a log-structured store (pebble), the
+// directory lsmDirSuffix beside the bbolt file, instead of in it (lsm.go
+// says why, and how the two stores stay consistent). An LSM key is the
+// index's prefix byte followed by the key the bucket had; values are as
+// above. The LSM may hold entries beyond the truth (of blocks bbolt does
+// not hold); unionIndexValue is how a commit merges them.
+//
+//	index          prefix   key, value
+//	-------------  -------  ----------------------------------------------
+//	block_heights  'h'      as the bucket above
+//	tx_index       't'      as the bucket above
+//	spent_keys     's'      as the bucket above
+
+// lsmDirSuffix names the LSM directory: the bbolt file's path with it
+// appended (gonero.db.idx).
+const lsmDirSuffix = ".idx"
+
+// lsmBuckets are the indexes kept in the LSM.
+var lsmBuckets = [][]byte{bucketBlockHeights, bucketTxIndex, bucketSpentKeys}
+
+// lsmPrefix is the LSM key prefix of index name.
+func lsmPrefix(name []byte) (byte, bool) {
+	switch string(name) {
+	case string(bucketBlockHeights):
+		return 'h', true
+	case string(bucketTxIndex):
+		return 't', true
+	case string(bucketSpentKeys):
+		return 's', true
+	}
+	return 0, false
+}
+
+// isLSMBucket reports whether name is kept in the LSM.
+func isLSMBucket(name []byte) bool { _, ok := lsmPrefix(name); return ok }
+
+// The LSM's memory: its block cache and each of its (at most two) memtables.
+const (
+	lsmCacheBytes    = 16 << 20
+	lsmMemTableBytes = 8 << 20
+)
+
+// unionIndexValue is a value holding the entries of both old and new (either
+// may be nil) of index bucket: what the LSM holds while a commit is under
+// way. A list value (spent_keys, tx_index) is the merge of both lists; a
+// single value (block_heights), new if there is one.
+func unionIndexValue(bucket, old, new []byte) ([]byte, error) {
+	if old == nil {
+		return new, nil
+	}
+	if new == nil {
+		return old, nil
+	}
+	switch string(bucket) {
+	case string(bucketSpentKeys):
+		a, err := decodeSpentHeights(old)
+		if err != nil {
+			return nil, corrupt(bucket, nil, err)
+		}
+		b, err := decodeSpentHeights(new)
+		if err != nil {
+			return nil, corrupt(bucket, nil, err)
+		}
+		return encodeSpentHeights(mergeHeights(a, b)), nil
+	case string(bucketTxIndex):
+		a, err := decodeTxEntries(old, false)
+		if err != nil {
+			return nil, corrupt(bucket, nil, err)
+		}
+		b, err := decodeTxEntries(new, false)
+		if err != nil {
+			return nil, corrupt(bucket, nil, err)
+		}
+		var out []byte
+		i, j := 0, 0
+		for i < len(a) || j < len(b) {
+			switch {
+			case j == len(b) || i < len(a) && (a[i].height < b[j].height || a[i].height == b[j].height && a[i].slot < b[j].slot):
+				out = append(out, a[i].raw...)
+				i++
+			case i == len(a) || b[j].height < a[i].height || b[j].height == a[i].height && b[j].slot < a[i].slot:
+				out = append(out, b[j].raw...)
+				j++
+			default: // the same (height, slot): new's entry
+				out = append(out, b[j].raw...)
+				i++
+				j++
+			}
+		}
+		return out, nil
+	}
+	return new, nil
+}
+
+// mergeHeights merges two ascending lists, a height as often as in the list
+// that has it more often.
+func mergeHeights(a, b []uint64) []uint64 {
+	out := make([]uint64, 0, max(len(a), len(b)))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i] < b[j]:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j] < a[i]:
+			out = append(out, b[j])
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
 }
 
 // appendOrderedBuckets are the buckets whose keys grow with the chain
@@ -343,6 +471,17 @@ const metaSize = 199
 // metaMinerTxHashOffset is where MinerTxHash sits in an encoded v1 meta
 // (an output entry's tx hash is resolved from it without decoding the meta).
 const metaMinerTxHashOffset = 159
+
+// metaHashOffset is where Hash sits in an encoded v1 meta.
+const metaHashOffset = 9
+
+// metaHashIn reads the block hash out of an encoded meta in place.
+func metaHashIn(meta []byte, height uint64) (cryptonote.Hash, error) {
+	if len(meta) != metaSize || meta[0] != metaLayoutV1 {
+		return cryptonote.Hash{}, fmt.Errorf("height %d has no meta", height)
+	}
+	return cryptonote.Hash(meta[metaHashOffset : metaHashOffset+hashSize]), nil
+}
 
 // appendMeta appends the v1 encoding of m to dst.
 func appendMeta(dst []byte, m *BlockMeta) []byte {

@@ -11,8 +11,6 @@ package chaindb
 import (
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/gonero/gonero/cryptonote"
 )
 
@@ -20,7 +18,7 @@ import (
 // height of its block.
 func (r *Reader) KeyImageSpent(ki cryptonote.Key) (height uint64, spent bool, err error) {
 	key := spentKey(&ki)
-	v := r.tx.Bucket(bucketSpentKeys).Get(key)
+	v := r.tx.index(bucketSpentKeys).Get(key)
 	if v == nil {
 		return 0, false, nil
 	}
@@ -28,9 +26,17 @@ func (r *Reader) KeyImageSpent(ki cryptonote.Key) (height uint64, spent bool, er
 	if err != nil {
 		return 0, false, corrupt(bucketSpentKeys, key, err)
 	}
+	top, err := r.Height()
+	if err != nil {
+		return 0, false, err
+	}
 	for i, h := range heights {
 		if i > 0 && h == heights[i-1] {
 			continue
+		}
+		if h >= top {
+			// A block this view does not have (lsm.go).
+			break
 		}
 		in, err := r.blockSpends(h, &ki)
 		if err != nil {
@@ -72,8 +78,9 @@ func (r *Reader) blockSpends(h uint64, ki *cryptonote.Key) (bool, error) {
 // putSpent adds height to the entry of each key image (the block's, in
 // order; checkIndexesFree has found none spent). Heights only grow on the
 // main chain, so each list stays in ascending order.
-func putSpent(tx *bolt.Tx, height uint64, kis []cryptonote.Key) error {
-	b := tx.Bucket(bucketSpentKeys)
+func putSpent(tx *stx, height uint64, kis []cryptonote.Key) error {
+	b := tx.index(bucketSpentKeys)
+	seen := make(map[string]bool, len(kis))
 	for i := range kis {
 		key := spentKey(&kis[i])
 		var heights []uint64
@@ -82,10 +89,13 @@ func putSpent(tx *bolt.Tx, height uint64, kis []cryptonote.Key) error {
 			if heights, err = decodeSpentHeights(v); err != nil {
 				return corrupt(bucketSpentKeys, key, err)
 			}
-			if heights[len(heights)-1] > height {
-				return corruptf(bucketSpentKeys, key, "names height %d above the block appended at %d", heights[len(heights)-1], height)
+			if !seen[string(key)] {
+				// Heights from the appended one up name blocks the chain
+				// does not have: the LSM's leftovers (lsm.go).
+				heights = belowHeight(heights, height)
 			}
 		}
+		seen[string(key)] = true
 		if err := b.Put(key, encodeSpentHeights(append(heights, height))); err != nil {
 			return fmt.Errorf("chaindb: append height %d: put %s: %w", height, bucketSpentKeys, err)
 		}
@@ -97,8 +107,8 @@ func putSpent(tx *bolt.Tx, height uint64, kis []cryptonote.Key) error {
 // once it is popped (nil: the entry goes), checking that each ends with
 // the block's height as putSpent left it: it reads, never writes, so a pop
 // checks everything before deleting anything.
-func spentAfterPop(tx *bolt.Tx, height uint64, kis []cryptonote.Key) (map[string][]uint64, error) {
-	b := tx.Bucket(bucketSpentKeys)
+func spentAfterPop(tx *stx, height uint64, kis []cryptonote.Key) (map[string][]uint64, error) {
+	b := tx.index(bucketSpentKeys)
 	after := make(map[string][]uint64, len(kis))
 	for i := len(kis) - 1; i >= 0; i-- {
 		key := spentKey(&kis[i])
@@ -112,6 +122,7 @@ func spentAfterPop(tx *bolt.Tx, height uint64, kis []cryptonote.Key) (map[string
 			if heights, err = decodeSpentHeights(v); err != nil {
 				return nil, corrupt(bucketSpentKeys, key, err)
 			}
+			heights = belowHeight(heights, height+1) // leftovers above the top (lsm.go)
 		}
 		if len(heights) == 0 || heights[len(heights)-1] != height {
 			return nil, corruptf(bucketSpentKeys, key, "lists heights %v, not ending with the top block's %d", heights, height)
@@ -123,12 +134,12 @@ func spentAfterPop(tx *bolt.Tx, height uint64, kis []cryptonote.Key) (map[string
 
 // popSpent removes the top block's key images; checkIndexesPresent has
 // passed.
-func popSpent(tx *bolt.Tx, height uint64, kis []cryptonote.Key) error {
+func popSpent(tx *stx, height uint64, kis []cryptonote.Key) error {
 	after, err := spentAfterPop(tx, height, kis)
 	if err != nil {
 		return err
 	}
-	b := tx.Bucket(bucketSpentKeys)
+	b := tx.index(bucketSpentKeys)
 	for key, heights := range after {
 		if len(heights) == 0 {
 			err = b.Delete([]byte(key))
@@ -140,4 +151,13 @@ func popSpent(tx *bolt.Tx, height uint64, kis []cryptonote.Key) error {
 		}
 	}
 	return nil
+}
+
+// belowHeight is the leading part of ascending heights below limit.
+func belowHeight(heights []uint64, limit uint64) []uint64 {
+	n := len(heights)
+	for n > 0 && heights[n-1] >= limit {
+		n--
+	}
+	return heights[:n]
 }

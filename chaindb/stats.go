@@ -1,7 +1,5 @@
 package chaindb
 
-import bolt "go.etcd.io/bbolt"
-
 // BucketStat is the space one bucket takes in the file, for the scale
 // benchmark (bench/scale.sh) and operators: bytes in use versus bytes
 // allocated shows how full its pages are.
@@ -19,7 +17,7 @@ type BucketStat struct {
 // it is for benchmarks and offline inspection, not for a serving node.
 func (db *DB) BucketStats() ([]BucketStat, error) {
 	var out []BucketStat
-	err := db.bolt.View(func(tx *bolt.Tx) error {
+	err := db.view(func(tx *stx) error {
 		// A pruned store also has the prunable hashes' bucket (prune.go).
 		for _, name := range append(allBuckets[:len(allBuckets):len(allBuckets)], bucketTxPrunableHash) {
 			b := tx.Bucket(name)

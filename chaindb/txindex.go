@@ -14,8 +14,6 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/gonero/gonero/cryptonote"
 )
 
@@ -24,7 +22,7 @@ import (
 // this hash.
 func (r *Reader) txEntryOf(hash *cryptonote.Hash, indexes bool) (e txEntry, found bool, err error) {
 	key := hash[:txIndexKeySize]
-	v := r.tx.Bucket(bucketTxIndex).Get(key)
+	v := r.tx.index(bucketTxIndex).Get(key)
 	if v == nil {
 		return txEntry{}, false, nil
 	}
@@ -32,10 +30,20 @@ func (r *Reader) txEntryOf(hash *cryptonote.Hash, indexes bool) (e txEntry, foun
 	if err != nil {
 		return txEntry{}, false, corrupt(bucketTxIndex, key, err)
 	}
+	top, err := r.Height()
+	if err != nil {
+		return txEntry{}, false, err
+	}
 	for _, e := range entries {
+		if e.height >= top {
+			// A block this view does not have (lsm.go).
+			break
+		}
 		h, err := r.txHashAt(e.height, e.slot)
 		if err != nil {
-			return txEntry{}, false, corruptf(bucketTxIndex, key, "names tx %d of height %d: %v", e.slot, e.height, err)
+			// A leftover naming a slot that a block appended since at
+			// its height does not have (lsm.go).
+			continue
 		}
 		if h == *hash {
 			return e, true, nil
@@ -76,10 +84,20 @@ func txHashIn(list []byte, height uint64, slot uint32) (cryptonote.Hash, error) 
 // key a prefix, the value the entry) to the value of its prefix.
 // checkIndexesFree has found none of the txs on the chain. Heights only
 // grow on the main chain, so each value stays in ascending order.
-func putTxIndex(tx *bolt.Tx, height uint64, kvs []kv) error {
-	b := tx.Bucket(bucketTxIndex)
+func putTxIndex(tx *stx, height uint64, kvs []kv) error {
+	b := tx.index(bucketTxIndex)
+	seen := make(map[string]bool, len(kvs))
 	for _, e := range kvs {
 		v := b.Get(e.key)
+		if !seen[string(e.key)] {
+			// Entries from the appended height up are the LSM's
+			// leftovers (lsm.go).
+			var err error
+			if v, err = txEntriesBelow(v, height, e.key); err != nil {
+				return err
+			}
+		}
+		seen[string(e.key)] = true
 		nv := make([]byte, 0, len(v)+len(e.value))
 		nv = append(append(nv, v...), e.value...)
 		if v != nil {
@@ -100,14 +118,19 @@ func putTxIndex(tx *bolt.Tx, height uint64, kvs []kv) error {
 // once it is popped (empty: the key goes), checking that each ends with
 // the block's entries exactly as putTxIndex left them: it reads, never
 // writes, so a pop checks everything before deleting anything.
-func txIndexAfterPop(tx *bolt.Tx, kvs []kv) (map[string][]byte, error) {
-	b := tx.Bucket(bucketTxIndex)
+func txIndexAfterPop(tx *stx, height uint64, kvs []kv) (map[string][]byte, error) {
+	b := tx.index(bucketTxIndex)
 	after := make(map[string][]byte, len(kvs))
 	for i := len(kvs) - 1; i >= 0; i-- {
 		e := kvs[i]
 		v, seen := after[string(e.key)]
 		if !seen {
-			if v = b.Get(e.key); v == nil {
+			var err error
+			// Entries above the top are the LSM's leftovers (lsm.go).
+			if v, err = txEntriesBelow(b.Get(e.key), height+1, e.key); err != nil {
+				return nil, err
+			}
+			if len(v) == 0 {
 				return nil, corruptf(bucketTxIndex, e.key, "the top block's entry is missing")
 			}
 		}
@@ -126,12 +149,12 @@ func txIndexAfterPop(tx *bolt.Tx, kvs []kv) (map[string][]byte, error) {
 
 // popTxIndex removes the top block's entries; checkIndexesPresent has
 // passed.
-func popTxIndex(tx *bolt.Tx, height uint64, kvs []kv) error {
-	after, err := txIndexAfterPop(tx, kvs)
+func popTxIndex(tx *stx, height uint64, kvs []kv) error {
+	after, err := txIndexAfterPop(tx, height, kvs)
 	if err != nil {
 		return err
 	}
-	b := tx.Bucket(bucketTxIndex)
+	b := tx.index(bucketTxIndex)
 	for key, v := range after {
 		if len(v) == 0 {
 			err = b.Delete([]byte(key))
@@ -143,4 +166,21 @@ func popTxIndex(tx *bolt.Tx, height uint64, kvs []kv) error {
 		}
 	}
 	return nil
+}
+
+// txEntriesBelow is the leading part of tx_index value v (nil: none) whose
+// entries are below height limit.
+func txEntriesBelow(v []byte, limit uint64, key []byte) ([]byte, error) {
+	if v == nil {
+		return nil, nil
+	}
+	entries, err := decodeTxEntries(v, false)
+	if err != nil {
+		return nil, corrupt(bucketTxIndex, key, err)
+	}
+	n := len(v)
+	for i := len(entries) - 1; i >= 0 && entries[i].height >= limit; i-- {
+		n -= len(entries[i].raw)
+	}
+	return v[:n], nil
 }
