@@ -140,7 +140,7 @@ if [[ -n $compare ]]; then
     mdb=$m/fake/lmdb/data.mdb gdb=$g/fake/gonero.db
     # pages bbolt has handed out = file minus its free pages: what the data occupies, without the 16 MB growth step
     pages=$("$work/scalegen" -data-dir "$g" -to 1 -stats | awk '$1=="total"{print $3}')
-    mdu=$(du -B1 "$mdb" | cut -f1) gdu=$(du -B1 "$gdb" | cut -f1)
+    mdu=$(du -B1 "$mdb" | cut -f1) gdu=$(du -B1 -c "$gdb" "$gdb.idx" 2>/dev/null | tail -1 | cut -f1)
     printf '%-28s %7d %6d %11d | %11d %11d %8.0f | %11d %11d %11d %8.0f | %6.3f\n' "$(basename "$(dirname "$f")")/$(basename "$f")" \
       "$blocks" "$txs" "$(stat -c %s "$f")" "$(stat -c %s "$mdb")" "$mdu" "$(bc -l <<<"$mdu/$blocks")" \
       "$(stat -c %s "$gdb")" "$gdu" "$pages" "$(bc -l <<<"$gdu/$blocks")" "$(bc -l <<<"$gdu/$mdu")"

@@ -34,7 +34,8 @@
 # (/sys/block/loopN/stat, field 7, x 512), read after `sync` before and after the run: everything that reached the
 # device, data, file-system metadata and journal alike. (/proc/PID/io is not used: on this kernel it counts writes
 # that never reach the disk, and misses what monerod writes through its memory map.)
-# The store size is the store file's apparent size and its allocated blocks (du -b, du -B1): gonero.db, data.mdb.
+# The store size is the store's apparent size and its allocated blocks (du -b, du -B1): gonero.db with its LSM
+# directory gonero.db.idx, data.mdb.
 # LMDB never shrinks its file either: for monerod's stores the pages in use are reported too (mdb_stat, from
 # lmdb-utils, if installed: pages used - free pages); the ratios use the file, as gonerod's do.
 # The floor (bench/storagefloor) is the raw block and transaction blobs of the export file plus the indexes the RPC
@@ -110,6 +111,8 @@ new_fs() {
 sectors_written() { sync; awk '{print $7}' "/sys/block/${1#/dev/}/stat"; }
 # store_file DIR NAME: the store file NAME under DIR (gonero.db or data.mdb).
 store_file() { find "$1" -name "$2" -type f | head -1; }
+# store_du FLAG FILE: du FLAG (-b or -B1) of a store: the file, and for gonero.db its LSM directory (gonero.db.idx).
+store_du() { local p=("$2"); [[ -d $2.idx ]] && p+=("$2.idx"); du "$1" -c "${p[@]}" | tail -1 | cut -f1; }
 
 # ---- the chain ------------------------------------------------------------------------------------
 if [[ ! -s $heavydir/blockchain.raw || ! -d $heavydir/node1 ]]; then
@@ -266,8 +269,8 @@ measure() {
   W[$r]=$(((w1 - w0) * 512))
   if [[ $r == g-* ]]; then sf=$(store_file "$mnt" gonero.db); else sf=$(store_file "$mnt" data.mdb); fi
   [[ -n $sf ]] || die "$r: no store file under $mnt"
-  S[$r]=$(du -b "$sf" | cut -f1)
-  A[$r]=$(du -B1 "$sf" | cut -f1)
+  S[$r]=$(store_du -b "$sf")
+  A[$r]=$(store_du -B1 "$sf")
   [[ $r == g-* ]] && B[$r]=$("$work/storagefloor" -store "$sf")
   [[ $r == m-* ]] && U[$r]=$(lmdb_in_use "$sf")
   note "$r: ${T[$r]} s, ${W[$r]} B written, store ${S[$r]} B" \
@@ -277,8 +280,8 @@ measure() {
     in_ns "$gonerod_bin" compact --regtest --data-dir "$mnt" >"$work/compact.log" 2>&1 ||
       { tail -5 "$work/compact.log" >&2; die "gonerod compact failed"; }
     sf=$(store_file "$mnt" gonero.db)
-    C[$r]=$(du -b "$sf" | cut -f1)
-    CA[$r]=$(du -B1 "$sf" | cut -f1)
+    C[$r]=$(store_du -b "$sf")
+    CA[$r]=$(store_du -B1 "$sf")
     B[$r-compact]=$("$work/storagefloor" -store "$sf")
     note "$r then gonerod compact: store ${C[$r]} B (${CA[$r]} B allocated)"
   fi

@@ -299,8 +299,25 @@ func (db *DB) check(tx *stx, network string) error {
 	if _, err := r.TxCount(); err != nil {
 		return err
 	}
-	_, err = r.AltBlockCount()
-	return err
+	if _, err = r.AltBlockCount(); err != nil {
+		return err
+	}
+	// The LSM must know the top block: a directory removed or replaced
+	// by another store's would otherwise pass for indexes that are empty
+	// (every key image unspent).
+	top, err := r.Top()
+	if errors.Is(err, ErrEmpty) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := r.HeightByHash(top.Hash); err != nil {
+		return fmt.Errorf("chaindb: corrupt store %s: its index store %s does not know the top block %s (height %d): %v; "+
+			"it must be the one written with this file: restore both, or remove both and sync again",
+			db.path, lsmPath(db.path), top.Hash, top.Height, err)
+	}
+	return nil
 }
 
 // update runs fn in one bbolt write transaction whose append-ordered

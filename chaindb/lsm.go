@@ -32,8 +32,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 
@@ -280,4 +282,29 @@ func (tx *stx) del(name, k []byte) error {
 		return tx.index(name).Delete(k)
 	}
 	return tx.Bucket(name).Delete(k)
+}
+
+// DiskSize is the bytes the store at path takes: its bbolt file and its LSM
+// directory.
+func DiskSize(path string) (int64, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0, err
+	}
+	n := fi.Size()
+	err = filepath.WalkDir(lsmPath(path), func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		err = nil
+	}
+	return n, err
 }

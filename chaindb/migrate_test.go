@@ -11,6 +11,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/gonero/gonero/cryptonote"
 )
 
@@ -642,5 +643,116 @@ func TestMigrationFromSchema4To9(t *testing.T) {
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestMigrationFromSchema10 opens stores of schema 10 and 11 (pruned), whose
+// hash-keyed indexes are buckets of the bbolt file: Open moves them into
+// the LSM, also when an earlier, interrupted Open left a partial copy and
+// leftovers there; the stores equal those this build writes, and work on.
+func TestMigrationFromSchema10(t *testing.T) {
+	c := regtest(t)
+	for _, tc := range []struct {
+		name        string
+		pruned      bool
+		interrupted bool
+	}{{"schema 10", false, false}, {"schema 11 (pruned)", true, false}, {"schema 10 interrupted", false, true}} {
+		db, path := openTemp(t)
+		db.bolt.NoSync = true
+		version, wantVersion := schemaVersionBoltIndexes, schemaVersion
+		if tc.pruned {
+			appendSynth(t, db, 1, 0, pruneChainHeight)
+			if res, err := db.Prune(PruneAll, 1); err != nil || res.PrunedTxs == 0 {
+				t.Fatalf("prune: %+v %v", res, err)
+			}
+			version, wantVersion = schemaVersionBoltIndexesPruned, schemaVersionPruned
+		} else {
+			appendAll(t, db, c.recs)
+		}
+		want := dump(t, db)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+		indexesToBolt(t, path)
+		rawUpdate(t, path, func(tx *bolt.Tx) error {
+			return tx.Bucket(bucketInfo).Put(infoSchemaVersion, encodeU32(version))
+		})
+		if tc.interrupted {
+			// Half a copy, and a leftover no block confirms.
+			lsm, err := openLSM(path, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			forEach := func(name []byte, fn func(k, v []byte)) {
+				rawUpdate(t, path, func(tx *bolt.Tx) error {
+					return tx.Bucket(name).ForEach(func(k, v []byte) error { fn(k, v); return nil })
+				})
+			}
+			forEach(bucketTxIndex, func(k, v []byte) {
+				if n++; n%2 == 0 {
+					_ = lsm.Set(append([]byte{'t'}, k...), v, pebble.NoSync)
+				}
+			})
+			_ = lsm.Set(append([]byte{'s'}, "leftover"...), encodeSpentHeights([]uint64{3}), pebble.Sync)
+			if err := lsm.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var calls [][2]uint64
+		db, err := Open(path, Options{Network: testNetwork, MigrationProgress: func(done, total uint64) {
+			calls = append(calls, [2]uint64{done, total})
+		}})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if d := diffDumps(dump(t, db), want); d != "" {
+			t.Fatalf("%s: upgraded store differs from one this build wrote:%s", tc.name, d)
+		}
+		if len(calls) == 0 || calls[len(calls)-1][0] != calls[len(calls)-1][1] {
+			t.Fatalf("%s: progress calls %v", tc.name, calls)
+		}
+		err = db.View(func(r *Reader) error {
+			v, err := decodeU32(r.tx.Bucket(bucketInfo).Get(infoSchemaVersion))
+			if err == nil && v != wantVersion {
+				err = fmt.Errorf("schema version %d, want %d", v, wantVersion)
+			}
+			for _, name := range lsmBuckets {
+				if r.tx.Bucket(name) != nil {
+					err = fmt.Errorf("bucket %s is still in the bbolt file", name)
+				}
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !tc.pruned {
+			if _, err := db.PopTop(); err != nil {
+				t.Fatal(err)
+			}
+			checkMatchesFresh(t, db)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestOpenRefusesAnotherIndexStore: a store whose LSM directory is gone,
+// or is another store's, is refused at Open with a message that says what
+// to do, instead of answering from empty indexes.
+func TestOpenRefusesAnotherIndexStore(t *testing.T) {
+	db, path := openTemp(t)
+	appendSynth(t, db, seedMain, 0, 5)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(lsmPath(path)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(path, Options{Network: testNetwork})
+	if err == nil || !strings.Contains(err.Error(), "does not know the top block") {
+		t.Fatalf("Open without its index store: %v", err)
 	}
 }

@@ -5,7 +5,9 @@ package chaindb
 // parses stored bytes, so a layout change is a change to this file (and to
 // schemaVersion) only.
 //
-// Schema version 10. All buckets sit at the root of the bbolt file.
+// Schema version 12. All buckets sit at the root of the bbolt file, but
+// for block_heights, tx_index and spent_keys, which live in the LSM beside
+// it (see "the LSM" below); their layouts are given here with the others.
 //
 //	bucket         key                    value
 //	-------------  ---------------------  ------------------------------------------------

@@ -7,10 +7,10 @@
 package metrics
 
 import (
-	"os"
 	"sync/atomic"
 	"time"
 
+	"github.com/gonero/gonero/chaindb"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -49,7 +49,8 @@ type Sources struct {
 	Chain Chain
 	Peers Peers
 	Pool  Pool
-	// StorePath is the chain store's file: its size is gonero_store_size_bytes.
+	// StorePath is the chain store's file: its size and its index
+	// directory's (chaindb.DiskSize) are gonero_store_size_bytes.
 	StorePath string
 	Version   string
 	// RPCDefences reads what the RPC listeners' defences did
@@ -190,12 +191,12 @@ func (m *Metrics) Watch(src Sources) {
 		m.reg.MustRegister(newP2PLimitsCollector(f))
 	}
 	if path := src.StorePath; path != "" {
-		gauge("gonero_store_size_bytes", "Size of the chain store's file.", nil, func() float64 {
-			fi, err := os.Stat(path)
+		gauge("gonero_store_size_bytes", "Size of the chain store's file and its index directory.", nil, func() float64 {
+			n, err := chaindb.DiskSize(path)
 			if err != nil {
 				return 0
 			}
-			return float64(fi.Size())
+			return float64(n)
 		})
 	}
 }
