@@ -328,7 +328,7 @@ func (db *DB) check(tx *stx, network string) error {
 func (db *DB) update(fn func(tx *stx) error) error {
 	db.lsm.mu.Lock()
 	defer db.lsm.mu.Unlock()
-	ix := &indexTxn{lsm: db.lsm.db, writable: true, changes: make(map[string]*indexChange)}
+	ix := &indexTxn{lsm: db.lsm.db, writable: true, changes: make(map[string]*indexChange), read: make(map[string][]byte)}
 	tx, err := db.bolt.Begin(true)
 	if err != nil {
 		return err

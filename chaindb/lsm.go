@@ -57,7 +57,12 @@ type indexTxn struct {
 	lsm      *pebble.DB
 	writable bool
 	changes  map[string]*indexChange // by LSM key (prefix byte ‖ bucket key)
-	err      error                   // the first LSM read error; fails the commit
+	// read keeps what a write transaction read from the LSM (nil: absent):
+	// appending a block reads each of its keys several times (the checks,
+	// then the update), and an LSM read costs microseconds, not bbolt's
+	// pointer walk through mapped pages.
+	read map[string][]byte
+	err  error // the first LSM read error; fails the commit
 }
 
 // indexChange is one key a write transaction changed: its value in the LSM
@@ -109,15 +114,22 @@ func (b indexBucket) Get(k []byte) []byte {
 }
 
 func (t *indexTxn) lsmGet(lk []byte) ([]byte, error) {
+	if v, ok := t.read[string(lk)]; ok {
+		return v, nil
+	}
 	v, closer, err := t.lsm.Get(lk)
-	if errors.Is(err, pebble.ErrNotFound) {
-		return nil, nil
-	}
-	if err != nil {
+	var out []byte
+	switch {
+	case errors.Is(err, pebble.ErrNotFound):
+	case err != nil:
 		return nil, fmt.Errorf("chaindb: read the index store: %w", err)
+	default:
+		out = bytes.Clone(v)
+		_ = closer.Close()
 	}
-	out := bytes.Clone(v)
-	_ = closer.Close()
+	if t.read != nil {
+		t.read[string(lk)] = out
+	}
 	return out, nil
 }
 

@@ -45,6 +45,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -91,7 +92,18 @@ func main() {
 	endTime := flag.Int64("end-time", 0, "Unix time of the block at height 4,000,000 (0: now minus one day)")
 	pruneStripe := flag.Uint("prune-stripe", 0, "after growing, prune the store as gonerod --prune-blockchain does, keeping this stripe (1-8), "+
 		"the store's own blocks counted below the pruning tip (see pruneSample); 0: no pruning")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the whole run to this file")
 	flag.Parse()
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatalf("scalegen: %v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatalf("scalegen: %v", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if *dataDir == "" {
 		log.Fatal("scalegen: --data-dir is required")
 	}
