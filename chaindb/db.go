@@ -352,7 +352,7 @@ func (db *DB) view(fn func(tx *stx) error) error {
 		if err := fn(&stx{Tx: tx, ix: ix}); err != nil {
 			return err
 		}
-		return ix.err
+		return ix.firstErr()
 	})
 }
 

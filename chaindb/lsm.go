@@ -41,6 +41,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -62,7 +63,24 @@ type indexTxn struct {
 	// then the update), and an LSM read costs microseconds, not bbolt's
 	// pointer walk through mapped pages.
 	read map[string][]byte
-	err  error // the first LSM read error; fails the commit
+	// errMu guards err, the first LSM read error, which fails the commit
+	// or the view: a view's Reader may be shared by goroutines.
+	errMu sync.Mutex
+	err   error
+}
+
+func (t *indexTxn) fail(err error) {
+	t.errMu.Lock()
+	if t.err == nil {
+		t.err = err
+	}
+	t.errMu.Unlock()
+}
+
+func (t *indexTxn) firstErr() error {
+	t.errMu.Lock()
+	defer t.errMu.Unlock()
+	return t.err
 }
 
 // indexChange is one key a write transaction changed: its value in the LSM
@@ -107,8 +125,8 @@ func (b indexBucket) Get(k []byte) []byte {
 		}
 	}
 	v, err := b.t.lsmGet(lk)
-	if err != nil && b.t.err == nil {
-		b.t.err = err
+	if err != nil {
+		b.t.fail(err)
 	}
 	return v
 }
@@ -195,6 +213,7 @@ func openLSM(path string, fresh bool) (*pebble.DB, error) {
 		MemTableSize:       lsmMemTableBytes,
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             quietLogger{},
+		FS:                 noPreallocFS{vfs.Default},
 	}
 	opts.EnsureDefaults()
 	for i := range opts.Levels {
@@ -213,8 +232,8 @@ func openLSM(path string, fresh bool) (*pebble.DB, error) {
 // commitIndexes writes t's changes around commit, bbolt's: their union,
 // synced, then commit, then the exact values (see the top of this file).
 func (t *indexTxn) commitIndexes(commit func() error) error {
-	if t.err != nil {
-		return t.err
+	if err := t.firstErr(); err != nil {
+		return err
 	}
 	if len(t.changes) == 0 {
 		return commit()
@@ -320,3 +339,30 @@ func DiskSize(path string) (int64, error) {
 	}
 	return n, err
 }
+
+// noPreallocFS is the operating system's file system without
+// preallocation: pebble reserves 110 % of a memtable on disk for each WAL
+// file (two at times), 18 MB of blocks, three times a small chain's whole
+// store. The reservation saves a metadata update per synced write while a
+// WAL file grows; without it the file grows as it is written.
+type noPreallocFS struct{ vfs.FS }
+
+func (fs noPreallocFS) Create(name string, c vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.Create(name, c)
+	if err != nil {
+		return nil, err
+	}
+	return noPreallocFile{f}, nil
+}
+
+func (fs noPreallocFS) ReuseForWrite(oldname, newname string, c vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := fs.FS.ReuseForWrite(oldname, newname, c)
+	if err != nil {
+		return nil, err
+	}
+	return noPreallocFile{f}, nil
+}
+
+type noPreallocFile struct{ vfs.File }
+
+func (noPreallocFile) Preallocate(offset, length int64) error { return nil }
