@@ -1,8 +1,16 @@
 package chaindb
 
+import (
+	"fmt"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
 // BucketStat is the space one bucket takes in the file, for the scale
 // benchmark (bench/scale.sh) and operators: bytes in use versus bytes
-// allocated shows how full its pages are.
+// allocated shows how full its pages are. For an index in the LSM, InUse
+// is its keys' and values' bytes and Allocated its tables' share of the
+// directory.
 type BucketStat struct {
 	Name       string
 	Keys       int
@@ -34,7 +42,38 @@ func (db *DB) BucketStats() ([]BucketStat, error) {
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	// The LSM indexes: their keys, their keys' and values' bytes, and the
+	// bytes of the tables holding them (after a flush, so that what sits in
+	// the memtable and its log is counted as it will be stored).
+	if err := db.lsm.db.Flush(); err != nil {
+		return out, fmt.Errorf("chaindb: flush the index store: %w", err)
+	}
+	for _, name := range lsmBuckets {
+		p, _ := lsmPrefix(name)
+		lo, hi := []byte{p}, []byte{p + 1}
+		it, err := db.lsm.db.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: hi})
+		if err != nil {
+			return out, err
+		}
+		st := BucketStat{Name: string(name)}
+		for it.First(); it.Valid(); it.Next() {
+			st.Keys++
+			st.InUse += len(it.Key()) - 1 + len(it.Value())
+		}
+		if err := it.Close(); err != nil {
+			return out, err
+		}
+		n, err := db.lsm.db.EstimateDiskUsage(lo, hi)
+		if err != nil {
+			return out, err
+		}
+		st.Allocated = int(n)
+		out = append(out, st)
+	}
+	return out, nil
 }
 
 // FreeStat is the file's space outside the buckets: pages freed by

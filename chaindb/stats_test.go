@@ -58,3 +58,34 @@ func TestAppendOrderedBucketsStayFull(t *testing.T) {
 		t.Fatal("FreeStats: page size 0")
 	}
 }
+
+// BucketStats reports the LSM indexes too: a key a block in block_heights,
+// a key a tx prefix in tx_index, and the bytes of their tables.
+func TestBucketStatsCountsTheLSM(t *testing.T) {
+	db, _ := openTemp(t)
+	appendSynth(t, db, 7, 0, 300)
+	st, err := db.BucketStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var txs uint64
+	if err := db.View(func(r *Reader) (err error) { txs, err = r.TxCount(); return }); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]BucketStat{}
+	for _, s := range st {
+		seen[s.Name] = s
+	}
+	for _, c := range []struct {
+		name []byte
+		keys int
+	}{{bucketBlockHeights, 300}, {bucketTxIndex, 300 + int(txs)}} {
+		s, ok := seen[string(c.name)]
+		if !ok || s.Keys != c.keys || s.InUse <= 0 || s.Allocated <= 0 {
+			t.Errorf("%s: %+v (listed %v), want %d keys and some bytes", c.name, s, ok, c.keys)
+		}
+	}
+	if s := seen[string(bucketSpentKeys)]; txs > 0 && s.Keys == 0 {
+		t.Errorf("spent_keys: %+v with %d txs on the chain", s, txs)
+	}
+}
