@@ -520,24 +520,6 @@ func confirmedLSMValue(tx *stx, name, k, v []byte) []byte {
 // blockSpendsPrefix reports whether the block at height h spends a key
 // image of spent_keys key prefix.
 func blockSpendsPrefix(r *Reader, h uint64, prefix []byte) bool {
-	rec, err := r.recordChecked(h, false)
-	if err != nil {
-		return false
-	}
-	for i := range rec.Txs {
-		parse := cryptonote.ParseTransaction
-		if rec.Txs[i].Pruned {
-			parse = cryptonote.ParsePrunedTransaction
-		}
-		tx, err := parse(rec.Txs[i].Blob)
-		if err != nil {
-			return false
-		}
-		for _, in := range tx.Inputs {
-			if k, ok := in.(cryptonote.TxInToKey); ok && bytes.Equal(k.KeyImage[:spentKeySize], prefix) {
-				return true
-			}
-		}
-	}
-	return false
+	in, err := r.blockSpendsAny(h, func(k *cryptonote.Key) bool { return bytes.Equal(k[:spentKeySize], prefix) })
+	return err == nil && in
 }

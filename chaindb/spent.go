@@ -53,6 +53,12 @@ func (r *Reader) KeyImageSpent(ki cryptonote.Key) (height uint64, spent bool, er
 // ki among its inputs' key images (read from its blobs, pruned or not: the
 // key images are in the pruned part).
 func (r *Reader) blockSpends(h uint64, ki *cryptonote.Key) (bool, error) {
+	return r.blockSpendsAny(h, func(k *cryptonote.Key) bool { return *k == *ki })
+}
+
+// blockSpendsAny reports whether a key image among the inputs of the
+// main-chain block at height h satisfies match.
+func (r *Reader) blockSpendsAny(h uint64, match func(*cryptonote.Key) bool) (bool, error) {
 	rec, err := r.recordChecked(h, false)
 	if err != nil {
 		return false, err
@@ -67,7 +73,7 @@ func (r *Reader) blockSpends(h uint64, ki *cryptonote.Key) (bool, error) {
 			return false, fmt.Errorf("tx %d does not parse: %w", i, err)
 		}
 		for _, in := range tx.Inputs {
-			if k, ok := in.(cryptonote.TxInToKey); ok && k.KeyImage == *ki {
+			if k, ok := in.(cryptonote.TxInToKey); ok && match(&k.KeyImage) {
 				return true, nil
 			}
 		}
