@@ -498,3 +498,38 @@ func TestCorruptValuesAreReported(t *testing.T) {
 	}
 	sameDump(t, "refused pop", before, dump(t, db))
 }
+
+// A panic inside Update rolls the transaction back and releases the write
+// lock, as bbolt's own Update does: the next write goes through.
+func TestUpdatePanicReleasesTheWriter(t *testing.T) {
+	// Not openTemp: its cleanup's Close would wait forever for a write
+	// lock left held, and the test would hang instead of failing.
+	db, err := Open(filepath.Join(t.TempDir(), "chain.db"), Options{Network: testNetwork})
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendSynth(t, db, seedMain, 0, 2)
+	func() {
+		defer func() { _ = recover() }()
+		_ = db.Update(func(w *Writer) error {
+			if _, err := w.PopTop(); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	done := make(chan error, 1)
+	go func() { done <- db.Append(synthBlock(seedMain, 2)) }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("append after a panicking Update: %v (the pop must have been rolled back)", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the write lock is still held after a panicking Update")
+	}
+	checkConsistent(t, db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -333,16 +333,14 @@ func (db *DB) update(fn func(tx *stx) error) error {
 	if err != nil {
 		return err
 	}
+	// Rolls back on an error and on a panic in fn (as bbolt's Update does),
+	// so that the write lock is never left held; a no-op after Commit.
+	defer func() { _ = tx.Rollback() }()
 	fillForAppends(tx)
 	if err := fn(&stx{Tx: tx, ix: ix}); err != nil {
-		_ = tx.Rollback()
 		return err
 	}
-	err = ix.commitIndexes(tx.Commit)
-	if err != nil {
-		_ = tx.Rollback() // a no-op once Commit has run
-	}
-	return err
+	return ix.commitIndexes(tx.Commit)
 }
 
 // view runs fn in one read-only transaction.

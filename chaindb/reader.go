@@ -68,43 +68,42 @@ func (r *Reader) MetaByHeight(h uint64) (BlockMeta, error) {
 
 // HeightByHash returns the height of the main-chain block with this hash.
 func (r *Reader) HeightByHash(hash cryptonote.Hash) (uint64, error) {
-	v := r.tx.index(bucketBlockHeights).Get(hash[:])
-	if v == nil {
-		return 0, notFoundf("no block %s on the main chain", hash)
-	}
-	h, err := decodeU64(v)
-	if err != nil {
-		return 0, corrupt(bucketBlockHeights, hash[:], err)
-	}
-	// The LSM may hold the entry of a block this view does not have
-	// (lsm.go): the entry counts only if the block at h is this one.
-	meta := r.tx.Bucket(bucketBlockMeta).Get(heightKey(h))
-	if meta == nil {
-		return 0, notFoundf("no block %s on the main chain", hash)
-	}
-	if mh, err := metaHashIn(meta, h); err != nil {
-		return 0, corrupt(bucketBlockMeta, heightKey(h), err)
-	} else if mh != hash {
-		return 0, notFoundf("no block %s on the main chain", hash)
-	}
-	return h, nil
+	h, _, err := r.blockByHash(hash)
+	return h, err
 }
 
 // MetaByHash returns the meta of the main-chain block with this hash.
 func (r *Reader) MetaByHash(hash cryptonote.Hash) (BlockMeta, error) {
-	h, err := r.HeightByHash(hash)
+	h, meta, err := r.blockByHash(hash)
 	if err != nil {
 		return BlockMeta{}, err
 	}
-	m, err := r.MetaByHeight(h)
+	return decodeMetaAt(h, heightKey(h), meta)
+}
+
+// blockByHash looks hash up in block_heights and returns its height and
+// its stored meta. The LSM may hold the entry of a block this view does not
+// have (lsm.go): the entry counts only if the meta at that height names
+// this hash.
+func (r *Reader) blockByHash(hash cryptonote.Hash) (uint64, []byte, error) {
+	v := r.tx.index(bucketBlockHeights).Get(hash[:])
+	if v == nil {
+		return 0, nil, notFoundf("no block %s on the main chain", hash)
+	}
+	h, err := decodeU64(v)
 	if err != nil {
-		// The hash index names a height the chain does not have.
-		return BlockMeta{}, corruptf(bucketBlockHeights, hash[:], "points at height %d: %v", h, err)
+		return 0, nil, corrupt(bucketBlockHeights, hash[:], err)
 	}
-	if m.Hash != hash {
-		return BlockMeta{}, corruptf(bucketBlockHeights, hash[:], "points at height %d, which holds block %s", h, m.Hash)
+	meta := r.tx.Bucket(bucketBlockMeta).Get(heightKey(h))
+	if meta == nil {
+		return 0, nil, notFoundf("no block %s on the main chain", hash)
 	}
-	return m, nil
+	if mh, err := metaHashIn(meta, h); err != nil {
+		return 0, nil, corrupt(bucketBlockMeta, heightKey(h), err)
+	} else if mh != hash {
+		return 0, nil, notFoundf("no block %s on the main chain", hash)
+	}
+	return h, meta, nil
 }
 
 // MetasInRange returns the metas of heights from up to but not including to,
